@@ -1,0 +1,102 @@
+package dev.countersign.manifest;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One parsed YAML document of a manifest file: a Kubernetes object as plain Java values.
+ *
+ * <p>Values are {@code String}, {@code Long} or {@code java.math.BigInteger}, {@code Double},
+ * {@code Boolean}, {@code null}, {@code List<Object>} and {@code Map<String, Object>} (insertion
+ * order = source order), exactly as Kubernetes tooling (YAML 1.1, yaml.v2) resolves the scalars.
+ * The map is unmodifiable.
+ *
+ * @param content the object
+ * @param line 1-based line in the source file where the document starts (0 when synthetic)
+ * @param fieldLines 1-based source line of each field, keyed by dotted path with list indices
+ *     as numbers ({@code spec.ingress.0.from}); empty for synthetic documents
+ */
+public record ManifestDocument(Map<String, Object> content, int line, Map<String, Integer> fieldLines) {
+
+  public ManifestDocument {
+    content = Collections.unmodifiableMap(new LinkedHashMap<>(content));
+    fieldLines = Map.copyOf(fieldLines);
+  }
+
+  /** A document without source positions (built in memory). */
+  public ManifestDocument(Map<String, Object> content) {
+    this(content, 0, Map.of());
+  }
+
+  /** The line of {@code dottedPath}, else of its nearest ancestor, else the document's line. */
+  public int lineOf(String dottedPath) {
+    String path = dottedPath;
+    while (!path.isEmpty()) {
+      Integer found = fieldLines.get(path);
+      if (found != null) {
+        return found;
+      }
+      int dot = path.lastIndexOf('.');
+      path = dot < 0 ? "" : path.substring(0, dot);
+    }
+    return line;
+  }
+
+  public String kind() {
+    return stringAt("kind");
+  }
+
+  public String apiVersion() {
+    return stringAt("apiVersion");
+  }
+
+  /** The API group: the part of {@code apiVersion} before '/', empty for the core group. */
+  public String group() {
+    String apiVersion = apiVersion();
+    int slash = apiVersion.indexOf('/');
+    return slash < 0 ? "" : apiVersion.substring(0, slash);
+  }
+
+  public String name() {
+    Object name = metadata().get("name");
+    return name instanceof String s ? s : "";
+  }
+
+  public Optional<String> namespace() {
+    Object ns = metadata().get("namespace");
+    return ns instanceof String s && !s.isEmpty() ? Optional.of(s) : Optional.empty();
+  }
+
+  /** {@code metadata}, or an empty map. */
+  @SuppressWarnings("unchecked")
+  public Map<String, Object> metadata() {
+    Object metadata = content.get("metadata");
+    return metadata instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+  }
+
+  /** {@code metadata.annotations} with string values only, or an empty map. */
+  public Map<String, String> annotations() {
+    Object annotations = metadata().get("annotations");
+    Map<String, String> result = new LinkedHashMap<>();
+    if (annotations instanceof Map<?, ?> m) {
+      m.forEach((k, v) -> {
+        if (v instanceof String s) {
+          result.put(String.valueOf(k), s);
+        }
+      });
+    }
+    return result;
+  }
+
+  /** "Kind/namespace/name" or "Kind/name", for messages. */
+  public String describe() {
+    return kind() + "/" + namespace().map(ns -> ns + "/").orElse("") + name();
+  }
+
+  private String stringAt(String key) {
+    Object value = content.get(key);
+    return value instanceof String s ? s : "";
+  }
+}

@@ -1,0 +1,80 @@
+package dev.countersign.manifest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * cosign's legacy {@code RekorBundle}, the JSON inside the {@code bundle[_N]} annotation:
+ * {@code {"SignedEntryTimestamp":…,"Payload":{"body","integratedTime","logIndex","logID"}}}.
+ *
+ * @param signedEntryTimestamp std-base64 DER ECDSA signature by the Rekor key (the SET)
+ * @param body std-base64 of Rekor's canonical entry JSON
+ * @param integratedTime seconds since the epoch when the entry was logged
+ * @param logIndex the entry's index in the log
+ * @param logId lowercase hex SHA-256 of the Rekor key's DER SubjectPublicKeyInfo
+ */
+public record RekorBundle(
+    String signedEntryTimestamp, String body, long integratedTime, long logIndex, String logId) {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The JSON exactly as cosign's {@code json.Marshal} writes it (field order fixed). */
+  public String toJson() {
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("body", body);
+    payload.put("integratedTime", integratedTime);
+    payload.put("logIndex", logIndex);
+    payload.put("logID", logId);
+    ObjectNode root = JSON.createObjectNode();
+    root.put("SignedEntryTimestamp", signedEntryTimestamp);
+    root.set("Payload", payload);
+    try {
+      return JSON.writeValueAsString(root);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Parses the JSON of a {@code bundle} annotation (already base64-decoded and gunzipped).
+   *
+   * @throws IllegalArgumentException when a field is missing or has the wrong type
+   */
+  public static RekorBundle parse(byte[] json) {
+    JsonNode root;
+    try {
+      root = JSON.readTree(new String(json, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new IllegalArgumentException("bundle is not JSON: " + e.getMessage(), e);
+    }
+    JsonNode payload = root == null ? null : root.get("Payload");
+    if (payload == null || !payload.isObject()) {
+      throw new IllegalArgumentException("bundle has no \"Payload\" object");
+    }
+    return new RekorBundle(
+        text(root, "SignedEntryTimestamp"),
+        text(payload, "body"),
+        number(payload, "integratedTime"),
+        number(payload, "logIndex"),
+        text(payload, "logID"));
+  }
+
+  private static String text(JsonNode node, String field) {
+    JsonNode value = node.get(field);
+    if (value == null || !value.isTextual() || value.asText().isEmpty()) {
+      throw new IllegalArgumentException("bundle field \"" + field + "\" is missing or not a string");
+    }
+    return value.asText();
+  }
+
+  private static long number(JsonNode node, String field) {
+    JsonNode value = node.get(field);
+    if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()) {
+      throw new IllegalArgumentException("bundle field \"" + field + "\" is missing or not an integer");
+    }
+    return value.asLong();
+  }
+}

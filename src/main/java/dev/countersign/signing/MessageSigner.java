@@ -1,0 +1,25 @@
+package dev.countersign.signing;
+
+/**
+ * Signs the raw message of a manifest file (the bytes inside the {@code message} annotation).
+ *
+ * <p>Implementations are thread-safe: the sign job calls {@link #sign} from a bounded pool so
+ * that transparency-log uploads overlap. Expensive clients (Fulcio, TUF) are built lazily on the
+ * first call, so a run with nothing to sign never builds them.
+ */
+public interface MessageSigner extends AutoCloseable {
+
+  /**
+   * Signs {@code message} (SHA-256 with ECDSA P-256, DER signature).
+   *
+   * @throws dev.countersign.support.problems.CountersignException with a remote or environment
+   *     exit code when a service or the identity token cannot be had
+   */
+  SignatureMaterial sign(byte[] message);
+
+  /** Who signs, for logs and the reviewer comment: an identity (SAN) or a key fingerprint. */
+  String signerDescription();
+
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,24 @@
+package dev.countersign.support.problems;
+
+import dev.countersign.support.ExitCode;
+
+/** The environment does not allow the command to run (missing token, not a repository...). */
+public final class EnvironmentProblem extends CountersignException {
+
+  public EnvironmentProblem(String message) {
+    this(message, null, null);
+  }
+
+  public EnvironmentProblem(String message, String hint) {
+    this(message, hint, null);
+  }
+
+  public EnvironmentProblem(String message, String hint, Throwable cause) {
+    super(message, hint, cause);
+  }
+
+  @Override
+  public ExitCode exitCode() {
+    return ExitCode.ENVIRONMENT;
+  }
+}

@@ -1,0 +1,47 @@
+package dev.countersign.support.problems;
+
+import dev.countersign.support.ExitCode;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * An input file that cannot be used: malformed YAML, a document without {@code kind}, a file
+ * that is too large, a symlink. Always names the file, and the line where there is one, so the
+ * Action can annotate it ({@code ::error file=...,line=...::}).
+ */
+public final class InputProblem extends CountersignException {
+
+  private final Path file;
+  private final int line;
+
+  /**
+   * @param file the offending file, as the user named it or relative to the repository
+   * @param line 1-based line, or 0 when the problem is not tied to a line
+   */
+  public InputProblem(Path file, int line, String what, String hint) {
+    this(file, line, what, hint, null);
+  }
+
+  public InputProblem(Path file, int line, String what, String hint, Throwable cause) {
+    super(describe(file, line, what), hint, cause);
+    this.file = file;
+    this.line = line;
+  }
+
+  private static String describe(Path file, int line, String what) {
+    return line > 0 ? file + ":" + line + ": " + what : file + ": " + what;
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  public Optional<Integer> line() {
+    return line > 0 ? Optional.of(line) : Optional.empty();
+  }
+
+  @Override
+  public ExitCode exitCode() {
+    return ExitCode.INVALID_INPUT;
+  }
+}
