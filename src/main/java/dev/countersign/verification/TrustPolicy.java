@@ -1,0 +1,41 @@
+package dev.countersign.verification;
+
+import dev.countersign.manifest.AnnotationDomain;
+import java.security.PublicKey;
+import java.util.List;
+
+/**
+ * Who may sign and what the verifier tolerates. Built from CLI flags ({@code verify}) or from the
+ * repository's {@code .countersign/policy.yaml}.
+ *
+ * @param identities allowed keyless signers; a keyless set passes if any rule matches
+ * @param keys allowed public keys for keyed signatures
+ * @param minSigners how many distinct signers (identities or keys) must verify; at least 1
+ * @param extraIgnoreFields ignore-field patterns added to the Kyverno/k8s-manifest-sigstore
+ *     defaults, with Kyverno's semantics (unanchored, '*' = any run)
+ * @param domain the annotation domain
+ * @param insecureIgnoreIdentity accept any keyless signer whose chain and log entry verify;
+ *     only when explicitly asked for
+ */
+public record TrustPolicy(
+    List<IdentityRule> identities,
+    List<PublicKey> keys,
+    int minSigners,
+    List<String> extraIgnoreFields,
+    AnnotationDomain domain,
+    boolean insecureIgnoreIdentity) {
+
+  public TrustPolicy {
+    identities = List.copyOf(identities);
+    keys = List.copyOf(keys);
+    extraIgnoreFields = List.copyOf(extraIgnoreFields);
+    if (minSigners < 1) {
+      throw new IllegalArgumentException("minSigners must be at least 1");
+    }
+  }
+
+  /** True when the policy names no signer at all and does not explicitly accept anyone. */
+  public boolean isUnconstrained() {
+    return identities.isEmpty() && keys.isEmpty() && !insecureIgnoreIdentity;
+  }
+}
