@@ -28,6 +28,14 @@ public record Env(Map<String, String> vars) {
     return value == null || value.isBlank() ? Optional.empty() : Optional.of(value);
   }
 
+  /**
+   * The exact value of {@code name}, even when empty; for variables where "" is meaningful, such
+   * as {@code COSIGN_PASSWORD} (an empty password is a valid cosign password).
+   */
+  public Optional<String> exact(String name) {
+    return Optional.ofNullable(vars.get(name));
+  }
+
   public String getOrDefault(String name, String fallback) {
     return get(name).orElse(fallback);
   }

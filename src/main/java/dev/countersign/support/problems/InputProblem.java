@@ -2,6 +2,8 @@ package dev.countersign.support.problems;
 
 import dev.countersign.support.ExitCode;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -13,6 +15,28 @@ public final class InputProblem extends CountersignException {
 
   private final Path file;
   private final int line;
+  private final List<InputProblem> others = new ArrayList<>();
+
+  /**
+   * One exception for several bad files, so a run reports every bad manifest at once: the
+   * first problem, carrying the rest in {@link #all()}.
+   */
+  public static InputProblem combine(List<InputProblem> problems) {
+    if (problems.isEmpty()) {
+      throw new IllegalArgumentException("no problems to combine");
+    }
+    InputProblem first = problems.get(0);
+    first.others.addAll(problems.subList(1, problems.size()));
+    return first;
+  }
+
+  /** This problem followed by any combined with it. */
+  public List<InputProblem> all() {
+    List<InputProblem> all = new ArrayList<>();
+    all.add(this);
+    all.addAll(others);
+    return all;
+  }
 
   /**
    * @param file the offending file, as the user named it or relative to the repository

@@ -1,0 +1,64 @@
+package dev.countersign.cli;
+
+import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.InputProblem;
+import java.io.PrintWriter;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import picocli.CommandLine;
+
+/**
+ * Turns exceptions into one clear message on stderr and the exit code of their kind. Prints each
+ * distinct message of the cause chain once; the stack trace only with {@code --stacktrace} or
+ * when {@code RUNNER_DEBUG=1}.
+ */
+final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
+
+  private final Runtime runtime;
+
+  ProblemHandler(Runtime runtime) {
+    this.runtime = runtime;
+  }
+
+  @Override
+  public int handleExecutionException(
+      Exception exception, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+    PrintWriter err = runtime.err();
+    boolean stacktrace =
+        parseResult.hasMatchedOption("--stacktrace") || runtime.env().isTrue("RUNNER_DEBUG");
+    int code;
+    if (exception instanceof InputProblem inputs && inputs.all().size() > 1) {
+      for (InputProblem each : inputs.all()) {
+        err.println("error: " + each.getMessage());
+        each.hint().ifPresent(hint -> err.println("hint: " + hint));
+      }
+      code = inputs.exitCode().code();
+    } else if (exception instanceof CountersignException problem) {
+      err.println("error: " + problem.getMessage());
+      problem.hint().ifPresent(hint -> err.println("hint: " + hint));
+      printCauses(err, problem);
+      code = problem.exitCode().code();
+    } else {
+      err.println("error: unexpected " + exception.getClass().getSimpleName() + ": " + exception.getMessage());
+      err.println("hint: this is a bug in countersign; please report it with the output of --stacktrace");
+      code = ExitCode.INTERNAL.code();
+    }
+    if (stacktrace) {
+      exception.printStackTrace(err);
+    }
+    err.flush();
+    return code;
+  }
+
+  private static void printCauses(PrintWriter err, Throwable top) {
+    Set<String> seen = new LinkedHashSet<>();
+    seen.add(String.valueOf(top.getMessage()));
+    for (Throwable cause = top.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+      String message = cause.getMessage();
+      if (message != null && seen.add(message)) {
+        err.println("  caused by: " + message);
+      }
+    }
+  }
+}

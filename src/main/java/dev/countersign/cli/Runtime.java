@@ -1,0 +1,33 @@
+package dev.countersign.cli;
+
+import dev.countersign.support.Env;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.Optional;
+
+/**
+ * The effects a command may use, handed in by {@link Main} (or a test).
+ *
+ * @param env the process environment as data
+ * @param clock the wall clock
+ * @param out standard output
+ * @param err standard error
+ * @param interactive true when attached to a terminal (progress bars)
+ * @param passwordPrompt asks the person at the terminal for a secret without echoing it
+ */
+public record Runtime(
+    Env env, Clock clock, PrintWriter out, PrintWriter err, boolean interactive, PasswordPrompt passwordPrompt) {
+
+  /** Reads a secret from the terminal; empty when there is no terminal. */
+  @FunctionalInterface
+  public interface PasswordPrompt {
+    Optional<char[]> ask(String prompt);
+
+    PasswordPrompt NONE = prompt -> Optional.empty();
+  }
+
+  /** A runtime for tests and embedding: no terminal. */
+  public static Runtime of(Env env, Clock clock, PrintWriter out, PrintWriter err) {
+    return new Runtime(env, clock, out, err, false, PasswordPrompt.NONE);
+  }
+}

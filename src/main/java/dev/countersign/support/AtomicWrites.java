@@ -1,0 +1,120 @@
+package dev.countersign.support;
+
+import dev.countersign.support.problems.EnvironmentProblem;
+import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Writes a set of files all or nothing. {@link #stage} only remembers bytes; {@link #commit}
+ * writes each to a temporary file beside its target, then renames them into place, restoring
+ * every earlier file if a later step fails. Not thread-safe.
+ */
+public final class AtomicWrites {
+
+  private final Map<Path, byte[]> staged = new LinkedHashMap<>();
+
+  public void stage(Path target, byte[] bytes) {
+    staged.put(target.toAbsolutePath().normalize(), bytes.clone());
+  }
+
+  public boolean isEmpty() {
+    return staged.isEmpty();
+  }
+
+  /**
+   * Writes every staged file. On failure nothing staged is left changed: replaced files get their
+   * old bytes back, new files are removed, temporary files are deleted.
+   *
+   * @throws EnvironmentProblem naming the file that could not be written
+   */
+  public void commit() {
+    Map<Path, Path> temporaries = new LinkedHashMap<>();
+    List<Path> createdDirectories = new ArrayList<>();
+    Map<Path, Optional<byte[]>> previous = new LinkedHashMap<>();
+    Path current = null;
+    try {
+      for (Map.Entry<Path, byte[]> entry : staged.entrySet()) {
+        current = entry.getKey();
+        Path parent = current.getParent();
+        createDirectories(parent, createdDirectories);
+        Path temporary = Files.createTempFile(parent, ".countersign-", ".tmp");
+        temporaries.put(current, temporary);
+        Files.write(temporary, entry.getValue());
+      }
+      for (Map.Entry<Path, Path> entry : temporaries.entrySet()) {
+        current = entry.getKey();
+        previous.put(
+            current,
+            Files.isRegularFile(current, LinkOption.NOFOLLOW_LINKS)
+                ? Optional.of(Files.readAllBytes(current))
+                : Optional.empty());
+        move(entry.getValue(), current);
+      }
+    } catch (IOException e) {
+      rollback(previous, temporaries, createdDirectories);
+      throw new EnvironmentProblem(
+          "Could not write " + current + " (" + e.getMessage() + "); nothing was changed",
+          "check that the directory is writable and the disk is not full",
+          e);
+    }
+    staged.clear();
+  }
+
+  private static void createDirectories(Path dir, List<Path> created) throws IOException {
+    List<Path> missing = new ArrayList<>();
+    for (Path p = dir; p != null && !Files.exists(p); p = p.getParent()) {
+      missing.add(0, p);
+    }
+    for (Path p : missing) {
+      Files.createDirectory(p);
+      created.add(0, p);
+    }
+  }
+
+  private static void move(Path from, Path to) throws IOException {
+    try {
+      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  private static void rollback(
+      Map<Path, Optional<byte[]>> previous, Map<Path, Path> temporaries, List<Path> createdDirectories) {
+    previous.forEach(
+        (target, old) -> {
+          try {
+            if (old.isPresent()) {
+              Files.write(target, old.get());
+            } else {
+              Files.deleteIfExists(target);
+            }
+          } catch (IOException ignored) {
+            // Best effort: the original failure is what the user needs to see.
+          }
+        });
+    for (Path temporary : temporaries.values()) {
+      try {
+        Files.deleteIfExists(temporary);
+      } catch (IOException ignored) {
+        // Best effort, as above.
+      }
+    }
+    for (Path dir : createdDirectories) {
+      try {
+        Files.deleteIfExists(dir);
+      } catch (IOException ignored) {
+        // Not empty or already gone: leave it.
+      }
+    }
+  }
+}
