@@ -76,13 +76,18 @@ final class LegacyTarball {
   }
 
   private static void verifyChecksum(byte[] tar, int offset) {
-    long expected = octal(tar, offset + 148, 8);
+    long expected;
+    try {
+      expected = octal(tar, offset + 148, 8);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("not a tar archive (bad header at offset " + offset + ")", e);
+    }
     long sum = 0;
     for (int i = 0; i < BLOCK; i++) {
       sum += (i >= 148 && i < 156) ? ' ' : (tar[offset + i] & 0xff);
     }
     if (sum != expected) {
-      throw new IllegalArgumentException("tar header checksum mismatch at offset " + offset);
+      throw new IllegalArgumentException("not a tar archive (bad header at offset " + offset + ")");
     }
   }
 

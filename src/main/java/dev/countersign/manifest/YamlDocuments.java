@@ -147,7 +147,7 @@ final class YamlDocuments {
     }
     if (metadata instanceof Map<?, ?> m && m.containsKey("name") && !(m.get("name") instanceof String)) {
       throw new InputProblem(displayPath, fieldLines.getOrDefault("metadata.name", line),
-          "metadata.name of document " + index + " is not a string (" + describe(m.get("name")) + ")",
+          "metadata.name of document " + index + " must be a string, not " + describe(m.get("name")),
           "perhaps you should quote it");
     }
     return new ManifestDocument(content, line, fieldLines);
@@ -159,7 +159,7 @@ final class YamlDocuments {
     if (!(value instanceof String s) || s.isEmpty()) {
       String what = value == null
           ? "document " + index + " has no \"" + key + "\""
-          : "\"" + key + "\" of document " + index + " is not a non-empty string (" + describe(value) + ")";
+          : "\"" + key + "\" of document " + index + " must be a non-empty string, not " + describe(value);
       throw new InputProblem(displayPath, fieldLines.getOrDefault(key, line), what,
           "perhaps you should add apiVersion and kind; every Kubernetes object needs both");
     }
@@ -169,13 +169,22 @@ final class YamlDocuments {
     if (value == null) {
       return "null";
     }
+    if (value instanceof String) {
+      return "an empty string";
+    }
     if (value instanceof Map<?, ?>) {
       return "a mapping";
     }
     if (value instanceof List<?>) {
       return "a list";
     }
-    return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT) + " " + value;
+    if (value instanceof Boolean) {
+      return "the boolean " + value + "; YAML 1.1 reads yes/no/on/off/y/n as booleans";
+    }
+    if (value instanceof Double d) {
+      return "the number " + CanonicalYaml.formatDouble(d);
+    }
+    return "the integer " + value;
   }
 
   /**
@@ -297,7 +306,7 @@ final class YamlDocuments {
     Tag tag = node.getTag();
     String value = node.getValue();
     if (PLAIN.equals(tag)) {
-      return Yaml11Scalars.resolvePlain(value);
+      return hasNonSpecificTag(node) ? value : Yaml11Scalars.resolvePlain(value);
     }
     if (Tag.STR.equals(tag) || Tag.TIMESTAMP.equals(tag)) {
       // yaml.v2 keeps timestamps as their text when decoding into interface{}.
@@ -338,6 +347,29 @@ final class YamlDocuments {
     // !!binary would be raw bytes, which neither JSON nor the Kubernetes API can hold as a field
     // value; other tags have no meaning for Kubernetes. Refusing keeps the message unambiguous.
     throw unsupportedTag(node);
+  }
+
+  /**
+   * True for {@code ! 12}: SnakeYAML resolves the non-specific tag "!" like an untagged plain
+   * scalar, but YAML (and yaml.v2) make it a string. The node starts at its properties, so we
+   * look at the source there: "!" directly, or after an anchor.
+   */
+  private static boolean hasNonSpecificTag(ScalarNode node) {
+    Mark start = node.getStartMark();
+    int[] buffer = start.getBuffer();
+    int i = start.getPointer();
+    if (buffer == null || i >= buffer.length) {
+      return false;
+    }
+    if (buffer[i] == '&') {
+      while (i < buffer.length && buffer[i] != ' ' && buffer[i] != '\t' && buffer[i] != '\n') {
+        i++;
+      }
+      while (i < buffer.length && (buffer[i] == ' ' || buffer[i] == '\t')) {
+        i++;
+      }
+    }
+    return i + 1 < buffer.length && buffer[i] == '!' && (buffer[i + 1] == ' ' || buffer[i + 1] == '\t');
   }
 
   private InputProblem badTaggedValue(ScalarNode node, String type) {
