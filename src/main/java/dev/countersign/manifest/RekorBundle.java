@@ -1,5 +1,6 @@
 package dev.countersign.manifest;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -47,6 +48,9 @@ public record RekorBundle(
     JsonNode root;
     try {
       root = JSON.readTree(new String(json, StandardCharsets.UTF_8));
+    } catch (JsonProcessingException e) {
+      // The original message, without Jackson's source location (which names an internal reader).
+      throw new IllegalArgumentException("bundle is not JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
       throw new IllegalArgumentException("bundle is not JSON: " + e.getMessage(), e);
     }
