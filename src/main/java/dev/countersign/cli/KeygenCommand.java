@@ -1,0 +1,65 @@
+package dev.countersign.cli;
+
+import dev.countersign.keys.KeyPairFiles;
+import dev.countersign.keys.PrivateKeys;
+import dev.countersign.keys.PublicKeys;
+import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.UsageProblem;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+@Command(name = "keygen", sortOptions = false,
+    description = {"Write a cosign-compatible key pair: PREFIX.key (encrypted, scrypt + secretbox) and PREFIX.pub.",
+        "The password comes from COSIGN_PASSWORD, else a prompt (twice)."})
+final class KeygenCommand implements Callable<Integer> {
+
+  @ParentCommand RootCommand root;
+
+  @Option(names = "--output-key-prefix", paramLabel = "PREFIX", defaultValue = "cosign",
+      description = "Write PREFIX.key and PREFIX.pub (default: ${DEFAULT-VALUE}).")
+  Path prefix;
+
+  @Option(names = "--force", description = "Overwrite existing key files.")
+  boolean force;
+
+  @Override
+  public Integer call() {
+    Runtime runtime = root.runtime();
+    Path privateFile = prefix.resolveSibling(prefix.getFileName() + ".key");
+    Path publicFile = prefix.resolveSibling(prefix.getFileName() + ".pub");
+    for (Path file : new Path[] {privateFile, publicFile}) {
+      if (Files.exists(file) && !force) {
+        throw new UsageProblem("Refusing to overwrite " + file, "pass --force, or choose another --output-key-prefix");
+      }
+    }
+    char[] password = password(runtime);
+    PublicKey publicKey = KeyPairFiles.generate(privateFile, publicFile, password, new SecureRandom());
+    Arrays.fill(password, '\0');
+    runtime.out().println("Private key written to " + privateFile);
+    runtime.out().println("Public key written to " + publicFile + " (" + PublicKeys.fingerprint(publicKey) + ")");
+    return ExitCode.OK.code();
+  }
+
+  private static char[] password(Runtime runtime) {
+    if (runtime.env().exact(PrivateKeys.PASSWORD_VARIABLE).isPresent()) {
+      return PrivateKeys.passwordFrom(runtime.env());
+    }
+    Optional<char[]> first = runtime.passwordPrompt().ask("Password for the new private key: ");
+    if (first.isEmpty()) {
+      return new char[0];
+    }
+    char[] again = runtime.passwordPrompt().ask("Password again: ").orElse(new char[0]);
+    if (!Arrays.equals(first.get(), again)) {
+      throw new UsageProblem("The two passwords differ", "run keygen again");
+    }
+    return first.get();
+  }
+}

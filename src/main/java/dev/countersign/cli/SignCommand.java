@@ -1,0 +1,91 @@
+package dev.countersign.cli;
+
+import dev.countersign.manifest.AnnotationDomain;
+import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.signing.SignJob;
+import dev.countersign.signing.SignReport;
+import dev.countersign.signing.SignRequest;
+import dev.countersign.support.ExitCode;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+@Command(name = "sign", sortOptions = false,
+    description = {"Sign manifest files in the Kyverno / kubectl-sigstore annotation format.",
+        "All or nothing: if any file is invalid or any signature fails, nothing is written."})
+final class SignCommand implements Callable<Integer> {
+
+  @ParentCommand RootCommand root;
+  @Mixin SignerOptions signer;
+  @Mixin FormatOptions format;
+
+  @Parameters(paramLabel = "PATH", arity = "1..*", description = "Manifest files or directories (searched for .yaml/.yml).")
+  List<Path> paths;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "Write signed files here, mirroring relative paths (default: in place).")
+  Path out;
+
+  @Option(names = "--force", description = "Overwrite an existing output file that differs.")
+  boolean force;
+
+  @Option(names = "--append", description = "Add a signature set (signature_N...) instead of replacing existing signatures.")
+  boolean append;
+
+  @Option(names = "--bundle-sidecar", description = "Also write FILE.sigstore.json, a standard Sigstore bundle of the message (keyless).")
+  boolean bundleSidecar;
+
+  @Option(names = "--parallel", paramLabel = "N", defaultValue = "16", description = "Signatures in flight at once (default: ${DEFAULT-VALUE}).")
+  int parallel;
+
+  @Override
+  public Integer call() {
+    Runtime runtime = root.runtime();
+    SignJob job = new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, token -> {}),
+        ProgressReporters.forRuntime(runtime));
+    SignReport report = job.run(new SignRequest(paths, Optional.ofNullable(out), force, append, bundleSidecar, Math.max(1, parallel)));
+    for (SignReport.Entry entry : report.entries()) {
+      runtime.out().println((entry.outcome() == SignReport.Outcome.SIGNED ? "signed    " : "unchanged ")
+          + entry.input() + (entry.output().equals(entry.input()) ? "" : " -> " + entry.output())
+          + "  " + entry.messageDigest()
+          + entry.signer().map(s -> "  " + s).orElse("")
+          + entry.rekorLogIndex().map(i -> "  rekor#" + i).orElse(""));
+    }
+    runtime.out().println(report.signedCount() + " signed, " + report.unchangedCount() + " unchanged");
+    return ExitCode.OK.code();
+  }
+
+  /** Annotation domain and reader limits; shared by commands that read or write signed files. */
+  static final class FormatOptions {
+    @Option(names = "--annotation-domain", paramLabel = "DOMAIN", defaultValue = "cosign.sigstore.dev",
+        description = "Domain of the signature annotations (Kyverno validate.manifests.annotationDomain; default: ${DEFAULT-VALUE}).")
+    String domain;
+
+    @Option(names = "--max-file-size", paramLabel = "BYTES", defaultValue = "4194304",
+        description = "Refuse manifest files larger than this (default: ${DEFAULT-VALUE}).")
+    long maxFileSize;
+
+    AnnotationDomain domain() {
+      try {
+        return new AnnotationDomain(domain);
+      } catch (IllegalArgumentException e) {
+        throw new dev.countersign.support.problems.UsageProblem("Invalid --annotation-domain: " + e.getMessage(),
+            "use a DNS subdomain such as cosign.sigstore.dev");
+      }
+    }
+
+    ManifestReader reader() {
+      return new ManifestReader(maxFileSize);
+    }
+
+    SignedManifestFormat format() {
+      return new SignedManifestFormat(domain(), reader());
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package dev.countersign.cli;
+
+import dev.countersign.keys.PrivateKeys;
+import dev.countersign.signing.KeyMessageSigner;
+import dev.countersign.signing.KeylessOptions;
+import dev.countersign.signing.MessageSigner;
+import dev.countersign.signing.SigstoreKeylessSigner;
+import dev.countersign.support.problems.UsageProblem;
+import java.nio.file.Path;
+import java.security.PrivateKey;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import picocli.CommandLine.Option;
+
+/** How to sign: keyless (Sigstore, default) or with a key. Shared by {@code sign} and {@code run}. */
+final class SignerOptions {
+
+  @Option(names = "--key", paramLabel = "FILE",
+      description = "Sign with this private key (cosign encrypted key or PKCS#8 PEM; password from COSIGN_PASSWORD or a prompt) instead of keylessly.")
+  Path key;
+
+  @Option(names = "--keyless",
+      description = "Sign keylessly with Sigstore (the default): an OIDC identity, a Fulcio certificate and a Rekor entry.")
+  boolean keyless;
+
+  @Option(names = "--identity-token", paramLabel = "JWT",
+      description = "OIDC identity token for keyless signing (default: SIGSTORE_ID_TOKEN, else the GitHub Actions token).")
+  String identityToken;
+
+  @Option(names = "--trusted-root", paramLabel = "FILE",
+      description = "Sigstore trusted_root.json for a private or test deployment (with --signing-config). Default: the public-good instance.")
+  Path trustedRoot;
+
+  @Option(names = "--signing-config", paramLabel = "FILE",
+      description = "Sigstore signing_config.json naming the Fulcio, Rekor and OIDC URLs (with --trusted-root).")
+  Path signingConfig;
+
+  /**
+   * A lazy signer: nothing is read, fetched or prompted for until something needs signing.
+   *
+   * @param onToken receives every identity token before use (the Action masks it)
+   */
+  Supplier<MessageSigner> signerFactory(Runtime runtime, Consumer<String> onToken) {
+    if (key != null && (keyless || identityToken != null || trustedRoot != null || signingConfig != null)) {
+      throw new UsageProblem(
+          "--key cannot be combined with --keyless, --identity-token, --trusted-root or --signing-config",
+          "choose keyed signing (--key) or keyless signing");
+    }
+    if ((trustedRoot == null) != (signingConfig == null)) {
+      throw new UsageProblem(
+          "--trusted-root and --signing-config go together",
+          "pass both (a private Sigstore deployment) or neither (the public-good instance)");
+    }
+    if (key != null) {
+      Path keyFile = key;
+      return () -> {
+        PrivateKey privateKey = PrivateKeys.read(keyFile, password(runtime, keyFile));
+        return new KeyMessageSigner(privateKey, PrivateKeys.publicKeyOf(privateKey));
+      };
+    }
+    KeylessOptions options =
+        new KeylessOptions(Optional.ofNullable(trustedRoot), Optional.ofNullable(signingConfig), Optional.ofNullable(identityToken));
+    return () -> new SigstoreKeylessSigner(options, runtime.env(), runtime.clock(), onToken);
+  }
+
+  private static char[] password(Runtime runtime, Path keyFile) {
+    if (runtime.env().exact(PrivateKeys.PASSWORD_VARIABLE).isPresent()) {
+      return PrivateKeys.passwordFrom(runtime.env());
+    }
+    return runtime.passwordPrompt().ask("Password for " + keyFile + ": ").orElseGet(() -> new char[0]);
+  }
+}

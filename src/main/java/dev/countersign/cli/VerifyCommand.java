@@ -1,0 +1,165 @@
+package dev.countersign.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.countersign.keys.PublicKeys;
+import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.signing.ManifestPaths;
+import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.DocumentVerdict;
+import dev.countersign.verification.IdentityRule;
+import dev.countersign.verification.ManifestVerifier;
+import dev.countersign.verification.TrustPolicy;
+import dev.countersign.verification.TrustedRoot;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+@Command(name = "verify", sortOptions = false,
+    description = {"Verify signed manifests: content unchanged since signing, and signed by an allowed identity or key.",
+        "Exit 0 when every document verifies, 1 when any is rejected."})
+final class VerifyCommand implements Callable<Integer> {
+
+  enum Output { text, json }
+
+  @ParentCommand RootCommand root;
+  @Mixin SignCommand.FormatOptions format;
+
+  @Parameters(paramLabel = "PATH", arity = "1..*", description = "Signed manifest files or directories.")
+  List<Path> paths;
+
+  @Option(names = "--key", paramLabel = "FILE", description = "Accept keyed signatures by this public key (repeatable).")
+  List<Path> keys = new ArrayList<>();
+
+  @ArgGroup(exclusive = true)
+  Subject subject;
+
+  @ArgGroup(exclusive = true)
+  Issuer issuer;
+
+  static final class Subject {
+    @Option(names = "--certificate-identity", paramLabel = "SAN", required = true,
+        description = "Accept keyless signatures whose certificate SAN is exactly this (e.g. https://github.com/ORG/REPO/.github/workflows/F.yml@refs/heads/main).")
+    String exact;
+
+    @Option(names = "--certificate-identity-regexp", paramLabel = "REGEX", required = true,
+        description = "Accept certificate SANs that this regular expression matches in full.")
+    String regex;
+  }
+
+  static final class Issuer {
+    @Option(names = "--certificate-oidc-issuer", paramLabel = "URL", required = true,
+        description = "Required OIDC issuer of the certificate (e.g. https://token.actions.githubusercontent.com).")
+    String exact;
+
+    @Option(names = "--certificate-oidc-issuer-regexp", paramLabel = "REGEX", required = true,
+        description = "OIDC issuer regular expression, matched in full.")
+    String regex;
+  }
+
+  @Option(names = "--trusted-root", paramLabel = "FILE",
+      description = "Sigstore trusted_root.json to verify keyless signatures offline (default: the public-good root via TUF).")
+  Path trustedRoot;
+
+  @Option(names = "--ignore-field", paramLabel = "FIELD",
+      description = "Also ignore differences in this field (Kyverno ignoreFields semantics; repeatable).")
+  List<String> ignoreFields = new ArrayList<>();
+
+  @Option(names = "--min-signers", paramLabel = "N", defaultValue = "1", description = "Distinct signers required (default: ${DEFAULT-VALUE}).")
+  int minSigners;
+
+  @Option(names = "--insecure-ignore-identity",
+      description = "Accept any keyless signer whose certificate chains to the trusted root. Unsafe: anyone can get such a certificate.")
+  boolean insecureIgnoreIdentity;
+
+  @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+  Output output;
+
+  @Override
+  public Integer call() {
+    Runtime runtime = root.runtime();
+    TrustPolicy policy = trustPolicy();
+    boolean keyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
+    TrustedRoot root = !keyless ? null
+        : trustedRoot != null ? TrustedRoot.fromFile(trustedRoot) : TrustedRoot.fromPublicGoodTuf(null);
+    SignedManifestFormat signedFormat = format.format();
+    ManifestVerifier verifier = new ManifestVerifier(root, policy, signedFormat);
+    List<DocumentVerdict> verdicts = new VerificationRun(format.reader(), verifier).verify(ManifestPaths.expand(paths));
+    print(runtime, verdicts);
+    return verdicts.stream().allMatch(DocumentVerdict::passed) ? ExitCode.OK.code() : ExitCode.REJECTED.code();
+  }
+
+  private TrustPolicy trustPolicy() {
+    List<IdentityRule> identities = new ArrayList<>();
+    if (subject != null || issuer != null) {
+      if (subject == null || issuer == null) {
+        throw new UsageProblem("A keyless identity needs both a subject and an issuer",
+            "pass --certificate-identity (or -regexp) together with --certificate-oidc-issuer (or -regexp)");
+      }
+      identities.add(new IdentityRule(
+          subject.exact != null ? subject.exact : checkedRegex("--certificate-identity-regexp", subject.regex),
+          subject.exact == null,
+          issuer.exact != null ? issuer.exact : checkedRegex("--certificate-oidc-issuer-regexp", issuer.regex),
+          issuer.exact == null));
+    }
+    List<PublicKey> publicKeys = keys.stream().map(PublicKeys::read).toList();
+    if (minSigners < 1) {
+      throw new UsageProblem("--min-signers must be at least 1");
+    }
+    return new TrustPolicy(identities, publicKeys, minSigners, ignoreFields, format.domain(), insecureIgnoreIdentity);
+  }
+
+  private static String checkedRegex(String option, String regex) {
+    try {
+      Pattern.compile(regex);
+      return regex;
+    } catch (PatternSyntaxException e) {
+      throw new UsageProblem("Invalid " + option + " \"" + regex + "\": " + e.getDescription(),
+          "write a Java regular expression that matches the whole value");
+    }
+  }
+
+  private void print(Runtime runtime, List<DocumentVerdict> verdicts) {
+    if (output == Output.json) {
+      List<Map<String, Object>> rows = new ArrayList<>();
+      for (DocumentVerdict v : verdicts) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("file", v.file().toString());
+        row.put("document", v.documentIndex());
+        row.put("line", v.line());
+        row.put("object", v.description());
+        row.put("verified", v.passed());
+        row.put("reason", v.reason());
+        row.put("signers", v.signers());
+        rows.add(row);
+      }
+      try {
+        runtime.out().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(rows));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return;
+    }
+    long failed = verdicts.stream().filter(v -> !v.passed()).count();
+    for (DocumentVerdict v : verdicts) {
+      runtime.out().println((v.passed() ? "PASS " : "FAIL ") + v.file() + (v.line() > 0 ? ":" + v.line() : "")
+          + " " + v.description() + ": " + v.reason());
+    }
+    runtime.out().println(verdicts.size() - failed + " verified, " + failed + " rejected");
+  }
+}
