@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
  */
 public record AnnotationDomain(String domain) {
 
+  // Declared before DEFAULT: static initializers run in order, and DEFAULT's constructor uses it.
   private static final Pattern VALID = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   public static final AnnotationDomain DEFAULT = new AnnotationDomain("cosign.sigstore.dev");

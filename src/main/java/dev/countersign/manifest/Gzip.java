@@ -1,0 +1,84 @@
+package dev.countersign.manifest;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.zip.CRC32;
+import java.util.zip.Deflater;
+import java.util.zip.GZIPInputStream;
+
+/** Deterministic gzip for annotations, and a bounded, Go-lenient gunzip for decoding them. */
+final class Gzip {
+
+  /**
+   * Fixed header: magic, CM=deflate, no flags, mtime 0, no extra flags, OS=255 (unknown), as Go's
+   * compress/gzip writes it. The JDK's own header bytes changed between releases.
+   */
+  private static final byte[] HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
+
+  private Gzip() {}
+
+  static byte[] compress(byte[] data) {
+    Deflater deflater = new Deflater(Deflater.BEST_COMPRESSION, true);
+    try {
+      deflater.setInput(data);
+      deflater.finish();
+      ByteArrayOutputStream out = new ByteArrayOutputStream(data.length / 2 + 64);
+      out.write(HEADER, 0, HEADER.length);
+      byte[] buffer = new byte[8192];
+      while (!deflater.finished()) {
+        int n = deflater.deflate(buffer);
+        out.write(buffer, 0, n);
+      }
+      CRC32 crc = new CRC32();
+      crc.update(data);
+      writeIntLe(out, (int) crc.getValue());
+      writeIntLe(out, data.length);
+      return out.toByteArray();
+    } finally {
+      deflater.end();
+    }
+  }
+
+  static boolean isGzip(byte[] data) {
+    return data.length >= 2 && data[0] == 0x1f && (data[1] & 0xff) == 0x8b;
+  }
+
+  /**
+   * Gunzips {@code data} if it starts with the gzip magic; returns it unchanged otherwise (like
+   * k8s-manifest-sigstore's {@code GzipDecompress}). Unlike Go, a corrupt or truncated gzip
+   * stream is an error, and output beyond {@code limit} bytes is refused (gzip bombs).
+   *
+   * @throws IllegalArgumentException with a reason when the stream is corrupt or too large
+   */
+  static byte[] gunzipIfGzip(byte[] data, long limit) {
+    if (!isGzip(data)) {
+      return data;
+    }
+    try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(data))) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      byte[] buffer = new byte[8192];
+      long total = 0;
+      int n;
+      while ((n = in.read(buffer)) > 0) {
+        total += n;
+        if (total > limit) {
+          throw new IllegalArgumentException("decompresses to more than " + limit + " bytes");
+        }
+        out.write(buffer, 0, n);
+      }
+      return out.toByteArray();
+    } catch (IOException e) {
+      String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      throw new IllegalArgumentException("is not valid gzip (" + reason + ")", e);
+    }
+  }
+
+  private static void writeIntLe(ByteArrayOutputStream out, int value) {
+    out.write(value & 0xff);
+    out.write((value >>> 8) & 0xff);
+    out.write((value >>> 16) & 0xff);
+    out.write((value >>> 24) & 0xff);
+  }
+}

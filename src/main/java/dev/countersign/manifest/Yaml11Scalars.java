@@ -1,0 +1,127 @@
+package dev.countersign.manifest;
+
+import java.math.BigInteger;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Resolves untagged plain scalars the way {@code gopkg.in/yaml.v2} does when decoding into
+ * {@code interface{}} (what Kubernetes tooling uses): YAML 1.1 booleans including {@code y}/{@code n},
+ * Go integer literals (hex, {@code 0o}/leading-zero octal, binary, underscores), yaml.v2-style
+ * floats, and timestamps kept as strings.
+ *
+ * <p>Deliberate differences from yaml.v2: integers outside the int64 range become
+ * {@link BigInteger} (yaml.v2 gives uint64 or float64); sexagesimal numbers ({@code 1:30}) stay
+ * strings, exactly as in yaml.v2 (SnakeYAML's YAML 1.1 resolver would make them integers).
+ */
+final class Yaml11Scalars {
+
+  /** Marker for a resolved YAML null (a Java map cannot tell "absent" from a null value here). */
+  static final Object NULL = new Object();
+
+  private static final Map<String, Object> WORDS = Map.ofEntries(
+      Map.entry("y", true), Map.entry("Y", true), Map.entry("yes", true), Map.entry("Yes", true),
+      Map.entry("YES", true), Map.entry("true", true), Map.entry("True", true), Map.entry("TRUE", true),
+      Map.entry("on", true), Map.entry("On", true), Map.entry("ON", true),
+      Map.entry("n", false), Map.entry("N", false), Map.entry("no", false), Map.entry("No", false),
+      Map.entry("NO", false), Map.entry("false", false), Map.entry("False", false),
+      Map.entry("FALSE", false), Map.entry("off", false), Map.entry("Off", false), Map.entry("OFF", false),
+      Map.entry("~", NULL), Map.entry("null", NULL), Map.entry("Null", NULL), Map.entry("NULL", NULL),
+      Map.entry(".nan", Double.NaN), Map.entry(".NaN", Double.NaN), Map.entry(".NAN", Double.NaN),
+      Map.entry(".inf", Double.POSITIVE_INFINITY), Map.entry(".Inf", Double.POSITIVE_INFINITY),
+      Map.entry(".INF", Double.POSITIVE_INFINITY), Map.entry("+.inf", Double.POSITIVE_INFINITY),
+      Map.entry("+.Inf", Double.POSITIVE_INFINITY), Map.entry("+.INF", Double.POSITIVE_INFINITY),
+      Map.entry("-.inf", Double.NEGATIVE_INFINITY), Map.entry("-.Inf", Double.NEGATIVE_INFINITY),
+      Map.entry("-.INF", Double.NEGATIVE_INFINITY));
+
+  /** yaml.v2's {@code yamlStyleFloat}. */
+  private static final Pattern YAML_STYLE_FLOAT =
+      Pattern.compile("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+
+  /** What Go's {@code strconv.ParseFloat} accepts for a string starting with '.'. */
+  private static final Pattern DOT_FLOAT = Pattern.compile("\\.[0-9]+([eE][-+]?[0-9]+)?");
+
+  private Yaml11Scalars() {}
+
+  /**
+   * The value of an untagged plain scalar: {@code Boolean}, {@code Long}, {@code BigInteger},
+   * {@code Double}, {@link #NULL}, or the text itself.
+   */
+  static Object resolvePlain(String text) {
+    if (text.isEmpty()) {
+      return NULL;
+    }
+    Object word = WORDS.get(text);
+    if (word != null) {
+      return word;
+    }
+    char first = text.charAt(0);
+    if (first == '.') {
+      return DOT_FLOAT.matcher(text).matches() ? Double.valueOf(Double.parseDouble(text)) : text;
+    }
+    if ((first >= '0' && first <= '9') || first == '+' || first == '-') {
+      String plain = text.replace("_", "");
+      Optional<BigInteger> integer = goInteger(plain);
+      if (integer.isPresent()) {
+        return narrow(integer.get());
+      }
+      if (YAML_STYLE_FLOAT.matcher(plain).matches()) {
+        double value = Double.parseDouble(plain);
+        // Go's ParseFloat reports a range error for overflow; yaml.v2 then keeps the string.
+        return Double.isInfinite(value) ? text : Double.valueOf(value);
+      }
+    }
+    return text;
+  }
+
+  /** A Long when it fits, else the BigInteger. */
+  static Number narrow(BigInteger value) {
+    return value.bitLength() < 64 ? Long.valueOf(value.longValue()) : value;
+  }
+
+  /**
+   * Go's {@code strconv.ParseInt(s, 0, 64)} syntax without its range limit: optional sign, then
+   * {@code 0x}/{@code 0o}/{@code 0b} prefixed digits, a leading-zero octal, or decimal digits.
+   */
+  static Optional<BigInteger> goInteger(String s) {
+    int i = 0;
+    boolean negative = false;
+    if (!s.isEmpty() && (s.charAt(0) == '+' || s.charAt(0) == '-')) {
+      negative = s.charAt(0) == '-';
+      i = 1;
+    }
+    String body = s.substring(i);
+    if (body.isEmpty()) {
+      return Optional.empty();
+    }
+    int radix = 10;
+    String digits = body;
+    if (body.length() > 1 && body.charAt(0) == '0') {
+      char p = body.charAt(1);
+      if (p == 'x' || p == 'X') {
+        radix = 16;
+        digits = body.substring(2);
+      } else if (p == 'o' || p == 'O') {
+        radix = 8;
+        digits = body.substring(2);
+      } else if (p == 'b' || p == 'B') {
+        radix = 2;
+        digits = body.substring(2);
+      } else {
+        radix = 8;
+        digits = body.substring(1);
+      }
+    }
+    if (digits.isEmpty()) {
+      return Optional.empty();
+    }
+    for (int k = 0; k < digits.length(); k++) {
+      if (Character.digit(digits.charAt(k), radix) < 0 || digits.charAt(k) > 'z') {
+        return Optional.empty();
+      }
+    }
+    BigInteger value = new BigInteger(digits, radix);
+    return Optional.of(negative ? value.negate() : value);
+  }
+}

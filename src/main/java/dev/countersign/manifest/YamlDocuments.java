@@ -1,0 +1,367 @@
+package dev.countersign.manifest;
+
+import dev.countersign.support.problems.InputProblem;
+import java.io.StringReader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeId;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.reader.ReaderException;
+import org.yaml.snakeyaml.representer.Representer;
+import org.yaml.snakeyaml.resolver.Resolver;
+
+/**
+ * One YAML stream turned into {@link ManifestDocument}s: SnakeYAML composes nodes (positions,
+ * alias and depth limits), and this class resolves scalars with yaml.v2's rules
+ * ({@link Yaml11Scalars}), rejects duplicate keys, applies merge keys and records field lines.
+ */
+final class YamlDocuments {
+
+  /** Tag our resolver gives untagged plain scalars, so that we resolve them ourselves. */
+  private static final Tag PLAIN = new Tag("tag:countersign.dev,2026:plain");
+
+  /**
+   * Upper bound on values produced from one stream: aliases can make a small file expand
+   * (a "billion laughs" within the alias count limit), so we count expanded values.
+   */
+  private static final long MAX_EXPANDED_VALUES = 1_000_000;
+
+  private final Path displayPath;
+  private final String text;
+  private final long maxBytes;
+  private long expanded;
+
+  YamlDocuments(Path displayPath, String text, long maxBytes) {
+    this.displayPath = displayPath;
+    this.text = text;
+    this.maxBytes = maxBytes;
+  }
+
+  List<ManifestDocument> parse() {
+    LoaderOptions options = new LoaderOptions();
+    options.setAllowDuplicateKeys(false);
+    options.setMaxAliasesForCollections(ManifestReader.MAX_COLLECTION_ALIASES);
+    options.setNestingDepthLimit(ManifestReader.MAX_DEPTH);
+    options.setCodePointLimit((int) Math.min(Integer.MAX_VALUE, Math.max(maxBytes, text.length()) + 1));
+    options.setAllowRecursiveKeys(false);
+    Yaml yaml = new Yaml(new SafeConstructor(options), new Representer(new DumperOptions()),
+        new DumperOptions(), options, new PlainMarkingResolver());
+    List<ManifestDocument> documents = new ArrayList<>();
+    int index = 0;
+    try {
+      for (Node root : yaml.composeAll(new StringReader(text))) {
+        index++;
+        if (root == null || isEmptyDocument(root)) {
+          continue;
+        }
+        documents.add(document(root, index));
+      }
+    } catch (MarkedYAMLException e) {
+      throw yamlProblem(e, e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark());
+    } catch (ReaderException e) {
+      int line = ManifestReader.lineAt(text, text.offsetByCodePoints(0, Math.min(e.getPosition(),
+          text.codePointCount(0, text.length()))));
+      throw new InputProblem(displayPath, line,
+          String.format("contains a character YAML does not allow (U+%04X)", e.getCodePoint()),
+          "perhaps you should remove it or write it as an escape in a double-quoted string", e);
+    } catch (YAMLException e) {
+      throw yamlProblem(e, null);
+    } catch (StackOverflowError e) {
+      throw new InputProblem(displayPath, 0, "nests too deeply to be read",
+          "perhaps you should flatten the document", null);
+    }
+    return documents;
+  }
+
+  private InputProblem yamlProblem(YAMLException e, Mark mark) {
+    String reason = e instanceof MarkedYAMLException marked && marked.getProblem() != null
+        ? marked.getProblem() : e.getMessage();
+    int line = mark == null ? 0 : mark.getLine() + 1;
+    if (reason != null && reason.contains("Number of aliases")) {
+      return new InputProblem(displayPath, line,
+          "uses more than " + ManifestReader.MAX_COLLECTION_ALIASES
+              + " aliases to mappings or sequences (a YAML alias bomb?)",
+          "perhaps you should write the repeated parts out instead of using anchors", e);
+    }
+    if (reason != null && reason.contains("Nesting Depth exceeded")) {
+      return new InputProblem(displayPath, line,
+          "nests mappings and sequences deeper than " + ManifestReader.MAX_DEPTH + " levels",
+          "perhaps you should flatten the document", e);
+    }
+    if (reason != null && reason.contains("code points")) {
+      return new InputProblem(displayPath, line, "is too large to parse",
+          "perhaps you should split it into smaller files", e);
+    }
+    return new InputProblem(displayPath, line, "is not valid YAML: " + oneLine(reason),
+        "perhaps you should fix the YAML syntax at that line (yamllint can help)", e);
+  }
+
+  private static String oneLine(String s) {
+    return s == null ? "unknown error" : s.strip().replaceAll("\\s*\\n\\s*", " ");
+  }
+
+  private static boolean isEmptyDocument(Node root) {
+    // "---" followed by nothing, or by an explicit null ("~", "null"): Kubernetes tools skip these.
+    return root instanceof ScalarNode scalar && PLAIN.equals(scalar.getTag())
+        && Yaml11Scalars.resolvePlain(scalar.getValue()) == Yaml11Scalars.NULL;
+  }
+
+  private ManifestDocument document(Node root, int index) {
+    int line = root.getStartMark().getLine() + 1;
+    if (!(root instanceof MappingNode)) {
+      String what = root instanceof SequenceNode ? "a list" : "a scalar";
+      throw new InputProblem(displayPath, line,
+          "document " + index + " is " + what + ", not a Kubernetes object (a mapping)",
+          "perhaps you should check the indentation, or split the list into documents separated by ---");
+    }
+    Map<String, Integer> fieldLines = new HashMap<>();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> content = (Map<String, Object>) convert(root, "", 0, fieldLines,
+        new IdentityHashMap<>());
+    requireString(content, "apiVersion", index, line, fieldLines);
+    requireString(content, "kind", index, line, fieldLines);
+    Object metadata = content.get("metadata");
+    if (metadata != null && !(metadata instanceof Map<?, ?>)) {
+      throw new InputProblem(displayPath, fieldLines.getOrDefault("metadata", line),
+          "metadata of document " + index + " is not a mapping",
+          "perhaps you should check the indentation under metadata");
+    }
+    if (metadata instanceof Map<?, ?> m && m.containsKey("name") && !(m.get("name") instanceof String)) {
+      throw new InputProblem(displayPath, fieldLines.getOrDefault("metadata.name", line),
+          "metadata.name of document " + index + " is not a string (" + describe(m.get("name")) + ")",
+          "perhaps you should quote it");
+    }
+    return new ManifestDocument(content, line, fieldLines);
+  }
+
+  private void requireString(Map<String, Object> content, String key, int index, int line,
+      Map<String, Integer> fieldLines) {
+    Object value = content.get(key);
+    if (!(value instanceof String s) || s.isEmpty()) {
+      String what = value == null
+          ? "document " + index + " has no \"" + key + "\""
+          : "\"" + key + "\" of document " + index + " is not a non-empty string (" + describe(value) + ")";
+      throw new InputProblem(displayPath, fieldLines.getOrDefault(key, line), what,
+          "perhaps you should add apiVersion and kind; every Kubernetes object needs both");
+    }
+  }
+
+  private static String describe(Object value) {
+    if (value == null) {
+      return "null";
+    }
+    if (value instanceof Map<?, ?>) {
+      return "a mapping";
+    }
+    if (value instanceof List<?>) {
+      return "a list";
+    }
+    return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT) + " " + value;
+  }
+
+  /**
+   * Converts a node to plain Java values. {@code active} holds the collections being converted,
+   * to refuse recursive aliases.
+   */
+  private Object convert(Node node, String path, int depth, Map<String, Integer> fieldLines,
+      IdentityHashMap<Node, Boolean> active) {
+    if (++expanded > MAX_EXPANDED_VALUES) {
+      throw new InputProblem(displayPath, node.getStartMark().getLine() + 1,
+          "expands to more than " + MAX_EXPANDED_VALUES + " values through aliases (a YAML alias bomb?)",
+          "perhaps you should write the repeated parts out instead of using anchors");
+    }
+    if (depth > ManifestReader.MAX_DEPTH) {
+      throw new InputProblem(displayPath, node.getStartMark().getLine() + 1,
+          "nests mappings and sequences deeper than " + ManifestReader.MAX_DEPTH + " levels",
+          "perhaps you should flatten the document");
+    }
+    if (node instanceof ScalarNode scalar) {
+      Object value = scalar(scalar);
+      return value == Yaml11Scalars.NULL ? null : value;
+    }
+    if (active.put(node, Boolean.TRUE) != null) {
+      throw new InputProblem(displayPath, node.getStartMark().getLine() + 1,
+          "contains a recursive alias", "perhaps you should remove the anchor that refers to itself");
+    }
+    try {
+      if (node instanceof SequenceNode sequence) {
+        requireCollectionTag(node, Tag.SEQ);
+        List<Object> list = new ArrayList<>(sequence.getValue().size());
+        int i = 0;
+        for (Node item : sequence.getValue()) {
+          String itemPath = join(path, Integer.toString(i++));
+          fieldLines.putIfAbsent(itemPath, item.getStartMark().getLine() + 1);
+          list.add(convert(item, itemPath, depth + 1, fieldLines, active));
+        }
+        return Collections.unmodifiableList(list);
+      }
+      requireCollectionTag(node, Tag.MAP);
+      return mapping((MappingNode) node, path, depth, fieldLines, active);
+    } finally {
+      active.remove(node);
+    }
+  }
+
+  private Map<String, Object> mapping(MappingNode node, String path, int depth,
+      Map<String, Integer> fieldLines, IdentityHashMap<Node, Boolean> active) {
+    Map<String, Object> map = new LinkedHashMap<>();
+    Map<String, Integer> keyLines = new HashMap<>();
+    List<Node> merges = new ArrayList<>();
+    for (NodeTuple tuple : node.getValue()) {
+      Node keyNode = tuple.getKeyNode();
+      if (keyNode instanceof ScalarNode s && PLAIN.equals(s.getTag()) && "<<".equals(s.getValue())) {
+        merges.add(tuple.getValueNode());
+        continue;
+      }
+      String key = keyText(keyNode);
+      int keyLine = keyNode.getStartMark().getLine() + 1;
+      Integer earlier = keyLines.putIfAbsent(key, keyLine);
+      if (earlier != null) {
+        String where = path.isEmpty() ? "" : " in " + path;
+        throw new InputProblem(displayPath, keyLine,
+            "duplicate key \"" + key + "\"" + where + " (first defined at line " + earlier + ")",
+            "perhaps you should remove one of them; Kubernetes tools disagree on which one wins");
+      }
+      String fieldPath = join(path, key);
+      fieldLines.put(fieldPath, keyLine);
+      map.put(key, convert(tuple.getValueNode(), fieldPath, depth + 1, fieldLines, active));
+    }
+    // Merge keys (<<): explicit keys win, then earlier merged mappings win over later ones.
+    for (Node merge : merges) {
+      List<Node> sources = merge instanceof SequenceNode seq ? seq.getValue() : List.of(merge);
+      for (Node source : sources) {
+        if (!(source instanceof MappingNode)) {
+          throw new InputProblem(displayPath, source.getStartMark().getLine() + 1,
+              "merge key << must refer to a mapping or a list of mappings",
+              "perhaps you should check the alias after <<");
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> merged = (Map<String, Object>) convert(source, path, depth,
+            new HashMap<>(), active);
+        merged.forEach(map::putIfAbsent);
+      }
+    }
+    return Collections.unmodifiableMap(map);
+  }
+
+  private void requireCollectionTag(Node node, Tag expected) {
+    if (!expected.equals(node.getTag())) {
+      throw unsupportedTag(node);
+    }
+  }
+
+  private InputProblem unsupportedTag(Node node) {
+    return new InputProblem(displayPath, node.getStartMark().getLine() + 1,
+        "uses the tag " + node.getTag().getValue() + ", which Kubernetes manifests do not support",
+        "perhaps you should remove the tag and write a plain value");
+  }
+
+  /** A map key as text: strings as they are, other scalars as their resolved value's text. */
+  private String keyText(Node keyNode) {
+    if (!(keyNode instanceof ScalarNode scalar)) {
+      throw new InputProblem(displayPath, keyNode.getStartMark().getLine() + 1,
+          "uses a " + (keyNode.getNodeId() == NodeId.sequence ? "list" : "mapping") + " as a mapping key",
+          "perhaps you should use a string key");
+    }
+    Object value = scalar(scalar);
+    if (value == Yaml11Scalars.NULL) {
+      return "null";
+    }
+    if (value instanceof Double d) {
+      return CanonicalYaml.formatDouble(d);
+    }
+    return String.valueOf(value);
+  }
+
+  /** A scalar's value; {@link Yaml11Scalars#NULL} for null. */
+  private Object scalar(ScalarNode node) {
+    Tag tag = node.getTag();
+    String value = node.getValue();
+    if (PLAIN.equals(tag)) {
+      return Yaml11Scalars.resolvePlain(value);
+    }
+    if (Tag.STR.equals(tag) || Tag.TIMESTAMP.equals(tag)) {
+      // yaml.v2 keeps timestamps as their text when decoding into interface{}.
+      return value;
+    }
+    if (Tag.NULL.equals(tag)) {
+      if (Yaml11Scalars.resolvePlain(value) == Yaml11Scalars.NULL) {
+        return Yaml11Scalars.NULL;
+      }
+      throw badTaggedValue(node, "null");
+    }
+    if (Tag.BOOL.equals(tag)) {
+      if (Yaml11Scalars.resolvePlain(value) instanceof Boolean b) {
+        return b;
+      }
+      throw badTaggedValue(node, "boolean");
+    }
+    if (Tag.INT.equals(tag)) {
+      Optional<java.math.BigInteger> integer = Yaml11Scalars.goInteger(value.replace("_", ""));
+      if (integer.isPresent()) {
+        return Yaml11Scalars.narrow(integer.get());
+      }
+      throw badTaggedValue(node, "integer");
+    }
+    if (Tag.FLOAT.equals(tag)) {
+      Object resolved = Yaml11Scalars.resolvePlain(value);
+      if (resolved instanceof Double d) {
+        return d;
+      }
+      if (resolved instanceof Long l) {
+        return l.doubleValue();
+      }
+      if (resolved instanceof java.math.BigInteger b) {
+        return b.doubleValue();
+      }
+      throw badTaggedValue(node, "float");
+    }
+    // !!binary would be raw bytes, which neither JSON nor the Kubernetes API can hold as a field
+    // value; other tags have no meaning for Kubernetes. Refusing keeps the message unambiguous.
+    throw unsupportedTag(node);
+  }
+
+  private InputProblem badTaggedValue(ScalarNode node, String type) {
+    return new InputProblem(displayPath, node.getStartMark().getLine() + 1,
+        "\"" + node.getValue() + "\" is tagged " + node.getTag().getValue() + " but is not a " + type,
+        "perhaps you should remove the tag or fix the value");
+  }
+
+  private static String join(String path, String key) {
+    return path.isEmpty() ? key : path + "." + key;
+  }
+
+  /**
+   * Leaves plain untagged scalars for {@link Yaml11Scalars} (marked {@link #PLAIN}); quoted
+   * untagged scalars are strings; collections get their standard tags.
+   */
+  private static final class PlainMarkingResolver extends Resolver {
+    @Override
+    public Tag resolve(NodeId kind, String value, boolean implicit) {
+      return switch (kind) {
+        case scalar -> implicit ? PLAIN : Tag.STR;
+        case sequence -> Tag.SEQ;
+        default -> Tag.MAP;
+      };
+    }
+  }
+}
