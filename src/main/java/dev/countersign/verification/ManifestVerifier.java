@@ -27,15 +27,9 @@ import java.util.stream.Collectors;
  */
 public final class ManifestVerifier {
 
-  /** Decodes a document's signature annotations; empty when it has no message annotation. */
-  @FunctionalInterface
-  interface Decoder {
-    Optional<SignedContent> decode(ManifestDocument document);
-  }
-
   private final TrustPolicy policy;
   private final AnnotationDomain domain;
-  private final Decoder decoder;
+  private final SignedManifestFormat format;
   private final IgnoreFields ignoreFields;
   private final Optional<KeylessSetVerifier> keyless;
   private final List<PublicKey> keys;
@@ -47,10 +41,7 @@ public final class ManifestVerifier {
    *     keyless identities without a trusted root, or its ignore fields are not valid patterns
    */
   public ManifestVerifier(TrustedRoot trustedRoot, TrustPolicy policy, SignedManifestFormat format) {
-    this(trustedRoot, policy, format.domain(), format::decode);
-  }
-
-  ManifestVerifier(TrustedRoot trustedRoot, TrustPolicy policy, AnnotationDomain formatDomain, Decoder decoder) {
+    AnnotationDomain formatDomain = format.domain();
     if (policy.isUnconstrained()) {
       throw new UsageProblem("refusing to verify without an identity: any signer would be accepted",
           "pass --certificate-identity and --certificate-oidc-issuer (or --key), or --insecure-ignore-identity"
@@ -67,7 +58,7 @@ public final class ManifestVerifier {
     }
     this.policy = policy;
     this.domain = formatDomain;
-    this.decoder = decoder;
+    this.format = format;
     this.ignoreFields = IgnoreFields.withDefaults(policy.extraIgnoreFields());
     this.keyless = wantsKeyless && trustedRoot != null ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
     this.keys = policy.keys();
@@ -88,7 +79,7 @@ public final class ManifestVerifier {
     String description = live.describe();
     Optional<SignedContent> decoded;
     try {
-      decoded = decoder.decode(live);
+      decoded = format.decode(live);
     } catch (IllegalArgumentException e) {
       return reject(file, index, live.line(), description, "the signature annotations cannot be decoded: " + e.getMessage());
     }

@@ -19,7 +19,7 @@ class KeylessSetVerifierTest {
 
   private DocumentVerdict verify(Map<String, String> annotations, IdentityRule rule) {
     TrustPolicy policy = new TrustPolicy(List.of(rule), List.of(), 1, List.of(), D, false);
-    ManifestVerifier verifier = new ManifestVerifier(sigstore.trustedRoot(), policy, D, doc -> FixtureManifests.decode(doc, D));
+    ManifestVerifier verifier = new ManifestVerifier(sigstore.trustedRoot(), policy, FixtureManifests.FORMAT);
     List<DocumentVerdict> verdicts = verifier.verify(FixtureManifests.fromYaml(FakeSigstore.liveYaml(annotations)));
     assertThat(verdicts).hasSize(1);
     return verdicts.get(0);

@@ -48,8 +48,7 @@ class ManifestVerifierTest {
   }
 
   static ManifestVerifier verifier(TrustedRoot root, TrustPolicy policy) {
-    return new ManifestVerifier(root, policy, AnnotationDomain.DEFAULT,
-        doc -> FixtureManifests.decode(doc, AnnotationDomain.DEFAULT));
+    return new ManifestVerifier(root, policy, FixtureManifests.FORMAT);
   }
 
   static DocumentVerdict only(List<DocumentVerdict> verdicts) {
