@@ -1,0 +1,113 @@
+package dev.countersign.keys;
+
+import dev.countersign.support.problems.InputProblem;
+import dev.countersign.support.problems.UsageProblem;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.PublicKey;
+import java.security.spec.X509EncodedKeySpec;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * Public keys as cosign writes them: a PEM {@code PUBLIC KEY} block (DER SubjectPublicKeyInfo),
+ * ECDSA P-256 in practice, RSA accepted too. A file may also hold base64 of such a PEM.
+ */
+public final class PublicKeys {
+
+  private static final long MAX_KEY_FILE_BYTES = 64 * 1024;
+
+  private PublicKeys() {}
+
+  /**
+   * Reads the single public key in {@code file}.
+   *
+   * @throws UsageProblem when the file does not exist (it was named on the command line)
+   * @throws InputProblem when the file holds no usable public key
+   */
+  public static PublicKey read(Path file) {
+    return parse(readKeyFile(file), file);
+  }
+
+  /**
+   * Parses key material that came from {@code source} (a file, or a policy field); the name is
+   * used in error messages only.
+   *
+   * @throws InputProblem when there is not exactly one {@code PUBLIC KEY} block, or it is not an
+   *     EC or RSA key
+   */
+  public static PublicKey parse(byte[] content, Path source) {
+    List<Pem.Block> blocks;
+    try {
+      blocks = Pem.blocks(content);
+    } catch (IllegalArgumentException e) {
+      throw new InputProblem(source, 0, e.getMessage(), "check that the file is a PEM public key such as cosign.pub", e);
+    }
+    List<Pem.Block> keys = blocks.stream().filter(b -> b.type().equals("PUBLIC KEY")).toList();
+    if (keys.isEmpty()) {
+      String found = blocks.isEmpty() ? "no PEM block" : "PEM blocks " + blocks.stream().map(Pem.Block::type).toList();
+      throw new InputProblem(
+          source, 0, "no \"-----BEGIN PUBLIC KEY-----\" block found (" + found + ")",
+          "pass the public key file (cosign.pub), not the private key or a certificate");
+    }
+    if (keys.size() > 1) {
+      throw new InputProblem(source, 0, "holds " + keys.size() + " public keys, expected one",
+          "put each key in its own file and pass --key once per file");
+    }
+    return fromSpki(keys.get(0).der(), source);
+  }
+
+  /** A public key from DER SubjectPublicKeyInfo. */
+  static PublicKey fromSpki(byte[] der, Path source) {
+    for (String algorithm : List.of("EC", "RSA")) {
+      try {
+        return KeyFactory.getInstance(algorithm).generatePublic(new X509EncodedKeySpec(der));
+      } catch (GeneralSecurityException e) {
+        // try the next algorithm; the DER names its own algorithm, so at most one can succeed
+      }
+    }
+    throw new InputProblem(source, 0, "the PUBLIC KEY block is not an ECDSA or RSA key",
+        "generate a key with `countersign keygen` or `cosign generate-key-pair` (ECDSA P-256)");
+  }
+
+  /** The key as a PEM {@code PUBLIC KEY} block, as cosign writes {@code cosign.pub}. */
+  public static String toPem(PublicKey key) {
+    return Pem.encode("PUBLIC KEY", key.getEncoded());
+  }
+
+  /** {@code "sha256:" + hex(sha256(DER SubjectPublicKeyInfo))}: how a keyed signer is named. */
+  public static String fingerprint(PublicKey key) {
+    return "sha256:" + HexFormat.of().formatHex(sha256(key.getEncoded()));
+  }
+
+  static byte[] sha256(byte[] data) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(data);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+
+  static byte[] readKeyFile(Path file) {
+    try {
+      if (Files.isDirectory(file)) {
+        throw new UsageProblem(file + " is a directory, not a key file", "pass the key file itself");
+      }
+      if (Files.size(file) > MAX_KEY_FILE_BYTES) {
+        throw new InputProblem(file, 0, "is too large to be a key file (" + Files.size(file) + " bytes)",
+            "check that you passed the key and not a manifest");
+      }
+      return Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      throw new UsageProblem("key file " + file + " does not exist", "check the path you passed", e);
+    } catch (IOException e) {
+      throw new InputProblem(file, 0, "could not be read: " + e.getMessage(), "check the file's permissions", e);
+    }
+  }
+}

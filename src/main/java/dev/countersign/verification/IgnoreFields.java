@@ -1,0 +1,137 @@
+package dev.countersign.verification;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.countersign.manifest.ManifestDocument;
+import dev.countersign.support.problems.InternalProblem;
+import dev.countersign.support.problems.UsageProblem;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Which differences between a live object and its signed message do not count, with the same
+ * semantics as k8s-manifest-sigstore (and so Kyverno): each pattern {@code p} becomes the regex
+ * {@code p.replace("*", ".*") + ".*"} searched anywhere in the flattened key, '.' matching any
+ * character. The defaults are k8s-manifest-sigstore's and Kyverno's default-config.yaml.
+ */
+final class IgnoreFields {
+
+  /** One {@code ignoreFields} entry: patterns that apply to objects matching any selector. */
+  record Binding(List<ObjectSelector> objects, List<String> fields) {}
+
+  /** {@code {group, version, kind, name, namespace}}; empty or "*" matches anything, "x*" a prefix. */
+  record ObjectSelector(String group, String version, String kind, String name, String namespace) {
+
+    boolean matches(ManifestDocument document) {
+      String apiVersion = document.apiVersion();
+      String version = apiVersion.contains("/") ? apiVersion.substring(apiVersion.indexOf('/') + 1) : apiVersion;
+      return pattern(group, document.group())
+          && pattern(version, version)
+          && pattern(kind, document.kind())
+          && pattern(name, document.name())
+          && pattern(namespace, document.namespace().orElse(""));
+    }
+
+    private static boolean pattern(String pattern, String value) {
+      if (pattern.isEmpty() || pattern.equals("*")) {
+        return true;
+      }
+      if (pattern.endsWith("*")) {
+        return value.startsWith(pattern.substring(0, pattern.length() - 1));
+      }
+      return pattern.equals(value);
+    }
+  }
+
+  private static final List<Binding> DEFAULTS = loadDefaults();
+
+  private final List<Binding> bindings;
+
+  private IgnoreFields(List<Binding> bindings) {
+    this.bindings = List.copyOf(bindings);
+  }
+
+  /**
+   * The defaults plus {@code extraFields} for every kind.
+   *
+   * @throws UsageProblem when an extra field is not a valid pattern
+   */
+  static IgnoreFields withDefaults(List<String> extraFields) {
+    for (String field : extraFields) {
+      if (compile(field).isEmpty()) {
+        throw new UsageProblem("ignore field \"" + field + "\" is not a valid pattern",
+            "use dotted paths with '*' as the only wildcard, e.g. metadata.annotations.argocd.argoproj.io/tracking-id");
+      }
+    }
+    List<Binding> all = new ArrayList<>(DEFAULTS);
+    if (!extraFields.isEmpty()) {
+      all.add(new Binding(List.of(new ObjectSelector("", "", "*", "", "")), List.copyOf(extraFields)));
+    }
+    return new IgnoreFields(all);
+  }
+
+  /** The patterns that apply to {@code live}. */
+  List<String> patternsFor(ManifestDocument live) {
+    List<String> result = new ArrayList<>();
+    for (Binding binding : bindings) {
+      if (binding.objects().stream().anyMatch(o -> o.matches(live))) {
+        result.addAll(binding.fields());
+      }
+    }
+    return result;
+  }
+
+  /** True when {@code key} (dotted, list indices as numbers) is ignored for {@code live}. */
+  boolean ignores(ManifestDocument live, String key) {
+    return patternsFor(live).stream().anyMatch(p -> matches(p, key));
+  }
+
+  /** Go's {@code patternMatchString(p + "*", key)}: unanchored regex search. */
+  static boolean matches(String pattern, String key) {
+    return compile(pattern).map(p -> p.matcher(key).find()).orElse(false);
+  }
+
+  private static Optional<Pattern> compile(String pattern) {
+    try {
+      return Optional.of(Pattern.compile(pattern.replace("*", ".*") + ".*"));
+    } catch (PatternSyntaxException e) {
+      // Go's regexp.MatchString returns an error, which the caller treats as "no match".
+      return Optional.empty();
+    }
+  }
+
+  private static List<Binding> loadDefaults() {
+    List<Binding> all = new ArrayList<>();
+    all.addAll(load("k8s-manifest-sigstore-default-config.yaml"));
+    all.addAll(load("kyverno-default-config.yaml"));
+    return List.copyOf(all);
+  }
+
+  private static List<Binding> load(String resource) {
+    ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+    try (InputStream in = IgnoreFields.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new InternalProblem("the built-in ignore-field defaults " + resource + " are missing from the jar");
+      }
+      List<Binding> bindings = new ArrayList<>();
+      for (JsonNode entry : yaml.readTree(in).path("ignoreFields")) {
+        List<String> fields = new ArrayList<>();
+        entry.path("fields").forEach(f -> fields.add(f.asText()));
+        List<ObjectSelector> objects = new ArrayList<>();
+        entry.path("objects").forEach(o -> objects.add(new ObjectSelector(
+            o.path("group").asText(""), o.path("version").asText(""), o.path("kind").asText(""),
+            o.path("name").asText(""), o.path("namespace").asText(""))));
+        bindings.add(new Binding(List.copyOf(objects), List.copyOf(fields)));
+      }
+      return bindings;
+    } catch (IOException e) {
+      throw new InternalProblem("the built-in ignore-field defaults " + resource + " cannot be read", null, e);
+    }
+  }
+}

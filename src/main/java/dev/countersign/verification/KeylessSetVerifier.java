@@ -1,0 +1,246 @@
+package dev.countersign.verification;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.manifest.RekorBundle;
+import dev.countersign.manifest.SignatureSetAnnotations;
+import java.io.IOException;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.cert.CertPath;
+import java.security.cert.CertPathValidator;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.PKIXParameters;
+import java.security.cert.TrustAnchor;
+import java.security.cert.X509Certificate;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Date;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The strict keyless check of one signature set (spec §8.5 step 6): the bundle's SET by a
+ * trusted transparency log, the log entry binding this message, signature and certificate, the
+ * signature itself, the Fulcio chain at log time, and the signer identity. Stateless apart from
+ * the trusted root; thread-safe.
+ */
+final class KeylessSetVerifier {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String CODE_SIGNING_EKU = "1.3.6.1.5.5.7.3.3";
+
+  private final TrustedRoot trustedRoot;
+
+  KeylessSetVerifier(TrustedRoot trustedRoot) {
+    this.trustedRoot = trustedRoot;
+  }
+
+  /**
+   * @param identities the allowed signers; ignored when {@code anyIdentity}
+   */
+  SetOutcome verify(byte[] message, SignatureSetAnnotations set, List<IdentityRule> identities, boolean anyIdentity) {
+    int index = set.index();
+    if (set.certificatePem().isEmpty()) {
+      return SetOutcome.rejected(index, "has no certificate, so it is not a keyless signature (pass --key to verify keyed signatures)");
+    }
+    if (set.bundle().isEmpty()) {
+      return SetOutcome.rejected(index,
+          "has a certificate but no bundle, so there is no transparency-log proof to verify it offline");
+    }
+    RekorBundle bundle = set.bundle().get();
+    Instant integratedTime = Instant.ofEpochSecond(bundle.integratedTime());
+
+    X509Certificate leaf;
+    try {
+      leaf = FulcioCertificate.parseSinglePem(set.certificatePem().get(), "the certificate annotation");
+    } catch (IllegalArgumentException e) {
+      return SetOutcome.rejected(index, e.getMessage());
+    }
+
+    // (a) the SET, by a log the trusted root names, valid when the entry was integrated
+    Optional<TrustedRoot.TransparencyLogKey> log = trustedRoot.log(bundle.logId());
+    if (log.isEmpty()) {
+      return SetOutcome.rejected(index,
+          "bundle logID " + bundle.logId() + " is not a transparency log in the trusted root");
+    }
+    if (!log.get().validAt(integratedTime)) {
+      return SetOutcome.rejected(index, "the transparency log key " + bundle.logId()
+          + " was not valid at the entry's integratedTime " + integratedTime);
+    }
+    byte[] set64;
+    try {
+      set64 = Base64.getDecoder().decode(bundle.signedEntryTimestamp());
+    } catch (IllegalArgumentException e) {
+      return SetOutcome.rejected(index, "the bundle's SignedEntryTimestamp is not base64");
+    }
+    if (!signatureVerifies(log.get().key(), SetCanonicalJson.of(bundle), set64)) {
+      return SetOutcome.rejected(index,
+          "the bundle's signed entry timestamp does not verify with transparency log " + bundle.logId());
+    }
+
+    // (b) the logged entry binds this message, this signature string and this certificate
+    Optional<String> bodyProblem = checkBody(bundle.body(), message, set.signatureBase64(), leaf);
+    if (bodyProblem.isPresent()) {
+      return SetOutcome.rejected(index, bodyProblem.get());
+    }
+
+    // (c) the signature itself; Kyverno trusts Rekor for this, we do not
+    if (!signatureVerifies(leaf.getPublicKey(), message, set.signature())) {
+      return SetOutcome.rejected(index, "the signature does not verify with the certificate's key over the signed message");
+    }
+
+    // (d) issued by a trusted Fulcio CA, and valid, at the time the log saw it
+    if (integratedTime.isBefore(leaf.getNotBefore().toInstant()) || integratedTime.isAfter(leaf.getNotAfter().toInstant())) {
+      return SetOutcome.rejected(index, "the certificate was not valid at the entry's integratedTime " + integratedTime
+          + " (valid " + leaf.getNotBefore().toInstant() + " to " + leaf.getNotAfter().toInstant() + ")");
+    }
+    Optional<String> chainProblem = checkChain(leaf, integratedTime);
+    if (chainProblem.isPresent()) {
+      return SetOutcome.rejected(index, chainProblem.get());
+    }
+    try {
+      List<String> eku = leaf.getExtendedKeyUsage();
+      if (eku == null || !eku.contains(CODE_SIGNING_EKU)) {
+        return SetOutcome.rejected(index, "the certificate is not for code signing (no codeSigning extended key usage)");
+      }
+    } catch (java.security.cert.CertificateParsingException e) {
+      return SetOutcome.rejected(index, "the certificate's extended key usage cannot be parsed");
+    }
+
+    // (e) one identity, and the issuer that vouched for it
+    String san;
+    try {
+      san = FulcioCertificate.singleSubjectAlternativeName(leaf);
+    } catch (IllegalArgumentException e) {
+      return SetOutcome.rejected(index, "the certificate is rejected: " + e.getMessage());
+    }
+    Optional<String> issuer = FulcioCertificate.issuer(leaf);
+    if (issuer.isEmpty()) {
+      return SetOutcome.rejected(index, "certificate SAN " + san + " has no OIDC issuer extension (1.3.6.1.4.1.57264.1.8 or .1.1)");
+    }
+
+    // (f) the identity is one we allow
+    if (!anyIdentity && identities.stream().noneMatch(rule -> rule.matches(san, issuer.get()))) {
+      return SetOutcome.rejected(index, "certificate SAN " + san + " (issuer " + issuer.get()
+          + ") does not match the allowed identities " + identities);
+    }
+    return SetOutcome.verified(index, san);
+  }
+
+  private static Optional<String> checkBody(String body64, byte[] message, String signatureBase64, X509Certificate leaf) {
+    JsonNode body;
+    try {
+      body = JSON.readTree(Base64.getDecoder().decode(body64));
+    } catch (IllegalArgumentException | IOException e) {
+      return Optional.of("the bundle's log entry body is not base64 JSON");
+    }
+    String kind = body.path("kind").asText();
+    String apiVersion = body.path("apiVersion").asText();
+    if (!(kind.equals("hashedrekord") || kind.equals("rekord")) || !apiVersion.equals("0.0.1")) {
+      return Optional.of("the log entry is of kind " + kind + " " + apiVersion + ", expected hashedrekord or rekord 0.0.1");
+    }
+    JsonNode spec = body.path("spec");
+    JsonNode data = spec.path("data");
+    JsonNode hash = data.path("hash");
+    String expectedHash = HexFormat.of().formatHex(sha256(message));
+    if (hash.isObject()) {
+      if (!hash.path("algorithm").asText().equals("sha256")) {
+        return Optional.of("the log entry hashes with " + hash.path("algorithm").asText() + ", expected sha256");
+      }
+      if (!hash.path("value").asText().equalsIgnoreCase(expectedHash)) {
+        return Optional.of("the log entry is for a different message (sha256 " + hash.path("value").asText()
+            + ", the signed message has " + expectedHash + ")");
+      }
+    } else if (kind.equals("rekord") && data.path("content").isTextual()) {
+      byte[] content;
+      try {
+        content = Base64.getDecoder().decode(data.path("content").asText());
+      } catch (IllegalArgumentException e) {
+        return Optional.of("the log entry's data content is not base64");
+      }
+      if (!Arrays.equals(content, message)) {
+        return Optional.of("the log entry is for a different message");
+      }
+    } else {
+      return Optional.of("the log entry has no data hash");
+    }
+    JsonNode signature = spec.path("signature");
+    if (!signature.path("content").asText().equals(signatureBase64)) {
+      return Optional.of("the log entry holds a different signature than the signature annotation");
+    }
+    if (kind.equals("rekord") && !signature.path("format").asText("x509").equals("x509")) {
+      return Optional.of("the log entry's signature format is " + signature.path("format").asText() + ", expected x509");
+    }
+    X509Certificate logged;
+    try {
+      byte[] pem = Base64.getDecoder().decode(signature.path("publicKey").path("content").asText());
+      logged = FulcioCertificate.parseSinglePem(pem, "the log entry's public key");
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage().startsWith("the log entry") ? e.getMessage() : "the log entry's public key is not base64");
+    }
+    try {
+      if (!Arrays.equals(logged.getEncoded(), leaf.getEncoded())) {
+        return Optional.of("the log entry holds a different certificate than the certificate annotation");
+      }
+    } catch (java.security.cert.CertificateEncodingException e) {
+      return Optional.of("the certificate cannot be re-encoded");
+    }
+    return Optional.empty();
+  }
+
+  private Optional<String> checkChain(X509Certificate leaf, Instant at) {
+    List<String> failures = new ArrayList<>();
+    for (TrustedRoot.CertificateAuthority ca : trustedRoot.certificateAuthorities()) {
+      if (!ca.validAt(at)) {
+        continue;
+      }
+      try {
+        List<X509Certificate> path = new ArrayList<>();
+        path.add(leaf);
+        path.addAll(ca.chain().subList(0, ca.chain().size() - 1));
+        CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);
+        PKIXParameters params = new PKIXParameters(Set.of(new TrustAnchor(ca.root(), null)));
+        params.setRevocationEnabled(false);
+        params.setDate(Date.from(at));
+        CertPathValidator.getInstance("PKIX").validate(certPath, params);
+        return Optional.empty();
+      } catch (CertPathValidatorException e) {
+        failures.add(ca.uri() + ": " + e.getMessage());
+      } catch (GeneralSecurityException e) {
+        failures.add(ca.uri() + ": " + e.getMessage());
+      }
+    }
+    return Optional.of("the certificate (issuer " + leaf.getIssuerX500Principal().getName()
+        + ") does not chain to a certificate authority of the trusted root valid at " + at
+        + (failures.isEmpty() ? " (none was valid then)" : " " + failures));
+  }
+
+  static boolean signatureVerifies(PublicKey key, byte[] data, byte[] signature) {
+    String algorithm = key.getAlgorithm().equals("RSA") ? "SHA256withRSA" : "SHA256withECDSA";
+    try {
+      Signature verifier = Signature.getInstance(algorithm);
+      verifier.initVerify(key);
+      verifier.update(data);
+      return verifier.verify(signature);
+    } catch (GeneralSecurityException | RuntimeException e) {
+      // malformed DER or a key of another type: not a valid signature
+      return false;
+    }
+  }
+
+  static byte[] sha256(byte[] data) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(data);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+}

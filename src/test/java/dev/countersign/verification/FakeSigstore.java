@@ -1,0 +1,175 @@
+package dev.countersign.verification;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.countersign.manifest.AnnotationDomain;
+import dev.countersign.manifest.RekorBundle;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.MessageDigest;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.cert.X509Certificate;
+import java.security.spec.ECGenParameterSpec;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Date;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.bouncycastle.asn1.DERUTF8String;
+import org.bouncycastle.asn1.ASN1ObjectIdentifier;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/**
+ * A tiny in-memory Sigstore for negative tests: a transparency log key, a Fulcio-like CA, leaf
+ * certificates shaped like Fulcio's, and keyless annotations whose SET really verifies.
+ */
+final class FakeSigstore {
+
+  static final String ISSUER = "https://token.actions.githubusercontent.com";
+  static final String SUBJECT = "https://github.com/acme/app/.github/workflows/sign.yml@refs/heads/main";
+  static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+  /** The signed message: the 91-byte reference message of spec §3.1. */
+  static final byte[] MESSAGE =
+      "apiVersion: v1\ndata:\n  key1: val1\n  key4: val4\nkind: ConfigMap\nmetadata:\n  name: sample-cm\n"
+          .getBytes(StandardCharsets.UTF_8);
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  final KeyPair logKey = ec();
+  final KeyPair caKey = ec();
+  final X509Certificate caCert = certificate(caKey.getPublic(), caKey.getPrivate(), "CN=fake-fulcio-root,O=test",
+      new X500Name("CN=fake-fulcio-root,O=test"), null, null, T0.minusSeconds(86400), T0.plusSeconds(365 * 86400L), true);
+
+  TrustedRoot trustedRoot() {
+    return new TrustedRoot(
+        List.of(TrustedRoot.TransparencyLogKey.of(logKey.getPublic(), "http://127.0.0.1", T0.minusSeconds(86400), Optional.empty())),
+        List.of(new TrustedRoot.CertificateAuthority("https://fake-fulcio", List.of(caCert), T0.minusSeconds(86400), Optional.empty())));
+  }
+
+  /** One keyless signature set (index 0) over {@link #MESSAGE}, shaped by {@code spec}. */
+  Map<String, String> keyless(Spec spec) {
+    KeyPair ephemeral = ec();
+    PrivateKey issuerKey = spec.selfSigned ? ephemeral.getPrivate() : caKey.getPrivate();
+    // A forged leaf claims the CA's exact name; only the signature on it can tell.
+    X500Name issuerName = X500Name.getInstance(caCert.getSubjectX500Principal().getEncoded());
+    X509Certificate leaf = certificate(ephemeral.getPublic(), issuerKey, "", issuerName, spec.sans, spec.oidcIssuer,
+        spec.notBefore, spec.notBefore.plusSeconds(600), false);
+    try {
+      String signature = Base64.getEncoder().encodeToString(sign(ephemeral.getPrivate(), MESSAGE));
+      String certPem = pem(leaf);
+      ObjectNode body = JSON.createObjectNode();
+      body.put("apiVersion", "0.0.1");
+      body.put("kind", "hashedrekord");
+      ObjectNode bodySpec = body.putObject("spec");
+      ObjectNode hash = bodySpec.putObject("data").putObject("hash");
+      hash.put("algorithm", "sha256");
+      hash.put("value", HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(MESSAGE)));
+      ObjectNode sig = bodySpec.putObject("signature");
+      sig.put("content", signature);
+      sig.putObject("publicKey").put("content",
+          Base64.getEncoder().encodeToString(certPem.getBytes(StandardCharsets.US_ASCII)));
+      KeyPair log = spec.logKey == null ? logKey : spec.logKey;
+      RekorBundle unsigned = new RekorBundle("x",
+          Base64.getEncoder().encodeToString(JSON.writeValueAsBytes(body)),
+          spec.integratedTime.getEpochSecond(), 42, TrustedRoot.logIdOf(log.getPublic()));
+      String set = Base64.getEncoder().encodeToString(sign(log.getPrivate(), SetCanonicalJson.of(unsigned)));
+      RekorBundle bundle = new RekorBundle(set, unsigned.body(), unsigned.integratedTime(), unsigned.logIndex(), unsigned.logId());
+      AnnotationDomain d = AnnotationDomain.DEFAULT;
+      Map<String, String> annotations = new LinkedHashMap<>();
+      annotations.put(d.message(), b64gz(MESSAGE));
+      annotations.put(d.signature(0), signature);
+      annotations.put(d.certificate(0), b64gz(certPem.getBytes(StandardCharsets.US_ASCII)));
+      annotations.put(d.bundle(0), b64gz(bundle.toJson().getBytes(StandardCharsets.UTF_8)));
+      return annotations;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The ConfigMap of {@link #MESSAGE} carrying {@code annotations}, as YAML. */
+  static String liveYaml(Map<String, String> annotations) {
+    StringBuilder a = new StringBuilder("metadata:\n  annotations:\n");
+    annotations.forEach((k, v) -> a.append("    ").append(k).append(": ").append(v).append('\n'));
+    return new String(MESSAGE, StandardCharsets.UTF_8).replace("metadata:\n", a.toString());
+  }
+
+  /** What to forge. Defaults: a well-formed Fulcio-like set. */
+  static final class Spec {
+    GeneralName[] sans = {new GeneralName(GeneralName.uniformResourceIdentifier, SUBJECT)};
+    String oidcIssuer = ISSUER;
+    boolean selfSigned;
+    KeyPair logKey;
+    Instant notBefore = T0;
+    Instant integratedTime = T0.plusSeconds(1);
+  }
+
+  static String b64gz(byte[] data) {
+    return Base64.getEncoder().encodeToString(FixtureManifests.gzip(data));
+  }
+
+  static KeyPair ec() {
+    try {
+      KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
+      g.initialize(new ECGenParameterSpec("secp256r1"));
+      return g.generateKeyPair();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static byte[] sign(PrivateKey key, byte[] data) throws Exception {
+    Signature s = Signature.getInstance("SHA256withECDSA");
+    s.initSign(key);
+    s.update(data);
+    return s.sign();
+  }
+
+  static String pem(X509Certificate cert) throws Exception {
+    return "-----BEGIN CERTIFICATE-----\n"
+        + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(cert.getEncoded())
+        + "\n-----END CERTIFICATE-----\n";
+  }
+
+  static X509Certificate certificate(PublicKey subjectKey, PrivateKey issuerKey, String subject, X500Name issuer,
+      GeneralName[] sans, String oidcIssuer, Instant notBefore, Instant notAfter, boolean ca) {
+    try {
+      JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(issuer,
+          BigInteger.valueOf(System.nanoTime()), Date.from(notBefore), Date.from(notAfter), new X500Name(subject), subjectKey);
+      if (ca) {
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
+        b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+      } else {
+        b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
+        b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_codeSigning));
+        b.addExtension(Extension.subjectAlternativeName, true, new GeneralNames(sans));
+        if (oidcIssuer != null) {
+          b.addExtension(new ASN1ObjectIdentifier("1.3.6.1.4.1.57264.1.1"), false,
+              oidcIssuer.getBytes(StandardCharsets.UTF_8));
+          b.addExtension(new ASN1ObjectIdentifier("1.3.6.1.4.1.57264.1.8"), false, new DERUTF8String(oidcIssuer));
+        }
+      }
+      return new JcaX509CertificateConverter().getCertificate(
+          b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey)));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
