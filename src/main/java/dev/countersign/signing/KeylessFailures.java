@@ -77,13 +77,7 @@ final class KeylessFailures {
     }
     if (what.startsWith("Failed to put entry in rekor")) {
       return new RemoteProblem(
-          "Rekor did not accept the log entry"
-              + httpStatus(failure).map(status -> " (HTTP " + status + ")").orElse("")
-              + STEP
-              + ": "
-              + describe(cause),
-          RETRY_HINT,
-          failure);
+          "Rekor did not accept the log entry" + STEP + ": " + describe(cause), RETRY_HINT, failure);
     }
     if (what.contains("rekor") || what.contains("log entry")) {
       return new RemoteProblem(
@@ -115,10 +109,17 @@ final class KeylessFailures {
                   + " this Fulcio trusts, or sign with --key",
           failure);
     }
+    if (find(failure, javax.net.ssl.SSLException.class).isPresent()
+        || find(failure, java.security.cert.CertificateException.class).isPresent()
+        || description.contains("PKIX")) {
+      return new RemoteProblem(
+          "Could not open a TLS connection to Fulcio (" + description + ")" + STEP,
+          ", perhaps you should check the Fulcio URL in --signing-config, or add the CA of its"
+              + " TLS certificate to the Java trust store (javax.net.ssl.trustStore)",
+          failure);
+    }
     return new RemoteProblem(
-        "Fulcio failed to issue a signing certificate (" + description + ")" + STEP,
-        RETRY_HINT + "; if it says PKIX or certificate, the Fulcio TLS certificate is not trusted",
-        failure);
+        "Fulcio failed to issue a signing certificate (" + description + ")" + STEP, RETRY_HINT, failure);
   }
 
   private static CountersignException oidc(
@@ -130,12 +131,19 @@ final class KeylessFailures {
           ", perhaps you should pass the raw token (three base64url parts separated by dots)",
           failure);
     }
-    return new RemoteProblem(
+    String what =
         "The GitHub Actions OIDC token endpoint did not return a token"
-            + httpStatus(oidc).map(status -> " (HTTP " + status + ")").orElse("")
             + STEP
             + ": "
-            + describe(oidc.getCause() == null ? oidc : oidc.getCause()),
+            + describe(oidc.getCause() == null ? oidc : oidc.getCause());
+    Optional<Integer> status = httpStatus(oidc);
+    if (status.isPresent() && (status.get() == 401 || status.get() == 403)) {
+      // The runner refused ACTIONS_ID_TOKEN_REQUEST_TOKEN: a job configuration matter.
+      return new EnvironmentProblem(
+          what, ", perhaps you should add `permissions: id-token: write` to the job", failure);
+    }
+    return new RemoteProblem(
+        what,
         RETRY_HINT + "; if it persists, check that the job has `permissions: id-token: write`",
         failure);
   }
