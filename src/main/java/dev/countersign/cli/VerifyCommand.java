@@ -12,6 +12,7 @@ import dev.countersign.verification.IdentityRule;
 import dev.countersign.verification.ManifestVerifier;
 import dev.countersign.verification.TrustPolicy;
 import dev.countersign.verification.TrustedRoot;
+import dev.countersign.verification.VerificationRun;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
