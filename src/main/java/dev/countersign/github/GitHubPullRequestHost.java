@@ -109,7 +109,7 @@ public final class GitHubPullRequestHost implements PullRequestHost {
   @Override
   public Optional<PullRequest> findOpen(String headBranch, String baseBranch) {
     String operation = "looking for an open pull request from " + headBranch + " into " + baseBranch;
-    return call(operation, () -> findOpenOnGitHub(headBranch, baseBranch))
+    return call(operation, () -> findOpenOnGitHub(headBranch, baseBranch, operation))
         .map(pr -> call(operation, () -> toPullRequest(pr, labelNames(pr.getLabels()))));
   }
 
@@ -128,7 +128,7 @@ public final class GitHubPullRequestHost implements PullRequestHost {
       }
       // A previous run opened it: bring that one up to date instead (create-or-update).
       GHPullRequest existing =
-          call(operation, () -> findOpenOnGitHub(draft.head(), draft.base()))
+          call(operation, () -> findOpenOnGitHub(draft.head(), draft.base(), operation))
               .orElseThrow(
                   () ->
                       new RemoteProblem(
@@ -190,10 +190,11 @@ public final class GitHubPullRequestHost implements PullRequestHost {
     }
   }
 
-  private Optional<GHPullRequest> findOpenOnGitHub(String head, String base) throws IOException {
+  private Optional<GHPullRequest> findOpenOnGitHub(String head, String base, String operation)
+      throws IOException {
     // head() prefixes "owner:"; without the owner GitHub ignores the filter and lists every PR.
     List<GHPullRequest> open =
-        repository("listing pull requests")
+        repository(operation)
             .queryPullRequests()
             .state(GHIssueState.OPEN)
             .head(head)
@@ -372,7 +373,7 @@ public final class GitHubPullRequestHost implements PullRequestHost {
     } else if (e instanceof FileNotFoundException) {
       status = 404;
     }
-    String detail = apiMessage(e.getMessage());
+    String detail = status > 0 ? apiMessage(e.getMessage()) : connectionCause(e);
     if (status == 401) {
       return new EnvironmentProblem(
           "GitHub rejected the token (HTTP 401: " + detail + ") while " + operation,
@@ -398,6 +399,20 @@ public final class GitHubPullRequestHost implements PullRequestHost {
         "Could not reach GitHub at " + apiUrl + " (" + detail + ") while " + operation,
         "perhaps you should retry, or check GITHUB_API_URL and the runner's network",
         failure);
+  }
+
+  /**
+   * Connection failures reach us as HttpException(-1) wrapping what really happened
+   * ({@code ConnectException}, {@code UnknownHostException}, a TLS error); name the first cause
+   * that is not hub4j's wrapper. Deeper causes are JDK internals nobody can act on.
+   */
+  private static String connectionCause(Throwable e) {
+    Throwable cause = e;
+    while ((cause instanceof HttpException || cause instanceof GHException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    String message = cause.getMessage();
+    return cause.getClass().getSimpleName() + (message == null ? "" : ": " + message);
   }
 
   /** GitHub's own words from an error body: {@code message} plus each {@code errors[].message}. */

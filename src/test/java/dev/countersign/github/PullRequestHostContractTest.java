@@ -178,6 +178,10 @@ class PullRequestHostContractTest {
                 .containsExactlyInAnyOrderElementsOf(gh.recordedCreateKeys()));
         assertThat(created.url()).isEqualTo("https://github.com/" + FakeGitHub.REPOSITORY + "/pull/" + created.number());
       });
+      if (h instanceof InMemoryHarness mem) {
+        assertThat(mem.host.opened()).containsExactly(PROMOTION);
+        assertThat(mem.host.updated()).isEmpty();
+      }
     }
   }
 
