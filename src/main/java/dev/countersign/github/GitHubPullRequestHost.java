@@ -97,7 +97,10 @@ public final class GitHubPullRequestHost implements PullRequestHost {
     this.token = token.strip();
   }
 
-  /** Endpoint from {@code GITHUB_API_URL} (default {@value #DEFAULT_API_URL}), repository from {@code GITHUB_REPOSITORY}. */
+  /**
+   * Endpoint from {@code GITHUB_API_URL} (default {@value #DEFAULT_API_URL}), repository from
+   * {@code GITHUB_REPOSITORY}; both are set in every GitHub Actions job, GHES included.
+   */
   public static GitHubPullRequestHost fromEnvironment(Env env, String token, Sleeper sleeper) {
     return new GitHubPullRequestHost(
         env.getOrDefault("GITHUB_API_URL", DEFAULT_API_URL),
@@ -118,6 +121,8 @@ public final class GitHubPullRequestHost implements PullRequestHost {
     String operation = "opening a pull request from " + draft.head() + " into " + draft.base();
     GHPullRequest created;
     try {
+      // maintainer_can_modify=false: it only means something for pull requests from forks, and
+      // asking for it without the right to grant it is itself a 422.
       created =
           repository(operation)
               .createPullRequest(

@@ -18,7 +18,9 @@ public interface PullRequestHost {
   /**
    * Opens a pull request for {@code draft}, then applies its labels and reviewers. When one is
    * already open for the same head and base, updates that one instead (title, body, labels,
-   * reviewers) and returns it; the caller cannot tell the two apart except by the number.
+   * reviewers) and returns it; the caller cannot tell the two apart except by the number. When
+   * labels or reviewers cannot be applied the pull request stays open and the call fails; running
+   * again finds it and finishes the job.
    */
   PullRequest create(PullRequestDraft draft);
 

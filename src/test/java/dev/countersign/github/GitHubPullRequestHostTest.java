@@ -90,6 +90,7 @@ class GitHubPullRequestHostTest {
                   + " from promote/signed into main");
           assertThat(p.hint()).get().asString().startsWith("perhaps you should check the token");
           assertThat(p.exitCode()).isEqualTo(ExitCode.ENVIRONMENT);
+          assertThat(p.getMessage() + p.hint().orElse("")).doesNotContain("ghs_expired");
         });
   }
 
