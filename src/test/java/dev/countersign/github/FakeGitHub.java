@@ -59,6 +59,7 @@ public final class FakeGitHub implements AutoCloseable {
   private final Map<Integer, Pull> pulls = new TreeMap<>();
   private final Set<String> branches = new TreeSet<>();
   private final Deque<Fault> faults = new ArrayDeque<>();
+  private final List<String> unrouted = new ArrayList<>();
   private final String base;
   private final ObjectNode pullTemplate;
   private final Set<String> listedKeys;
@@ -303,7 +304,13 @@ public final class FakeGitHub implements AutoCloseable {
       ref.put("url", base + REPO + "/git/refs/heads/" + branch);
       return answer(200, ref.toString());
     }
+    unrouted.add(method + " " + url);
     return notFound();
+  }
+
+  /** Requests this fake does not model (answered 404): a sign the adapter calls something new. */
+  public synchronized List<String> unrouted() {
+    return List.copyOf(unrouted);
   }
 
   private ObjectNode render(Pull p) {
