@@ -1,0 +1,115 @@
+package dev.countersign.promotion;
+
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeMap;
+
+/**
+ * Renders the body of a promotion pull request: a hidden marker, a table of the promoted files
+ * with their signature facts, and the command that checks them locally.
+ *
+ * <p>The output depends only on its arguments (no clock, no locale, {@code \n} line ends), so a
+ * re-run over the same plan produces the same bytes and the update it makes is a no-op.
+ */
+public final class PromotionBody {
+
+  /**
+   * Hidden HTML comment at the top of every body we write; how later runs (and people) recognise
+   * a promotion pull request regardless of its title.
+   */
+  public static final String MARKER = "<!-- countersign:promotion -->";
+
+  /** Issuer of the certificates GitHub Actions workflows sign with. */
+  public static final String GITHUB_ACTIONS_ISSUER = "https://token.actions.githubusercontent.com";
+
+  private PromotionBody() {}
+
+  /** True when {@code body} was written by {@link #render}. */
+  public static boolean isPromotionBody(String body) {
+    return body != null && body.startsWith(MARKER);
+  }
+
+  /**
+   * @param plan the files to list
+   * @param verifyDirectory repository-relative directory the verify command should check
+   *     ({@code deploy/signed})
+   */
+  public static String render(PromotionPlan plan, String verifyDirectory) {
+    StringBuilder out = new StringBuilder();
+    out.append(MARKER).append('\n');
+    if (plan.isEmpty()) {
+      return out.append("Nothing to promote: no signed manifest differs from the base branch.\n")
+          .toString();
+    }
+    out.append("This pull request promotes signed manifests (")
+        .append(summary(plan))
+        .append(").\n\n");
+    out.append("| File | Change | Message digest | Signer | Rekor log index |\n");
+    out.append("| --- | --- | --- | --- | --- |\n");
+    for (FileChange change : plan.changes()) {
+      out.append("| ")
+          .append(code(change.path()))
+          .append(" | ")
+          .append(change.change().word())
+          .append(" | ")
+          .append(change.messageDigest().map(PromotionBody::code).orElse("-"))
+          .append(" | ")
+          .append(change.signer().map(PromotionBody::code).orElse("-"))
+          .append(" | ")
+          .append(
+              change.rekorLogIndex().isPresent()
+                  ? Long.toString(change.rekorLogIndex().getAsLong())
+                  : "-")
+          .append(" |\n");
+    }
+    SortedSet<String> signers = plan.signers();
+    if (!signers.isEmpty()) {
+      out.append('\n');
+      out.append(
+          signers.size() == 1
+              ? "To verify the signatures locally before merging:\n"
+              : "The files were signed by different identities; verify each with:\n");
+      out.append("\n```sh\n");
+      for (String signer : signers) {
+        out.append("countersign verify ")
+            .append(shellQuote(verifyDirectory))
+            .append(" --certificate-identity ")
+            .append(shellQuote(signer))
+            .append(" --certificate-oidc-issuer ")
+            .append(GITHUB_ACTIONS_ISSUER)
+            .append('\n');
+      }
+      out.append("```\n");
+    }
+    return out.toString();
+  }
+
+  private static String summary(PromotionPlan plan) {
+    Map<FileChange.Change, Integer> counts = new TreeMap<>();
+    plan.changes().forEach(c -> counts.merge(c.change(), 1, Integer::sum));
+    StringBuilder text = new StringBuilder();
+    counts.forEach(
+        (change, count) ->
+            text.append(text.length() == 0 ? "" : ", ").append(count).append(' ').append(change.word()));
+    return text.toString();
+  }
+
+  /**
+   * A Markdown code span that survives a table cell: {@code |} would end the cell even inside
+   * backticks, so it is escaped; a value holding backticks gets a longer fence.
+   */
+  private static String code(String value) {
+    String cell = value.replace("\r", " ").replace("\n", " ").replace("|", "\\|");
+    String fence = cell.contains("`") ? "`` " : "`";
+    String close = cell.contains("`") ? " ``" : "`";
+    return fence + cell + close;
+  }
+
+  /** POSIX single quotes: nothing inside is interpreted, a quote is closed, escaped, reopened. */
+  private static String shellQuote(String value) {
+    if (value.matches("[A-Za-z0-9_./:@=-]+")) {
+      return value;
+    }
+    return "'" + value.replace("'", "'\\''") + "'";
+  }
+}

@@ -1,0 +1,213 @@
+package dev.countersign.github;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlMatching;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.countersign.promotion.PullRequestDraft;
+import dev.countersign.support.Env;
+import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.RemoteProblem;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.kohsuke.github.HttpException;
+
+/** What only the GitHub adapter has: laziness, the token, and how GitHub's failures are reported. */
+class GitHubPullRequestHostTest {
+
+  private static final String TOKEN = "ghs_adapterTestToken";
+  private static final String PERMISSIONS_HINT =
+      "perhaps you should give the job \"permissions: pull-requests: write\" (and \"contents:"
+          + " write\" to push the branch), or pass a token that has them (see docs/github-token.md)";
+  private static final PullRequestDraft PROMOTION =
+      PullRequestDraft.of("Promote signed manifests", "body", "promote/signed", "main");
+
+  private final FakeGitHub github = FakeGitHub.start(TOKEN);
+  private final List<Duration> sleeps = new ArrayList<>();
+
+  @AfterEach
+  void stop() {
+    github.close();
+  }
+
+  private GitHubPullRequestHost host(String token) {
+    return new GitHubPullRequestHost(github.baseUrl(), FakeGitHub.REPOSITORY, token, sleeps::add);
+  }
+
+  @Test
+  void constructor_sendsNoRequest() {
+    host(TOKEN);
+    new GitHubPullRequestHost("http://127.0.0.1:9", "o/r", TOKEN, sleeps::add);
+
+    assertThat(github.server().getAllServeEvents()).isEmpty();
+  }
+
+  @Test
+  void fromEnvironment_usesGitHubApiUrlAndRepository() {
+    Env env =
+        Env.of(Map.of("GITHUB_API_URL", github.baseUrl(), "GITHUB_REPOSITORY", FakeGitHub.REPOSITORY));
+    GitHubPullRequestHost host = GitHubPullRequestHost.fromEnvironment(env, TOKEN, sleeps::add);
+
+    assertThat(host.create(PROMOTION).number()).isEqualTo(273);
+    assertThat(github.hosted(273)).isPresent();
+  }
+
+  @Test
+  void constructor_withoutToken_isEnvironmentProblem() {
+    assertThatThrownBy(() -> host(" "))
+        .isInstanceOfSatisfying(EnvironmentProblem.class, p -> {
+          assertThat(p.getMessage())
+              .isEqualTo("No GitHub token while preparing to open the promotion pull request for "
+                  + FakeGitHub.REPOSITORY);
+          assertThat(p.hint()).contains(
+              "perhaps you should pass \"token: ${{ github.token }}\" or a GitHub App token to the step");
+        });
+  }
+
+  @Test
+  void fromEnvironment_withoutRepository_isEnvironmentProblem() {
+    assertThatThrownBy(() -> GitHubPullRequestHost.fromEnvironment(Env.empty(), TOKEN, sleeps::add))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessage("No repository in owner/name form (got \"null\") while preparing to open the"
+            + " promotion pull request");
+  }
+
+  @Test
+  void create_withRejectedToken_isEnvironmentProblemNaming401() {
+    assertThatThrownBy(() -> host("ghs_expired").create(PROMOTION))
+        .isInstanceOfSatisfying(EnvironmentProblem.class, p -> {
+          assertThat(p.getMessage()).isEqualTo(
+              "GitHub rejected the token (HTTP 401: Bad credentials) while opening a pull request"
+                  + " from promote/signed into main");
+          assertThat(p.hint()).get().asString().startsWith("perhaps you should check the token");
+          assertThat(p.exitCode()).isEqualTo(ExitCode.ENVIRONMENT);
+          assertThat(p.getMessage() + p.hint().orElse("")).doesNotContain("ghs_expired");
+        });
+  }
+
+  @Test
+  void create_withoutPullRequestsWritePermission_isEnvironmentProblemWithPermissionsHint() {
+    github.failNext("POST", ".*/pulls", 403,
+        "{\"message\":\"Resource not accessible by integration\",\"documentation_url\":"
+            + "\"https://docs.github.com/rest/pulls/pulls#create-a-pull-request\"}", 1);
+
+    assertThatThrownBy(() -> host(TOKEN).create(PROMOTION))
+        .isInstanceOfSatisfying(EnvironmentProblem.class, p -> {
+          assertThat(p.getMessage()).isEqualTo(
+              "GitHub refused access (HTTP 403: Resource not accessible by integration) while"
+                  + " opening a pull request from promote/signed into main");
+          assertThat(p.hint()).contains(PERMISSIONS_HINT);
+          assertThat(p.getCause()).isInstanceOf(HttpException.class);
+        });
+  }
+
+  @Test
+  void findOpen_whenGitHubFails_isRemoteProblemNamingStatusAndOperation() {
+    github.failNext("GET", ".*/pulls", 502, "{\"message\":\"Server Error\"}", 5);
+
+    assertThatThrownBy(() -> host(TOKEN).findOpen("promote/signed", "main"))
+        .isInstanceOfSatisfying(RemoteProblem.class, p -> {
+          assertThat(p.getMessage()).isEqualTo(
+              "GitHub answered HTTP 502 (Server Error) while looking for an open pull request from"
+                  + " promote/signed into main");
+          assertThat(p.hint()).contains("perhaps you should retry later");
+          assertThat(p.exitCode()).isEqualTo(ExitCode.REMOTE);
+        });
+  }
+
+  @Test
+  void create_whenRateLimited_isRemoteProblemNotPermissions() {
+    github.failNext("POST", ".*/pulls", 403,
+        "{\"message\":\"API rate limit exceeded for installation ID 4242.\"}", 1);
+
+    assertThatThrownBy(() -> host(TOKEN).create(PROMOTION))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessage("GitHub answered HTTP 403 (API rate limit exceeded for installation ID 4242.)"
+            + " while opening a pull request from promote/signed into main");
+  }
+
+  @Test
+  void create_whenLabelsNeverResolve_givesUpAfterBoundedBackoff() {
+    github.failNext("POST", ".*/issues/\\d+/labels", 422,
+        "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"Could not resolve to a node with"
+            + " the global id of 'PR_x'.\"}]}", 10);
+
+    assertThatThrownBy(() -> host(TOKEN).create(PROMOTION.withLabels(List.of("promotion"))))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessage("GitHub answered HTTP 422 (Validation Failed: Could not resolve to a node with the"
+            + " global id of 'PR_x'.) while adding labels [promotion] to pull request #273");
+    assertThat(sleeps).containsExactly(
+        Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(8));
+    github.server().verify(GitHubPullRequestHost.NODE_ATTEMPTS, postRequestedFor(urlMatching(".*/labels")));
+  }
+
+  @Test
+  void create_whenLabelRefusedForAnotherReason_doesNotRetry() {
+    github.failNext("POST", ".*/issues/\\d+/labels", 422,
+        "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"name is too long\"}]}", 1);
+
+    assertThatThrownBy(() -> host(TOKEN).create(PROMOTION.withLabels(List.of("x".repeat(60)))))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessageContaining("(Validation Failed: name is too long)");
+    assertThat(sleeps).isEmpty();
+  }
+
+  @Test
+  void create_whenAlreadyExistsButNoneListed_isRemoteProblem() {
+    github.failNext("POST", ".*/pulls", 422,
+        "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"A pull request already exists"
+            + " for hub4j-test-org:promote/signed.\"}]}", 1);
+
+    assertThatThrownBy(() -> host(TOKEN).create(PROMOTION))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessage("GitHub (HTTP 422) said a pull request already exists for promote/signed but lists"
+            + " none open into main while opening a pull request from promote/signed into main");
+  }
+
+  @Test
+  void findOpen_forUnknownRepository_isEnvironmentProblem() {
+    GitHubPullRequestHost host =
+        new GitHubPullRequestHost(github.baseUrl(), "hub4j-test-org/nope", TOKEN, sleeps::add);
+
+    assertThatThrownBy(() -> host.findOpen("promote/signed", "main"))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessage("GitHub found no repository hub4j-test-org/nope (HTTP 404) while looking for an open"
+            + " pull request from promote/signed into main");
+  }
+
+  @Test
+  void findOpen_whenGitHubUnreachable_isRemoteProblemNamingTheEndpoint() throws IOException {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    String url = "http://127.0.0.1:" + closedPort;
+    GitHubPullRequestHost host = new GitHubPullRequestHost(url, FakeGitHub.REPOSITORY, TOKEN, sleeps::add);
+
+    assertThatThrownBy(() -> host.findOpen("promote/signed", "main"))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessage("Could not reach GitHub at " + url + " (ConnectException) while looking for an"
+            + " open pull request from promote/signed into main")
+        .extracting(e -> ((CountersignException) e).hint().orElseThrow())
+        .isEqualTo("perhaps you should retry, or check GITHUB_API_URL and the runner's network");
+  }
+
+  @Test
+  void apiMessage_readsGitHubErrorBodiesAndFallsBackToText() {
+    assertThat(GitHubPullRequestHost.apiMessage(
+            "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"a\"},{\"code\":\"missing\"},{\"message\":\"b\"}]}"))
+        .isEqualTo("Validation Failed: a: b");
+    assertThat(GitHubPullRequestHost.apiMessage("<html>\n  Bad gateway </html>"))
+        .isEqualTo("<html> Bad gateway </html>");
+    assertThat(GitHubPullRequestHost.apiMessage(null)).isEqualTo("no message");
+  }
+}
