@@ -9,9 +9,10 @@ import java.util.regex.Pattern;
  */
 public record AnnotationDomain(String domain) {
 
-  public static final AnnotationDomain DEFAULT = new AnnotationDomain("cosign.sigstore.dev");
-
   private static final Pattern VALID = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  // Declared after VALID: static initialisers run in order and the constructor reads VALID.
+  public static final AnnotationDomain DEFAULT = new AnnotationDomain("cosign.sigstore.dev");
 
   public AnnotationDomain {
     if (domain == null || !VALID.matcher(domain).matches() || domain.length() > 253) {
