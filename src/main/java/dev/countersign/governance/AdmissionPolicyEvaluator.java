@@ -143,7 +143,7 @@ public final class AdmissionPolicyEvaluator {
       for (CompiledExpression condition : compiled.matchConditions()) {
         Object result;
         try {
-          result = condition.program().eval(activation);
+          result = eval(condition.program(), activation);
         } catch (CelEvaluationException e) {
           report(PolicyFinding.WHOLE_POLICY, errorSeverity(),
               "matchCondition '" + condition.name() + "' resulted in error: " + describe(e));
@@ -173,7 +173,7 @@ public final class AdmissionPolicyEvaluator {
         }
         activation.put("variables", Map.copyOf(variables));
         try {
-          Object value = variable.program().eval(activation);
+          Object value = eval(variable.program(), activation);
           variables.put(variable.name(), value);
         } catch (CelEvaluationException e) {
           variableErrors.put(variable.name(), describe(e));
@@ -189,7 +189,7 @@ public final class AdmissionPolicyEvaluator {
       }
       Object result;
       try {
-        result = compiledValidation.program().eval(activation);
+        result = eval(compiledValidation.program(), activation);
       } catch (CelEvaluationException e) {
         report(validation.index(), errorSeverity(),
             "expression '" + validation.expression() + "' resulted in error: " + explain(validation.expression(), e));
@@ -210,7 +210,7 @@ public final class AdmissionPolicyEvaluator {
       Validation validation = compiledValidation.validation();
       if (compiledValidation.messageProgram() != null) {
         try {
-          Object message = compiledValidation.messageProgram().eval(activation);
+          Object message = eval(compiledValidation.messageProgram(), activation);
           if (message instanceof String s && !s.isBlank()) {
             return s.strip();
           }
@@ -236,6 +236,18 @@ public final class AdmissionPolicyEvaluator {
 
     private void report(int index, Severity severity, String message) {
       findings.add(new PolicyFinding(file, line, policy.name(), index, object, message, severity));
+    }
+  }
+
+  /**
+   * cel-java signals evaluation errors with CelEvaluationException, but a few paths (conversions
+   * of unusual values) throw unchecked exceptions; both are a failed expression, not a crash.
+   */
+  private static Object eval(Program program, Map<String, Object> activation) throws CelEvaluationException {
+    try {
+      return program.eval(activation);
+    } catch (RuntimeException e) {
+      throw new CelEvaluationException(e.getClass().getSimpleName() + ": " + e.getMessage(), e);
     }
   }
 

@@ -136,6 +136,38 @@ class AdmissionPolicyEvaluatorTest {
         .containsExactly(PolicyFinding.Severity.WARNING);
   }
 
+  @Test
+  void evaluate_yamlNullsAndLargeIntegers_areCelValues() {
+    String policy =
+        """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata: {name: values}
+        spec:
+          matchConstraints:
+            resourceRules:
+            - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"]}
+          validations:
+          - expression: "object.metadata.annotations == null"
+            message: "null is CEL null"
+          - expression: "object.data.big > 9223372036854775807u && object.data.small == 8"
+            message: "numbers convert"
+          - expression: "object.data.flag && object.data.ratio == 0.5"
+            message: "YAML 1.1 scalars"
+        """;
+    ManifestDocument document =
+        YamlTree.parseAll(
+                Path.of("c.yaml"),
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\ndata:\n"
+                    + "  big: 18446744073709551615\n  small: 010\n  flag: yes\n  ratio: .5\n")
+            .get(0);
+    AdmissionPolicyEvaluator evaluator =
+        new AdmissionPolicyEvaluator(new AdmissionPolicyLoader().parse(Path.of("p.yaml"), policy), Optional.empty());
+
+    assertThat(evaluator.policyProblems()).isEmpty();
+    assertThat(evaluator.evaluate(Path.of("c.yaml"), document)).isEmpty();
+  }
+
   private static AdmissionPolicyEvaluator evaluator(String policy) {
     AdmissionPolicyLoader loader = new AdmissionPolicyLoader();
     Map<String, Object> params = loader.loadParams(ROOT, Path.of("params-max-replicas.yaml"));
