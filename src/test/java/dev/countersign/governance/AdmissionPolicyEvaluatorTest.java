@@ -47,6 +47,9 @@ class AdmissionPolicyEvaluatorTest {
         Arguments.of("configmaps-have-data", "configmap-kube-system-empty", List.of()),
         Arguments.of("configmaps-have-data", "configmap-shop-empty",
             List.of("configmaps-have-data[0] a ConfigMap must carry data")),
+        // A messageExpression that fails at run time falls back to message.
+        Arguments.of("message-fallback", "configmap-shop-empty",
+            List.of("message-fallback[0] a ConfigMap must not be empty")),
         // A missing field read without has() is a runtime error, reported with the expression.
         Arguments.of("no-nodeport", "service-without-type",
             List.of("no-nodeport[0] expression 'object.spec.type != 'NodePort'' resulted in error: key 'type' is not present in map.")),
