@@ -1,0 +1,93 @@
+package dev.countersign.governance;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One {@code admissionregistration.k8s.io/v1} ValidatingAdmissionPolicy, reduced to what an
+ * offline check of manifests needs. Built by {@link AdmissionPolicyLoader}.
+ *
+ * @param name {@code metadata.name}
+ * @param source the file it came from, relative to the repository
+ * @param line the line of its document
+ * @param resourceRules {@code spec.matchConstraints.resourceRules}; empty matches nothing, as in
+ *     Kubernetes
+ * @param excludeResourceRules {@code spec.matchConstraints.excludeResourceRules}
+ * @param objectSelector {@code spec.matchConstraints.objectSelector}
+ * @param namespaceSelector {@code spec.matchConstraints.namespaceSelector}; offline there is no
+ *     namespace object, so it is recorded but treated as matching
+ * @param paramKind whether {@code spec.paramKind} is set
+ * @param failOnError {@code spec.failurePolicy} is {@code Fail} (the default); when false an
+ *     expression that errors is reported as a warning instead of a rejection
+ * @param matchConditions {@code spec.matchConditions}, all must be true for the policy to apply
+ * @param variables {@code spec.variables}, in order
+ * @param validations {@code spec.validations}
+ */
+public record AdmissionPolicy(
+    String name,
+    Path source,
+    int line,
+    List<ResourceRule> resourceRules,
+    List<ResourceRule> excludeResourceRules,
+    LabelSelector objectSelector,
+    LabelSelector namespaceSelector,
+    boolean paramKind,
+    boolean failOnError,
+    List<NamedExpression> matchConditions,
+    List<NamedExpression> variables,
+    List<Validation> validations) {
+
+  public AdmissionPolicy {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(source, "source");
+    resourceRules = List.copyOf(resourceRules);
+    excludeResourceRules = List.copyOf(excludeResourceRules);
+    Objects.requireNonNull(objectSelector, "objectSelector");
+    Objects.requireNonNull(namespaceSelector, "namespaceSelector");
+    matchConditions = List.copyOf(matchConditions);
+    variables = List.copyOf(variables);
+    validations = List.copyOf(validations);
+  }
+
+  /**
+   * A rule of {@code resourceRules}. {@code "*"} matches anything; {@code resourceNames} narrows
+   * by object name when not empty.
+   */
+  public record ResourceRule(
+      List<String> apiGroups,
+      List<String> apiVersions,
+      List<String> resources,
+      List<String> operations,
+      List<String> resourceNames) {
+
+    public ResourceRule {
+      apiGroups = List.copyOf(apiGroups);
+      apiVersions = List.copyOf(apiVersions);
+      resources = List.copyOf(resources);
+      operations = List.copyOf(operations);
+      resourceNames = List.copyOf(resourceNames);
+    }
+
+    /** True when this rule covers a CREATE of the object with the given coordinates. */
+    public boolean matches(String group, String version, String resource, String name) {
+      return (operations.contains("*") || operations.contains("CREATE"))
+          && (apiGroups.contains("*") || apiGroups.contains(group))
+          && (apiVersions.contains("*") || apiVersions.contains(version))
+          && (resources.contains("*") || resources.contains(resource))
+          && (resourceNames.isEmpty() || resourceNames.contains(name));
+    }
+  }
+
+  /** A named CEL expression ({@code matchConditions[]}, {@code variables[]}). */
+  public record NamedExpression(String name, String expression, int line) {}
+
+  /**
+   * One entry of {@code spec.validations}.
+   *
+   * @param index position in the list, used in rule ids
+   */
+  public record Validation(
+      int index, String expression, Optional<String> message, Optional<String> messageExpression, Optional<String> reason, int line) {}
+}

@@ -1,0 +1,459 @@
+package dev.countersign.governance;
+
+import dev.cel.bundle.Cel;
+import dev.cel.bundle.CelFactory;
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.CelFunctionDecl;
+import dev.cel.common.CelOptions;
+import dev.cel.common.CelOverloadDecl;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.CelValidationResult;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.ListType;
+import dev.cel.common.types.MapType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.common.values.NullValue;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelFunctionBinding;
+import dev.cel.runtime.Program;
+import dev.countersign.governance.AdmissionPolicy.NamedExpression;
+import dev.countersign.governance.AdmissionPolicy.Validation;
+import dev.countersign.governance.PolicyFinding.Severity;
+import dev.countersign.manifest.ManifestDocument;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.ToIntFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Evaluates ValidatingAdmissionPolicies against manifests offline, as the API server would for a
+ * CREATE of each object, with Google's cel-java.
+ *
+ * <p>Per object and policy: {@code matchConstraints.resourceRules} (kind mapped to its resource
+ * name by {@link ResourceNames}), {@code excludeResourceRules}, {@code objectSelector} (on the
+ * object's labels; {@code namespaceSelector} is treated as matching because there is no namespace
+ * object offline), then every {@code matchConditions} expression must be true, then each
+ * validation must evaluate to true. The CEL environment has {@code object}, {@code oldObject}
+ * (null), {@code request} (a minimal CREATE request), {@code params}, {@code namespaceObject}
+ * (null) and {@code variables}; the standard macros, the strings, sets and optional extensions,
+ * and Kubernetes' regex functions {@code find}/{@code findAll}. {@code authorizer} is not
+ * available offline: expressions using it are reported as not compiling.
+ *
+ * <p>All expressions are compiled once, in the constructor; those that do not compile are
+ * reported by {@link #policyProblems()} and skipped afterwards. Immutable and thread-safe.
+ */
+public final class AdmissionPolicyEvaluator {
+
+  /** Cap on comprehension iterations, in place of Kubernetes' cost budget. */
+  private static final int MAX_ITERATIONS = 100_000;
+
+  private final List<CompiledPolicy> policies;
+  private final List<PolicyFinding> policyProblems;
+  private final Object params;
+
+  /**
+   * @param policies the policies to apply, in report order
+   * @param params the parameter object for policies that declare {@code paramKind}; when empty
+   *     {@code params} is null
+   */
+  public AdmissionPolicyEvaluator(List<AdmissionPolicy> policies, Optional<Map<String, Object>> params) {
+    Cel cel = newCel();
+    List<CompiledPolicy> compiled = new ArrayList<>();
+    List<PolicyFinding> problems = new ArrayList<>();
+    for (AdmissionPolicy policy : policies) {
+      compiled.add(compile(cel, policy, problems));
+    }
+    this.policies = List.copyOf(compiled);
+    this.policyProblems = List.copyOf(problems);
+    this.params = params.<Object>map(CelValues::toCel).orElse(NullValue.NULL_VALUE);
+  }
+
+  /** Expressions that do not compile or cannot yield the right type; reported once per policy. */
+  public List<PolicyFinding> policyProblems() {
+    return policyProblems;
+  }
+
+  /** Evaluates every policy against one parsed manifest document. */
+  public List<PolicyFinding> evaluate(Path file, ManifestDocument document) {
+    return evaluate(file, document.content(), document::lineOf);
+  }
+
+  /**
+   * Evaluates every policy against one object.
+   *
+   * @param file the manifest file, relative to the repository, for findings
+   * @param object the Kubernetes object as plain values
+   * @param lineOf source line of a dotted field path; {@code ""} gives the document's line
+   * @return findings in policy order, empty when everything passed or nothing matched
+   */
+  public List<PolicyFinding> evaluate(Path file, Map<String, Object> object, ToIntFunction<String> lineOf) {
+    ObjectCoordinates coordinates = ObjectCoordinates.of(object);
+    Map<String, Object> activation = new HashMap<>();
+    activation.put("object", CelValues.toCel(object));
+    activation.put("oldObject", NullValue.NULL_VALUE);
+    activation.put("namespaceObject", NullValue.NULL_VALUE);
+    activation.put("request", CelValues.toCel(coordinates.request()));
+    int line = lineOf.applyAsInt("");
+    List<PolicyFinding> findings = new ArrayList<>();
+    for (CompiledPolicy policy : policies) {
+      if (policy.applies(coordinates)) {
+        Map<String, Object> perPolicy = new HashMap<>(activation);
+        perPolicy.put("params", policy.policy().paramKind() ? params : NullValue.NULL_VALUE);
+        new Run(policy, file, line, coordinates.describe(), perPolicy, findings).run();
+      }
+    }
+    return findings;
+  }
+
+  /** One evaluation of one policy against one object; collects its findings. */
+  private static final class Run {
+    private final CompiledPolicy compiled;
+    private final AdmissionPolicy policy;
+    private final Path file;
+    private final int line;
+    private final String object;
+    private final Map<String, Object> activation;
+    private final List<PolicyFinding> findings;
+    private final Map<String, String> variableErrors = new LinkedHashMap<>();
+
+    Run(CompiledPolicy compiled, Path file, int line, String object, Map<String, Object> activation, List<PolicyFinding> findings) {
+      this.compiled = compiled;
+      this.policy = compiled.policy();
+      this.file = file;
+      this.line = line;
+      this.object = object;
+      this.activation = activation;
+      this.findings = findings;
+    }
+
+    void run() {
+      if (compiled.uncompilableCondition()) {
+        return; // already reported as a policy problem; cannot tell whether the policy applies
+      }
+      activation.put("variables", Map.of());
+      for (CompiledExpression condition : compiled.matchConditions()) {
+        Object result;
+        try {
+          result = eval(condition.program(), activation);
+        } catch (CelEvaluationException e) {
+          report(PolicyFinding.WHOLE_POLICY, errorSeverity(),
+              "matchCondition '" + condition.name() + "' resulted in error: " + describe(e));
+          return;
+        }
+        if (!(result instanceof Boolean)) {
+          report(PolicyFinding.WHOLE_POLICY, errorSeverity(),
+              "matchCondition '" + condition.name() + "' must evaluate to bool, got " + typeName(result));
+          return;
+        }
+        if (!(Boolean) result) {
+          return; // the policy does not apply to this object
+        }
+      }
+      activation.put("variables", evaluateVariables());
+      for (CompiledValidation validation : compiled.validations()) {
+        validate(validation);
+      }
+    }
+
+    /** Kubernetes evaluates variables lazily; here eagerly, keeping errors for the validations that use them. */
+    private Map<String, Object> evaluateVariables() {
+      Map<String, Object> variables = new LinkedHashMap<>();
+      for (CompiledExpression variable : compiled.variables()) {
+        if (variable.program() == null) {
+          continue;
+        }
+        activation.put("variables", Map.copyOf(variables));
+        try {
+          Object value = eval(variable.program(), activation);
+          variables.put(variable.name(), value);
+        } catch (CelEvaluationException e) {
+          variableErrors.put(variable.name(), describe(e));
+        }
+      }
+      return Map.copyOf(variables);
+    }
+
+    private void validate(CompiledValidation compiledValidation) {
+      Validation validation = compiledValidation.validation();
+      if (compiledValidation.program() == null) {
+        return; // reported once as a policy problem
+      }
+      Object result;
+      try {
+        result = eval(compiledValidation.program(), activation);
+      } catch (CelEvaluationException e) {
+        report(validation.index(), errorSeverity(),
+            "expression '" + validation.expression() + "' resulted in error: " + explain(validation.expression(), e));
+        return;
+      }
+      if (!(result instanceof Boolean)) {
+        report(validation.index(), errorSeverity(),
+            "expression '" + validation.expression() + "' must evaluate to bool, got " + typeName(result));
+        return;
+      }
+      if (!(Boolean) result) {
+        report(validation.index(), Severity.ERROR, failureMessage(compiledValidation));
+      }
+    }
+
+    /** Kubernetes: messageExpression wins when it yields a non-blank string, then message, then a default. */
+    private String failureMessage(CompiledValidation compiledValidation) {
+      Validation validation = compiledValidation.validation();
+      if (compiledValidation.messageProgram() != null) {
+        try {
+          Object message = eval(compiledValidation.messageProgram(), activation);
+          if (message instanceof String s && !s.isBlank()) {
+            return s.strip();
+          }
+        } catch (CelEvaluationException e) {
+          // As in Kubernetes: fall back to message as if messageExpression were unset.
+        }
+      }
+      return validation.message().filter(m -> !m.isBlank()).orElse("failed expression: " + validation.expression());
+    }
+
+    private String explain(String expression, CelEvaluationException e) {
+      for (Map.Entry<String, String> failed : variableErrors.entrySet()) {
+        if (expression.contains("variables." + failed.getKey())) {
+          return "variable '" + failed.getKey() + "' resulted in error: " + failed.getValue();
+        }
+      }
+      return describe(e);
+    }
+
+    private Severity errorSeverity() {
+      return policy.failOnError() ? Severity.ERROR : Severity.WARNING;
+    }
+
+    private void report(int index, Severity severity, String message) {
+      findings.add(new PolicyFinding(file, line, policy.name(), index, object, message, severity));
+    }
+  }
+
+  /**
+   * cel-java signals evaluation errors with CelEvaluationException, but a few paths (conversions
+   * of unusual values) throw unchecked exceptions; both are a failed expression, not a crash.
+   */
+  private static Object eval(Program program, Map<String, Object> activation) throws CelEvaluationException {
+    try {
+      return program.eval(activation);
+    } catch (RuntimeException e) {
+      throw new CelEvaluationException(e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static CompiledPolicy compile(Cel cel, AdmissionPolicy policy, List<PolicyFinding> problems) {
+    boolean uncompilableCondition = false;
+    List<CompiledExpression> conditions = new ArrayList<>();
+    for (NamedExpression condition : policy.matchConditions()) {
+      Program program = program(cel, policy, condition.expression(), condition.line(), SimpleType.BOOL, "matchCondition '" + condition.name() + "'", PolicyFinding.WHOLE_POLICY, problems);
+      uncompilableCondition |= program == null;
+      conditions.add(new CompiledExpression(condition.name(), program));
+    }
+    List<CompiledExpression> variables = new ArrayList<>();
+    for (NamedExpression variable : policy.variables()) {
+      variables.add(new CompiledExpression(variable.name(),
+          program(cel, policy, variable.expression(), variable.line(), null, "variable '" + variable.name() + "'", PolicyFinding.WHOLE_POLICY, problems)));
+    }
+    List<CompiledValidation> validations = new ArrayList<>();
+    for (Validation validation : policy.validations()) {
+      Program program = program(cel, policy, validation.expression(), validation.line(), SimpleType.BOOL, "validation " + validation.index(), validation.index(), problems);
+      Program message =
+          validation.messageExpression()
+              .map(expression -> program(cel, policy, expression, validation.line(), SimpleType.STRING, "messageExpression of validation " + validation.index(), validation.index(), problems))
+              .orElse(null);
+      validations.add(new CompiledValidation(validation, program, message));
+    }
+    return new CompiledPolicy(policy, uncompilableCondition, conditions, variables, validations);
+  }
+
+  /** Compiles one expression, or records a problem and returns null. */
+  private static Program program(
+      Cel cel, AdmissionPolicy policy, String expression, int line, CelType expected, String what, int index, List<PolicyFinding> problems) {
+    CelValidationResult result = cel.compile(expression);
+    try {
+      if (result.hasError()) {
+        throw new CelValidationException(result.getSource(), result.getErrors());
+      }
+      CelAbstractSyntaxTree ast = result.getAst();
+      CelType type = ast.getResultType();
+      if (expected != null && !type.equals(expected) && !type.equals(SimpleType.DYN)) {
+        problems.add(policyProblem(policy, line, index,
+            what + " '" + expression + "' must evaluate to " + expected.name() + ", but evaluates to " + type.name()));
+        return null;
+      }
+      return cel.createProgram(ast);
+    } catch (CelValidationException e) {
+      problems.add(policyProblem(policy, line, index,
+          what + " '" + expression + "' does not compile: " + firstErrors(result)));
+      return null;
+    } catch (CelEvaluationException e) {
+      problems.add(policyProblem(policy, line, index, what + " '" + expression + "' cannot be planned: " + e.getMessage()));
+      return null;
+    }
+  }
+
+  private static PolicyFinding policyProblem(AdmissionPolicy policy, int line, int index, String message) {
+    return new PolicyFinding(policy.source(), line > 0 ? line : policy.line(), policy.name(), index, "", message, Severity.ERROR);
+  }
+
+  /** The first error only: later ones usually cascade from it (each undeclared member call). */
+  private static String firstErrors(CelValidationResult result) {
+    String first = result.getErrors().isEmpty() ? "unknown error" : result.getErrors().get(0).getMessage();
+    if (first.contains("'authorizer'")) {
+      first += "; authorizer checks need a cluster and are not available offline";
+    }
+    return first;
+  }
+
+  private static String describe(CelEvaluationException e) {
+    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    // cel-java prefixes "evaluation error at <input>:OFFSET: "; the expression is quoted already.
+    return message.replaceFirst("^evaluation error at <input>:\\d+: ", "").replaceFirst("^evaluation error: ", "");
+  }
+
+  private static String typeName(Object value) {
+    if (value instanceof String) {
+      return "string";
+    }
+    if (value instanceof Long) {
+      return "int";
+    }
+    if (value instanceof Double) {
+      return "double";
+    }
+    if (value instanceof Map) {
+      return "map";
+    }
+    if (value instanceof List) {
+      return "list";
+    }
+    if (value instanceof NullValue) {
+      return "null";
+    }
+    return value == null ? "null" : value.getClass().getSimpleName();
+  }
+
+  private static Cel newCel() {
+    CelOptions options =
+        CelOptions.current()
+            .enableHeterogeneousNumericComparisons(true)
+            .enableOptionalSyntax(true)
+            .comprehensionMaxIterations(MAX_ITERATIONS)
+            .build();
+    CelType dynMap = MapType.create(SimpleType.STRING, SimpleType.DYN);
+    return CelFactory.standardCelBuilder()
+        .setOptions(options)
+        .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+        .addCompilerLibraries(CelExtensions.strings(), CelExtensions.sets(options), CelExtensions.optional())
+        .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.sets(options), CelExtensions.optional())
+        .addVar("object", SimpleType.DYN)
+        .addVar("oldObject", SimpleType.DYN)
+        .addVar("request", SimpleType.DYN)
+        .addVar("params", SimpleType.DYN)
+        .addVar("namespaceObject", SimpleType.DYN)
+        .addVar("variables", dynMap)
+        .addFunctionDeclarations(
+            CelFunctionDecl.newFunctionDeclaration(
+                "find", CelOverloadDecl.newMemberOverload("string_find_string", SimpleType.STRING, SimpleType.STRING, SimpleType.STRING)),
+            CelFunctionDecl.newFunctionDeclaration(
+                "findAll",
+                CelOverloadDecl.newMemberOverload("string_find_all_string", ListType.create(SimpleType.STRING), SimpleType.STRING, SimpleType.STRING),
+                CelOverloadDecl.newMemberOverload("string_find_all_string_int", ListType.create(SimpleType.STRING), SimpleType.STRING, SimpleType.STRING, SimpleType.INT)))
+        .addFunctionBindings(
+            CelFunctionBinding.from("string_find_string", String.class, String.class, (text, regex) -> {
+              Matcher matcher = pattern(regex).matcher(text);
+              return matcher.find() ? matcher.group() : "";
+            }),
+            CelFunctionBinding.from("string_find_all_string", String.class, String.class, (text, regex) -> findAll(text, regex, -1)),
+            CelFunctionBinding.from("string_find_all_string_int", List.of(String.class, String.class, Long.class),
+                args -> findAll((String) args[0], (String) args[1], (Long) args[2])))
+        .build();
+  }
+
+  private static Pattern pattern(String regex) throws CelEvaluationException {
+    try {
+      return Pattern.compile(regex);
+    } catch (PatternSyntaxException e) {
+      throw new CelEvaluationException("invalid regular expression '" + regex + "': " + e.getDescription(), e);
+    }
+  }
+
+  private static List<String> findAll(String text, String regex, long limit) throws CelEvaluationException {
+    Matcher matcher = pattern(regex).matcher(text);
+    List<String> matches = new ArrayList<>();
+    while ((limit < 0 || matches.size() < limit) && matcher.find()) {
+      matches.add(matcher.group());
+    }
+    return matches;
+  }
+
+  private record CompiledExpression(String name, Program program) {}
+
+  private record CompiledValidation(Validation validation, Program program, Program messageProgram) {}
+
+  private record CompiledPolicy(
+      AdmissionPolicy policy,
+      boolean uncompilableCondition,
+      List<CompiledExpression> matchConditions,
+      List<CompiledExpression> variables,
+      List<CompiledValidation> validations) {
+
+    boolean applies(ObjectCoordinates object) {
+      boolean included = policy.resourceRules().stream().anyMatch(object::matches);
+      boolean excluded = policy.excludeResourceRules().stream().anyMatch(object::matches);
+      return included && !excluded && policy.objectSelector().matches(object.labels());
+    }
+  }
+
+  /** Group, version, kind, resource, name and labels of one object, as admission sees them. */
+  private record ObjectCoordinates(
+      String group, String version, String kind, String resource, String name, String namespace, Map<String, String> labels) {
+
+    static ObjectCoordinates of(Map<String, Object> object) {
+      ManifestDocument document = new ManifestDocument(object);
+      String apiVersion = document.apiVersion();
+      int slash = apiVersion.indexOf('/');
+      String version = slash < 0 ? apiVersion : apiVersion.substring(slash + 1);
+      Map<String, String> labels = new LinkedHashMap<>();
+      if (document.metadata().get("labels") instanceof Map<?, ?> map) {
+        map.forEach((k, v) -> labels.put(String.valueOf(k), String.valueOf(v)));
+      }
+      return new ObjectCoordinates(
+          document.group(), version, document.kind(), ResourceNames.pluralOf(document.kind()),
+          document.name(), document.namespace().orElse(""), labels);
+    }
+
+    boolean matches(AdmissionPolicy.ResourceRule rule) {
+      return rule.matches(group, version, resource, name);
+    }
+
+    String describe() {
+      return kind + "/" + (namespace.isEmpty() ? "" : namespace + "/") + name;
+    }
+
+    Map<String, Object> request() {
+      Map<String, Object> request = new LinkedHashMap<>();
+      request.put("uid", "countersign-offline-check");
+      request.put("kind", Map.of("group", group, "version", version, "kind", kind));
+      request.put("resource", Map.of("group", group, "version", version, "resource", resource));
+      request.put("requestKind", Map.of("group", group, "version", version, "kind", kind));
+      request.put("requestResource", Map.of("group", group, "version", version, "resource", resource));
+      request.put("name", name);
+      request.put("namespace", namespace);
+      request.put("operation", "CREATE");
+      request.put("userInfo", Map.of("username", "countersign"));
+      request.put("dryRun", true);
+      return request;
+    }
+  }
+}

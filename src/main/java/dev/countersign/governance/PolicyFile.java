@@ -1,0 +1,121 @@
+package dev.countersign.governance;
+
+import dev.countersign.manifest.AnnotationDomain;
+import dev.countersign.support.problems.InputProblem;
+import dev.countersign.verification.IdentityRule;
+import dev.countersign.verification.TrustPolicy;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The repository's {@code .countersign/policy.yaml}: who may sign, what the verifier tolerates,
+ * where manifests live and which governance policies apply. Produced by {@link PolicyFileLoader};
+ * the schema is documented in {@code docs/trust-policy.md}.
+ *
+ * @param source the file as the user names it (relative to the repository)
+ * @param annotationDomain the signature annotation domain
+ * @param signers allowed keyless signers
+ * @param keys allowed public keys (files or inline PEM)
+ * @param minSigners how many distinct signers must verify
+ * @param ignoreFields ignore-field patterns added to Kyverno's defaults
+ * @param directories unsigned/signed directory pairs, relative to the repository
+ * @param governance where the ValidatingAdmissionPolicy files and their parameters live
+ */
+public record PolicyFile(
+    Path source,
+    AnnotationDomain annotationDomain,
+    List<Signer> signers,
+    List<KeySource> keys,
+    int minSigners,
+    List<String> ignoreFields,
+    List<DirectoryPair> directories,
+    Governance governance) {
+
+  /** The conventional location, relative to the repository root. */
+  public static final Path DEFAULT_LOCATION = Path.of(".countersign", "policy.yaml");
+
+  public static final String API_VERSION = "countersign.dev/v1alpha1";
+  public static final String KIND = "TrustPolicy";
+
+  public PolicyFile {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(annotationDomain, "annotationDomain");
+    signers = List.copyOf(signers);
+    keys = List.copyOf(keys);
+    ignoreFields = List.copyOf(ignoreFields);
+    directories = List.copyOf(directories);
+    Objects.requireNonNull(governance, "governance");
+  }
+
+  /**
+   * A keyless signer. Exactly one of subject / subject pattern, and exactly one of issuer / issuer
+   * pattern, is set; patterns must match the whole value.
+   */
+  public record Signer(IdentityRule rule, int line) {}
+
+  /** A public key: a file (relative to the repository) or inline PEM. */
+  public record KeySource(Optional<Path> path, Optional<String> pem, int line) {}
+
+  /** Manifests are written to {@code unsigned} and the signer moves them to {@code signed}. */
+  public record DirectoryPair(Path unsigned, Path signed) {}
+
+  /**
+   * @param policies files or directories of ValidatingAdmissionPolicy documents, relative to the
+   *     repository
+   * @param params optional file holding the one parameter object bound to every policy that
+   *     declares {@code spec.paramKind}
+   */
+  public record Governance(List<Path> policies, Optional<Path> params) {
+    public Governance {
+      policies = List.copyOf(policies);
+      Objects.requireNonNull(params, "params");
+    }
+
+    public static Governance none() {
+      return new Governance(List.of(), Optional.empty());
+    }
+  }
+
+  /**
+   * The verifier's view of this file. Reads key files below {@code repositoryRoot}.
+   *
+   * @throws InputProblem when a key file is missing or not an EC/RSA "PUBLIC KEY" PEM
+   */
+  public TrustPolicy toTrustPolicy(Path repositoryRoot) {
+    List<PublicKey> publicKeys = new ArrayList<>();
+    for (KeySource key : keys) {
+      if (key.path().isPresent()) {
+        Path relative = key.path().get();
+        Path file = repositoryRoot.resolve(relative);
+        String pem;
+        try {
+          pem = Files.readString(file, StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+          throw new InputProblem(
+              source,
+              key.line(),
+              "cannot read the public key file " + relative + " (" + e.getClass().getSimpleName() + ")",
+              ", perhaps you should commit the key or fix the path (it is relative to the repository root)",
+              e);
+        }
+        publicKeys.add(PemPublicKeys.parse(pem, relative, 1));
+      } else {
+        publicKeys.add(PemPublicKeys.parse(key.pem().orElseThrow(), source, key.line()));
+      }
+    }
+    return new TrustPolicy(
+        signers.stream().map(Signer::rule).toList(),
+        publicKeys,
+        minSigners,
+        ignoreFields,
+        annotationDomain,
+        false);
+  }
+}

@@ -1,0 +1,126 @@
+package dev.countersign.init;
+
+import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.InternalProblem;
+import dev.countersign.support.problems.UsageProblem;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Generates the files a repository needs to use countersign: the signing and checking workflows,
+ * the trust policy, a Kyverno ClusterPolicy that admits only manifests signed by that workflow,
+ * and an Argo CD Application that syncs only the signed directory.
+ *
+ * <p>Output is deterministic: the same options give the same bytes. {@link #write} refuses to
+ * replace any existing file unless {@link InitOptions#force()}; it checks every target before
+ * writing the first, so a refusal leaves the repository untouched. Stateless and thread-safe.
+ */
+public final class RepositoryInitializer {
+
+  public static final Path SIGN_WORKFLOW = Path.of(".github", "workflows", InitOptions.SIGNING_WORKFLOW);
+  public static final Path CHECK_WORKFLOW = Path.of(".github", "workflows", "check-on-pr.yml");
+  public static final Path PROMOTE_WORKFLOW = Path.of(".github", "workflows", "promote.yml");
+  public static final Path POLICY = Path.of(".countersign", "policy.yaml");
+  public static final Path KYVERNO_POLICY = Path.of(".countersign", "cluster", "kyverno-clusterpolicy.yaml");
+  public static final Path ARGOCD_APPLICATION = Path.of(".countersign", "cluster", "argocd-application.yaml");
+
+  /** {@code {{NAME}}}; GitHub's own {@code ${{ expr }}} has spaces and lower case, so it is left alone. */
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([A-Z_]+)\\}\\}");
+
+  /** The files for {@code options}, relative path to content, in a fixed order. */
+  public Map<Path, String> render(InitOptions options) {
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put("OWNER", options.owner());
+    values.put("REPO", options.repository());
+    values.put("BRANCH", options.branch());
+    values.put("UNSIGNED", slashes(options.unsignedDir()));
+    values.put("SIGNED", slashes(options.signedDir()));
+    values.put("NAMESPACE", options.namespace());
+    values.put("SUBJECT", options.signerSubject());
+    values.put("SIGNER_WORKFLOW", ".github/workflows/" + InitOptions.SIGNING_WORKFLOW);
+    values.put("ACTION", ActionReference.USES);
+    values.put("APP_NAME", options.namespace());
+
+    Map<Path, String> files = new LinkedHashMap<>();
+    files.put(SIGN_WORKFLOW, fill("sign-on-merge.yml.tmpl", values));
+    files.put(CHECK_WORKFLOW, fill("check-on-pr.yml.tmpl", values));
+    if (options.withPromotion()) {
+      files.put(PROMOTE_WORKFLOW, fill("promote.yml.tmpl", values));
+    }
+    files.put(POLICY, fill("policy.yaml.tmpl", values));
+    files.put(KYVERNO_POLICY, fill("kyverno-clusterpolicy.yaml.tmpl", values));
+    files.put(ARGOCD_APPLICATION, fill("argocd-application.yaml.tmpl", values));
+    return files;
+  }
+
+  /**
+   * Writes the files below {@code repositoryRoot}.
+   *
+   * @return the relative paths written, in order
+   * @throws UsageProblem when a file exists and {@code force} is off (nothing is written then)
+   * @throws EnvironmentProblem when a file cannot be written
+   */
+  public List<Path> write(Path repositoryRoot, InitOptions options) {
+    Map<Path, String> files = render(options);
+    if (!options.force()) {
+      for (Path relative : files.keySet()) {
+        if (Files.exists(repositoryRoot.resolve(relative))) {
+          throw new UsageProblem(
+              "Refusing to overwrite " + slashes(relative) + " while running countersign init",
+              ", perhaps you should move it away or pass --force to replace it");
+        }
+      }
+    }
+    List<Path> written = new ArrayList<>();
+    for (Map.Entry<Path, String> file : files.entrySet()) {
+      Path target = repositoryRoot.resolve(file.getKey());
+      try {
+        Files.createDirectories(target.getParent());
+        Files.writeString(target, file.getValue(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new EnvironmentProblem(
+            "Could not write " + slashes(file.getKey()) + " while running countersign init (" + e.getClass().getSimpleName() + ")",
+            ", perhaps you should check that the repository directory is writable",
+            e);
+      }
+      written.add(file.getKey());
+    }
+    return written;
+  }
+
+  private static String fill(String template, Map<String, String> values) {
+    String text;
+    try (InputStream in = RepositoryInitializer.class.getResourceAsStream(template)) {
+      if (in == null) {
+        throw new InternalProblem("The template " + template + " is missing from the countersign jar", null);
+      }
+      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new InternalProblem("Could not read the template " + template + " from the countersign jar", null, e);
+    }
+    Matcher matcher = PLACEHOLDER.matcher(text);
+    StringBuilder out = new StringBuilder();
+    while (matcher.find()) {
+      String value = values.get(matcher.group(1));
+      if (value == null) {
+        throw new InternalProblem("The template " + template + " uses the unknown placeholder " + matcher.group(), null);
+      }
+      matcher.appendReplacement(out, Matcher.quoteReplacement(value));
+    }
+    matcher.appendTail(out);
+    return out.toString();
+  }
+
+  private static String slashes(Path path) {
+    return path.toString().replace('\\', '/');
+  }
+}
