@@ -138,6 +138,28 @@ class SigstoreKeylessSignerTest {
   }
 
   @Test
+  void construction_alone_talksToNoService() {
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      assertThat(signer.signerDescription()).doesNotContain("https://");
+    }
+    SigstoreTestStack.Stats stats = stack.stats();
+    assertThat(stats.tokens() + stats.certificates() + stats.logEntries()).as("%s", stats.raw()).isZero();
+  }
+
+  @Test
+  void tokenCallback_runsBeforeFulcioIsAsked() {
+    List<Integer> certificatesWhenTokenArrived = new CopyOnWriteArrayList<>();
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(
+            options(), Env.of(stack.githubEnv()), Clock.systemUTC(), token -> certificatesWhenTokenArrived.add(stack.stats().certificates()))) {
+      signer.sign("a".getBytes(StandardCharsets.UTF_8));
+      signer.sign("b".getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(certificatesWhenTokenArrived).containsExactly(0);
+    assertThat(stack.stats().certificates()).isEqualTo(1);
+  }
+
+  @Test
   void sign_withExplicitToken_usesThatTokensIdentityAndNoGitHubEnvironment() throws Exception {
     String workflowRef = "octo-org/other-repo/.github/workflows/sign.yml@refs/heads/release";
     String token = stack.tokenFor(Map.of("job_workflow_ref", workflowRef, "repository", "octo-org/other-repo"));
