@@ -191,7 +191,7 @@ public final class SigstoreTestStack {
   /** {@code GITHUB_ACTIONS}, {@code ACTIONS_ID_TOKEN_REQUEST_URL} and {@code _TOKEN} for the stack. */
   public Map<String, String> githubEnv() {
     Map<String, String> env = new LinkedHashMap<>();
-    stackJson.path("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+    stackJson.path("env").properties().forEach(e -> env.put(e.getKey(), e.getValue().asText()));
     return env;
   }
 
