@@ -1,0 +1,288 @@
+package dev.countersign.signing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.manifest.RekorBundle;
+import dev.countersign.support.Env;
+import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.RemoteProblem;
+import dev.countersign.testing.RekorSets;
+import dev.countersign.testing.RequiresSigstoreStack;
+import dev.countersign.testing.SigstoreTestStack;
+import dev.sigstore.KeylessVerificationException;
+import dev.sigstore.KeylessVerifier;
+import dev.sigstore.TrustedRootProvider;
+import dev.sigstore.VerificationOptions;
+import dev.sigstore.bundle.Bundle;
+import dev.sigstore.strings.StringMatcher;
+import java.io.ByteArrayInputStream;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.Signature;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Keyless signing against the real loopback Sigstore stack (Fulcio gRPC/TLS, Rekor v1, OIDC). */
+@RequiresSigstoreStack
+class SigstoreKeylessSignerTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final SigstoreTestStack stack;
+  private final List<String> fetchedTokens = new CopyOnWriteArrayList<>();
+
+  SigstoreKeylessSignerTest(SigstoreTestStack stack) {
+    this.stack = stack;
+  }
+
+  @BeforeEach
+  void cleanStack() {
+    stack.clearFaults();
+    stack.resetStats();
+  }
+
+  @AfterEach
+  void clearFaults() {
+    stack.clearFaults();
+  }
+
+  @Test
+  void sign_manyMessagesFromAPool_usesOneTokenOneCertificateAndOneLogEntryEach(@TempDir Path dir)
+      throws Exception {
+    List<byte[]> messages = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      messages.add(("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-" + i + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+    List<SignatureMaterial> materials = new ArrayList<>();
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      try {
+        List<Future<SignatureMaterial>> futures = new ArrayList<>();
+        for (byte[] message : messages) {
+          futures.add(pool.submit(() -> signer.sign(message)));
+        }
+        for (Future<SignatureMaterial> future : futures) {
+          materials.add(future.get(120, TimeUnit.SECONDS));
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertThat(signer.signerDescription()).isEqualTo(stack.identitySan());
+    }
+
+    SigstoreTestStack.Stats stats = stack.stats();
+    assertThat(stats.tokens()).as("tokens issued, %s", stats.raw()).isEqualTo(1);
+    assertThat(stats.certificates()).as("certificates issued, %s", stats.raw()).isEqualTo(1);
+    assertThat(stats.logEntries()).as("log entries, %s", stats.raw()).isEqualTo(25);
+    assertThat(fetchedTokens).hasSize(1);
+    assertThat(materials).extracting(m -> m.certificatePem().orElseThrow()).containsOnly(materials.get(0).certificatePem().orElseThrow());
+    assertThat(materials).extracting(m -> m.rekorBundle().orElseThrow().logIndex()).doesNotHaveDuplicates();
+
+    KeylessVerifier verifier = javaVerifier();
+    for (int i = 0; i < messages.size(); i++) {
+      byte[] message = messages.get(i);
+      SignatureMaterial material = materials.get(i);
+      assertThat(material.signer()).isEqualTo(stack.identitySan());
+      assertAnnotationMaterialConsistent(message, material);
+
+      Bundle bundle = Bundle.from(new StringReader(material.sigstoreBundleJson().orElseThrow()));
+      byte[] digest = SigstoreKeylessSigner.sha256(message);
+      assertThatCode(() -> verifier.verify(digest, bundle, identity(stack.identitySan())))
+          .as("sigstore-java verifies message %d", i)
+          .doesNotThrowAnyException();
+      assertThatThrownBy(() -> verifier.verify(digest, bundle, identity("https://github.com/evil/repo/.github/workflows/x.yml@refs/heads/main")))
+          .isInstanceOf(KeylessVerificationException.class);
+
+      Path artifact = dir.resolve("m" + i + ".yaml");
+      Files.write(artifact, message);
+      Path sidecar = dir.resolve("m" + i + ".yaml.sigstore.json");
+      Files.writeString(sidecar, material.sigstoreBundleJson().orElseThrow());
+      SigstoreTestStack.ToolResult js =
+          stack.verifyWithSigstoreJs(sidecar, artifact, stack.identitySan(), SigstoreTestStack.GITHUB_ISSUER);
+      assertThat(js.exitCode()).as("sigstore-js verify of message %d: %s", i, js.output()).isZero();
+    }
+
+    Path artifact = dir.resolve("m0.yaml");
+    Path sidecar = dir.resolve("m0.yaml.sigstore.json");
+    SigstoreTestStack.ToolResult wrongSan =
+        stack.verifyWithSigstoreJs(
+            sidecar, artifact, "https://github.com/evil/repo/.github/workflows/x.yml@refs/heads/main", SigstoreTestStack.GITHUB_ISSUER);
+    assertThat(wrongSan.exitCode()).as("sigstore-js with a wrong SAN: %s", wrongSan.output()).isNotZero();
+    Files.write(artifact, "tampered".getBytes(StandardCharsets.UTF_8));
+    SigstoreTestStack.ToolResult tampered =
+        stack.verifyWithSigstoreJs(sidecar, artifact, stack.identitySan(), SigstoreTestStack.GITHUB_ISSUER);
+    assertThat(tampered.exitCode()).as("sigstore-js with another artifact: %s", tampered.output()).isNotZero();
+  }
+
+  @Test
+  void sign_withExplicitToken_usesThatTokensIdentityAndNoGitHubEnvironment() throws Exception {
+    String workflowRef = "octo-org/other-repo/.github/workflows/sign.yml@refs/heads/release";
+    String token = stack.tokenFor(Map.of("job_workflow_ref", workflowRef, "repository", "octo-org/other-repo"));
+    byte[] message = "kind: Secret\n".getBytes(StandardCharsets.UTF_8);
+
+    SignatureMaterial material;
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(options().withIdentityToken(token), Env.empty(), Clock.systemUTC(), fetchedTokens::add)) {
+      material = signer.sign(message);
+    }
+
+    String expectedSan = "https://github.com/" + workflowRef;
+    assertThat(material.signer()).isEqualTo(expectedSan);
+    assertThat(fetchedTokens).containsExactly(token);
+    assertThat(stack.stats().raw().path("requests").path("oidc.token").asInt()).isZero();
+    assertAnnotationMaterialConsistent(message, material);
+    Bundle bundle = Bundle.from(new StringReader(material.sigstoreBundleJson().orElseThrow()));
+    assertThatCode(() -> javaVerifier().verify(SigstoreKeylessSigner.sha256(message), bundle, identity(expectedSan)))
+        .doesNotThrowAnyException();
+  }
+
+  @Test
+  void sign_withSigstoreIdTokenVariable_signsWithThatToken() {
+    String token = stack.tokenFor(Map.of());
+    Map<String, String> env = new HashMap<>(stack.githubEnv());
+    env.put("SIGSTORE_ID_TOKEN", token); // wins over the GitHub runner variables
+    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options(), Env.of(env), Clock.systemUTC(), fetchedTokens::add)) {
+      SignatureMaterial material = signer.sign("a: b\n".getBytes(StandardCharsets.UTF_8));
+      assertThat(material.signer()).isEqualTo(stack.identitySan());
+    }
+    assertThat(fetchedTokens).containsExactly(token);
+    assertThat(stack.stats().raw().path("requests").path("oidc.token").asInt()).isZero();
+  }
+
+  @Test
+  void sign_whenRekorFailsOnTheThirdUpload_throwsRemoteProblemNamingRekor() {
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      stack.injectFault("{\"rekor\":{\"after\":2,\"status\":503}}");
+      signer.sign("one".getBytes(StandardCharsets.UTF_8));
+      signer.sign("two".getBytes(StandardCharsets.UTF_8));
+
+      assertThatThrownBy(() -> signer.sign("three".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageContaining("Rekor")
+          .hasMessageContaining("503")
+          .satisfies(e -> assertThat(((CountersignException) e).exitCode()).isEqualTo(ExitCode.REMOTE))
+          .satisfies(e -> assertThat(((CountersignException) e).hint()).isPresent());
+    }
+  }
+
+  @Test
+  void sign_whenFulcioFails_throwsRemoteProblemNamingFulcio() {
+    stack.injectFault("{\"fulcio\":{\"after\":0,\"status\":503}}");
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageContaining("Fulcio")
+          .hasMessageContaining("UNAVAILABLE");
+    }
+    assertThat(stack.stats().logEntries()).isZero();
+  }
+
+  @Test
+  void sign_whenTheGitHubTokenEndpointFails_throwsRemoteProblemNamingOidc() {
+    stack.injectFault("{\"oidc\":{\"after\":0,\"status\":500}}");
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageContaining("OIDC")
+          .hasMessageContaining("500");
+    }
+  }
+
+  @Test
+  void sign_whenFulcioRejectsTheToken_throwsEnvironmentProblemWithoutTheToken() {
+    String token = stack.tokenFor(Map.of());
+    // Same header and claims, signature of another token: Fulcio's signature check fails.
+    String other = stack.tokenFor(Map.of("jti", "another"));
+    String forged = token.substring(0, token.lastIndexOf('.')) + other.substring(other.lastIndexOf('.'));
+    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options().withIdentityToken(forged), Env.empty(), Clock.systemUTC())) {
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(EnvironmentProblem.class)
+          .hasMessageContaining("Fulcio rejected the OIDC identity token")
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain(forged).doesNotContain(forged.substring(forged.lastIndexOf('.') + 1)))
+          .satisfies(e -> assertThat(((CountersignException) e).hint().orElseThrow()).doesNotContain(forged));
+    }
+  }
+
+  @Test
+  void sign_withNoTokenAnywhere_throwsEnvironmentProblemWithIdTokenHint() {
+    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options(), Env.of(Map.of("GITHUB_ACTIONS", "true")), Clock.systemUTC())) {
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(EnvironmentProblem.class)
+          .hasMessage("No OIDC identity token is available while signing keylessly")
+          .satisfies(e -> assertThat(((CountersignException) e).hint().orElseThrow()).contains("permissions: id-token: write").contains("--identity-token").contains("--key"));
+    }
+    assertThat(stack.stats().certificates()).isZero();
+  }
+
+  private SigstoreKeylessSigner githubSigner() {
+    return new SigstoreKeylessSigner(options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetchedTokens::add);
+  }
+
+  private KeylessOptions options() {
+    return KeylessOptions.custom(stack.trustedRoot(), stack.signingConfig());
+  }
+
+  private KeylessVerifier javaVerifier() throws Exception {
+    return KeylessVerifier.builder().trustedRootProvider(TrustedRootProvider.from(stack.trustedRoot())).build();
+  }
+
+  private static VerificationOptions identity(String san) {
+    return VerificationOptions.builder()
+        .addCertificateMatchers(
+            VerificationOptions.CertificateMatcher.fulcio()
+                .subjectAlternativeName(StringMatcher.string(san))
+                .issuer(StringMatcher.string(SigstoreTestStack.GITHUB_ISSUER))
+                .build())
+        .build();
+  }
+
+  /**
+   * What Kyverno checks, without sigstore-java: the DER signature verifies over the raw message
+   * with the certificate's key; the Rekor body carries the same signature string, the same
+   * certificate PEM and the message hash; the SET verifies with the trusted root's log key.
+   */
+  private void assertAnnotationMaterialConsistent(byte[] message, SignatureMaterial material) throws Exception {
+    String pem = material.certificatePem().orElseThrow();
+    assertThat(pem).startsWith("-----BEGIN CERTIFICATE-----").containsOnlyOnce("BEGIN CERTIFICATE");
+    X509Certificate certificate =
+        (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)));
+    Signature ecdsa = Signature.getInstance("SHA256withECDSA");
+    ecdsa.initVerify(certificate.getPublicKey());
+    ecdsa.update(message);
+    assertThat(ecdsa.verify(material.signature())).as("DER ECDSA over the raw message").isTrue();
+
+    RekorBundle rekor = material.rekorBundle().orElseThrow();
+    JsonNode body = JSON.readTree(Base64.getDecoder().decode(rekor.body()));
+    assertThat(body.path("kind").asText()).isEqualTo("hashedrekord");
+    assertThat(body.at("/spec/signature/content").asText()).isEqualTo(Base64.getEncoder().encodeToString(material.signature()));
+    assertThat(new String(Base64.getDecoder().decode(body.at("/spec/signature/publicKey/content").asText()), StandardCharsets.UTF_8)).isEqualTo(pem);
+    assertThat(body.at("/spec/data/hash/value").asText()).isEqualTo(java.util.HexFormat.of().formatHex(SigstoreKeylessSigner.sha256(message)));
+    assertThat(rekor.logId()).matches("[0-9a-f]{64}");
+    assertThat(RekorSets.verifies(rekor, stack.trustedRoot())).as("SET verifies").isTrue();
+    RekorBundle forgedTime = new RekorBundle(rekor.signedEntryTimestamp(), rekor.body(), rekor.integratedTime() + 1, rekor.logIndex(), rekor.logId());
+    assertThat(RekorSets.verifies(forgedTime, stack.trustedRoot())).as("SET over another time").isFalse();
+  }
+}
