@@ -87,15 +87,15 @@ public final class TrustedRoot {
     try {
       json = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      throw new UsageProblem("trusted root " + file + " does not exist", "check the --trusted-root path", e);
+      throw new UsageProblem("Trusted root " + file + " does not exist", ", perhaps you should check the --trusted-root path", e);
     } catch (IOException e) {
-      throw new InputProblem(file, 0, "could not be read: " + e.getMessage(), "check the file's permissions", e);
+      throw new InputProblem(file, 0, "could not be read: " + e.getMessage(), ", perhaps you should check the file's permissions", e);
     }
     try {
       return from(SigstoreTrustedRoot.from(new ByteArrayInputStream(json)), file.toString());
     } catch (SigstoreConfigurationException | RuntimeException e) {
       throw new InputProblem(file, 0, "is not a Sigstore trusted root: " + e.getMessage(),
-          "pass a trusted_root.json (e.g. from `cosign trusted-root create` or the Sigstore TUF repository)", e);
+          ", perhaps you should pass a trusted_root.json (e.g. from `cosign trusted-root create` or the Sigstore TUF repository)", e);
     }
   }
 
@@ -112,8 +112,8 @@ public final class TrustedRoot {
       client.update();
       return from(client.getSigstoreTrustedRoot(), "Sigstore public-good TUF");
     } catch (IOException | SigstoreConfigurationException | RuntimeException e) {
-      throw new RemoteProblem("could not fetch the Sigstore trusted root through TUF: " + e.getMessage(),
-          "check network access to tuf-repo-cdn.sigstore.dev, or pass --trusted-root FILE", e);
+      throw new RemoteProblem("Could not fetch the Sigstore trusted root through TUF (tuf-repo-cdn.sigstore.dev) while preparing keyless verification: " + e.getMessage(),
+          ", perhaps you should check network access to tuf-repo-cdn.sigstore.dev, or pass --trusted-root FILE", e);
     }
   }
 
