@@ -52,7 +52,7 @@ public final class ManifestVerifier {
           + " differs from the format's " + formatDomain.domain(), ", perhaps you should use one annotation domain");
     }
     boolean wantsKeyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
-    if (wantsKeyless && trustedRoot == null && policy.keys().isEmpty()) {
+    if (wantsKeyless && trustedRoot == null) {
       throw new UsageProblem("Keyless verification needs a Sigstore trusted root",
           ", perhaps you should pass --trusted-root FILE (a trusted_root.json), or let countersign fetch the public-good root");
     }
@@ -60,7 +60,7 @@ public final class ManifestVerifier {
     this.domain = formatDomain;
     this.format = format;
     this.ignoreFields = IgnoreFields.withDefaults(policy.extraIgnoreFields());
-    this.keyless = wantsKeyless && trustedRoot != null ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
+    this.keyless = wantsKeyless ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
     this.keys = policy.keys();
     this.keyFingerprints = keys.stream().map(PublicKeys::fingerprint).toList();
   }
