@@ -100,15 +100,20 @@ public final class TrustedRoot {
   }
 
   /**
-   * The public-good Sigstore trusted root, fetched and verified through TUF (network; cached in
-   * {@code cacheDirectory}). Only called when the user did not pass {@code --trusted-root}.
+   * The public-good Sigstore trusted root, fetched and verified through TUF (network). Only
+   * called when the user did not pass {@code --trusted-root}.
    *
+   * @param cacheDirectory where TUF metadata is cached; null for sigstore-java's default
+   *     ({@code ~/.sigstore-java/root})
    * @throws RemoteProblem when TUF cannot be reached or fails verification
    */
   public static TrustedRoot fromPublicGoodTuf(Path cacheDirectory) {
     try {
-      SigstoreTufClient client =
-          SigstoreTufClient.builder().usePublicGoodInstance().tufCacheLocation(cacheDirectory).build();
+      SigstoreTufClient.Builder builder = SigstoreTufClient.builder().usePublicGoodInstance();
+      if (cacheDirectory != null) {
+        builder.tufCacheLocation(cacheDirectory);
+      }
+      SigstoreTufClient client = builder.build();
       client.update();
       return from(client.getSigstoreTrustedRoot(), "Sigstore public-good TUF");
     } catch (IOException | SigstoreConfigurationException | RuntimeException e) {
