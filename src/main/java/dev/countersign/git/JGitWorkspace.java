@@ -130,6 +130,17 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
               .setWorkTree(dir.toFile())
               .setMustExist(true)
               .build();
+      if (repo.isBare()) {
+        repo.close();
+        throw notARepository(dir, null);
+      }
+      if (repo.getRepositoryState() != org.eclipse.jgit.lib.RepositoryState.SAFE) {
+        String state = repo.getRepositoryState().getDescription();
+        repo.close();
+        throw new EnvironmentProblem(
+            "The repository in " + dir + " is in the middle of an operation (" + state + ") while opening it",
+            "perhaps you should finish or abort it (git rebase --abort, git merge --abort) before countersign");
+      }
       return new JGitWorkspace(dir, repo, clock, afterWrite, receivePack);
     } catch (RepositoryNotFoundException e) {
       throw notARepository(dir, e);

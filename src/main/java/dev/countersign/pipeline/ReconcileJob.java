@@ -44,6 +44,11 @@ import java.util.random.RandomGenerator;
  * own (it carries the {@value CommitMessage#MARKER_TRAILER} trailer), it does nothing, so a push
  * made with a token that triggers workflows cannot loop.
  *
+ * <p>It starts from HEAD, which must be a commit of the branch (actions/checkout leaves exactly
+ * that for the events {@code RunTrigger} accepts): if HEAD is behind, the first push is rejected
+ * and the job recomputes from the fresh branch; if HEAD holds commits the branch lacks, they would
+ * be pushed too, so runs from arbitrary checkouts set {@link ReconcileOptions#startFromRemote()}.
+ *
  * <p>One instance runs once; not thread-safe.
  */
 public final class ReconcileJob {
@@ -95,6 +100,11 @@ public final class ReconcileJob {
     }
 
     String base = head;
+    if (options.startFromRemote() && !options.dryRun()) {
+      base = workspace.fetch(options.remote(), options.branch());
+      workspace.resetTo(base);
+      progress.info("Starting from " + options.branch() + " at " + abbreviate(base) + " on the remote");
+    }
     for (int attempt = 1; ; attempt++) {
       List<Move> moves = plan(base);
       if (moves.isEmpty()) {

@@ -240,6 +240,17 @@ class JGitWorkspaceTest {
   }
 
   @Test
+  void open_repositoryMidRebase_isRefusedWithHowToAbort() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.createDirectories(clone.resolve(".git/rebase-merge"));
+
+    assertThatThrownBy(() -> JGitWorkspace.open(clone, CLOCK))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessageContaining("is in the middle of an operation")
+        .satisfies(e -> assertThat(((EnvironmentProblem) e).hint()).hasValueSatisfying(h -> assertThat(h).contains("git rebase --abort")));
+  }
+
+  @Test
   void fetch_unknownBranch_isARemoteProblemNamingTheBranch() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     try (JGitWorkspace ws = open(clone)) {

@@ -345,4 +345,20 @@ class ReconcileJobTest {
     assertThat(commit.getCommitterIdent().getName()).isEqualTo("github-actions[bot]");
     assertThat(Files.exists(tmp.resolve("ws/team/out/x.yaml"))).isTrue();
   }
+
+  @Test
+  void run_startFromRemoteOnAFeatureCheckout_pushesOnlyTheSigningCommit() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK)) {
+      ws.apply(dev.countersign.git.ChangeSet.empty().write("wip.txt", "unfinished\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      ws.commit(new dev.countersign.git.CommitRequest("wip\n", GitIdentity.GITHUB_ACTIONS_BOT, GitIdentity.GITHUB_ACTIONS_BOT));
+    }
+    String mainBefore = fixture.originHead("main");
+
+    ReconcileResult result = run(clone, new FakeSigningStep(), options().startFromRemote(true).build());
+
+    assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
+    assertThat(fixture.originCommit("main").getParent(0).name()).isEqualTo(mainBefore);
+    assertThat(fixture.originFiles("main")).doesNotContainKey("wip.txt").containsKey("signed/a.yaml");
+  }
 }
