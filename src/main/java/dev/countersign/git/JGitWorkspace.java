@@ -529,8 +529,10 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     String message = GitRemote.sanitize(e.getMessage());
     String lower = String.valueOf(message).toLowerCase(java.util.Locale.ROOT);
     String hint;
-    if (lower.contains("not authorized") || lower.contains("authentication") || lower.contains("401")
-        || lower.contains("403")) {
+    // jgit's wording: "not authorized" / "Authentication is required" (401), "git-receive-pack
+    // not permitted" (403).
+    if (lower.contains("not authorized") || lower.contains("authentication") || lower.contains("not permitted")
+        || lower.contains("401") || lower.contains("403")) {
       hint = remote.token().isPresent()
           ? "perhaps you should give the token contents: write permission on this repository"
           : "perhaps you should pass a token (the token input, or --token)";
