@@ -374,4 +374,12 @@ class ReconcileJobTest {
     assertThat(signer.calls).hasValue(0);
     assertThat(fixture.originHead("main")).isEqualTo(before);
   }
+
+  @Test
+  void run_moveOnly_movesBytesUnchanged() throws Exception {
+    ReconcileResult result = run(fixture.clone("ws", 0, false), SigningStep.moveOnly(), options().build());
+
+    assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
+    assertThat(fixture.originFiles("main")).containsEntry("signed/a.yaml", "kind: A\n").containsEntry("signed/apps/b.yml", "kind: B\n");
+  }
 }
