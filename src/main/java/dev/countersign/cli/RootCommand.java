@@ -14,6 +14,8 @@ import picocli.CommandLine.Option;
     versionProvider = RootCommand.Version.class,
     description = "Sign Kubernetes manifests with Sigstore, verify them, and gate merges.",
     subcommands = {
+      RunCommand.class,
+      ActionCommand.class,
       SignCommand.class,
       VerifyCommand.class,
       KeygenCommand.class,

@@ -164,6 +164,23 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     return directory;
   }
 
+  /** The branch HEAD points at, or empty when HEAD is detached (as actions/checkout leaves it for PRs). */
+  public Optional<String> currentBranch() {
+    try {
+      String full = repository.getFullBranch();
+      return full != null && full.startsWith(Constants.R_HEADS)
+          ? Optional.of(full.substring(Constants.R_HEADS.length()))
+          : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The URL configured for remote {@code name} ({@code remote.<name>.url}), if any. */
+  public Optional<String> remoteUrl(String name) {
+    return Optional.ofNullable(repository.getConfig().getString("remote", name, "url")).filter(u -> !u.isBlank());
+  }
+
   @Override
   public String headCommitId() {
     try {

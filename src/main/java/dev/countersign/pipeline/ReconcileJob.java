@@ -138,7 +138,12 @@ public final class ReconcileJob {
       workspace.apply(changes);
       String commit = workspace.commit(new CommitRequest(message(moves, written), options.author(), options.committer()));
       progress.info("Committed " + abbreviate(commit) + ": " + written.size() + " signed, "
-          + unchanged.size() + " already signed; pushing to " + options.branch());
+          + unchanged.size() + " already signed" + (options.push() ? "; pushing to " + options.branch() : ""));
+      if (!options.push()) {
+        return new ReconcileResult(
+            ReconcileResult.Outcome.COMMITTED, sorted(written), sorted(unchanged), Optional.of(commit),
+            "committed locally; not pushed (--no-push)", attempt);
+      }
 
       PushOutcome outcome = workspace.push(options.remote(), options.branch());
       if (outcome instanceof PushOutcome.Pushed) {
