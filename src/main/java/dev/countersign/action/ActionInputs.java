@@ -1,0 +1,121 @@
+package dev.countersign.action;
+
+import dev.countersign.support.Env;
+import dev.countersign.support.problems.UsageProblem;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The one table mapping Action inputs (snake_case, as declared in {@code action.yml}) to options
+ * of {@code countersign run}. The Action does nothing the CLI cannot: it turns {@code INPUT_*}
+ * variables into the same argument list a user would type and runs the same command in-process
+ * (so secrets in the list never reach a process command line).
+ *
+ * <p>The runner names an input's variable {@code INPUT_<NAME>} upper-cased with spaces turned
+ * into underscores but dashes kept, so both {@code INPUT_PUSH_ATTEMPTS} and
+ * {@code INPUT_PUSH-ATTEMPTS} are read. Values are trimmed; an empty value means "not set" (an
+ * input without a default arrives as "").
+ */
+public final class ActionInputs {
+
+  /** How an input becomes arguments. */
+  public enum Kind {
+    /** {@code --option=value}. */
+    VALUE,
+    /** {@code true} adds {@code --option}; {@code false} adds nothing; anything else is an error. */
+    FLAG,
+    /** One {@code --option=line} per non-blank line. */
+    LINES
+  }
+
+  /**
+   * @param name the input name in action.yml
+   * @param option the {@code run} option it sets
+   * @param secret its value must be masked in logs
+   */
+  public record Input(String name, String option, Kind kind, boolean secret, String description) {}
+
+  private static final List<Input> ALL =
+      List.of(
+          new Input("token", "--token", Kind.VALUE, true, "token to push and open pull requests with"),
+          new Input("mode", "--mode", Kind.VALUE, false, "push to the branch, or open a promotion pull request (pr)"),
+          new Input("branch", "--branch", Kind.VALUE, false, "branch to reconcile; default from the event"),
+          new Input("base", "--base", Kind.VALUE, false, "base branch of the promotion pull request"),
+          new Input("unsigned_dir", "--unsigned-dir", Kind.VALUE, false, "directory of manifests to sign"),
+          new Input("signed_dir", "--signed-dir", Kind.VALUE, false, "directory signed manifests move to"),
+          new Input("dirs", "--dir", Kind.LINES, false, "several from:to directory pairs, one per line"),
+          new Input("key", "--key", Kind.VALUE, false, "sign with this key instead of keyless"),
+          new Input("identity_token", "--identity-token", Kind.VALUE, true, "OIDC token for keyless signing"),
+          new Input("trusted_root", "--trusted-root", Kind.VALUE, false, "Sigstore trusted_root.json"),
+          new Input("signing_config", "--signing-config", Kind.VALUE, false, "Sigstore signing_config.json"),
+          new Input("annotation_domain", "--annotation-domain", Kind.VALUE, false, "annotation key prefix"),
+          new Input("parallel", "--parallel", Kind.VALUE, false, "manifests signed at once"),
+          new Input("push_attempts", "--push-attempts", Kind.VALUE, false, "push tries before giving up"),
+          new Input("author", "--author", Kind.VALUE, false, "commit author, Name <email>"),
+          new Input("committer", "--committer", Kind.VALUE, false, "commit committer, Name <email>"),
+          new Input("signoff", "--signoff", Kind.FLAG, false, "add Signed-off-by"),
+          new Input("commit_message", "--commit-message", Kind.VALUE, false, "first line of the commit message"),
+          new Input("dry_run", "--dry-run", Kind.FLAG, false, "print the plan, change nothing"),
+          new Input("no_sign", "--no-sign", Kind.FLAG, false, "move without signing (testing only)"),
+          new Input("bundle_sidecar", "--bundle-sidecar", Kind.FLAG, false, "also write <file>.sigstore.json"));
+
+  private ActionInputs() {}
+
+  /** Every input, in action.yml order. */
+  public static List<Input> all() {
+    return ALL;
+  }
+
+  /** The trimmed value of input {@code name}, or empty when unset or blank. */
+  public static Optional<String> read(Env env, String name) {
+    String upper = name.replace(' ', '_').toUpperCase(Locale.ROOT);
+    return env.get("INPUT_" + upper)
+        .or(() -> env.get("INPUT_" + upper.replace('_', '-')))
+        .or(() -> env.get("INPUT_" + upper.replace('-', '_')))
+        .map(String::strip)
+        .filter(v -> !v.isEmpty());
+  }
+
+  /** The arguments for {@code countersign run}, starting with {@code run}. */
+  public static List<String> runArguments(Env env) {
+    List<String> args = new ArrayList<>();
+    args.add("run");
+    for (Input input : ALL) {
+      Optional<String> value = read(env, input.name());
+      if (value.isEmpty()) {
+        continue;
+      }
+      switch (input.kind()) {
+        case VALUE -> args.add(input.option() + "=" + value.get());
+        case FLAG -> {
+          if (parseBoolean(input.name(), value.get())) {
+            args.add(input.option());
+          }
+        }
+        case LINES -> value.get().lines().map(String::strip).filter(l -> !l.isEmpty())
+            .forEach(l -> args.add(input.option() + "=" + l));
+      }
+    }
+    return args;
+  }
+
+  /** Values of secret inputs that are set, to mask before anything is printed. */
+  public static List<String> secretValues(Env env) {
+    return ALL.stream().filter(Input::secret).map(i -> read(env, i.name())).flatMap(Optional::stream).toList();
+  }
+
+  /** Accepts what {@code core.getBooleanInput} accepts: true/True/TRUE and false/False/FALSE. */
+  static boolean parseBoolean(String name, String value) {
+    if (value.equals("true") || value.equals("True") || value.equals("TRUE")) {
+      return true;
+    }
+    if (value.equals("false") || value.equals("False") || value.equals("FALSE")) {
+      return false;
+    }
+    throw new UsageProblem(
+        "Input " + name + " must be true or false, got \"" + value + "\"",
+        "perhaps you should write " + name + ": true");
+  }
+}

@@ -1,0 +1,166 @@
+package dev.countersign.action;
+
+import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.InternalProblem;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Speaks GitHub Actions workflow commands on stdout and appends to the step's output and summary
+ * files. Escaping follows the Actions toolkit ({@code @actions/core} command.ts): message data
+ * escapes {@code % \r \n}; properties additionally {@code : ,}. Outputs use {@code name=value},
+ * or a {@code name<<ghadelimiter_<uuid>} heredoc for multi-line values.
+ */
+public final class ActionsReporter implements Reporter {
+
+  private static final Pattern OUTPUT_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
+
+  private final PrintWriter out;
+  private final Optional<Path> outputFile;
+  private final Optional<Path> summaryFile;
+  private final Supplier<String> uuids;
+
+  /**
+   * @param out the step log (stdout)
+   * @param outputFile {@code GITHUB_OUTPUT}
+   * @param summaryFile {@code GITHUB_STEP_SUMMARY}
+   * @param uuids source of heredoc delimiter suffixes (random UUIDs in production)
+   */
+  public ActionsReporter(PrintWriter out, Optional<Path> outputFile, Optional<Path> summaryFile, Supplier<String> uuids) {
+    this.out = out;
+    this.outputFile = outputFile;
+    this.summaryFile = summaryFile;
+    this.uuids = uuids;
+  }
+
+  @Override
+  public void mask(String secret) {
+    if (secret == null || secret.isBlank()) {
+      return;
+    }
+    // The runner matches masks line by line, so a multi-line secret needs one mask per line.
+    for (String line : secret.split("\\r?\\n")) {
+      if (!line.isBlank()) {
+        command("add-mask", Map.of(), line);
+      }
+    }
+    out.flush();
+  }
+
+  @Override
+  public void info(String line) {
+    for (String l : line.split("\\r?\\n", -1)) {
+      // A line starting with "::" would be read as a workflow command; file names are user data.
+      out.println(l.startsWith("::") ? " " + l : l);
+    }
+    out.flush();
+  }
+
+  @Override
+  public void group(String title) {
+    command("group", Map.of(), title);
+  }
+
+  @Override
+  public void endGroup() {
+    command("endgroup", Map.of(), "");
+  }
+
+  @Override
+  public void error(String message, Annotation at) {
+    command("error", at.properties(), message);
+  }
+
+  @Override
+  public void warning(String message, Annotation at) {
+    command("warning", at.properties(), message);
+  }
+
+  @Override
+  public void notice(String message, Annotation at) {
+    command("notice", at.properties(), message);
+  }
+
+  @Override
+  public void output(String name, String value) {
+    if (!OUTPUT_NAME.matcher(name).matches()) {
+      throw new InternalProblem("Invalid step output name \"" + name + "\"");
+    }
+    String record;
+    if (value.indexOf('\n') < 0 && value.indexOf('\r') < 0) {
+      record = name + "=" + value + "\n";
+    } else {
+      String delimiter = "ghadelimiter_" + uuids.get();
+      if (value.contains(delimiter)) {
+        throw new InternalProblem(
+            "Unexpected input: the value of output " + name + " contains the delimiter " + delimiter);
+      }
+      record = name + "<<" + delimiter + "\n" + value + "\n" + delimiter + "\n";
+    }
+    if (outputFile.isEmpty()) {
+      info("(GITHUB_OUTPUT is not set; output " + name + " dropped)");
+      return;
+    }
+    append(outputFile.get(), record, "GITHUB_OUTPUT");
+  }
+
+  @Override
+  public void summary(String markdown) {
+    summaryFile.ifPresent(f -> append(f, markdown.endsWith("\n") ? markdown : markdown + "\n", "GITHUB_STEP_SUMMARY"));
+  }
+
+  /** A GitHub-flavoured Markdown table; pipes are escaped and newlines become {@code <br>}. */
+  public static String markdownTable(List<String> headers, List<List<String>> rows) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(row(headers));
+    sb.append(headers.stream().map(h -> "---").collect(Collectors.joining(" | ", "| ", " |\n")));
+    rows.forEach(r -> sb.append(row(r)));
+    return sb.toString();
+  }
+
+  private static String row(List<String> cells) {
+    return cells.stream()
+        .map(c -> c.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>"))
+        .collect(Collectors.joining(" | ", "| ", " |\n"));
+  }
+
+  private void command(String name, Map<String, String> properties, String message) {
+    StringBuilder sb = new StringBuilder("::").append(name);
+    if (!properties.isEmpty()) {
+      sb.append(' ')
+          .append(properties.entrySet().stream()
+              .map(e -> e.getKey() + "=" + escapeProperty(e.getValue()))
+              .collect(Collectors.joining(",")));
+    }
+    sb.append("::").append(escapeData(message));
+    out.println(sb);
+    out.flush();
+  }
+
+  static String escapeData(String s) {
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A");
+  }
+
+  static String escapeProperty(String s) {
+    return escapeData(s).replace(":", "%3A").replace(",", "%2C");
+  }
+
+  private static void append(Path file, String text, String which) {
+    try {
+      Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new EnvironmentProblem(
+          "Could not append to " + which + " (" + file + ")", "perhaps you should check the runner's file commands directory", e);
+    }
+  }
+}

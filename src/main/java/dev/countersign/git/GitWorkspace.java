@@ -1,0 +1,73 @@
+package dev.countersign.git;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.SortedMap;
+
+/**
+ * A git work tree countersign commits to and pushes from. Works from a branch, a detached HEAD
+ * and a shallow clone alike: the branch to push to is always given explicitly, never inferred
+ * from HEAD. Behaviour does not depend on the user's or runner's git configuration (signing,
+ * hooks, identities, line-ending conversion).
+ *
+ * <p>Not thread-safe: one workspace per job.
+ */
+public interface GitWorkspace {
+
+  /** The work tree's root directory. */
+  Path directory();
+
+  /** The commit HEAD points at (full hex id). */
+  String headCommitId();
+
+  /**
+   * Every regular file under {@code directory} in the tree of {@code commitId}, recursively, as
+   * repository-relative path (forward slashes) to bytes. Symlinks and submodules are left out.
+   * Empty when the directory does not exist in that tree.
+   */
+  SortedMap<String, byte[]> readFiles(String commitId, String directory);
+
+  /** The bytes of one file in the tree of {@code commitId}, if it is a regular file there. */
+  Optional<byte[]> readFile(String commitId, String path);
+
+  /** The full message of the commit {@code revision} resolves to (e.g. {@code HEAD}). */
+  String lastCommitMessage(String revision);
+
+  /**
+   * Writes and deletes files in the work tree and stages exactly those bytes in the index (no
+   * clean filters or line-ending conversion). Other index entries are left alone.
+   */
+  void apply(ChangeSet changes);
+
+  /**
+   * Commits the index on top of HEAD (moving the branch, or the detached HEAD) and returns the
+   * new commit id. Never signs, never runs hooks.
+   */
+  String commit(CommitRequest request);
+
+  /**
+   * Pushes {@code HEAD} to {@code refs/heads/<branch>} on the remote, fast-forward only.
+   * Rejections come back as results; transport and authentication failures are thrown as
+   * {@link dev.countersign.support.problems.RemoteProblem}.
+   */
+  PushOutcome push(GitRemote remote, String branch);
+
+  /**
+   * Force-pushes {@code HEAD} to {@code refs/heads/<branch>} only if the remote branch is still at
+   * {@code expectedRemoteId} (empty: only if it does not exist). For branches countersign owns,
+   * such as promotion branches. A moved branch comes back as {@link PushOutcome.Rejected}.
+   */
+  PushOutcome pushWithLease(GitRemote remote, String branch, Optional<String> expectedRemoteId);
+
+  /**
+   * Fetches {@code refs/heads/<branch>} from the remote (one commit deep when this clone is
+   * shallow) and returns its commit id.
+   */
+  String fetch(GitRemote remote, String branch);
+
+  /**
+   * Detaches HEAD at {@code commitId} and makes index and work tree match its tree (like
+   * {@code git checkout --detach --force}). Never moves a local branch. Untracked files stay.
+   */
+  void resetTo(String commitId);
+}

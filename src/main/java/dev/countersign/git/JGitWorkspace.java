@@ -1,0 +1,578 @@
+package dev.countersign.git;
+
+import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.InternalProblem;
+import dev.countersign.support.problems.RemoteProblem;
+import dev.countersign.support.problems.UsageProblem;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.eclipse.jgit.api.FetchCommand;
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.api.PushCommand;
+import org.eclipse.jgit.api.ResetCommand;
+import org.eclipse.jgit.api.TransportCommand;
+import org.eclipse.jgit.api.errors.GitAPIException;
+import org.eclipse.jgit.api.errors.InvalidRemoteException;
+import org.eclipse.jgit.api.errors.TransportException;
+import org.eclipse.jgit.dircache.DirCache;
+import org.eclipse.jgit.dircache.DirCacheEditor;
+import org.eclipse.jgit.dircache.DirCacheEntry;
+import org.eclipse.jgit.errors.RepositoryNotFoundException;
+import org.eclipse.jgit.lib.CommitBuilder;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.FileMode;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.ObjectReader;
+import org.eclipse.jgit.lib.PersonIdent;
+import org.eclipse.jgit.lib.Ref;
+import org.eclipse.jgit.lib.RefUpdate;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevWalk;
+import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
+import org.eclipse.jgit.transport.FetchResult;
+import org.eclipse.jgit.transport.PushResult;
+import org.eclipse.jgit.transport.RefLeaseSpec;
+import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.transport.RemoteRefUpdate;
+import org.eclipse.jgit.transport.TagOpt;
+import org.eclipse.jgit.transport.TransportHttp;
+import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
+import org.eclipse.jgit.treewalk.TreeWalk;
+import org.eclipse.jgit.treewalk.filter.PathFilter;
+
+/**
+ * {@link GitWorkspace} over jgit, opened on an existing work tree (typically the one
+ * actions/checkout made).
+ *
+ * <p>Isolation from git configuration, so a laptop and a runner behave alike:
+ *
+ * <ul>
+ *   <li>commits are written with plumbing (tree from the index, explicit author and committer
+ *       stamped from the injected clock in UTC), so {@code commit.gpgsign}, {@code user.*},
+ *       {@code commit.cleanup} and commit hooks have no effect;
+ *   <li>the repository is opened on a file system view where no hook exists (jgit otherwise runs
+ *       post-commit and pre-push hooks);
+ *   <li>files are staged from the exact bytes given, so {@code core.autocrlf} and clean filters
+ *       do not change what is committed;
+ *   <li>fetch and push take an explicit URL and refspec, so {@code remote.*}, {@code push.default}
+ *       and {@code url.*.insteadOf} do not apply, and the token is sent with preemptive basic
+ *       authentication, which replaces any {@code http.extraheader} actions/checkout persisted.
+ * </ul>
+ *
+ * <p>Fetched branches are kept under {@code refs/countersign/fetched/<branch>}.
+ */
+public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
+
+  /** The user name GitHub expects with a token in basic authentication. */
+  static final String TOKEN_USER = "x-access-token";
+
+  private static final String FETCHED_PREFIX = "refs/countersign/fetched/";
+  private static final int TIMEOUT_SECONDS = 120;
+
+  private final Path directory;
+  private final Repository repository;
+  private final Git git;
+  private final Clock clock;
+  private final Consumer<Path> afterWrite;
+  private final String receivePack;
+
+  private JGitWorkspace(
+      Path directory, Repository repository, Clock clock, Consumer<Path> afterWrite, String receivePack) {
+    this.directory = directory;
+    this.repository = repository;
+    this.git = new Git(repository);
+    this.clock = clock;
+    this.afterWrite = afterWrite;
+    this.receivePack = receivePack;
+  }
+
+  /** Opens the work tree at {@code directory}; see {@link #open(Path, Clock, Consumer, String)}. */
+  public static JGitWorkspace open(Path directory, Clock clock) {
+    return open(directory, clock, p -> {}, null);
+  }
+
+  /**
+   * Opens the work tree whose root is {@code directory} (it must contain {@code .git}; parent
+   * directories are not searched).
+   *
+   * @param clock stamps commit times (UTC)
+   * @param afterWrite called with every file and directory the workspace creates, e.g. to hand
+   *     it to the workspace owner when running as root in a container
+   * @param receivePack for {@code file://} remotes only: the command that serves pushes (like
+   *     {@code git push --receive-pack}), e.g. {@code /usr/bin/git-receive-pack} so the remote
+   *     repository's server-side hooks run; {@code null} uses jgit's in-process receiver
+   * @throws EnvironmentProblem when {@code directory} is not a git work tree
+   */
+  public static JGitWorkspace open(
+      Path directory, Clock clock, Consumer<Path> afterWrite, String receivePack) {
+    Path dir = directory.toAbsolutePath().normalize();
+    if (!Files.exists(dir.resolve(Constants.DOT_GIT))) {
+      throw notARepository(dir, null);
+    }
+    try {
+      Repository repo =
+          new FileRepositoryBuilder()
+              .setFS(NoHooksFs.forThisPlatform())
+              .setWorkTree(dir.toFile())
+              .setMustExist(true)
+              .build();
+      return new JGitWorkspace(dir, repo, clock, afterWrite, receivePack);
+    } catch (RepositoryNotFoundException e) {
+      throw notARepository(dir, e);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new EnvironmentProblem(
+          "Could not open the git repository in " + dir + " while starting",
+          "perhaps you should check that actions/checkout completed and the directory is readable",
+          e);
+    }
+  }
+
+  private static EnvironmentProblem notARepository(Path dir, Throwable cause) {
+    return new EnvironmentProblem(
+        "not a git repository: " + dir,
+        "perhaps you should run actions/checkout before countersign",
+        cause);
+  }
+
+  @Override
+  public Path directory() {
+    return directory;
+  }
+
+  @Override
+  public String headCommitId() {
+    try {
+      ObjectId head = repository.resolve(Constants.HEAD + "^{commit}");
+      if (head == null) {
+        throw new EnvironmentProblem(
+            "The repository in " + directory + " has no commit checked out",
+            "perhaps you should run actions/checkout with a ref that exists");
+      }
+      return head.name();
+    } catch (IOException e) {
+      throw readProblem("HEAD", e);
+    }
+  }
+
+  @Override
+  public SortedMap<String, byte[]> readFiles(String commitId, String dir) {
+    String prefix = ChangeSet.checkedPath(stripSlashes(dir));
+    SortedMap<String, byte[]> files = new TreeMap<>();
+    try (RevWalk walk = new RevWalk(repository);
+        TreeWalk tw = new TreeWalk(repository)) {
+      RevCommit commit = walk.parseCommit(resolve(commitId));
+      tw.addTree(commit.getTree());
+      tw.setRecursive(true);
+      tw.setFilter(PathFilter.create(prefix));
+      ObjectReader reader = tw.getObjectReader();
+      while (tw.next()) {
+        if (isRegularFile(tw.getFileMode(0))) {
+          files.put(tw.getPathString(), reader.open(tw.getObjectId(0), Constants.OBJ_BLOB).getBytes());
+        }
+      }
+      return files;
+    } catch (IOException e) {
+      throw readProblem(commitId + ":" + prefix, e);
+    }
+  }
+
+  @Override
+  public Optional<byte[]> readFile(String commitId, String path) {
+    String p = ChangeSet.checkedPath(path);
+    try (RevWalk walk = new RevWalk(repository)) {
+      RevCommit commit = walk.parseCommit(resolve(commitId));
+      try (TreeWalk tw = TreeWalk.forPath(repository, p, commit.getTree())) {
+        if (tw == null || !isRegularFile(tw.getFileMode(0))) {
+          return Optional.empty();
+        }
+        return Optional.of(tw.getObjectReader().open(tw.getObjectId(0), Constants.OBJ_BLOB).getBytes());
+      }
+    } catch (IOException e) {
+      throw readProblem(commitId + ":" + p, e);
+    }
+  }
+
+  @Override
+  public String lastCommitMessage(String revision) {
+    try (RevWalk walk = new RevWalk(repository)) {
+      return walk.parseCommit(resolve(revision)).getFullMessage();
+    } catch (IOException e) {
+      throw readProblem(revision, e);
+    }
+  }
+
+  @Override
+  public void apply(ChangeSet changes) {
+    DirCache index = null;
+    try (ObjectInserter inserter = repository.newObjectInserter()) {
+      index = repository.lockDirCache();
+      DirCacheEditor editor = index.editor();
+      for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
+        Path file = writeWorkTreeFile(write.getKey(), write.getValue());
+        ObjectId blob = inserter.insert(Constants.OBJ_BLOB, write.getValue());
+        Instant modified = Files.getLastModifiedTime(file).toInstant();
+        int length = write.getValue().length;
+        editor.add(
+            new DirCacheEditor.PathEdit(write.getKey()) {
+              @Override
+              public void apply(DirCacheEntry entry) {
+                entry.setFileMode(FileMode.REGULAR_FILE);
+                entry.setObjectId(blob);
+                entry.setLength(length);
+                entry.setLastModified(modified);
+              }
+            });
+      }
+      for (String path : changes.deletes()) {
+        Files.deleteIfExists(workTreeFile(path));
+        editor.add(new DirCacheEditor.DeletePath(path));
+      }
+      inserter.flush();
+      editor.commit(); // writes the index and releases the lock
+      index = null;
+    } catch (IOException e) {
+      throw new EnvironmentProblem(
+          "Could not write " + changes + " to the work tree in " + directory + " while applying changes",
+          "perhaps you should check that the workspace is writable and no other git process holds .git/index.lock",
+          e);
+    } finally {
+      if (index != null) {
+        index.unlock();
+      }
+    }
+  }
+
+  private Path writeWorkTreeFile(String relative, byte[] bytes) throws IOException {
+    Path file = workTreeFile(relative);
+    List<Path> created = new ArrayList<>();
+    for (Path p = file.getParent(); p != null && !Files.exists(p); p = p.getParent()) {
+      created.add(0, p);
+    }
+    Files.createDirectories(file.getParent());
+    Files.write(file, bytes);
+    created.forEach(afterWrite);
+    afterWrite.accept(file);
+    return file;
+  }
+
+  private Path workTreeFile(String relative) {
+    Path file = directory.resolve(ChangeSet.checkedPath(relative)).normalize();
+    if (!file.startsWith(directory)) {
+      throw new InternalProblem("Refusing to write outside the work tree: " + relative);
+    }
+    return file;
+  }
+
+  @Override
+  public String commit(CommitRequest request) {
+    try (ObjectInserter inserter = repository.newObjectInserter();
+        RevWalk walk = new RevWalk(repository)) {
+      ObjectId head = repository.resolve(Constants.HEAD + "^{commit}");
+      ObjectId tree = repository.readDirCache().writeTree(inserter);
+      if (head != null && walk.parseCommit(head).getTree().equals(tree)) {
+        throw new InternalProblem("Nothing to commit in " + directory + ": the index matches HEAD");
+      }
+      Instant now = clock.instant();
+      CommitBuilder commit = new CommitBuilder();
+      commit.setTreeId(tree);
+      if (head != null) {
+        commit.setParentId(head);
+      }
+      commit.setAuthor(person(request.author(), now));
+      commit.setCommitter(person(request.committer(), now));
+      commit.setEncoding(java.nio.charset.StandardCharsets.UTF_8);
+      commit.setMessage(request.message());
+      ObjectId id = inserter.insert(commit);
+      inserter.flush();
+
+      // Updating HEAD moves the checked-out branch, or HEAD itself when detached.
+      RefUpdate update = repository.updateRef(Constants.HEAD);
+      update.setNewObjectId(id);
+      update.setExpectedOldObjectId(head == null ? ObjectId.zeroId() : head);
+      update.setRefLogIdent(person(request.committer(), now));
+      update.setRefLogMessage("commit (countersign): " + firstLine(request.message()), false);
+      RefUpdate.Result result = update.update(walk);
+      if (result != RefUpdate.Result.NEW
+          && result != RefUpdate.Result.FAST_FORWARD
+          && result != RefUpdate.Result.FORCED) {
+        throw new EnvironmentProblem(
+            "Could not move HEAD to the new commit (" + result + ") in " + directory + " while committing",
+            "perhaps you should make sure no other git process is using the repository");
+      }
+      return id.name();
+    } catch (IOException e) {
+      throw new EnvironmentProblem(
+          "Could not write a commit in " + directory + " while committing",
+          "perhaps you should check that the repository is writable",
+          e);
+    }
+  }
+
+  private static PersonIdent person(GitIdentity identity, Instant when) {
+    return new PersonIdent(identity.name(), identity.email(), when, ZoneOffset.UTC);
+  }
+
+  @Override
+  public PushOutcome push(GitRemote remote, String branch) {
+    return doPush(remote, branch, Optional.empty());
+  }
+
+  @Override
+  public PushOutcome pushWithLease(GitRemote remote, String branch, Optional<String> expectedRemoteId) {
+    return doPush(remote, branch, Optional.of(expectedRemoteId.orElse(ObjectId.zeroId().name())));
+  }
+
+  private PushOutcome doPush(GitRemote remote, String branch, Optional<String> lease) {
+    String target = Constants.R_HEADS + checkedBranch(branch);
+    String step = "pushing to " + target + " of " + remote.url();
+    try {
+      PushCommand push =
+          git.push()
+              .setRemote(remote.url())
+              .setRefSpecs(new RefSpec((lease.isPresent() ? "+" : "") + Constants.HEAD + ":" + target))
+              .setTimeout(TIMEOUT_SECONDS);
+      if (lease.isPresent()) {
+        push.setRefLeaseSpecs(new RefLeaseSpec(target, lease.get()));
+      }
+      if (receivePack != null) {
+        push.setReceivePack(receivePack);
+      }
+      authenticate(push, remote);
+      List<PushResult> results = new ArrayList<>();
+      push.call().forEach(results::add);
+      return outcome(results, target, branch, step);
+    } catch (InvalidRemoteException e) {
+      throw new UsageProblem(
+          "Invalid remote " + remote.url() + " while " + step,
+          "perhaps you should pass the repository URL, e.g. https://github.com/OWNER/REPO.git",
+          e);
+    } catch (TransportException e) {
+      throw transportProblem(e, step, remote);
+    } catch (GitAPIException | RuntimeException e) {
+      if (e instanceof dev.countersign.support.problems.CountersignException ce) {
+        throw ce;
+      }
+      throw new RemoteProblem(
+          "Push failed while " + step + ": " + GitRemote.sanitize(e.getMessage()),
+          "perhaps you should retry; if it persists run with --stacktrace and report it",
+          e);
+    }
+  }
+
+  private PushOutcome outcome(List<PushResult> results, String target, String branch, String step) {
+    StringBuilder messages = new StringBuilder();
+    RemoteRefUpdate update = null;
+    for (PushResult result : results) {
+      if (result.getMessages() != null) {
+        messages.append(result.getMessages());
+      }
+      RemoteRefUpdate u = result.getRemoteUpdate(target);
+      if (u != null) {
+        update = u;
+      }
+    }
+    String remoteMessages = GitRemote.sanitize(messages.toString());
+    if (update == null) {
+      throw new InternalProblem("The remote did not report on " + target + " while " + step);
+    }
+    String reason = update.getMessage() == null ? "" : GitRemote.sanitize(update.getMessage());
+    switch (update.getStatus()) {
+      case OK:
+        return new PushOutcome.Pushed(branch, update.getNewObjectId().name(), false);
+      case UP_TO_DATE:
+        return new PushOutcome.Pushed(branch, update.getNewObjectId().name(), true);
+      case REJECTED_NONFASTFORWARD:
+      case REJECTED_REMOTE_CHANGED:
+      case REJECTED_NODELETE:
+        return new PushOutcome.Rejected(branch, update.getStatus().name(), reason);
+      case REJECTED_OTHER_REASON:
+        return new PushOutcome.Refused(branch, reason, remoteMessages);
+      default:
+        throw new RemoteProblem(
+            "The remote left " + target + " in state " + update.getStatus() + " while " + step
+                + (remoteMessages.isBlank() ? "" : ": " + remoteMessages.strip()),
+            "perhaps you should retry the run");
+    }
+  }
+
+  @Override
+  public String fetch(GitRemote remote, String branch) {
+    String name = checkedBranch(branch);
+    String source = Constants.R_HEADS + name;
+    String local = FETCHED_PREFIX + name;
+    String step = "fetching " + source + " from " + remote.url();
+    try {
+      FetchCommand fetch =
+          git.fetch()
+              .setRemote(remote.url())
+              .setRefSpecs(new RefSpec("+" + source + ":" + local))
+              .setTagOpt(TagOpt.NO_TAGS)
+              .setRemoveDeletedRefs(false)
+              .setTimeout(TIMEOUT_SECONDS);
+      if (isShallow()) {
+        // Stay shallow: the fresh tip is all a recompute needs, and deepening a big repository
+        // is slow (and hits jgit's unshallow bug, eclipse-jgit/jgit#182).
+        fetch.setDepth(1);
+      }
+      authenticate(fetch, remote);
+      FetchResult result = fetch.call();
+      if (result.getAdvertisedRef(source) == null) {
+        throw new RemoteProblem(
+            "The remote has no branch " + branch + " while " + step,
+            "perhaps you should check the branch input or that the branch still exists");
+      }
+      Ref fetched = repository.exactRef(local);
+      if (fetched == null) {
+        throw new InternalProblem("Fetched " + source + " but " + local + " is missing while " + step);
+      }
+      return fetched.getObjectId().name();
+    } catch (InvalidRemoteException e) {
+      throw new UsageProblem(
+          "Invalid remote " + remote.url() + " while " + step,
+          "perhaps you should pass the repository URL, e.g. https://github.com/OWNER/REPO.git",
+          e);
+    } catch (TransportException e) {
+      if (String.valueOf(e.getMessage()).contains("does not have " + source)) {
+        throw new RemoteProblem(
+            "The remote has no branch " + branch + " while " + step,
+            "perhaps you should check the branch input or that the branch still exists",
+            e);
+      }
+      throw transportProblem(e, step, remote);
+    } catch (GitAPIException e) {
+      throw new RemoteProblem(
+          "Fetch failed while " + step + ": " + GitRemote.sanitize(e.getMessage()),
+          "perhaps you should retry the run",
+          e);
+    } catch (IOException e) {
+      throw readProblem(local, e);
+    }
+  }
+
+  private boolean isShallow() {
+    File shallow = new File(repository.getDirectory(), "shallow");
+    return shallow.isFile() && shallow.length() > 0;
+  }
+
+  @Override
+  public void resetTo(String commitId) {
+    try {
+      ObjectId target = resolve(commitId);
+      // Detach first so the hard reset below moves HEAD only, never a local branch that may
+      // not even be the branch we push to.
+      ObjectId current = repository.resolve(Constants.HEAD + "^{commit}");
+      RefUpdate detach = repository.updateRef(Constants.HEAD, true);
+      detach.setNewObjectId(current == null ? target : current);
+      detach.setRefLogMessage("countersign: detach before reset", false);
+      RefUpdate.Result r = detach.forceUpdate();
+      if (r == RefUpdate.Result.LOCK_FAILURE || r == RefUpdate.Result.IO_FAILURE) {
+        throw new EnvironmentProblem(
+            "Could not detach HEAD (" + r + ") in " + directory + " while resetting to " + commitId,
+            "perhaps you should make sure no other git process is using the repository");
+      }
+      git.reset().setMode(ResetCommand.ResetType.HARD).setRef(target.name()).call();
+    } catch (IOException | GitAPIException e) {
+      throw new EnvironmentProblem(
+          "Could not reset the work tree in " + directory + " to " + commitId,
+          "perhaps you should check that the workspace is writable",
+          e);
+    }
+  }
+
+  @Override
+  public void close() {
+    repository.close();
+  }
+
+  private <C extends TransportCommand<C, ?>> void authenticate(C command, GitRemote remote) {
+    if (remote.token().isEmpty()) {
+      return;
+    }
+    String token = remote.token().get();
+    command.setCredentialsProvider(new UsernamePasswordCredentialsProvider(TOKEN_USER, token));
+    // Preemptive: sent with the first request, so it replaces an http.extraheader persisted by
+    // actions/checkout v4/v5 (which jgit would otherwise send, never asking our provider).
+    command.setTransportConfigCallback(
+        transport -> {
+          if (transport instanceof TransportHttp http) {
+            http.setPreemptiveBasicAuthentication(TOKEN_USER, token);
+          }
+        });
+  }
+
+  private static RemoteProblem transportProblem(TransportException e, String step, GitRemote remote) {
+    String message = GitRemote.sanitize(e.getMessage());
+    String lower = String.valueOf(message).toLowerCase(java.util.Locale.ROOT);
+    String hint;
+    if (lower.contains("not authorized") || lower.contains("authentication") || lower.contains("401")
+        || lower.contains("403")) {
+      hint = remote.token().isPresent()
+          ? "perhaps you should give the token contents: write permission on this repository"
+          : "perhaps you should pass a token (the token input, or --token)";
+    } else {
+      hint = "perhaps you should check the repository URL and network access, then retry";
+    }
+    return new RemoteProblem("Git transport failed while " + step + ": " + message, hint, e);
+  }
+
+  private ObjectId resolve(String revision) throws IOException {
+    ObjectId id = repository.resolve(revision + "^{commit}");
+    if (id == null) {
+      throw new EnvironmentProblem(
+          "Unknown revision " + revision + " in " + directory,
+          "perhaps you should fetch it first (actions/checkout with a deeper fetch-depth)");
+    }
+    return id;
+  }
+
+  private EnvironmentProblem readProblem(String what, IOException e) {
+    return new EnvironmentProblem(
+        "Could not read " + what + " from the repository in " + directory,
+        "perhaps you should run actions/checkout again; the clone may be incomplete",
+        e);
+  }
+
+  private static boolean isRegularFile(FileMode mode) {
+    return mode == FileMode.REGULAR_FILE || mode == FileMode.EXECUTABLE_FILE;
+  }
+
+  private static String stripSlashes(String dir) {
+    String d = dir.replace('\\', '/');
+    while (d.startsWith("./")) {
+      d = d.substring(2);
+    }
+    while (d.endsWith("/")) {
+      d = d.substring(0, d.length() - 1);
+    }
+    return d;
+  }
+
+  private static String checkedBranch(String branch) {
+    String b = branch.startsWith(Constants.R_HEADS) ? branch.substring(Constants.R_HEADS.length()) : branch;
+    if (!Repository.isValidRefName(Constants.R_HEADS + b)) {
+      throw new UsageProblem(
+          "Invalid branch name \"" + branch + "\"",
+          "perhaps you should pass a branch name such as main");
+    }
+    return b;
+  }
+
+  private static String firstLine(String message) {
+    int nl = message.indexOf('\n');
+    return nl < 0 ? message : message.substring(0, nl);
+  }
+}

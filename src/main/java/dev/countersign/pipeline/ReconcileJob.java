@@ -1,0 +1,300 @@
+package dev.countersign.pipeline;
+
+import dev.countersign.git.ChangeSet;
+import dev.countersign.git.CommitMessage;
+import dev.countersign.git.CommitRequest;
+import dev.countersign.git.GitWorkspace;
+import dev.countersign.git.PushOutcome;
+import dev.countersign.support.problems.InternalProblem;
+import dev.countersign.support.problems.RemoteProblem;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.random.RandomGenerator;
+
+/**
+ * The heart of {@code countersign run}: makes the branch's unsigned directories empty by signing
+ * every {@code .yaml}/{@code .yml} manifest in them and moving it to the signed directory, in one
+ * commit, pushed to the branch.
+ *
+ * <p>Level-triggered: it looks at the whole tree, not at what a pull request changed, so a run
+ * that was cancelled or lost a race is healed by the next one, and a second run is a no-op. When
+ * the push loses a race (the branch moved), it fetches the fresh branch, recomputes the change set
+ * from that tree (signing only manifests it has not signed yet, so nothing another commit changed
+ * is lost) and tries again, up to {@link ReconcileOptions#pushAttempts()} times with jittered
+ * exponential backoff.
+ *
+ * <p>Guarantees: if signing fails, nothing is written, committed or pushed; the work tree is
+ * touched only after every manifest is signed. If the head commit it starts from is countersign's
+ * own (it carries the {@value CommitMessage#MARKER_TRAILER} trailer), it does nothing, so a push
+ * made with a token that triggers workflows cannot loop.
+ *
+ * <p>One instance runs once; not thread-safe.
+ */
+public final class ReconcileJob {
+
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private final GitWorkspace workspace;
+  private final SigningStep signer;
+  private final Progress progress;
+  private final Clock clock;
+  private final Sleeper sleeper;
+  private final RandomGenerator random;
+  private final ReconcileOptions options;
+
+  /** Signatures made in earlier attempts, so a retry signs only what changed. */
+  private final Map<String, SigningStep.Result> signedBefore = new HashMap<>();
+
+  public ReconcileJob(
+      GitWorkspace workspace,
+      SigningStep signer,
+      Progress progress,
+      Clock clock,
+      Sleeper sleeper,
+      RandomGenerator random,
+      ReconcileOptions options) {
+    this.workspace = workspace;
+    this.signer = signer;
+    this.progress = progress;
+    this.clock = clock;
+    this.sleeper = sleeper;
+    this.random = random;
+    this.options = options;
+  }
+
+  /** One manifest to move: source and target paths and what the base commit holds. */
+  private record Move(String source, String target, byte[] unsigned, Optional<byte[]> existingSigned) {}
+
+  public ReconcileResult run() {
+    Instant started = clock.instant();
+    String head = workspace.headCommitId();
+    String headMessage = workspace.lastCommitMessage(head);
+    Optional<String> ownRun = CommitMessage.trailer(headMessage, CommitMessage.MARKER_TRAILER);
+    if (ownRun.isPresent()) {
+      String reason =
+          "the head commit " + abbreviate(head) + " was made by countersign ("
+              + CommitMessage.MARKER_TRAILER + ": " + ownRun.get() + "), nothing to do";
+      progress.info("No-op: " + reason);
+      return ReconcileResult.noop(reason, 0);
+    }
+
+    String base = head;
+    for (int attempt = 1; ; attempt++) {
+      List<Move> moves = plan(base);
+      if (moves.isEmpty()) {
+        String reason = "no manifests under " + describeSources() + " at " + abbreviate(base)
+            + (attempt > 1 ? " (another run signed them first)" : "");
+        progress.info("No-op: " + reason);
+        return ReconcileResult.noop(reason, attempt - 1);
+      }
+      if (options.dryRun()) {
+        return dryRun(moves, base);
+      }
+
+      SortedMap<String, SigningStep.Result> results = sign(moves);
+      ChangeSet changes = ChangeSet.empty();
+      List<String> written = new ArrayList<>();
+      List<String> unchanged = new ArrayList<>();
+      for (Move move : moves) {
+        SigningStep.Result result = results.get(move.target());
+        if (result instanceof SigningStep.Signed signed
+            && !move.existingSigned().map(b -> Arrays.equals(b, signed.signedBytes())).orElse(false)) {
+          changes = changes.write(move.target(), signed.signedBytes());
+          written.add(move.target());
+        } else {
+          unchanged.add(move.target());
+        }
+        changes = changes.delete(move.source());
+      }
+
+      workspace.apply(changes);
+      String commit = workspace.commit(new CommitRequest(message(moves, written), options.author(), options.committer()));
+      progress.info("Committed " + abbreviate(commit) + ": " + written.size() + " signed, "
+          + unchanged.size() + " already signed; pushing to " + options.branch());
+
+      PushOutcome outcome = workspace.push(options.remote(), options.branch());
+      if (outcome instanceof PushOutcome.Pushed) {
+        progress.info("Pushed " + abbreviate(commit) + " to " + options.branch() + " (attempt " + attempt
+            + ", " + Duration.between(started, clock.instant()).toMillis() + " ms)");
+        return new ReconcileResult(
+            ReconcileResult.Outcome.PUSHED, sorted(written), sorted(unchanged), Optional.of(commit),
+            "pushed to " + options.branch(), attempt);
+      }
+
+      String fresh = workspace.fetch(options.remote(), options.branch());
+      if (outcome instanceof PushOutcome.Refused refused && fresh.equals(base)) {
+        // The branch did not move, so this is the remote's policy (e.g. a protected branch),
+        // not a lost race; retrying cannot help. The commit stays at HEAD for a pull request.
+        progress.warning("The remote refused the push to " + options.branch() + ": " + refused.describe());
+        return new ReconcileResult(
+            ReconcileResult.Outcome.REFUSED, sorted(written), sorted(unchanged), Optional.of(commit),
+            refused.describe(), attempt);
+      }
+      String why = outcome instanceof PushOutcome.Rejected rejected
+          ? rejected.status() + (rejected.message().isBlank() ? "" : " " + rejected.message())
+          : "refused while the branch moved: " + ((PushOutcome.Refused) outcome).describe();
+      if (attempt >= options.pushAttempts()) {
+        throw new RemoteProblem(
+            "The push to " + options.branch() + " was rejected " + attempt + " times (last: " + why
+                + ") while reconciling " + describeSources(),
+            "perhaps you should raise push_attempts or put the workflow in a concurrency group;"
+                + " the next run will pick up the remaining manifests");
+      }
+      Duration delay = backoff(attempt);
+      progress.info("Push rejected (" + why + "); the branch moved to " + abbreviate(fresh)
+          + ", recomputing in " + delay.toMillis() + " ms");
+      pause(delay);
+      workspace.resetTo(fresh);
+      base = fresh;
+    }
+  }
+
+  private List<Move> plan(String commit) {
+    List<Move> moves = new ArrayList<>();
+    for (DirPair pair : options.dirs()) {
+      for (Map.Entry<String, byte[]> file : workspace.readFiles(commit, pair.from()).entrySet()) {
+        if (!isManifest(file.getKey())) {
+          continue;
+        }
+        String target = pair.targetOf(file.getKey());
+        moves.add(new Move(file.getKey(), target, file.getValue(), workspace.readFile(commit, target)));
+      }
+    }
+    moves.sort((a, b) -> a.source().compareTo(b.source()));
+    return moves;
+  }
+
+  private static boolean isManifest(String path) {
+    String lower = path.toLowerCase(Locale.ROOT);
+    return lower.endsWith(".yaml") || lower.endsWith(".yml");
+  }
+
+  private ReconcileResult dryRun(List<Move> moves, String base) {
+    progress.group("Dry run: would sign " + moves.size() + " manifest(s) at " + abbreviate(base));
+    for (Move move : moves) {
+      progress.info("would sign " + move.source() + " -> " + move.target()
+          + (move.existingSigned().isPresent() ? " (replacing the existing file unless its signature still holds)" : ""));
+    }
+    progress.endGroup();
+    List<String> targets = moves.stream().map(Move::target).sorted().toList();
+    return new ReconcileResult(
+        ReconcileResult.Outcome.DRY_RUN, targets, List.of(), Optional.empty(),
+        "would sign " + moves.size() + " manifest(s) and push to " + options.branch(), 0);
+  }
+
+  /** Signs what earlier attempts have not, reusing earlier results for identical inputs. */
+  private SortedMap<String, SigningStep.Result> sign(List<Move> moves) {
+    SortedMap<String, SigningStep.Result> results = new TreeMap<>();
+    List<SigningStep.Input> todo = new ArrayList<>();
+    Map<String, String> keys = new HashMap<>();
+    for (Move move : moves) {
+      String key = cacheKey(move);
+      SigningStep.Result cached = signedBefore.get(key);
+      if (cached != null) {
+        results.put(move.target(), cached);
+      } else {
+        todo.add(new SigningStep.Input(move.source(), move.target(), move.unsigned(), move.existingSigned()));
+        keys.put(move.target(), key);
+      }
+    }
+    if (todo.isEmpty()) {
+      return results;
+    }
+    progress.group("Signing " + todo.size() + " manifest(s)");
+    try {
+      List<SigningStep.Result> signed = signer.sign(List.copyOf(todo));
+      Set<String> expected = new HashSet<>(keys.keySet());
+      for (SigningStep.Result r : signed) {
+        if (!expected.remove(r.targetPath())) {
+          throw new InternalProblem("The signing step answered for " + r.targetPath() + ", which it was not asked to sign");
+        }
+        results.put(r.targetPath(), r);
+        signedBefore.put(keys.get(r.targetPath()), r);
+        progress.info((r instanceof SigningStep.Signed ? "signed " : "already signed ") + r.targetPath());
+      }
+      if (!expected.isEmpty()) {
+        throw new InternalProblem("The signing step returned no result for " + new TreeMap<>(keys).keySet().stream()
+            .filter(expected::contains).toList());
+      }
+    } finally {
+      progress.endGroup();
+    }
+    return results;
+  }
+
+  private static String cacheKey(Move move) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      sha.update(move.target().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      sha.update((byte) 0);
+      sha.update(move.unsigned());
+      sha.update((byte) 0);
+      move.existingSigned().ifPresentOrElse(b -> {
+        sha.update(ByteBuffer.allocate(8).putLong(b.length).array());
+        sha.update(b);
+      }, () -> sha.update((byte) 1));
+      return HexFormat.of().formatHex(sha.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new InternalProblem("SHA-256 is not available", null, e);
+    }
+  }
+
+  private String message(List<Move> moves, List<String> written) {
+    Set<String> writtenSet = new HashSet<>(written);
+    StringBuilder body = new StringBuilder();
+    for (Move move : moves) {
+      body.append(move.source()).append(" -> ").append(move.target())
+          .append(writtenSet.contains(move.target()) ? "" : " (signature unchanged)").append('\n');
+    }
+    String subject = options.commitSubject().orElse(
+        "countersign: sign " + moves.size() + (moves.size() == 1 ? " manifest" : " manifests"));
+    return CommitMessage.compose(
+        subject, body.toString(),
+        CommitMessage.countersignTrailers(options.runId(), options.signoff() ? Optional.of(options.author()) : Optional.empty()));
+  }
+
+  private Duration backoff(int attempt) {
+    long base = options.backoff().toMillis() << Math.min(attempt - 1, 10);
+    long jittered = (long) (base * (0.5 + random.nextDouble()));
+    return Duration.ofMillis(Math.min(jittered, MAX_BACKOFF.toMillis()));
+  }
+
+  private void pause(Duration delay) {
+    try {
+      sleeper.sleep(delay);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RemoteProblem(
+          "Interrupted while waiting to retry the push to " + options.branch(),
+          "perhaps you should run countersign again; it will pick up where it stopped", e);
+    }
+  }
+
+  private String describeSources() {
+    return options.dirs().stream().map(DirPair::from).map(d -> d + "/").reduce((a, b) -> a + ", " + b).orElse("");
+  }
+
+  private static List<String> sorted(List<String> paths) {
+    return paths.stream().sorted().toList();
+  }
+
+  private static String abbreviate(String commitId) {
+    return commitId.length() > 12 ? commitId.substring(0, 12) : commitId;
+  }
+}

@@ -1,0 +1,58 @@
+package dev.countersign.pipeline;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Signs unsigned manifests for a {@link ReconcileJob}. All or nothing: it returns one result per
+ * input, or throws (a {@link dev.countersign.support.problems.CountersignException}) and then the
+ * job writes, commits and pushes nothing.
+ */
+public interface SigningStep {
+
+  /**
+   * @param inputs the manifests to sign, sorted by source path
+   * @return one result per input, matched by {@link Input#targetPath()}
+   */
+  List<Result> sign(List<Input> inputs);
+
+  /**
+   * One manifest to sign.
+   *
+   * @param sourcePath repository-relative path of the unsigned manifest, e.g. {@code unsigned/a.yaml}
+   * @param targetPath where the signed manifest goes, e.g. {@code signed/a.yaml}
+   * @param unsignedBytes the manifest as committed
+   * @param existingSigned the bytes at {@code targetPath} in the same commit, if any; when they
+   *     already carry a valid signature over identical content the step answers {@link Unchanged}
+   *     so the file does not churn
+   */
+  record Input(String sourcePath, String targetPath, byte[] unsignedBytes, Optional<byte[]> existingSigned) {
+    public Input {
+      Objects.requireNonNull(sourcePath, "sourcePath");
+      Objects.requireNonNull(targetPath, "targetPath");
+      Objects.requireNonNull(unsignedBytes, "unsignedBytes");
+      Objects.requireNonNull(existingSigned, "existingSigned");
+    }
+  }
+
+  /** What to do with one input. */
+  sealed interface Result {
+    String targetPath();
+  }
+
+  /** Write {@code signedBytes} to the target path. */
+  record Signed(String targetPath, byte[] signedBytes) implements Result {
+    public Signed {
+      Objects.requireNonNull(targetPath, "targetPath");
+      Objects.requireNonNull(signedBytes, "signedBytes");
+    }
+  }
+
+  /** The existing signed file already covers this content; keep it as it is. */
+  record Unchanged(String targetPath) implements Result {
+    public Unchanged {
+      Objects.requireNonNull(targetPath, "targetPath");
+    }
+  }
+}

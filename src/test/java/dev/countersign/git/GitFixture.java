@@ -1,0 +1,216 @@
+package dev.countersign.git;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.dircache.DirCache;
+import org.eclipse.jgit.dircache.DirCacheBuilder;
+import org.eclipse.jgit.dircache.DirCacheEntry;
+import org.eclipse.jgit.lib.CommitBuilder;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.FileMode;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.PersonIdent;
+import org.eclipse.jgit.lib.RefUpdate;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevWalk;
+import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
+import org.eclipse.jgit.treewalk.TreeWalk;
+
+/**
+ * Real repositories for tests: a bare "origin" that commits can be written to directly (as if
+ * someone else pushed) and clones of it (full, shallow, detached) to use as workspaces.
+ *
+ * <p>Commits to origin are made with plumbing and fixed identities, so the fixture itself never
+ * depends on the developer's git configuration either.
+ */
+public final class GitFixture {
+
+  public static final PersonIdent OTHER =
+      new PersonIdent("Other Dev", "other@example.com", Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+
+  private final Path root;
+  private final Path origin;
+
+  public GitFixture(Path root) throws Exception {
+    this.root = root;
+    this.origin = root.resolve("origin.git");
+    Git.init().setBare(true).setInitialBranch("main").setDirectory(origin.toFile()).call().close();
+  }
+
+  public Path originDir() {
+    return origin;
+  }
+
+  public String originUrl() {
+    return origin.toUri().toString();
+  }
+
+  public GitRemote remote() {
+    return GitRemote.anonymous(originUrl());
+  }
+
+  /** Commits {@code writes} (path to UTF-8 text) and {@code deletes} on top of origin's branch. */
+  public String commitToOrigin(String branch, Map<String, String> writes, Set<String> deletes, String message)
+      throws IOException {
+    try (Repository repo = openOrigin();
+        ObjectInserter ins = repo.newObjectInserter();
+        RevWalk walk = new RevWalk(repo)) {
+      ObjectId parent = repo.resolve(Constants.R_HEADS + branch);
+      SortedMap<String, ObjectId> entries = new TreeMap<>();
+      if (parent != null) {
+        try (TreeWalk tw = new TreeWalk(repo)) {
+          tw.addTree(walk.parseCommit(parent).getTree());
+          tw.setRecursive(true);
+          while (tw.next()) {
+            entries.put(tw.getPathString(), tw.getObjectId(0));
+          }
+        }
+      }
+      deletes.forEach(entries::remove);
+      for (Map.Entry<String, String> w : writes.entrySet()) {
+        entries.put(w.getKey(), ins.insert(Constants.OBJ_BLOB, w.getValue().getBytes(StandardCharsets.UTF_8)));
+      }
+      DirCache dc = DirCache.newInCore();
+      DirCacheBuilder b = dc.builder();
+      entries.forEach(
+          (path, id) -> {
+            DirCacheEntry e = new DirCacheEntry(path);
+            e.setFileMode(FileMode.REGULAR_FILE);
+            e.setObjectId(id);
+            b.add(e);
+          });
+      b.finish();
+      CommitBuilder cb = new CommitBuilder();
+      cb.setTreeId(dc.writeTree(ins));
+      if (parent != null) {
+        cb.setParentId(parent);
+      }
+      cb.setAuthor(OTHER);
+      cb.setCommitter(OTHER);
+      cb.setMessage(message);
+      ObjectId id = ins.insert(cb);
+      ins.flush();
+      RefUpdate ru = repo.updateRef(Constants.R_HEADS + branch);
+      ru.setNewObjectId(id);
+      ru.setExpectedOldObjectId(parent == null ? ObjectId.zeroId() : parent);
+      RefUpdate.Result r = ru.update(walk);
+      if (r != RefUpdate.Result.NEW && r != RefUpdate.Result.FAST_FORWARD) {
+        throw new IllegalStateException("origin update " + r);
+      }
+      return id.name();
+    }
+  }
+
+  /** Clones origin's {@code main} into {@code name}; depth 0 means full history. */
+  public Path clone(String name, int depth, boolean detached) throws Exception {
+    Path dir = root.resolve(name);
+    var clone = Git.cloneRepository().setURI(originUrl()).setDirectory(dir.toFile()).setBranch("main");
+    if (depth > 0) {
+      clone.setDepth(depth);
+    }
+    try (Git git = clone.call()) {
+      if (detached) {
+        ObjectId head = git.getRepository().resolve(Constants.HEAD);
+        RefUpdate ru = git.getRepository().updateRef(Constants.HEAD, true);
+        ru.setNewObjectId(head);
+        ru.forceUpdate();
+      }
+    }
+    return dir;
+  }
+
+  /** The files on origin's branch as path to UTF-8 text. */
+  public SortedMap<String, String> originFiles(String branch) throws IOException {
+    SortedMap<String, String> files = new TreeMap<>();
+    try (Repository repo = openOrigin();
+        RevWalk walk = new RevWalk(repo);
+        TreeWalk tw = new TreeWalk(repo)) {
+      tw.addTree(walk.parseCommit(repo.resolve(Constants.R_HEADS + branch)).getTree());
+      tw.setRecursive(true);
+      while (tw.next()) {
+        files.put(tw.getPathString(), new String(repo.open(tw.getObjectId(0)).getBytes(), StandardCharsets.UTF_8));
+      }
+    }
+    return files;
+  }
+
+  public String originHead(String branch) throws IOException {
+    try (Repository repo = openOrigin()) {
+      ObjectId id = repo.resolve(Constants.R_HEADS + branch);
+      return id == null ? null : id.name();
+    }
+  }
+
+  public RevCommit originCommit(String branch) throws IOException {
+    try (Repository repo = openOrigin();
+        RevWalk walk = new RevWalk(repo)) {
+      RevCommit c = walk.parseCommit(repo.resolve(Constants.R_HEADS + branch));
+      walk.parseBody(c);
+      return c;
+    }
+  }
+
+  /** Number of commits reachable from origin's branch. */
+  public int originCommitCount(String branch) throws IOException {
+    try (Repository repo = openOrigin();
+        RevWalk walk = new RevWalk(repo)) {
+      walk.markStart(walk.parseCommit(repo.resolve(Constants.R_HEADS + branch)));
+      int n = 0;
+      for (RevCommit ignored : walk) {
+        n++;
+      }
+      return n;
+    }
+  }
+
+  /**
+   * Makes origin refuse every push to {@code branch} the way GitHub refuses a protected branch,
+   * with a real {@code pre-receive} hook. Only a forked {@code git-receive-pack} runs it (jgit's
+   * in-process receiver ignores hook scripts), so pushes must use {@link #receivePack()}.
+   */
+  public void protectBranch(String branch) throws IOException {
+    Path hook = origin.resolve("hooks/pre-receive");
+    Files.createDirectories(hook.getParent());
+    Files.writeString(
+        hook,
+        "#!/bin/sh\n"
+            + "while read old new ref; do\n"
+            + "  if [ \"$ref\" = \"refs/heads/" + branch + "\" ]; then\n"
+            + "    echo \"error: GH006: Protected branch update failed for refs/heads/" + branch + ".\" >&2\n"
+            + "    echo \"error: Changes must be made through a pull request.\" >&2\n"
+            + "    exit 1\n"
+            + "  fi\n"
+            + "done\n");
+    hook.toFile().setExecutable(true);
+  }
+
+  /** The real git receive-pack, so origin's hooks run on push. */
+  public static String receivePack() {
+    for (String candidate : new String[] {"/usr/bin/git-receive-pack", "/usr/lib/git-core/git-receive-pack"}) {
+      if (Files.isExecutable(Path.of(candidate))) {
+        return candidate;
+      }
+    }
+    throw new IllegalStateException("git-receive-pack not found; the protected-branch test needs the git CLI");
+  }
+
+  public Repository openOrigin() throws IOException {
+    return new FileRepositoryBuilder().setGitDir(origin.toFile()).setMustExist(true).build();
+  }
+
+  /** Opens a clone's repository for assertions. */
+  public static Repository open(Path workTree) throws IOException {
+    return new FileRepositoryBuilder().setWorkTree(workTree.toFile()).setMustExist(true).build();
+  }
+}

@@ -1,0 +1,295 @@
+package dev.countersign.git;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.RemoteProblem;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JGitWorkspaceTest {
+
+  static final Clock CLOCK = Clock.fixed(Instant.parse("2026-03-04T05:06:07Z"), ZoneId.of("Europe/Berlin"));
+  static final GitIdentity AUTHOR = new GitIdentity("Ada Author", "ada@example.com");
+  static final GitIdentity BOT = GitIdentity.GITHUB_ACTIONS_BOT;
+
+  @TempDir Path tmp;
+  GitFixture fixture;
+
+  @BeforeEach
+  void origin() throws Exception {
+    fixture = new GitFixture(tmp);
+    fixture.commitToOrigin("main", Map.of("unsigned/a.yaml", "kind: A\n", "README.md", "hi\n"), Set.of(), "init");
+  }
+
+  private JGitWorkspace open(Path dir) {
+    return JGitWorkspace.open(dir, CLOCK);
+  }
+
+  private static String commitOneFile(JGitWorkspace ws, String path, String text) {
+    ws.apply(ChangeSet.empty().write(path, text.getBytes(StandardCharsets.UTF_8)));
+    return ws.commit(new CommitRequest("add " + path + "\n", AUTHOR, BOT));
+  }
+
+  @Test
+  void commit_repoConfigAsksForGpgSigningAndHasHooks_commitsUnsignedWithoutRunningHooks() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (Repository repo = GitFixture.open(clone)) {
+      StoredConfig config = repo.getConfig();
+      config.setBoolean("commit", null, "gpgsign", true);
+      config.setString("gpg", null, "format", "openpgp");
+      config.setString("user", null, "signingkey", "DEADBEEF");
+      config.save();
+    }
+    Path marker = tmp.resolve("hook-ran");
+    for (String hook : List.of("pre-commit", "commit-msg", "post-commit", "pre-push")) {
+      Path file = clone.resolve(".git/hooks/" + hook);
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, "#!/bin/sh\necho " + hook + " >> '" + marker + "'\nexit 1\n");
+      file.toFile().setExecutable(true);
+    }
+
+    try (JGitWorkspace ws = open(clone)) {
+      String id = commitOneFile(ws, "signed/a.yaml", "kind: A\n");
+      PushOutcome outcome = ws.push(fixture.remote(), "main");
+
+      assertThat(outcome).isEqualTo(new PushOutcome.Pushed("main", id, false));
+      assertThat(fixture.originCommit("main").getRawGpgSignature()).isNull();
+      assertThat(marker).doesNotExist();
+    }
+  }
+
+  @Test
+  void commit_withTrailers_stampsIdentitiesFromClockInUtc() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    String message =
+        CommitMessage.compose(
+            "countersign: sign 1 manifest",
+            "signed/a.yaml",
+            CommitMessage.countersignTrailers("run-42", Optional.of(AUTHOR)));
+    try (JGitWorkspace ws = open(clone)) {
+      ws.apply(ChangeSet.empty().write("signed/a.yaml", "x\n".getBytes(StandardCharsets.UTF_8)).delete("unsigned/a.yaml"));
+      String id = ws.commit(new CommitRequest(message, AUTHOR, BOT));
+
+      try (Repository repo = GitFixture.open(clone);
+          var walk = new org.eclipse.jgit.revwalk.RevWalk(repo)) {
+        RevCommit c = walk.parseCommit(repo.resolve(id));
+        assertThat(c.getAuthorIdent().getName()).isEqualTo("Ada Author");
+        assertThat(c.getAuthorIdent().getEmailAddress()).isEqualTo("ada@example.com");
+        assertThat(c.getCommitterIdent().getEmailAddress())
+            .isEqualTo("41898282+github-actions[bot]@users.noreply.github.com");
+        assertThat(c.getAuthorIdent().getWhenAsInstant()).isEqualTo(Instant.parse("2026-03-04T05:06:07Z"));
+        assertThat(c.getCommitterIdent().getZoneOffset()).isEqualTo(java.time.ZoneOffset.UTC);
+        assertThat(c.getFooterLines("Signed-off-by")).containsExactly("Ada Author <ada@example.com>");
+        assertThat(c.getFooterLines(CommitMessage.MARKER_TRAILER)).containsExactly("run-42");
+      }
+      assertThat(ws.lastCommitMessage("HEAD")).isEqualTo(message);
+      assertThat(CommitMessage.isCountersignCommit(ws.lastCommitMessage("HEAD"))).isTrue();
+      assertThat(ws.readFiles(id, "unsigned")).isEmpty();
+      assertThat(ws.readFiles(id, "signed")).containsOnlyKeys("signed/a.yaml");
+      assertThat(clone.resolve("unsigned/a.yaml")).doesNotExist();
+    }
+  }
+
+  @Test
+  void apply_autocrlfConfigured_commitsTheExactBytes() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (Repository repo = GitFixture.open(clone)) {
+      repo.getConfig().setString("core", null, "autocrlf", "true");
+      repo.getConfig().save();
+    }
+    byte[] crlf = "kind: A\r\nmetadata: {}\r\n".getBytes(StandardCharsets.UTF_8);
+    try (JGitWorkspace ws = open(clone)) {
+      ws.apply(ChangeSet.empty().write("signed/crlf.yaml", crlf));
+      String id = ws.commit(new CommitRequest("crlf\n", AUTHOR, BOT));
+
+      assertThat(ws.readFile(id, "signed/crlf.yaml")).hasValueSatisfying(b -> assertThat(b).isEqualTo(crlf));
+      assertThat(Files.readAllBytes(clone.resolve("signed/crlf.yaml"))).isEqualTo(crlf);
+    }
+  }
+
+  @Test
+  void push_originMovedSinceClone_isRejectedNotThrown() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    String concurrent = fixture.commitToOrigin("main", Map.of("other.txt", "x"), Set.of(), "concurrent");
+    try (JGitWorkspace ws = open(clone)) {
+      commitOneFile(ws, "signed/a.yaml", "a");
+
+      PushOutcome outcome = ws.push(fixture.remote(), "main");
+
+      assertThat(outcome).isInstanceOf(PushOutcome.Rejected.class);
+      assertThat(((PushOutcome.Rejected) outcome).status()).isEqualTo("REJECTED_NONFASTFORWARD");
+      assertThat(fixture.originHead("main")).isEqualTo(concurrent);
+    }
+  }
+
+  @Test
+  void fetchAndReset_shallowDetachedClone_rebuildsOnFreshTipAndPushes() throws Exception {
+    fixture.commitToOrigin("main", Map.of("second.txt", "2"), Set.of(), "second");
+    Path clone = fixture.clone("ws", 1, true);
+    assertThat(clone.resolve(".git/shallow")).exists();
+    String concurrent = fixture.commitToOrigin("main", Map.of("other.txt", "x"), Set.of(), "concurrent");
+    try (JGitWorkspace ws = open(clone)) {
+      commitOneFile(ws, "signed/a.yaml", "a");
+      assertThat(ws.push(fixture.remote(), "main")).isInstanceOf(PushOutcome.Rejected.class);
+
+      String fresh = ws.fetch(fixture.remote(), "main");
+      ws.resetTo(fresh);
+      assertThat(ws.headCommitId()).isEqualTo(concurrent);
+      assertThat(clone.resolve("other.txt")).hasContent("x");
+      assertThat(clone.resolve("signed/a.yaml")).doesNotExist();
+      String id = commitOneFile(ws, "signed/a.yaml", "a");
+
+      assertThat(ws.push(fixture.remote(), "main")).isEqualTo(new PushOutcome.Pushed("main", id, false));
+      assertThat(fixture.originCommit("main").getParent(0).name()).isEqualTo(concurrent);
+      assertThat(fixture.originFiles("main")).containsKeys("other.txt", "signed/a.yaml", "second.txt");
+    }
+  }
+
+  @Test
+  void resetTo_onBranch_detachesAndNeverMovesTheLocalBranch() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    String before;
+    try (Repository repo = GitFixture.open(clone)) {
+      before = repo.resolve("refs/heads/main").name();
+    }
+    fixture.commitToOrigin("main", Map.of("other.txt", "x"), Set.of(), "concurrent");
+    try (JGitWorkspace ws = open(clone)) {
+      ws.resetTo(ws.fetch(fixture.remote(), "main"));
+    }
+    try (Repository repo = GitFixture.open(clone)) {
+      assertThat(repo.resolve("refs/heads/main").name()).isEqualTo(before);
+      assertThat(repo.exactRef(Constants.HEAD).isSymbolic()).isFalse();
+    }
+  }
+
+  @Test
+  void push_protectedBranch_isRefusedWithTheRemotesMessageVerbatim() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    fixture.protectBranch("main");
+    String before = fixture.originHead("main");
+    try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK, p -> {}, GitFixture.receivePack())) {
+      commitOneFile(ws, "signed/a.yaml", "a");
+
+      PushOutcome outcome = ws.push(fixture.remote(), "main");
+
+      assertThat(outcome).isInstanceOf(PushOutcome.Refused.class);
+      PushOutcome.Refused refused = (PushOutcome.Refused) outcome;
+      assertThat(refused.reason()).isEqualTo("pre-receive hook declined");
+      assertThat(refused.remoteMessages())
+          .contains("error: GH006: Protected branch update failed for refs/heads/main.")
+          .contains("error: Changes must be made through a pull request.");
+      assertThat(fixture.originHead("main")).isEqualTo(before);
+      // Another branch is not protected: the same workspace can push there.
+      assertThat(ws.push(fixture.remote(), "promote/signed")).isInstanceOf(PushOutcome.Pushed.class);
+    }
+  }
+
+  @Test
+  void pushWithLease_remoteBranchMovedOrAbsent_honoursTheLease() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (JGitWorkspace ws = open(clone)) {
+      String first = commitOneFile(ws, "signed/a.yaml", "a");
+      assertThat(ws.pushWithLease(fixture.remote(), "promote/x", Optional.empty()))
+          .isEqualTo(new PushOutcome.Pushed("promote/x", first, false));
+      // Rewrite: a new commit not descending from what is on the remote branch.
+      ws.resetTo(fixture.originHead("main"));
+      String second = commitOneFile(ws, "signed/b.yaml", "b");
+
+      PushOutcome stale = ws.pushWithLease(fixture.remote(), "promote/x", Optional.of(fixture.originHead("main")));
+      PushOutcome fresh = ws.pushWithLease(fixture.remote(), "promote/x", Optional.of(first));
+
+      assertThat(stale).isInstanceOf(PushOutcome.Rejected.class);
+      assertThat(((PushOutcome.Rejected) stale).status()).isEqualTo("REJECTED_REMOTE_CHANGED");
+      assertThat(fresh).isEqualTo(new PushOutcome.Pushed("promote/x", second, false));
+      assertThat(fixture.originHead("promote/x")).isEqualTo(second);
+    }
+  }
+
+  @Test
+  void open_directoryWithoutGit_explainsToRunCheckout() throws Exception {
+    Path empty = Files.createDirectories(tmp.resolve("empty"));
+
+    assertThatThrownBy(() -> JGitWorkspace.open(empty, CLOCK))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessage("not a git repository: " + empty.toAbsolutePath())
+        .satisfies(
+            e -> assertThat(((EnvironmentProblem) e).hint())
+                .hasValue("perhaps you should run actions/checkout before countersign"));
+  }
+
+  @Test
+  void fetch_unknownBranch_isARemoteProblemNamingTheBranch() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (JGitWorkspace ws = open(clone)) {
+      assertThatThrownBy(() -> ws.fetch(fixture.remote(), "nope"))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageStartingWith("The remote has no branch nope while fetching refs/heads/nope");
+    }
+  }
+
+  @Test
+  void push_httpsWithToken_sendsOnlyOurPreemptiveBasicAuthAndNeverPrintsTheToken() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (Repository repo = GitFixture.open(clone)) {
+      // What actions/checkout v4/v5 persists; jgit would otherwise send it instead of our token.
+      repo.getConfig().setString("http", "http://127.0.0.1/", "extraheader", "AUTHORIZATION: basic Y2hlY2tvdXQ=");
+      repo.getConfig().save();
+    }
+    List<List<String>> authorizations = new ArrayList<>();
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(
+        "/",
+        exchange -> {
+          synchronized (authorizations) {
+            authorizations.add(exchange.getRequestHeaders().getOrDefault("Authorization", List.of()));
+          }
+          exchange.sendResponseHeaders(403, -1);
+          exchange.close();
+        });
+    server.start();
+    try (JGitWorkspace ws = open(clone)) {
+      commitOneFile(ws, "signed/a.yaml", "a");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/o/r.git";
+
+      assertThatThrownBy(() -> ws.push(GitRemote.withToken(url, "s3cr3t-token"), "main"))
+          .isInstanceOf(RemoteProblem.class)
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cr3t-token"));
+    } finally {
+      server.stop(0);
+    }
+    String expected =
+        "Basic " + Base64.getEncoder().encodeToString("x-access-token:s3cr3t-token".getBytes(StandardCharsets.UTF_8));
+    assertThat(authorizations).isNotEmpty();
+    assertThat(authorizations.get(0)).containsExactly(expected);
+  }
+
+  @Test
+  void sanitize_urlWithCredentials_hidesThem() {
+    assertThat(GitRemote.sanitize("failed https://x-access-token:ghs_abc@github.com/o/r.git: 403"))
+        .isEqualTo("failed https://***@github.com/o/r.git: 403");
+    assertThat(GitRemote.withToken("https://u:p@github.com/o/r.git", "t").url())
+        .isEqualTo("https://***@github.com/o/r.git");
+  }
+}
