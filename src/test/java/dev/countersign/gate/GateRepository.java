@@ -6,6 +6,7 @@ import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.signing.KeyMessageSigner;
+import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignProgress;
 import dev.countersign.signing.SignRequest;
@@ -20,6 +21,7 @@ import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * A pull request's work tree for gate tests: a real key pair (private key outside the work
@@ -75,14 +77,12 @@ public final class GateRepository {
 
   private final Path root;
   private final Path staging;
-  private final PrivateKey privateKey;
-  private final PublicKey publicKey;
+  private final Supplier<MessageSigner> signer;
 
-  private GateRepository(Path root, Path staging, PrivateKey privateKey, PublicKey publicKey) {
+  private GateRepository(Path root, Path staging, Supplier<MessageSigner> signer) {
     this.root = root;
     this.staging = staging;
-    this.privateKey = privateKey;
-    this.publicKey = publicKey;
+    this.signer = signer;
   }
 
   /**
@@ -96,21 +96,36 @@ public final class GateRepository {
     PublicKey publicKey =
         KeyPairFiles.generate(privateKeyFile, root.resolve(".countersign/cosign.pub"), password, new SecureRandom());
     PrivateKey privateKey = PrivateKeys.read(privateKeyFile, password);
-    GateRepository repository = new GateRepository(root, scratch.resolve("staging"), privateKey, publicKey);
+    GateRepository repository =
+        new GateRepository(root, scratch.resolve("staging"), () -> new KeyMessageSigner(privateKey, publicKey));
     repository.write(".countersign/policy.yaml", POLICY);
+    repository.populate();
+    return repository;
+  }
+
+  /**
+   * Like {@link #create} for keyless signing: the policy names the keyless signer
+   * {@code subject} / {@code issuer}, and {@code signer} signs the manifests.
+   */
+  public static GateRepository createKeyless(Path root, Path scratch, Supplier<MessageSigner> signer, String subject, String issuer) {
+    GateRepository repository = new GateRepository(root, scratch.resolve("staging"), signer);
+    repository.write(".countersign/policy.yaml", POLICY.replace(
+        "keys:\n  - path: .countersign/cosign.pub\n",
+        "signers:\n  - issuer: " + issuer + "\n    subject: " + subject + "\n"));
+    repository.populate();
+    return repository;
+  }
+
+  private void populate() {
+    GateRepository repository = this;
     repository.copyResource("/governance/policies/deny-allow-all-ingress.yaml", "policies/deny-allow-all-ingress.yaml");
     repository.copyResource("/governance/policies/require-team-label.yaml", "policies/require-team-label.yaml");
     repository.sign("app/config.yaml", CONFIG_MAP);
     repository.sign("app/deployment.yaml", DEPLOYMENT);
-    return repository;
   }
 
   public Path root() {
     return root;
-  }
-
-  public PublicKey publicKey() {
-    return publicKey;
   }
 
   /** Writes {@code content} to {@code relative} below the work tree. */
@@ -148,7 +163,7 @@ public final class GateRepository {
     }
     ManifestReader reader = new ManifestReader();
     SignJob job = new SignJob(reader, new SignedManifestFormat(AnnotationDomain.DEFAULT, reader),
-        () -> new KeyMessageSigner(privateKey, publicKey), SignProgress.NONE);
+        signer, SignProgress.NONE);
     job.run(new SignRequest(List.of(staging), Optional.of(root.resolve("signed")), true, false, false, 1));
     return root.resolve("signed").resolve(relative);
   }
