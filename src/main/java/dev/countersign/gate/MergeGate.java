@@ -14,10 +14,17 @@ import dev.countersign.verification.ManifestVerifier;
 import dev.countersign.verification.TrustPolicy;
 import dev.countersign.verification.TrustedRoot;
 import java.nio.file.Path;
+import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.InternalProblem;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 /**
@@ -72,21 +79,18 @@ public final class MergeGate {
     if (!signedFiles.isEmpty()) {
       TrustedRoot root = trustPolicy.identities().isEmpty() ? null : trustedRoot.get();
       ManifestVerifier verifier = new ManifestVerifier(root, trustPolicy, format);
-      for (Map.Entry<Path, PolicyFile.DirectoryPair> entry : signedFiles.entrySet()) {
-        Path relative = entry.getKey();
-        ManifestFile file;
-        try {
-          file = reader.read(repositoryRoot.resolve(relative), relative);
-        } catch (InputProblem problem) {
-          findings.add(unreadable(problem, GateFinding.Check.SIGNATURE));
+      for (Map.Entry<Path, SignedOutcome> entry : verifyAll(verifier, signedFiles.keySet()).entrySet()) {
+        SignedOutcome outcome = entry.getValue();
+        if (outcome.unreadable() != null) {
+          findings.add(unreadable(outcome.unreadable(), GateFinding.Check.SIGNATURE));
           continue;
         }
-        for (DocumentVerdict verdict : verifier.verify(file)) {
+        for (DocumentVerdict verdict : outcome.verdicts()) {
           signedDocuments++;
           if (verdict.passed()) {
             verified++;
           } else {
-            findings.add(rejected(verdict, entry.getValue()));
+            findings.add(rejected(verdict, signedFiles.get(entry.getKey())));
           }
         }
       }
@@ -120,6 +124,59 @@ public final class MergeGate {
     }
     return new GateReport(findings, signedFiles.size(), signedDocuments, verified, unsignedFiles.size(),
         unsignedDocuments, policies);
+  }
+
+  /** The verdicts on one signed file, or why it could not be read. */
+  private record SignedOutcome(List<DocumentVerdict> verdicts, InputProblem unreadable) {}
+
+  /**
+   * Reads and verifies the signed files in parallel (verification is CPU-bound: signature, chain
+   * and log-entry checks), one task per file, and returns the outcomes in input order. Files are
+   * named by their repository-relative path, also in reader messages.
+   */
+  private Map<Path, SignedOutcome> verifyAll(ManifestVerifier verifier, Collection<Path> files) {
+    int threads = Math.max(1, Math.min(files.size(), java.lang.Runtime.getRuntime().availableProcessors()));
+    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
+      Thread thread = new Thread(runnable, "countersign-check");
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      Map<Path, Future<SignedOutcome>> futures = new LinkedHashMap<>();
+      for (Path relative : files) {
+        futures.put(relative, pool.submit(() -> {
+          ManifestFile file;
+          try {
+            file = reader.read(repositoryRoot.resolve(relative), relative);
+          } catch (InputProblem problem) {
+            return new SignedOutcome(List.of(), problem);
+          }
+          return new SignedOutcome(verifier.verify(file), null);
+        }));
+      }
+      Map<Path, SignedOutcome> outcomes = new LinkedHashMap<>();
+      for (Map.Entry<Path, Future<SignedOutcome>> future : futures.entrySet()) {
+        outcomes.put(future.getKey(), await(future.getValue()));
+      }
+      return outcomes;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static SignedOutcome await(Future<SignedOutcome> future) {
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof CountersignException problem) {
+        throw problem;
+      }
+      throw new InternalProblem("Verification failed unexpectedly while checking signed manifests: " + e.getCause(), null,
+          e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InternalProblem("Interrupted while checking signed manifests", null, e);
+    }
   }
 
   /** Repository-relative manifest paths under every signed (or unsigned) directory, with their pair. */

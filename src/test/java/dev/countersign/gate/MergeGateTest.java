@@ -87,6 +87,22 @@ class MergeGateTest {
   }
 
   @Test
+  void check_unreadableSignedFile_isAFindingNamedByItsRepositoryPath_andTheOthersStillVerify() {
+    repo.write("signed/app/config.yaml", repo.read("signed/app/config.yaml").replace("\n", "\r\n"));
+
+    GateReport report = check();
+
+    assertThat(report.verifiedDocuments()).isEqualTo(1);
+    assertThat(report.findings()).singleElement().satisfies(f -> {
+      assertThat(f.location()).isEqualTo("signed/app/config.yaml:1");
+      assertThat(f.check()).isEqualTo(GateFinding.Check.SIGNATURE);
+      assertThat(f.rule()).isEqualTo(MergeGate.RULE_UNREADABLE);
+      assertThat(f.message()).startsWith("uses CRLF (Windows) line endings, perhaps you should convert to LF line endings"
+          + " (dos2unix signed/app/config.yaml ");
+    });
+  }
+
+  @Test
   void check_signedWithAnotherKey_failsNamingTheKey() throws Exception {
     GateRepository other = GateRepository.create(Files.createTempDirectory(scratch, "other"), Files.createTempDirectory(scratch, "k"));
     repo.write("signed/app/config.yaml", other.read("signed/app/config.yaml"));
