@@ -232,7 +232,7 @@ class CheckCommandTest {
   @Test
   void check_jsonOutputInActions_keepsStdoutJsonAndAnnotatesOnStderr() throws Exception {
     addGovernanceViolations();
-    Env env = Env.of(Map.of("GITHUB_ACTIONS", "true"));
+    Env env = Env.of(Map.of("GITHUB_ACTIONS", "true", "GITHUB_OUTPUT", scratch.resolve("outputs.txt").toString()));
 
     int code = run(env, "check", "--repo", work.toString(), "--output", "json");
 
@@ -242,7 +242,7 @@ class CheckCommandTest {
     assertThat(json.path("summary").path("errors").asInt()).isEqualTo(2);
     assertThat(json.path("findings").get(0).path("file").asText()).isEqualTo("unsigned/app/worker.yaml");
     assertThat(json.path("findings").get(0).path("line").asInt()).isEqualTo(8);
-    assertThat(err.toString().lines().filter(l -> l.startsWith("::error ")).toList())
+    assertThat(err.toString().lines().toList())
         .containsExactly(
             "::error file=unsigned/app/worker.yaml,line=8,title=countersign governance::Deployment/worker: every Deployment"
                 + " needs a team label (require-team-label/validations/0)",
@@ -266,6 +266,41 @@ class CheckCommandTest {
             + " cosign.sigstore.dev/signature in an unsigned directory, perhaps you should remove it; the signing workflow"
             + " adds signatures after merge, and a pre-set one would be signed over or kept unreviewed"
             + " (countersign/no-preset-signature)");
+  }
+
+  @Test
+  void check_governanceWarningOnly_exits0AndAnnotatesAWarning() throws Exception {
+    repo.write("policies/no-nodeport.yaml", """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata:
+          name: no-nodeport
+        spec:
+          failurePolicy: Ignore
+          matchConstraints:
+            resourceRules:
+            - apiGroups: [""]
+              apiVersions: ["v1"]
+              operations: ["CREATE"]
+              resources: ["services"]
+          validations:
+          - expression: "object.spec.type != 'NodePort'"
+        """);
+    repo.write("unsigned/web.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n");
+
+    Path outputs = scratch.resolve("outputs.txt");
+    Env env = Env.of(Map.of("GITHUB_ACTIONS", "true", "GITHUB_OUTPUT", outputs.toString()));
+
+    int code = run(env, "check", "--repo", work.toString());
+
+    assertThat(code).isEqualTo(0);
+    assertThat(outLines()).containsExactly(
+        "::warning file=unsigned/web.yaml,line=1,title=countersign governance::Service/web: expression 'object.spec.type !="
+            + " 'NodePort'' resulted in error: key 'type' is not present in map. (no-nodeport/validations/0)",
+        "signed:   2 files, 2 of 2 documents verified",
+        "unsigned: 1 file, 1 document, 3 governance policies applied",
+        "check passed: 0 errors, 1 warning");
+    assertThat(Files.readString(outputs)).isEqualTo("result=passed\nerrors=0\nwarnings=1\n");
   }
 
   @Test
