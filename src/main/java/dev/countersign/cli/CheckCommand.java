@@ -62,6 +62,10 @@ final class CheckCommand implements Callable<Integer> {
       throw new UsageProblem("The repository directory " + repository + " does not exist while starting countersign check",
           "perhaps you should pass --repo DIR, the checked-out work tree");
     }
+    if (!Files.isRegularFile(repository.resolve(policy))) {
+      throw new UsageProblem("No trust policy found at " + policy + " in " + repository + " while starting countersign check",
+          "perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE");
+    }
     PolicyFile policyFile = new PolicyFileLoader().load(repository, policy);
     Supplier<TrustedRoot> roots =
         () -> trustedRoot != null ? TrustedRoot.fromFile(trustedRoot) : TrustedRoot.fromPublicGoodTuf(null);

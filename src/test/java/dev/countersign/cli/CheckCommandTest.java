@@ -311,7 +311,7 @@ class CheckCommandTest {
 
     assertThat(code).isEqualTo(2);
     assertThat(err.toString().lines().toList()).containsExactly(
-        "error: No trust policy found at .countersign/policy.yaml while loading the trust policy",
-        "hint: perhaps you should run \"countersign init\" or pass the identity flags on the command line");
+        "error: No trust policy found at .countersign/policy.yaml in " + work + " while starting countersign check",
+        "hint: perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE");
   }
 }
