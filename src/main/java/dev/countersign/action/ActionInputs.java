@@ -106,6 +106,18 @@ public final class ActionInputs {
     return ALL.stream().filter(Input::secret).map(i -> read(env, i.name())).flatMap(Optional::stream).toList();
   }
 
+  /**
+   * Everything to {@link Reporter#mask} before the first line is printed: the secret inputs and,
+   * for the token, the base64 basic credential built from it (which is what would appear in an
+   * HTTP trace).
+   */
+  public static List<String> masks(Env env) {
+    List<String> masks = new ArrayList<>(secretValues(env));
+    read(env, "token").ifPresent(token -> masks.add(java.util.Base64.getEncoder()
+        .encodeToString(("x-access-token:" + token).getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+    return masks;
+  }
+
   /** Accepts what {@code core.getBooleanInput} accepts: true/True/TRUE and false/False/FALSE. */
   static boolean parseBoolean(String name, String value) {
     if (value.equals("true") || value.equals("True") || value.equals("TRUE")) {

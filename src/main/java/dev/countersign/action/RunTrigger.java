@@ -33,6 +33,21 @@ public sealed interface RunTrigger {
 
   String ZERO_SHA = "0000000000000000000000000000000000000000";
 
+  /**
+   * Like {@link #decide(GitHubEvent, Env)}, with the {@code branch} input taking the place of the
+   * event's branch. Refusals and skips are not overridden: an explicit branch does not make an
+   * unmerged pull request signable.
+   */
+  static RunTrigger decide(GitHubEvent event, Env env, Optional<String> branchOverride) {
+    RunTrigger decided = decide(event, env);
+    if (decided instanceof Reconcile reconcile && branchOverride.isPresent()
+        && !branchOverride.get().equals(reconcile.branch())) {
+      String branch = shortBranch(branchOverride.get());
+      return new Reconcile(branch, reconcile.reason() + "; reconciling " + branch + " as the branch input asks");
+    }
+    return decided;
+  }
+
   static RunTrigger decide(GitHubEvent event, Env env) {
     String name = event.name();
     switch (name) {

@@ -37,7 +37,11 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
     } else if (exception instanceof CountersignException problem) {
       err.println("error: " + problem.getMessage());
       problem.hint().ifPresent(hint -> err.println("hint: " + hintText(hint)));
-      printCauses(err, problem);
+      if (!(problem instanceof InputProblem)) {
+        // Input problems already say what is wrong in the file; for the rest (a service, git,
+        // the environment) the underlying cause often names the real reason.
+        printCauses(err, problem);
+      }
       code = problem.exitCode().code();
     } else {
       err.println("error: unexpected " + exception.getClass().getSimpleName() + ": " + exception.getMessage());
@@ -63,7 +67,7 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
     for (Throwable cause = top.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
       String message = cause.getMessage();
       if (message != null && seen.add(message)) {
-        err.println("  caused by: " + message);
+        err.println("  caused by: " + message.lines().findFirst().orElse(""));
       }
     }
   }

@@ -130,6 +130,17 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
               .setWorkTree(dir.toFile())
               .setMustExist(true)
               .build();
+      if (repo.isBare()) {
+        repo.close();
+        throw notARepository(dir, null);
+      }
+      if (repo.getRepositoryState() != org.eclipse.jgit.lib.RepositoryState.SAFE) {
+        String state = repo.getRepositoryState().getDescription();
+        repo.close();
+        throw new EnvironmentProblem(
+            "The repository in " + dir + " is in the middle of an operation (" + state + ") while opening it",
+            "perhaps you should finish or abort it (git rebase --abort, git merge --abort) before countersign");
+      }
       return new JGitWorkspace(dir, repo, clock, afterWrite, receivePack);
     } catch (RepositoryNotFoundException e) {
       throw notARepository(dir, e);
@@ -185,6 +196,26 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         }
       }
       return files;
+    } catch (IOException e) {
+      throw readProblem(commitId + ":" + prefix, e);
+    }
+  }
+
+  @Override
+  public java.util.SortedSet<String> nonRegularFiles(String commitId, String dir) {
+    String prefix = ChangeSet.checkedPath(stripSlashes(dir));
+    java.util.SortedSet<String> found = new java.util.TreeSet<>();
+    try (RevWalk walk = new RevWalk(repository);
+        TreeWalk tw = new TreeWalk(repository)) {
+      tw.addTree(walk.parseCommit(resolve(commitId)).getTree());
+      tw.setRecursive(true);
+      tw.setFilter(PathFilter.create(prefix));
+      while (tw.next()) {
+        if (!isRegularFile(tw.getFileMode(0))) {
+          found.add(tw.getPathString());
+        }
+      }
+      return found;
     } catch (IOException e) {
       throw readProblem(commitId + ":" + prefix, e);
     }
@@ -518,8 +549,10 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     String message = GitRemote.sanitize(e.getMessage());
     String lower = String.valueOf(message).toLowerCase(java.util.Locale.ROOT);
     String hint;
-    if (lower.contains("not authorized") || lower.contains("authentication") || lower.contains("401")
-        || lower.contains("403")) {
+    // jgit's wording: "not authorized" / "Authentication is required" (401), "git-receive-pack
+    // not permitted" (403).
+    if (lower.contains("not authorized") || lower.contains("authentication") || lower.contains("not permitted")
+        || lower.contains("401") || lower.contains("403")) {
       hint = remote.token().isPresent()
           ? "perhaps you should give the token contents: write permission on this repository"
           : "perhaps you should pass a token (the token input, or --token)";

@@ -29,8 +29,8 @@ public final class KeyPairFiles {
   public static PublicKey generate(Path privateKeyFile, Path publicKeyFile, char[] password, SecureRandom random) {
     for (Path file : new Path[] {privateKeyFile, publicKeyFile}) {
       if (Files.exists(file)) {
-        throw new UsageProblem("refusing to overwrite existing key file " + file,
-            "move it away or choose another output path");
+        throw new UsageProblem("Refusing to overwrite existing key file " + file + " while generating a key pair",
+            ", perhaps you should move it away or choose another output path");
       }
     }
     KeyPair pair = PrivateKeys.generate(random);
@@ -54,11 +54,11 @@ public final class KeyPairFiles {
         Files.writeString(file, content, StandardCharsets.US_ASCII, StandardOpenOption.CREATE_NEW);
       }
     } catch (FileAlreadyExistsException e) {
-      throw new UsageProblem("refusing to overwrite existing key file " + file,
-          "move it away or choose another output path", e);
+      throw new UsageProblem("Refusing to overwrite existing key file " + file + " while generating a key pair",
+          ", perhaps you should move it away or choose another output path", e);
     } catch (IOException e) {
-      throw new EnvironmentProblem("could not write " + file + ": " + e.getMessage(),
-          "check that the directory exists and is writable", e);
+      throw new EnvironmentProblem("Could not write " + file + " while generating a key pair: " + e.getMessage(),
+          ", perhaps you should check that the directory is writable", e);
     }
   }
 }

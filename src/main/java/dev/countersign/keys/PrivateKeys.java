@@ -93,7 +93,7 @@ public final class PrivateKeys {
     try {
       blocks = Pem.blocks(content);
     } catch (IllegalArgumentException e) {
-      throw new InputProblem(source, 0, e.getMessage(), "check that the file is a cosign private key (cosign.key)", e);
+      throw new InputProblem(source, 0, e.getMessage(), ", perhaps you should pass a cosign private key (cosign.key)", e);
     }
     for (Pem.Block block : blocks) {
       switch (block.type()) {
@@ -112,14 +112,14 @@ public final class PrivateKeys {
       }
     }
     throw new InputProblem(source, 0, "no private key block found (expected \"-----BEGIN " + COSIGN_TYPE + "-----\")",
-        "pass the private key file (cosign.key), not the public key");
+        ", perhaps you should pass the private key file (cosign.key), not the public key");
   }
 
   /** The public half of an EC private key (Q = d·G on its curve). */
   public static PublicKey publicKeyOf(PrivateKey key) {
     if (!(key instanceof ECPrivateKey ec)) {
-      throw new UsageProblem("only ECDSA private keys are supported, got " + key.getAlgorithm(),
-          "generate an ECDSA P-256 key with `countersign keygen`");
+      throw new UsageProblem("Only ECDSA private keys are supported, got " + key.getAlgorithm(),
+          ", perhaps you should generate an ECDSA P-256 key with `countersign keygen`");
     }
     ECParameterSpec params = ec.getParams();
     org.bouncycastle.math.ec.ECPoint q = curveParameters(params).getG().multiply(ec.getS()).normalize();
@@ -182,14 +182,14 @@ public final class PrivateKeys {
       root = JSON.readTree(envelope);
     } catch (IOException e) {
       throw new InputProblem(source, 0, "the encrypted private key is not cosign's JSON envelope",
-          "regenerate the key with `countersign keygen` or `cosign generate-key-pair`", e);
+          ", perhaps you should regenerate the key with `countersign keygen` or `cosign generate-key-pair`", e);
     }
     String kdfName = root.path("kdf").path("name").asText();
     String cipherName = root.path("cipher").path("name").asText();
     if (!kdfName.equals("scrypt") || !cipherName.equals("nacl/secretbox")) {
       throw new InputProblem(source, 0,
           "unsupported key encryption (kdf \"" + kdfName + "\", cipher \"" + cipherName + "\"); only scrypt + nacl/secretbox is supported",
-          "regenerate the key with `countersign keygen` or `cosign generate-key-pair`");
+          ", perhaps you should regenerate the key with `countersign keygen` or `cosign generate-key-pair`");
     }
     JsonNode params = root.path("kdf").path("params");
     int n = params.path("N").asInt(-1);
@@ -197,19 +197,19 @@ public final class PrivateKeys {
     int p = params.path("p").asInt(-1);
     if (n < 2 || Integer.bitCount(n) != 1 || r < 1 || p < 1 || 128L * n * r > MAX_SCRYPT_MEMORY || p > 16) {
       throw new InputProblem(source, 0, "the key's scrypt parameters N=" + n + " r=" + r + " p=" + p + " are out of range",
-          "regenerate the key with `countersign keygen` or `cosign generate-key-pair`");
+          ", perhaps you should regenerate the key with `countersign keygen` or `cosign generate-key-pair`");
     }
     byte[] salt = base64Field(root.path("kdf").path("salt"), "kdf.salt", source);
     byte[] nonce = base64Field(root.path("cipher").path("nonce"), "cipher.nonce", source);
     byte[] ciphertext = base64Field(root.path("ciphertext"), "ciphertext", source);
     if (nonce.length != NONCE_BYTES || ciphertext.length < TAG_BYTES) {
       throw new InputProblem(source, 0, "the encrypted private key has a malformed nonce or ciphertext",
-          "regenerate the key with `countersign keygen` or `cosign generate-key-pair`");
+          ", perhaps you should regenerate the key with `countersign keygen` or `cosign generate-key-pair`");
     }
     byte[] plain = secretbox(false, ciphertext, nonce, scrypt(password, salt, n, r, p));
     if (plain == null) {
-      throw new UsageProblem("could not decrypt " + source + ": wrong password?",
-          "set " + PASSWORD_VARIABLE + " to the password the key was created with");
+      throw new UsageProblem("Could not decrypt " + source + " while reading the private key: wrong password?",
+          ", perhaps you should set " + PASSWORD_VARIABLE + " to the password the key was created with");
     }
     return plain;
   }
@@ -222,7 +222,7 @@ public final class PrivateKeys {
       return Base64.getDecoder().decode(node.asText());
     } catch (IllegalArgumentException e) {
       throw new InputProblem(source, 0, "the encrypted private key's " + name + " is missing or not base64",
-          "regenerate the key with `countersign keygen` or `cosign generate-key-pair`", e);
+          ", perhaps you should regenerate the key with `countersign keygen` or `cosign generate-key-pair`", e);
     }
   }
 
@@ -276,7 +276,7 @@ public final class PrivateKeys {
       }
     }
     throw new InputProblem(source, 0, "the private key is not a PKCS#8 ECDSA or RSA key",
-        "generate an ECDSA P-256 key with `countersign keygen`");
+        ", perhaps you should generate an ECDSA P-256 key with `countersign keygen`");
   }
 
   private static PrivateKey fromSec1(byte[] der, Path source) {
@@ -294,7 +294,7 @@ public final class PrivateKeys {
         throw problem;
       }
       throw new InputProblem(source, 0, "the EC PRIVATE KEY block is malformed: " + e.getMessage(),
-          "generate an ECDSA P-256 key with `countersign keygen`", e);
+          ", perhaps you should generate an ECDSA P-256 key with `countersign keygen`", e);
     }
   }
 
@@ -304,11 +304,11 @@ public final class PrivateKeys {
       case 256 -> "secp256r1";
       case 384 -> "secp384r1";
       case 521 -> "secp521r1";
-      default -> throw new UsageProblem("unsupported EC key size " + bits, "use an ECDSA P-256 key");
+      default -> throw new UsageProblem("Unsupported EC key size " + bits, ", perhaps you should use an ECDSA P-256 key");
     };
     X9ECParameters x9 = CustomNamedCurves.getByName(name);
     if (!x9.getCurve().getB().toBigInteger().equals(params.getCurve().getB())) {
-      throw new UsageProblem("unsupported elliptic curve of size " + bits, "use an ECDSA P-256 key");
+      throw new UsageProblem("Unsupported elliptic curve of size " + bits, ", perhaps you should use an ECDSA P-256 key");
     }
     return x9;
   }

@@ -47,18 +47,18 @@ public final class PublicKeys {
     try {
       blocks = Pem.blocks(content);
     } catch (IllegalArgumentException e) {
-      throw new InputProblem(source, 0, e.getMessage(), "check that the file is a PEM public key such as cosign.pub", e);
+      throw new InputProblem(source, 0, e.getMessage(), ", perhaps you should pass a PEM public key such as cosign.pub", e);
     }
     List<Pem.Block> keys = blocks.stream().filter(b -> b.type().equals("PUBLIC KEY")).toList();
     if (keys.isEmpty()) {
       String found = blocks.isEmpty() ? "no PEM block" : "PEM blocks " + blocks.stream().map(Pem.Block::type).toList();
       throw new InputProblem(
           source, 0, "no \"-----BEGIN PUBLIC KEY-----\" block found (" + found + ")",
-          "pass the public key file (cosign.pub), not the private key or a certificate");
+          ", perhaps you should pass the public key file (cosign.pub), not the private key or a certificate");
     }
     if (keys.size() > 1) {
       throw new InputProblem(source, 0, "holds " + keys.size() + " public keys, expected one",
-          "put each key in its own file and pass --key once per file");
+          ", perhaps you should put each key in its own file and pass --key once per file");
     }
     return fromSpki(keys.get(0).der(), source);
   }
@@ -73,7 +73,7 @@ public final class PublicKeys {
       }
     }
     throw new InputProblem(source, 0, "the PUBLIC KEY block is not an ECDSA or RSA key",
-        "generate a key with `countersign keygen` or `cosign generate-key-pair` (ECDSA P-256)");
+        ", perhaps you should generate an ECDSA P-256 key with `countersign keygen` or `cosign generate-key-pair`");
   }
 
   /** The key as a PEM {@code PUBLIC KEY} block, as cosign writes {@code cosign.pub}. */
@@ -97,17 +97,17 @@ public final class PublicKeys {
   static byte[] readKeyFile(Path file) {
     try {
       if (Files.isDirectory(file)) {
-        throw new UsageProblem(file + " is a directory, not a key file", "pass the key file itself");
+        throw new UsageProblem(file + " is a directory, not a key file", ", perhaps you should pass the key file itself");
       }
       if (Files.size(file) > MAX_KEY_FILE_BYTES) {
         throw new InputProblem(file, 0, "is too large to be a key file (" + Files.size(file) + " bytes)",
-            "check that you passed the key and not a manifest");
+            ", perhaps you should check that you passed the key and not a manifest");
       }
       return Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      throw new UsageProblem("key file " + file + " does not exist", "check the path you passed", e);
+      throw new UsageProblem("Key file " + file + " does not exist", ", perhaps you should check the path", e);
     } catch (IOException e) {
-      throw new InputProblem(file, 0, "could not be read: " + e.getMessage(), "check the file's permissions", e);
+      throw new InputProblem(file, 0, "could not be read: " + e.getMessage(), ", perhaps you should check the file's permissions", e);
     }
   }
 }

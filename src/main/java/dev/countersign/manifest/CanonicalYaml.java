@@ -52,6 +52,9 @@ public final class CanonicalYaml {
 
   private static final String INDICATORS = "-?:,[]{}#&*!|>'\"%@`";
 
+  /** Longest key written in the implicit {@code key: value} form (YAML allows 1024). */
+  private static final int MAX_IMPLICIT_KEY = 1000;
+
   private CanonicalYaml() {}
 
   /** One document: a mapping written as canonical YAML, ending with "\n". */
@@ -79,7 +82,14 @@ public final class CanonicalYaml {
       Object value = map.containsKey(key) ? map.get(key) : valueForKey(map, key);
       out.append(first ? firstPrefix : " ".repeat(indent));
       first = false;
-      out.append(key(key)).append(':');
+      String written = key(key);
+      if (written.length() > MAX_IMPLICIT_KEY) {
+        // YAML limits implicit keys to 1024 characters; longer ones need the explicit "? " form.
+        out.append("? ").append(written).append('\n').append(" ".repeat(indent));
+      } else {
+        out.append(written);
+      }
+      out.append(':');
       writeValueAfterKey(out, value, indent);
     }
   }
@@ -219,9 +229,12 @@ public final class CanonicalYaml {
     if (Double.isInfinite(d)) {
       return d > 0 ? ".inf" : "-.inf";
     }
+    if (d == 0) {
+      return Double.doubleToRawLongBits(d) < 0 ? "-0.0" : "0.0"; // BigDecimal has no -0
+    }
     String shortest = Double.toString(d);
     double magnitude = Math.abs(d);
-    if (magnitude == 0 || (magnitude >= 1e-3 && magnitude < 1e16)) {
+    if (magnitude >= 1e-3 && magnitude < 1e16) {
       String plain = new BigDecimal(shortest).toPlainString();
       return plain.contains(".") ? plain : plain + ".0";
     }
@@ -240,12 +253,14 @@ public final class CanonicalYaml {
    * keyword in any case, and has no indicator or whitespace problem.
    */
   static boolean isPlainSafe(String s) {
-    if (s.isEmpty() || s.length() > 1024) {
+    if (s.isEmpty()) {
       return false;
     }
     char first = s.charAt(0);
     char last = s.charAt(s.length() - 1);
-    if (INDICATORS.indexOf(first) >= 0 || first == ' ' || last == ' ' || last == ':') {
+    // A leading '-' is fine when a non-space follows ("-v", "--flag"), as yaml.v2 writes it.
+    boolean dashStart = first == '-' && s.length() > 1 && s.charAt(1) != ' ' && !s.startsWith("---");
+    if ((INDICATORS.indexOf(first) >= 0 && !dashStart) || first == ' ' || last == ' ' || last == ':') {
       return false;
     }
     if (s.startsWith("...") || s.contains(": ") || s.contains(" #")) {

@@ -51,8 +51,6 @@ public record RekorBundle(
     } catch (JsonProcessingException e) {
       // The original message, without Jackson's source location (which names an internal reader).
       throw new IllegalArgumentException("bundle is not JSON: " + e.getOriginalMessage(), e);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("bundle is not JSON: " + e.getMessage(), e);
     }
     JsonNode payload = root == null ? null : root.get("Payload");
     if (payload == null || !payload.isObject()) {

@@ -150,7 +150,8 @@ public final class SignedManifestFormat {
    * signature, certificate or bundle cannot be decoded carries the reason in
    * {@link SignatureSetAnnotations#problem()}; it never makes this method throw.
    *
-   * @return empty when the document has no {@code message} annotation
+   * @return empty when the document has no {@code message} annotation (signature annotations
+   *     without a message are ignored, as k8s-manifest-sigstore does)
    * @throws IllegalArgumentException with a user-facing reason when the message cannot be
    *     decoded or the signature sets are not contiguous
    */

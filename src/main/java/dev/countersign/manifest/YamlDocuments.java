@@ -61,7 +61,7 @@ final class YamlDocuments {
     options.setAllowDuplicateKeys(false);
     options.setMaxAliasesForCollections(ManifestReader.MAX_COLLECTION_ALIASES);
     options.setNestingDepthLimit(ManifestReader.MAX_DEPTH);
-    options.setCodePointLimit((int) Math.min(Integer.MAX_VALUE, Math.max(maxBytes, text.length()) + 1));
+    options.setCodePointLimit((int) (Math.min(Integer.MAX_VALUE - 1L, Math.max(maxBytes, text.length())) + 1));
     options.setAllowRecursiveKeys(false);
     Yaml yaml = new Yaml(new SafeConstructor(options), new Representer(new DumperOptions()),
         new DumperOptions(), options, new PlainMarkingResolver());

@@ -5,9 +5,11 @@ import dev.countersign.git.CommitMessage;
 import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
+import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
@@ -43,6 +45,11 @@ import java.util.random.RandomGenerator;
  * touched only after every manifest is signed. If the head commit it starts from is countersign's
  * own (it carries the {@value CommitMessage#MARKER_TRAILER} trailer), it does nothing, so a push
  * made with a token that triggers workflows cannot loop.
+ *
+ * <p>It starts from HEAD, which must be a commit of the branch (actions/checkout leaves exactly
+ * that for the events {@code RunTrigger} accepts): if HEAD is behind, the first push is rejected
+ * and the job recomputes from the fresh branch; if HEAD holds commits the branch lacks, they would
+ * be pushed too, so runs from arbitrary checkouts set {@link ReconcileOptions#startFromRemote()}.
  *
  * <p>One instance runs once; not thread-safe.
  */
@@ -95,6 +102,11 @@ public final class ReconcileJob {
     }
 
     String base = head;
+    if (options.startFromRemote() && !options.dryRun()) {
+      base = workspace.fetch(options.remote(), options.branch());
+      workspace.resetTo(base);
+      progress.info("Starting from " + options.branch() + " at " + abbreviate(base) + " on the remote");
+    }
     for (int attempt = 1; ; attempt++) {
       List<Move> moves = plan(base);
       if (moves.isEmpty()) {
@@ -168,6 +180,15 @@ public final class ReconcileJob {
   private List<Move> plan(String commit) {
     List<Move> moves = new ArrayList<>();
     for (DirPair pair : options.dirs()) {
+      for (String special : workspace.nonRegularFiles(commit, pair.from())) {
+        if (isManifest(special)) {
+          // Signing a link would sign the link's target path, not a manifest; refuse loudly
+          // rather than leave it behind unsigned.
+          throw new InputProblem(
+              Path.of(special), 0, "is a symbolic link or submodule, not a manifest file",
+              "perhaps you should commit the manifest itself under " + pair.from() + "/");
+        }
+      }
       for (Map.Entry<String, byte[]> file : workspace.readFiles(commit, pair.from()).entrySet()) {
         if (!isManifest(file.getKey())) {
           continue;

@@ -22,6 +22,9 @@ import java.util.Optional;
  * @param runId the marker trailer's value, e.g. GITHUB_RUN_ID
  * @param dryRun print the plan and change nothing (nothing is signed either)
  * @param backoff base delay between push attempts; doubled each time and jittered
+ * @param startFromRemote fetch the branch and start from its tip instead of from HEAD; for runs
+ *     where HEAD may hold commits that must not be pushed (a developer's checkout). Off in
+ *     Actions, where the checkout is the triggering commit of the branch itself
  */
 public record ReconcileOptions(
     List<DirPair> dirs,
@@ -34,7 +37,8 @@ public record ReconcileOptions(
     Optional<String> commitSubject,
     String runId,
     boolean dryRun,
-    Duration backoff) {
+    Duration backoff,
+    boolean startFromRemote) {
 
   public ReconcileOptions {
     dirs = List.copyOf(dirs);
@@ -88,6 +92,7 @@ public record ReconcileOptions(
     private String runId = "local";
     private boolean dryRun;
     private Duration backoff = Duration.ofSeconds(1);
+    private boolean startFromRemote;
 
     private Builder(String branch, GitRemote remote) {
       this.branch = branch;
@@ -139,9 +144,15 @@ public record ReconcileOptions(
       return this;
     }
 
+    public Builder startFromRemote(boolean value) {
+      startFromRemote = value;
+      return this;
+    }
+
     public ReconcileOptions build() {
       return new ReconcileOptions(
-          dirs, branch, remote, pushAttempts, author, committer, signoff, commitSubject, runId, dryRun, backoff);
+          dirs, branch, remote, pushAttempts, author, committer, signoff, commitSubject, runId, dryRun, backoff,
+          startFromRemote);
     }
   }
 }

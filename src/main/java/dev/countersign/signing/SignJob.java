@@ -59,80 +59,104 @@ public final class SignJob {
   }
 
   /**
-   * One file to sign: what was read, where it goes, its message, the documents the signature is
-   * added to, whether it is already signed as is, and (appending) the next free set index.
+   * One manifest to sign in memory.
+   *
+   * @param input the parsed unsigned (or previously signed) manifest
+   * @param output where the signed manifest goes (named in the report; not written by {@link #sign})
+   * @param existing what is at {@code output} now, if anything
+   * @param mayReplace whether an existing output that is not a signature of this content may be
+   *     replaced (signing in place, {@code --force}, or the reconcile pipeline)
    */
+  public record Item(ManifestFile input, Path output, Optional<ManifestFile> existing, boolean mayReplace) {}
+
+  /**
+   * What happened to one item.
+   *
+   * @param signedBytes the new signed file; empty when the existing output already covers the content
+   * @param sidecarJson the standard Sigstore bundle, when the signer produced one
+   */
+  public record Outcome(Item item, SignReport.Entry entry, Optional<byte[]> signedBytes, Optional<String> sidecarJson) {}
+
+  /** One item with its message and the decision taken for it. */
   private record Plan(
-      ManifestFile input,
-      Path output,
-      byte[] message,
-      List<ManifestDocument> baseDocuments,
-      boolean unchanged,
-      Optional<Integer> appendIndex) {}
+      Item item, byte[] message, List<ManifestDocument> baseDocuments, boolean unchanged, Optional<Integer> appendIndex) {}
 
-  private record Signed(Plan plan, byte[] bytes, SignatureMaterial material) {}
-
+  /** Reads, signs and writes files as {@code request} says; all or nothing. */
   public SignReport run(SignRequest request) {
-    List<Plan> plans = plan(request);
-    List<Plan> toSign = plans.stream().filter(p -> !p.unchanged()).toList();
-    progress.started(toSign.size(), plans.size() - toSign.size());
-    List<Signed> signed = toSign.isEmpty() ? List.of() : signAll(toSign, request.parallelism());
-    progress.finished();
-
+    List<Outcome> outcomes = sign(readItems(request), request.append(), request.parallelism());
     AtomicWrites writes = new AtomicWrites();
     List<SignReport.Entry> entries = new ArrayList<>();
-    for (Signed s : signed) {
-      writes.stage(s.plan().output(), s.bytes());
-      Optional<Path> sidecar = Optional.empty();
-      if (request.bundleSidecar() && s.material().sigstoreBundleJson().isPresent()) {
-        Path sidecarPath = sidecarFor(s.plan().output());
-        writes.stage(sidecarPath, s.material().sigstoreBundleJson().get().getBytes(StandardCharsets.UTF_8));
-        sidecar = Optional.of(sidecarPath);
+    for (Outcome outcome : outcomes) {
+      SignReport.Entry entry = outcome.entry();
+      if (outcome.signedBytes().isPresent()) {
+        writes.stage(outcome.item().output(), outcome.signedBytes().get());
+        if (request.bundleSidecar() && outcome.sidecarJson().isPresent()) {
+          Path sidecar = sidecarFor(outcome.item().output());
+          writes.stage(sidecar, outcome.sidecarJson().get().getBytes(StandardCharsets.UTF_8));
+          entry = new SignReport.Entry(entry.input(), entry.output(), entry.outcome(), entry.messageDigest(),
+              entry.signer(), entry.rekorLogIndex(), Optional.of(sidecar));
+        }
       }
-      entries.add(
-          new SignReport.Entry(
-              s.plan().input().displayPath(),
-              s.plan().output(),
-              SignReport.Outcome.SIGNED,
-              digest(s.plan().message()),
-              Optional.of(s.material().signer()),
-              s.material().rekorBundle().map(b -> b.logIndex()),
-              sidecar));
-    }
-    for (Plan p : plans) {
-      if (p.unchanged()) {
-        entries.add(
-            new SignReport.Entry(
-                p.input().displayPath(),
-                p.output(),
-                SignReport.Outcome.UNCHANGED,
-                digest(p.message()),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty()));
-      }
+      entries.add(entry);
     }
     writes.commit();
-    entries.sort((a, b) -> a.input().toString().compareTo(b.input().toString()));
     return new SignReport(entries);
   }
+
+  /**
+   * Signs parsed manifests in memory: decides per item whether it needs a signature, signs those
+   * in parallel with one signer, and renders the signed files. Reads and writes no file.
+   *
+   * @return one outcome per item, in item order
+   * @throws UsageProblem when an existing output may not be replaced, or an append is impossible
+   */
+  public List<Outcome> sign(List<Item> items, boolean append, int parallelism) {
+    List<Plan> plans = items.stream().map(item -> plan(item, append)).toList();
+    List<Plan> toSign = plans.stream().filter(p -> !p.unchanged()).toList();
+    progress.started(toSign.size(), plans.size() - toSign.size());
+    List<Signed> signed = toSign.isEmpty() ? List.of() : signAll(toSign, parallelism);
+    progress.finished();
+    java.util.Iterator<Signed> next = signed.iterator();
+    List<Outcome> outcomes = new ArrayList<>();
+    for (Plan plan : plans) {
+      Path input = plan.item().input().displayPath();
+      if (plan.unchanged()) {
+        outcomes.add(new Outcome(plan.item(),
+            new SignReport.Entry(input, plan.item().output(), SignReport.Outcome.UNCHANGED, digest(plan.message()),
+                Optional.empty(), Optional.empty(), Optional.empty()),
+            Optional.empty(), Optional.empty()));
+        continue;
+      }
+      Signed s = next.next();
+      outcomes.add(new Outcome(plan.item(),
+          new SignReport.Entry(input, plan.item().output(), SignReport.Outcome.SIGNED, digest(plan.message()),
+              Optional.of(s.material().signer()), s.material().rekorBundle().map(b -> b.logIndex()), Optional.empty()),
+          Optional.of(s.bytes()), s.material().sigstoreBundleJson()));
+    }
+    return outcomes;
+  }
+
+  private record Signed(Plan plan, byte[] bytes, SignatureMaterial material) {}
 
   /** The sidecar bundle path for a signed manifest: {@code x.yaml} → {@code x.yaml.sigstore.json}. */
   public static Path sidecarFor(Path manifest) {
     return manifest.resolveSibling(manifest.getFileName() + ".sigstore.json");
   }
 
-  private List<Plan> plan(SignRequest request) {
+  private List<Item> readItems(SignRequest request) {
     List<InputProblem> problems = new ArrayList<>();
-    List<Plan> plans = new ArrayList<>();
+    List<Item> items = new ArrayList<>();
     for (Path root : request.inputs()) {
-      List<Path> files = ManifestPaths.expand(List.of(root));
-      if (files.isEmpty() && Files.isDirectory(root)) {
-        continue;
-      }
-      for (Path file : files) {
+      for (Path file : ManifestPaths.expand(List.of(root))) {
         try {
-          plans.add(planOne(request, root, file));
+          ManifestFile input = reader.read(file, file);
+          Path output = request.outputDir().map(out -> out.resolve(relative(root, file))).orElse(file);
+          boolean inPlace = output.toAbsolutePath().normalize().equals(file.toAbsolutePath().normalize());
+          Optional<ManifestFile> existing =
+              inPlace ? Optional.of(input)
+                  : Files.exists(output, LinkOption.NOFOLLOW_LINKS) ? Optional.of(reader.read(output, output))
+                  : Optional.empty();
+          items.add(new Item(input, output, existing, inPlace || request.force()));
         } catch (InputProblem problem) {
           problems.add(problem);
         }
@@ -141,43 +165,40 @@ public final class SignJob {
     if (!problems.isEmpty()) {
       throw InputProblem.combine(problems);
     }
-    return plans;
+    return items;
   }
 
-  private Plan planOne(SignRequest request, Path root, Path file) {
-    ManifestFile input = reader.read(file, file);
+  private Plan plan(Item item, boolean append) {
+    ManifestFile input = item.input();
     byte[] message = format.message(input.documents());
-    Path output = request.outputDir().map(out -> out.resolve(relative(root, file))).orElse(file);
-    boolean inPlace = output.toAbsolutePath().normalize().equals(file.toAbsolutePath().normalize());
-    if (!Files.exists(output, LinkOption.NOFOLLOW_LINKS)) {
-      return new Plan(input, output, message, input.documents(), false, Optional.empty());
+    if (item.existing().isEmpty()) {
+      return new Plan(item, message, input.documents(), false, Optional.empty());
     }
-    ManifestFile existing = inPlace ? input : reader.read(output, output);
-    boolean sameMessage = existing.documents().stream()
+    ManifestFile existing = item.existing().get();
+    boolean signedBefore = existing.documents().stream().anyMatch(d -> decodedMessage(d).isPresent());
+    boolean sameMessage = signedBefore && existing.documents().stream()
         .allMatch(doc -> decodedMessage(doc).map(m -> Arrays.equals(m, message)).orElse(false));
-    if (sameMessage && !request.append()) {
-      return new Plan(input, output, message, existing.documents(), true, Optional.empty());
+    if (sameMessage && !append) {
+      return new Plan(item, message, existing.documents(), true, Optional.empty());
     }
-    if (request.append()) {
-      if (!sameMessage && existing.documents().stream().anyMatch(d -> decodedMessage(d).isPresent())) {
+    if (append) {
+      if (signedBefore && !sameMessage) {
         throw new UsageProblem(
-            "Cannot append a signature to " + output + ": its content changed since it was signed",
+            "Cannot append a signature to " + item.output() + ": its content changed since it was signed",
             "sign without --append to replace the old signatures");
       }
-      boolean signedBefore = existing.documents().stream().anyMatch(d -> decodedMessage(d).isPresent());
       // Every document of a signed file carries the same sets, so the next index is shared.
-      Optional<Integer> next =
-          signedBefore
-              ? Optional.of(existing.documents().stream().mapToInt(format::existingSignatureSets).max().orElse(0))
-              : Optional.empty();
-      return new Plan(input, output, message, existing.documents(), false, next);
+      Optional<Integer> nextIndex = signedBefore
+          ? Optional.of(existing.documents().stream().mapToInt(format::existingSignatureSets).max().orElse(0))
+          : Optional.empty();
+      return new Plan(item, message, signedBefore ? existing.documents() : input.documents(), false, nextIndex);
     }
-    if (!inPlace && !request.force()) {
+    if (!item.mayReplace()) {
       throw new UsageProblem(
-          "Refusing to overwrite " + output + ": it exists and is not a signature of " + file,
+          "Refusing to overwrite " + item.output() + ": it exists and is not a signature of " + input.displayPath(),
           "pass --force to replace it, or choose another --out directory");
     }
-    return new Plan(input, output, message, input.documents(), false, Optional.empty());
+    return new Plan(item, message, input.documents(), false, Optional.empty());
   }
 
   private Optional<byte[]> decodedMessage(ManifestDocument document) {
@@ -207,7 +228,7 @@ public final class SignJob {
             pool.submit(
                 () -> {
                   Signed result = signOne(signer, plan);
-                  progress.signed(plan.input().displayPath(), done.incrementAndGet(), plans.size());
+                  progress.signed(plan.item().input().displayPath(), done.incrementAndGet(), plans.size());
                   return result;
                 }));
       }

@@ -65,8 +65,8 @@ final class IgnoreFields {
   static IgnoreFields withDefaults(List<String> extraFields) {
     for (String field : extraFields) {
       if (compile(field).isEmpty()) {
-        throw new UsageProblem("ignore field \"" + field + "\" is not a valid pattern",
-            "use dotted paths with '*' as the only wildcard, e.g. metadata.annotations.argocd.argoproj.io/tracking-id");
+        throw new UsageProblem("Ignore field \"" + field + "\" is not a valid pattern while reading the trust policy",
+            ", perhaps you should use dotted paths with '*' as the only wildcard, e.g. metadata.annotations.argocd.argoproj.io/tracking-id");
       }
     }
     List<Binding> all = new ArrayList<>(DEFAULTS);

@@ -43,24 +43,24 @@ public final class ManifestVerifier {
   public ManifestVerifier(TrustedRoot trustedRoot, TrustPolicy policy, SignedManifestFormat format) {
     AnnotationDomain formatDomain = format.domain();
     if (policy.isUnconstrained()) {
-      throw new UsageProblem("refusing to verify without an identity: any signer would be accepted",
-          "pass --certificate-identity and --certificate-oidc-issuer (or --key), or --insecure-ignore-identity"
+      throw new UsageProblem("Refusing to verify without an identity: any signer would be accepted",
+          ", perhaps you should pass --certificate-identity and --certificate-oidc-issuer (or --key), or --insecure-ignore-identity"
               + " if you really accept any signer");
     }
     if (!policy.domain().equals(formatDomain)) {
-      throw new UsageProblem("the trust policy's annotation domain " + policy.domain().domain()
-          + " differs from the format's " + formatDomain.domain(), "use one annotation domain");
+      throw new UsageProblem("The trust policy's annotation domain " + policy.domain().domain()
+          + " differs from the format's " + formatDomain.domain(), ", perhaps you should use one annotation domain");
     }
     boolean wantsKeyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
-    if (wantsKeyless && trustedRoot == null && policy.keys().isEmpty()) {
-      throw new UsageProblem("keyless verification needs a Sigstore trusted root",
-          "pass --trusted-root FILE (a trusted_root.json), or let countersign fetch the public-good root");
+    if (wantsKeyless && trustedRoot == null) {
+      throw new UsageProblem("Keyless verification needs a Sigstore trusted root",
+          ", perhaps you should pass --trusted-root FILE (a trusted_root.json), or let countersign fetch the public-good root");
     }
     this.policy = policy;
     this.domain = formatDomain;
     this.format = format;
     this.ignoreFields = IgnoreFields.withDefaults(policy.extraIgnoreFields());
-    this.keyless = wantsKeyless && trustedRoot != null ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
+    this.keyless = wantsKeyless ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
     this.keys = policy.keys();
     this.keyFingerprints = keys.stream().map(PublicKeys::fingerprint).toList();
   }

@@ -87,33 +87,38 @@ public final class TrustedRoot {
     try {
       json = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      throw new UsageProblem("trusted root " + file + " does not exist", "check the --trusted-root path", e);
+      throw new UsageProblem("Trusted root " + file + " does not exist", ", perhaps you should check the --trusted-root path", e);
     } catch (IOException e) {
-      throw new InputProblem(file, 0, "could not be read: " + e.getMessage(), "check the file's permissions", e);
+      throw new InputProblem(file, 0, "could not be read: " + e.getMessage(), ", perhaps you should check the file's permissions", e);
     }
     try {
       return from(SigstoreTrustedRoot.from(new ByteArrayInputStream(json)), file.toString());
     } catch (SigstoreConfigurationException | RuntimeException e) {
       throw new InputProblem(file, 0, "is not a Sigstore trusted root: " + e.getMessage(),
-          "pass a trusted_root.json (e.g. from `cosign trusted-root create` or the Sigstore TUF repository)", e);
+          ", perhaps you should pass a trusted_root.json (e.g. from `cosign trusted-root create` or the Sigstore TUF repository)", e);
     }
   }
 
   /**
-   * The public-good Sigstore trusted root, fetched and verified through TUF (network; cached in
-   * {@code cacheDirectory}). Only called when the user did not pass {@code --trusted-root}.
+   * The public-good Sigstore trusted root, fetched and verified through TUF (network). Only
+   * called when the user did not pass {@code --trusted-root}.
    *
+   * @param cacheDirectory where TUF metadata is cached; null for sigstore-java's default
+   *     ({@code ~/.sigstore-java/root})
    * @throws RemoteProblem when TUF cannot be reached or fails verification
    */
   public static TrustedRoot fromPublicGoodTuf(Path cacheDirectory) {
     try {
-      SigstoreTufClient client =
-          SigstoreTufClient.builder().usePublicGoodInstance().tufCacheLocation(cacheDirectory).build();
+      SigstoreTufClient.Builder builder = SigstoreTufClient.builder().usePublicGoodInstance();
+      if (cacheDirectory != null) {
+        builder.tufCacheLocation(cacheDirectory);
+      }
+      SigstoreTufClient client = builder.build();
       client.update();
       return from(client.getSigstoreTrustedRoot(), "Sigstore public-good TUF");
     } catch (IOException | SigstoreConfigurationException | RuntimeException e) {
-      throw new RemoteProblem("could not fetch the Sigstore trusted root through TUF: " + e.getMessage(),
-          "check network access to tuf-repo-cdn.sigstore.dev, or pass --trusted-root FILE", e);
+      throw new RemoteProblem("Could not fetch the Sigstore trusted root through TUF (tuf-repo-cdn.sigstore.dev) while preparing keyless verification: " + e.getMessage(),
+          ", perhaps you should check network access to tuf-repo-cdn.sigstore.dev, or pass --trusted-root FILE", e);
     }
   }
 

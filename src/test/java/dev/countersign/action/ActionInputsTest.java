@@ -47,6 +47,7 @@ class ActionInputsTest {
             "run", "--token=ghs_x", "--branch=main", "--dir=unsigned:signed", "--dir=apps/in:apps/out",
             "--push-attempts=4", "--signoff", "--commit-message=-starts with a dash");
     assertThat(ActionInputs.secretValues(env)).containsExactly("ghs_x");
+    assertThat(ActionInputs.masks(env)).containsExactly("ghs_x", "eC1hY2Nlc3MtdG9rZW46Z2hzX3g=");
   }
 
   @Test

@@ -130,6 +130,17 @@ class RunTriggerTest {
   }
 
   @Test
+  void decide_branchInput_replacesTheEventsBranchButNeverASkipOrRefusal() throws IOException {
+    assertThat(RunTrigger.decide(event("push", "push.hub4j.json"), env("refs/heads/changes"), java.util.Optional.of("main")))
+        .isEqualTo(new RunTrigger.Reconcile("main", "push to changes; reconciling main as the branch input asks"));
+    assertThat(RunTrigger.decide(event("pull_request", "pull_request.opened.octokit.json"), env(null), java.util.Optional.of("main")))
+        .isInstanceOf(RunTrigger.Skip.class);
+    assertThatThrownBy(() -> RunTrigger.decide(
+            event("pull_request_target", "pull_request.opened.octokit.json"), env(null), java.util.Optional.of("main")))
+        .isInstanceOf(EnvironmentProblem.class);
+  }
+
+  @Test
   void decide_pushOfATagThatIsNotADeletion_isSkipped() {
     GitHubEvent tag = GitHubEvent.parse("push", "{\"ref\":\"refs/tags/v1\",\"deleted\":false,\"after\":\"1111111111111111111111111111111111111111\"}");
 

@@ -64,7 +64,7 @@ class KeysTest {
     Path file = resource("key-a/testkey");
     assertThatThrownBy(() -> PrivateKeys.read(file, "nope".toCharArray()))
         .isInstanceOf(UsageProblem.class)
-        .hasMessageContaining("could not decrypt " + file)
+        .hasMessageContaining("Could not decrypt " + file)
         .hasMessageContaining("wrong password")
         .satisfies(e -> assertThat(((UsageProblem) e).hint()).get().asString().contains("COSIGN_PASSWORD"));
   }
@@ -115,7 +115,7 @@ class KeysTest {
     assertThat(verify(PublicKeys.read(pub), message, signer.sign())).isTrue();
 
     assertThatThrownBy(() -> KeyPairFiles.generate(priv, tmp.resolve("other.pub"), EMPTY, new SecureRandom()))
-        .isInstanceOf(UsageProblem.class).hasMessageContaining("refusing to overwrite");
+        .isInstanceOf(UsageProblem.class).hasMessageContaining("Refusing to overwrite");
   }
 
   @Test

@@ -170,6 +170,14 @@ class ManifestReaderTest {
   }
 
   @Test
+  void parse_hugeLimit_stillParses() {
+    List<ManifestDocument> documents = new ManifestReader(Long.MAX_VALUE)
+        .parse("apiVersion: v1\nkind: ConfigMap\n".getBytes(StandardCharsets.UTF_8), Path.of("a.yaml"));
+
+    assertThat(documents).hasSize(1);
+  }
+
+  @Test
   void parse_unicodeAndLongValues_areKept() {
     String longValue = "x".repeat(200_000);
     ManifestDocument document = parseOne("apiVersion: v1\nkind: ConfigMap\ndata:\n  emoji: \"héllo 🎉\"\n  long: "

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
@@ -33,6 +35,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -138,6 +141,28 @@ class SigstoreKeylessSignerTest {
   }
 
   @Test
+  void construction_alone_talksToNoService() {
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      assertThat(signer.signerDescription()).doesNotContain("https://");
+    }
+    SigstoreTestStack.Stats stats = stack.stats();
+    assertThat(stats.tokens() + stats.certificates() + stats.logEntries()).as("%s", stats.raw()).isZero();
+  }
+
+  @Test
+  void tokenCallback_runsBeforeFulcioIsAsked() {
+    List<Integer> certificatesWhenTokenArrived = new CopyOnWriteArrayList<>();
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(
+            options(), Env.of(stack.githubEnv()), Clock.systemUTC(), token -> certificatesWhenTokenArrived.add(stack.stats().certificates()))) {
+      signer.sign("a".getBytes(StandardCharsets.UTF_8));
+      signer.sign("b".getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(certificatesWhenTokenArrived).containsExactly(0);
+    assertThat(stack.stats().certificates()).isEqualTo(1);
+  }
+
+  @Test
   void sign_withExplicitToken_usesThatTokensIdentityAndNoGitHubEnvironment() throws Exception {
     String workflowRef = "octo-org/other-repo/.github/workflows/sign.yml@refs/heads/release";
     String token = stack.tokenFor(Map.of("job_workflow_ref", workflowRef, "repository", "octo-org/other-repo"));
@@ -227,6 +252,26 @@ class SigstoreKeylessSignerTest {
   }
 
   @Test
+  void sign_withATrustedRootForAnotherFulcio_throwsRemoteProblemAboutTheTrustedRoot(@TempDir Path dir) throws Exception {
+    // Same services, but the CA entry is the TSA's root: Fulcio's certificates no longer chain.
+    ObjectNode root = (ObjectNode) JSON.readTree(stack.trustedRoot().toFile());
+    JsonNode tsaChain = root.at("/timestampAuthorities/0/certChain/certificates");
+    ArrayNode caChain = (ArrayNode) root.at("/certificateAuthorities/0/certChain/certificates");
+    caChain.removeAll().add(tsaChain.get(tsaChain.size() - 1));
+    Path otherRoot = dir.resolve("trusted_root.json");
+    JSON.writeValue(otherRoot.toFile(), root);
+
+    KeylessOptions options = KeylessOptions.custom(otherRoot, stack.signingConfig());
+    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options, Env.of(stack.githubEnv()), Clock.systemUTC())) {
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageContaining("does not verify against the trusted root")
+          .satisfies(e -> assertThat(((CountersignException) e).hint().orElseThrow()).contains("--trusted-root"));
+    }
+    assertThat(stack.stats().logEntries()).isZero();
+  }
+
+  @Test
   void sign_withNoTokenAnywhere_throwsEnvironmentProblemWithIdTokenHint() {
     try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options(), Env.of(Map.of("GITHUB_ACTIONS", "true")), Clock.systemUTC())) {
       assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
@@ -279,7 +324,7 @@ class SigstoreKeylessSignerTest {
     assertThat(body.path("kind").asText()).isEqualTo("hashedrekord");
     assertThat(body.at("/spec/signature/content").asText()).isEqualTo(Base64.getEncoder().encodeToString(material.signature()));
     assertThat(new String(Base64.getDecoder().decode(body.at("/spec/signature/publicKey/content").asText()), StandardCharsets.UTF_8)).isEqualTo(pem);
-    assertThat(body.at("/spec/data/hash/value").asText()).isEqualTo(java.util.HexFormat.of().formatHex(SigstoreKeylessSigner.sha256(message)));
+    assertThat(body.at("/spec/data/hash/value").asText()).isEqualTo(HexFormat.of().formatHex(SigstoreKeylessSigner.sha256(message)));
     assertThat(rekor.logId()).matches("[0-9a-f]{64}");
     assertThat(RekorSets.verifies(rekor, stack.trustedRoot())).as("SET verifies").isTrue();
     RekorBundle forgedTime = new RekorBundle(rekor.signedEntryTimestamp(), rekor.body(), rekor.integratedTime() + 1, rekor.logIndex(), rekor.logId());

@@ -3,6 +3,7 @@ package dev.countersign.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -13,6 +14,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -68,7 +72,6 @@ public final class SigstoreTestStack {
                 outDir.toString(),
                 "--port",
                 "0",
-                "--truststore",
                 // The stack dies with the JVM: our end of its stdin closes when we exit, however we exit.
                 "--exit-on-stdin-close")
             .directory(stackDir.toFile())
@@ -92,7 +95,12 @@ public final class SigstoreTestStack {
     JsonNode stackJson = JSON.readTree(stackJsonFile.toFile());
     SigstoreTestStack stack = new SigstoreTestStack(process, stackDir, outDir, stackJson);
     Runtime.getRuntime().addShutdownHook(new Thread(stack::stop, "sigstore-test-stack-stop"));
-    stack.trustItsTls();
+    try {
+      stack.trustItsTls();
+    } catch (IOException e) {
+      stack.stop();
+      throw new IllegalStateException("could not write the test JVM's trust store: " + e.getMessage(), e);
+    }
     return stack;
   }
 
@@ -101,13 +109,31 @@ public final class SigstoreTestStack {
    * the JVM's default trust store (there is no option to pass one through KeylessSigner). The
    * stack's TLS certificate is generated at start, so the test JVM must trust it before the first
    * Fulcio call; each Fulcio call builds a fresh channel and reads these properties then. This is
-   * the one JVM-wide property the tests set.
+   * the one JVM-wide property the tests set. The store holds the JDK's CAs plus the stack's
+   * (the stack's own truststore.p12 holds only its CA), so nothing else in the JVM loses trust.
    */
-  private void trustItsTls() {
-    Path truststore = out.resolve("truststore.p12");
-    if (!Files.exists(truststore)) {
-      throw new IllegalStateException(
-          "the Sigstore test stack wrote no truststore.p12 (keytool missing from PATH?)");
+  private void trustItsTls() throws IOException {
+    Path truststore = out.getParent().resolve("jvm-truststore.p12");
+    char[] password = "changeit".toCharArray();
+    try {
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      Path jdkCacerts = Path.of(System.getProperty("java.home"), "lib", "security", "cacerts");
+      if (Files.exists(jdkCacerts)) {
+        try (InputStream in = Files.newInputStream(jdkCacerts)) {
+          store.load(in, password);
+        }
+      } else {
+        store.load(null, password);
+      }
+      try (InputStream pem = Files.newInputStream(out.resolve("tls-ca.pem"))) {
+        store.setCertificateEntry(
+            "sigstore-test-stack-tls", CertificateFactory.getInstance("X.509").generateCertificate(pem));
+      }
+      try (OutputStream file = Files.newOutputStream(truststore)) {
+        store.store(file, password);
+      }
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("could not build a trust store with the stack's TLS CA", e);
     }
     System.setProperty("javax.net.ssl.trustStore", truststore.toString());
     System.setProperty("javax.net.ssl.trustStorePassword", "changeit");
@@ -165,7 +191,7 @@ public final class SigstoreTestStack {
   /** {@code GITHUB_ACTIONS}, {@code ACTIONS_ID_TOKEN_REQUEST_URL} and {@code _TOKEN} for the stack. */
   public Map<String, String> githubEnv() {
     Map<String, String> env = new LinkedHashMap<>();
-    stackJson.path("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+    stackJson.path("env").properties().forEach(e -> env.put(e.getKey(), e.getValue().asText()));
     return env;
   }
 

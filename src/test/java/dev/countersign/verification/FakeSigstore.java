@@ -56,7 +56,7 @@ final class FakeSigstore {
   final KeyPair logKey = ec();
   final KeyPair caKey = ec();
   final X509Certificate caCert = certificate(caKey.getPublic(), caKey.getPrivate(), "CN=fake-fulcio-root,O=test",
-      new X500Name("CN=fake-fulcio-root,O=test"), null, null, T0.minusSeconds(86400), T0.plusSeconds(365 * 86400L), true);
+      new X500Name("CN=fake-fulcio-root,O=test"), null, null, false, T0.minusSeconds(86400), T0.plusSeconds(365 * 86400L), true);
 
   TrustedRoot trustedRoot() {
     return new TrustedRoot(
@@ -71,18 +71,21 @@ final class FakeSigstore {
     // A forged leaf claims the CA's exact name; only the signature on it can tell.
     X500Name issuerName = X500Name.getInstance(caCert.getSubjectX500Principal().getEncoded());
     X509Certificate leaf = certificate(ephemeral.getPublic(), issuerKey, "", issuerName, spec.sans, spec.oidcIssuer,
-        spec.notBefore, spec.notBefore.plusSeconds(600), false);
+        spec.legacyIssuerOnly, spec.notBefore, spec.notBefore.plusSeconds(600), false);
     try {
       String signature = Base64.getEncoder().encodeToString(sign(ephemeral.getPrivate(), MESSAGE));
       String certPem = pem(leaf);
       ObjectNode body = JSON.createObjectNode();
       body.put("apiVersion", "0.0.1");
-      body.put("kind", "hashedrekord");
+      body.put("kind", spec.rekord ? "rekord" : "hashedrekord");
       ObjectNode bodySpec = body.putObject("spec");
       ObjectNode hash = bodySpec.putObject("data").putObject("hash");
       hash.put("algorithm", "sha256");
       hash.put("value", HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(MESSAGE)));
       ObjectNode sig = bodySpec.putObject("signature");
+      if (spec.rekord) {
+        sig.put("format", "x509");
+      }
       sig.put("content", signature);
       sig.putObject("publicKey").put("content",
           Base64.getEncoder().encodeToString(certPem.getBytes(StandardCharsets.US_ASCII)));
@@ -116,6 +119,8 @@ final class FakeSigstore {
     GeneralName[] sans = {new GeneralName(GeneralName.uniformResourceIdentifier, SUBJECT)};
     String oidcIssuer = ISSUER;
     boolean selfSigned;
+    boolean legacyIssuerOnly;
+    boolean rekord;
     KeyPair logKey;
     Instant notBefore = T0;
     Instant integratedTime = T0.plusSeconds(1);
@@ -149,7 +154,7 @@ final class FakeSigstore {
   }
 
   static X509Certificate certificate(PublicKey subjectKey, PrivateKey issuerKey, String subject, X500Name issuer,
-      GeneralName[] sans, String oidcIssuer, Instant notBefore, Instant notAfter, boolean ca) {
+      GeneralName[] sans, String oidcIssuer, boolean legacyIssuerOnly, Instant notBefore, Instant notAfter, boolean ca) {
     try {
       JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(issuer,
           BigInteger.valueOf(System.nanoTime()), Date.from(notBefore), Date.from(notAfter), new X500Name(subject), subjectKey);
@@ -163,7 +168,9 @@ final class FakeSigstore {
         if (oidcIssuer != null) {
           b.addExtension(new ASN1ObjectIdentifier("1.3.6.1.4.1.57264.1.1"), false,
               oidcIssuer.getBytes(StandardCharsets.UTF_8));
-          b.addExtension(new ASN1ObjectIdentifier("1.3.6.1.4.1.57264.1.8"), false, new DERUTF8String(oidcIssuer));
+          if (!legacyIssuerOnly) {
+            b.addExtension(new ASN1ObjectIdentifier("1.3.6.1.4.1.57264.1.8"), false, new DERUTF8String(oidcIssuer));
+          }
         }
       }
       return new JcaX509CertificateConverter().getCertificate(

@@ -37,6 +37,27 @@ class KeylessSetVerifierTest {
   }
 
   @Test
+  void legacyIssuerExtensionOnly_andLegacyRekordKind_areAccepted() {
+    FakeSigstore.Spec spec = new FakeSigstore.Spec();
+    spec.legacyIssuerOnly = true;
+    spec.rekord = true;
+    DocumentVerdict verdict = verify(sigstore.keyless(spec));
+    assertThat(verdict.passed()).as(verdict.reason()).isTrue();
+
+    DocumentVerdict wrongIssuer = verify(sigstore.keyless(spec), IdentityRule.exact(FakeSigstore.SUBJECT, "https://other"));
+    assertThat(wrongIssuer.passed()).isFalse();
+  }
+
+  @Test
+  void noIssuerExtension_isRejected() {
+    FakeSigstore.Spec spec = new FakeSigstore.Spec();
+    spec.oidcIssuer = null;
+    DocumentVerdict verdict = verify(sigstore.keyless(spec));
+    assertThat(verdict.passed()).isFalse();
+    assertThat(verdict.reason()).contains("has no OIDC issuer extension");
+  }
+
+  @Test
   void wrongIssuer_isRejected() {
     DocumentVerdict verdict = verify(sigstore.keyless(new FakeSigstore.Spec()),
         IdentityRule.exact(FakeSigstore.SUBJECT, "https://accounts.google.com"));

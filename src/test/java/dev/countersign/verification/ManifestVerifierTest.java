@@ -200,7 +200,7 @@ class ManifestVerifierTest {
     TrustPolicy nobody = new TrustPolicy(List.of(), List.of(), 1, List.of(), AnnotationDomain.DEFAULT, false);
     assertThatThrownBy(() -> verifier(publicGood(), nobody))
         .isInstanceOf(UsageProblem.class)
-        .hasMessageContaining("refusing to verify without an identity")
+        .hasMessageContaining("Refusing to verify without an identity")
         .satisfies(e -> assertThat(((UsageProblem) e).hint()).get().asString()
             .contains("--certificate-identity").contains("--insecure-ignore-identity"));
   }

@@ -1,0 +1,62 @@
+package dev.countersign.verification;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.countersign.manifest.ManifestDocument;
+import dev.countersign.support.problems.UsageProblem;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Go's ignore-field semantics (spec §13.6) and the defaults' kind bindings. */
+class IgnoreFieldsTest {
+
+  private static ManifestDocument object(String apiVersion, String kind) {
+    return new ManifestDocument(Map.of("apiVersion", apiVersion, "kind", kind, "metadata", Map.of("name", "x")));
+  }
+
+  @Test
+  void pattern_isUnanchoredRegex_withStarAsAnyRun_andDotAsAnyChar() {
+    assertThat(IgnoreFields.matches("status", "status.phase")).isTrue();
+    assertThat(IgnoreFields.matches("status", "spec.statusFoo")).isTrue();
+    assertThat(IgnoreFields.matches("spec.containers.*.resources", "spec.template.spec.containers.0.resources.limits.cpu")).isTrue();
+    assertThat(IgnoreFields.matches("metadata.uid", "metadataXuid")).isTrue();
+    assertThat(IgnoreFields.matches("spec.replicas", "spec.template")).isFalse();
+    assertThat(IgnoreFields.matches("spec.clusterIPs.0", "spec.clusterIPs.1")).isFalse();
+    assertThat(IgnoreFields.matches("a[", "a[")).isFalse();
+  }
+
+  @Test
+  void defaults_applyByKind() {
+    IgnoreFields defaults = IgnoreFields.withDefaults(List.of());
+    ManifestDocument service = object("v1", "Service");
+    ManifestDocument configMap = object("v1", "ConfigMap");
+
+    assertThat(defaults.ignores(service, "spec.clusterIP")).isTrue();
+    assertThat(defaults.ignores(configMap, "spec.clusterIP")).isFalse();
+    assertThat(defaults.ignores(configMap, "metadata.annotations.kubectl.kubernetes.io/last-applied-configuration")).isTrue();
+    assertThat(defaults.ignores(configMap, "metadata.annotations.argocd.argoproj.io/tracking-id")).isFalse();
+    assertThat(defaults.ignores(object("route.openshift.io/v1", "Route"), "spec.host")).isTrue();
+    assertThat(defaults.ignores(object("example.com/v1", "Route"), "spec.host")).isFalse();
+    assertThat(defaults.ignores(object("kyverno.io/v1", "ClusterPolicy"), "spec.background")).isTrue();
+  }
+
+  @Test
+  void extraFields_applyToEveryKind_andInvalidOnesAreUsageProblems() {
+    IgnoreFields extra = IgnoreFields.withDefaults(List.of("metadata.annotations.argocd.argoproj.io/tracking-id"));
+    assertThat(extra.ignores(object("v1", "ConfigMap"), "metadata.annotations.argocd.argoproj.io/tracking-id")).isTrue();
+
+    assertThatThrownBy(() -> IgnoreFields.withDefaults(List.of("spec.(")))
+        .isInstanceOf(UsageProblem.class).hasMessageContaining("spec.(");
+  }
+
+  @Test
+  void canonicalImage_addsDockerHubDefaults_only() {
+    assertThat(ContentComparison.canonicalImage("nginx")).isEqualTo("docker.io/library/nginx:latest");
+    assertThat(ContentComparison.canonicalImage("docker.io/nginx")).isEqualTo("docker.io/library/nginx:latest");
+    assertThat(ContentComparison.canonicalImage("acme/app:1")).isEqualTo("docker.io/acme/app:1");
+    assertThat(ContentComparison.canonicalImage("ghcr.io/acme/app")).isEqualTo("ghcr.io/acme/app:latest");
+    assertThat(ContentComparison.canonicalImage("localhost:5000/app@sha256:ab")).isEqualTo("localhost:5000/app@sha256:ab");
+  }
+}

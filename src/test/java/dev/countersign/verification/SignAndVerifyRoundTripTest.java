@@ -1,0 +1,145 @@
+package dev.countersign.verification;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.keys.KeyPairFiles;
+import dev.countersign.keys.PrivateKeys;
+import dev.countersign.keys.PublicKeys;
+import dev.countersign.manifest.AnnotationDomain;
+import dev.countersign.manifest.ManifestFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.Signature;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * keygen -> sign with the manifest format -> write -> read -> verify, through real files; then
+ * edits a signed file the ways reviewers worry about.
+ */
+class SignAndVerifyRoundTripTest {
+
+  private static final String DEPLOYMENT = """
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata:
+        name: web
+        namespace: shop
+      spec:
+        replicas: 2
+        template:
+          spec:
+            containers:
+            - name: web
+              image: nginx
+              ports:
+              - containerPort: 80
+      ---
+      apiVersion: v1
+      kind: Service
+      metadata:
+        name: web
+        namespace: shop
+      spec:
+        ports:
+        - port: 80
+      """;
+
+  @TempDir Path tmp;
+
+  private Path signed;
+  private PublicKey publicKey;
+
+  private void signWithNewKey() throws Exception {
+    publicKey = KeyPairFiles.generate(tmp.resolve("cosign.key"), tmp.resolve("cosign.pub"), "pw".toCharArray(), new SecureRandom());
+    PrivateKey privateKey = PrivateKeys.read(tmp.resolve("cosign.key"), "pw".toCharArray());
+    Path input = Files.writeString(tmp.resolve("app.yaml"), DEPLOYMENT);
+    var format = FixtureManifests.FORMAT;
+    var documents = FixtureManifests.READER.read(input, Path.of("app.yaml")).documents();
+    byte[] message = format.message(documents);
+    Signature signer = Signature.getInstance("SHA256withECDSA");
+    signer.initSign(privateKey);
+    signer.update(message);
+    Map<String, String> annotations = format.annotations(message, 0, signer.sign(), Optional.empty(), Optional.empty());
+    signed = Files.write(tmp.resolve("signed.yaml"), format.render(documents, annotations, false, List.of()));
+  }
+
+  private List<DocumentVerdict> verify(String yaml) throws Exception {
+    Path file = Files.writeString(tmp.resolve("live.yaml"), yaml);
+    TrustPolicy policy = new TrustPolicy(List.of(), List.of(PublicKeys.read(tmp.resolve("cosign.pub"))), 1, List.of(),
+        AnnotationDomain.DEFAULT, false);
+    ManifestFile manifest = FixtureManifests.READER.read(file, Path.of("live.yaml"));
+    return new ManifestVerifier(null, policy, FixtureManifests.FORMAT).verify(manifest);
+  }
+
+  @Test
+  void signedFile_verifiesEveryDocument_withItsKey() throws Exception {
+    signWithNewKey();
+    List<DocumentVerdict> verdicts = verify(Files.readString(signed));
+
+    assertThat(verdicts).extracting(DocumentVerdict::description)
+        .containsExactly("Deployment/shop/web", "Service/shop/web");
+    assertThat(verdicts).allSatisfy(v -> {
+      assertThat(v.passed()).as(v.reason()).isTrue();
+      assertThat(v.signers()).containsExactly(PublicKeys.fingerprint(publicKey));
+    });
+    assertThat(verdicts.get(1).documentIndex()).isEqualTo(1);
+  }
+
+  @Test
+  void typeChange_stringVersusNumber_isADiff() throws Exception {
+    signWithNewKey();
+    String edited = Files.readString(signed).replace("containerPort: 80", "containerPort: \"80\"");
+    assertThat(edited).isNotEqualTo(Files.readString(signed));
+
+    DocumentVerdict deployment = verify(edited).get(0);
+    assertThat(deployment.passed()).isFalse();
+    assertThat(deployment.reason()).isEqualTo("content differs from the signed message at "
+        + "spec.template.spec.containers.0.ports.0.containerPort: signed 80, found \"80\"");
+  }
+
+  @Test
+  void imageCanonicalization_andDeploymentDefaults_areTolerated_butImageChangeIsNot() throws Exception {
+    signWithNewKey();
+    String original = Files.readString(signed);
+    String canonical = original.replace("image: nginx", "image: docker.io/library/nginx:latest")
+        .replace("      - containerPort: 80", "      - containerPort: 80\n          protocol: TCP");
+    assertThat(canonical).contains("protocol: TCP").contains("image: docker.io/library/nginx:latest");
+    DocumentVerdict tolerated = verify(canonical).get(0);
+    assertThat(tolerated.passed()).as(tolerated.reason()).isTrue();
+
+    DocumentVerdict other = verify(original.replace("image: nginx", "image: nginx:1.25")).get(0);
+    assertThat(other.passed()).isFalse();
+    assertThat(other.reason()).contains("spec.template.spec.containers.0.image: signed \"nginx\", found \"nginx:1.25\"");
+  }
+
+  @Test
+  void serviceClusterIpAssignedByTheServer_isIgnored_butReplicasAreNot() throws Exception {
+    signWithNewKey();
+    String original = Files.readString(signed);
+    String live = original.replace("  ports:\n  - port: 80", "  clusterIP: 10.0.0.7\n  ports:\n  - port: 80");
+    assertThat(live).isNotEqualTo(original);
+    assertThat(verify(live).get(1).passed()).isTrue();
+
+    DocumentVerdict scaled = verify(original.replace("replicas: 2", "replicas: 5")).get(0);
+    assertThat(scaled.passed()).isFalse();
+    assertThat(scaled.reason()).isEqualTo("content differs from the signed message at spec.replicas: signed 2, found 5");
+  }
+
+  @Test
+  void signedMessageBytes_areWhatTheSignatureCovers() throws Exception {
+    signWithNewKey();
+    String message = new String(FixtureManifests.FORMAT.decode(
+        FixtureManifests.READER.read(signed, Path.of("signed.yaml")).documents().get(0)).orElseThrow().message(),
+        StandardCharsets.UTF_8);
+    assertThat(message).contains("kind: Deployment").contains("\n---\n").contains("kind: Service")
+        .doesNotContain("cosign.sigstore.dev");
+  }
+}
