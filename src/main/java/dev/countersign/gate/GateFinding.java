@@ -2,6 +2,7 @@ package dev.countersign.gate;
 
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -47,7 +48,7 @@ public record GateFinding(Path file, int line, Check check, String rule, String 
     GOVERNANCE;
 
     public String label() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 
@@ -56,7 +57,7 @@ public record GateFinding(Path file, int line, Check check, String rule, String 
     WARNING;
 
     public String label() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 
