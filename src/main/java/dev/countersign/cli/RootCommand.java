@@ -19,6 +19,8 @@ import picocli.CommandLine.Option;
       SignCommand.class,
       VerifyCommand.class,
       KeygenCommand.class,
+      CheckCommand.class,
+      InitCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class RootCommand implements Runnable {
