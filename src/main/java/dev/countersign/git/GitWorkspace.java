@@ -72,6 +72,13 @@ public interface GitWorkspace {
   String fetch(GitRemote remote, String branch);
 
   /**
+   * Like {@link #fetch}, but a branch the remote does not have is an answer, not a failure: empty
+   * then. For branches countersign creates on demand (promotion branches), whose absence is the
+   * normal first-run state.
+   */
+  Optional<String> fetchIfExists(GitRemote remote, String branch);
+
+  /**
    * Detaches HEAD at {@code commitId} and makes index and work tree match its tree (like
    * {@code git checkout --detach --force}). Never moves a local branch. Untracked files stay.
    */

@@ -511,6 +511,31 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     }
   }
 
+  @Override
+  public Optional<String> fetchIfExists(GitRemote remote, String branch) {
+    String source = Constants.R_HEADS + checkedBranch(branch);
+    String step = "listing " + source + " on " + remote.url();
+    try {
+      org.eclipse.jgit.api.LsRemoteCommand list =
+          git.lsRemote().setRemote(remote.url()).setHeads(true).setTimeout(TIMEOUT_SECONDS);
+      authenticate(list, remote);
+      boolean present = list.call().stream().anyMatch(ref -> ref.getName().equals(source));
+      return present ? Optional.of(fetch(remote, branch)) : Optional.empty();
+    } catch (InvalidRemoteException e) {
+      throw new UsageProblem(
+          "Invalid remote " + remote.url() + " while " + step,
+          "perhaps you should pass the repository URL, e.g. https://github.com/OWNER/REPO.git",
+          e);
+    } catch (TransportException e) {
+      throw transportProblem(e, step, remote);
+    } catch (GitAPIException e) {
+      throw new RemoteProblem(
+          "Listing branches failed while " + step + ": " + GitRemote.sanitize(e.getMessage()),
+          "perhaps you should retry the run",
+          e);
+    }
+  }
+
   private boolean isShallow() {
     File shallow = new File(repository.getDirectory(), "shallow");
     return shallow.isFile() && shallow.length() > 0;
