@@ -21,6 +21,7 @@ import picocli.CommandLine.Option;
       KeygenCommand.class,
       CheckCommand.class,
       InitCommand.class,
+      PromoteCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class RootCommand implements Runnable {

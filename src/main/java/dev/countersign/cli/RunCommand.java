@@ -93,6 +93,17 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--no-sign", description = "Move manifests without signing them. For testing pipelines only: nothing in signed/ will verify.")
   boolean noSign;
 
+  @Option(names = "--mode", paramLabel = "MODE", defaultValue = "push",
+      description = {"push (default): push the signing commit to the branch; when the remote refuses it (a protected branch) it goes",
+          "through a pull request instead. pull-request (or pr): always propose it through a pull request. See docs/promotion.md."})
+  String mode;
+
+  @Option(names = "--from-worktree",
+      description = "With --mode pull-request: sign the manifests an earlier step generated into the unsigned directories of the work tree (uncommitted), only those whose content changed, and propose the signed files (the scheduled refresh).")
+  boolean fromWorktree;
+
+  @Mixin PullRequestOptions pullRequest;
+
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
@@ -105,18 +116,22 @@ final class RunCommand implements Callable<Integer> {
     }
 
     Path workTree = Optional.ofNullable(repo).orElseGet(() -> Path.of(env.getOrDefault("GITHUB_WORKSPACE", ".")));
+    boolean pullRequestMode = pullRequestMode();
+    if (fromWorktree && !pullRequestMode) {
+      throw new UsageProblem("--from-worktree needs --mode pull-request", "add --mode pull-request (Action input mode: pull-request)");
+    }
     Optional<RunTrigger.Reconcile> trigger = trigger(env, reporter);
     if (trigger.isEmpty()) {
       return ExitCode.OK.code();
     }
     WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree.toAbsolutePath());
-    try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, null)) {
+    try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
       String target = trigger.get().branch().isEmpty()
           ? workspace.currentBranch().orElseThrow(() -> new UsageProblem(
               "No branch to reconcile: HEAD is detached and no --branch was given",
               "pass --branch BRANCH"))
           : trigger.get().branch();
-      ReconcileOptions options = options(env, workspace, target);
+      ReconcileOptions options = options(env, workspace, target, pullRequestMode);
       ManifestSigningStep signingStep = new ManifestSigningStep(format.reader(),
           new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
               ProgressReporters.forRuntime(runtime)),
@@ -125,9 +140,18 @@ final class RunCommand implements Callable<Integer> {
       if (noSign) {
         reporter.warning("--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory will verify");
       }
+      if (fromWorktree) {
+        return pullRequests(runtime, reporter, workspace, target, options).refresh(step);
+      }
       ReconcileResult result = new ReconcileJob(workspace, step, reporter, runtime.clock(), Sleeper.real(),
           new SecureRandom(), options).run();
       ownership.adoptRootOwned(workTree.toAbsolutePath().resolve(".git"));
+      boolean propose = !noPush && !dryRun
+          && (result.outcome() == ReconcileResult.Outcome.REFUSED
+              || pullRequestMode && result.outcome() != ReconcileResult.Outcome.DRY_RUN);
+      if (propose) {
+        return pullRequests(runtime, reporter, workspace, target, options).propose(result);
+      }
       ReconcileReport.publish(reporter, result, noSign ? Map.of() : signingStep.entries());
       runtime.out().println("result: " + ReconcileReport.name(result.outcome()) + " (" + result.detail().lines().findFirst().orElse("") + ")");
       if (result.outcome() == ReconcileResult.Outcome.REFUSED) {
@@ -156,7 +180,26 @@ final class RunCommand implements Callable<Integer> {
     return Optional.of(reconcile);
   }
 
-  private ReconcileOptions options(Env env, JGitWorkspace workspace, String target) {
+  private boolean pullRequestMode() {
+    return switch (mode.strip().toLowerCase(java.util.Locale.ROOT)) {
+      case "push" -> false;
+      case "pull-request", "pull_request", "pr" -> true;
+      default -> throw new UsageProblem("Unknown --mode \"" + mode + "\"", "use push or pull-request");
+    };
+  }
+
+  private RunPullRequests pullRequests(
+      Runtime runtime, Reporter reporter, JGitWorkspace workspace, String target, ReconcileOptions options) {
+    String signedDirectory = options.dirs().get(0).to();
+    return new RunPullRequests(runtime, reporter, workspace, options,
+        pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target),
+            fromWorktree ? "countersign: refresh signed manifests on " + target : "countersign: sign manifests on " + target,
+            signedDirectory),
+        () -> PullRequestOptions.host(runtime.env(), Optional.ofNullable(token).or(() -> runtime.env().get("GITHUB_TOKEN"))),
+        format.reader(), format.format(), () -> signer.signingPublicKeys(runtime));
+  }
+
+  private ReconcileOptions options(Env env, JGitWorkspace workspace, String target, boolean pullRequestMode) {
     String url = Optional.ofNullable(remote)
         .or(() -> workspace.remoteUrl("origin"))
         .or(() -> env.get("GITHUB_REPOSITORY").map(r -> GitRemote.githubUrl(env.getOrDefault("GITHUB_SERVER_URL", "https://github.com"), r)))
@@ -176,7 +219,8 @@ final class RunCommand implements Callable<Integer> {
         .commitSubject(commitMessage)
         .runId(env.getOrDefault("GITHUB_RUN_ID", "local"))
         .dryRun(dryRun)
-        .push(!noPush)
+        // In pull-request mode the commit goes to the pull request branch, never to the branch.
+        .push(!noPush && !pullRequestMode)
         // A pull_request run may have checked out a merge ref that is not on the branch: start
         // from the branch itself so nothing else is pushed with the signing commit.
         .startFromRemote(env.get("GITHUB_EVENT_NAME").filter(e -> e.startsWith("pull_request")).isPresent())

@@ -64,6 +64,12 @@ final class SignerOptions {
     return () -> new SigstoreKeylessSigner(options, runtime.env(), runtime.clock(), onToken);
   }
 
+  /** The public half of {@code --key}, when signing with a key (reads the key; may ask for its password). */
+  java.util.List<java.security.PublicKey> signingPublicKeys(Runtime runtime) {
+    return key == null ? java.util.List.of()
+        : java.util.List.of(PrivateKeys.publicKeyOf(PrivateKeys.read(key, password(runtime, key))));
+  }
+
   private static char[] password(Runtime runtime, Path keyFile) {
     if (runtime.env().exact(PrivateKeys.PASSWORD_VARIABLE).isPresent()) {
       return PrivateKeys.passwordFrom(runtime.env());

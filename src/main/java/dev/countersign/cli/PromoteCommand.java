@@ -1,0 +1,198 @@
+package dev.countersign.cli;
+
+import dev.countersign.action.ActionInputs;
+import dev.countersign.action.Annotation;
+import dev.countersign.action.PromotionReport;
+import dev.countersign.action.Reporter;
+import dev.countersign.action.WorkspaceOwnership;
+import dev.countersign.git.GitIdentity;
+import dev.countersign.git.GitRemote;
+import dev.countersign.git.JGitWorkspace;
+import dev.countersign.governance.PolicyFile;
+import dev.countersign.governance.PolicyFileLoader;
+import dev.countersign.keys.PublicKeys;
+import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.promotion.CommitAuthorship;
+import dev.countersign.promotion.PromotionJob;
+import dev.countersign.promotion.PromotionSettings;
+import dev.countersign.promotion.PullRequestPublisher;
+import dev.countersign.promotion.SignatureFacts;
+import dev.countersign.support.Env;
+import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.DocumentVerdict;
+import dev.countersign.verification.IdentityRule;
+import dev.countersign.verification.ManifestVerifier;
+import dev.countersign.verification.TrustPolicy;
+import dev.countersign.verification.TrustedRoot;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+@Command(name = "promote", sortOptions = false,
+    description = {"Propose, through a pull request, that the signed manifests of one directory become those of another",
+        "(e.g. envs/staging/signed -> envs/prod/signed). Every source file on the base branch is verified against the",
+        "trust policy first; one that fails stops the promotion (exit 1) and nothing is pushed. Files are copied byte for",
+        "byte; target files without a source are removed. The pull request is created or updated on a fixed branch.",
+        "result: created|updated|closed|noop (closed: the base already has the content). See docs/promotion.md."})
+final class PromoteCommand implements Callable<Integer> {
+
+  @ParentCommand RootCommand root;
+  @Mixin SignCommand.FormatOptions format;
+  @Mixin PullRequestOptions pullRequest;
+
+  @Option(names = "--from", paramLabel = "DIR", required = true, description = "Source directory of signed manifests, repository-relative.")
+  String from;
+
+  @Option(names = "--to", paramLabel = "DIR", required = true, description = "Target directory, repository-relative.")
+  String to;
+
+  @Option(names = "--base", paramLabel = "BRANCH", description = "Branch to read the source from and to merge into (default: the checked-out branch, else main).")
+  String base;
+
+  @Option(names = "--repo", paramLabel = "DIR", description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
+  Path repo;
+
+  @Option(names = "--remote", paramLabel = "URL", description = "Where to fetch and push (default: the checkout's origin, else GITHUB_SERVER_URL/GITHUB_REPOSITORY).")
+  String remote;
+
+  @Option(names = "--token", paramLabel = "TOKEN", description = "Token to push and open the pull request with (default: GITHUB_TOKEN).")
+  String token;
+
+  @Option(names = "--policy", paramLabel = "FILE",
+      description = "Trust policy, relative to the repository (default: .countersign/policy.yaml when no --key or --certificate-identity is given).")
+  Path policy;
+
+  @Option(names = "--key", paramLabel = "FILE", description = "Accept keyed signatures by this public key (repeatable).")
+  List<Path> keys = new ArrayList<>();
+
+  @Option(names = "--certificate-identity", paramLabel = "SAN", description = "Accept keyless signatures whose certificate SAN is exactly this.")
+  String identity;
+
+  @Option(names = "--certificate-oidc-issuer", paramLabel = "URL", description = "Required OIDC issuer of the certificate.")
+  String issuer;
+
+  @Option(names = "--trusted-root", paramLabel = "FILE", description = "Sigstore trusted_root.json for keyless signatures (default: the public-good root via TUF).")
+  Path trustedRoot;
+
+  @Option(names = "--author", paramLabel = "NAME <EMAIL>", description = "Commit author (default: github-actions[bot]).")
+  String author;
+
+  @Option(names = "--committer", paramLabel = "NAME <EMAIL>", description = "Commit committer (default: github-actions[bot]).")
+  String committer;
+
+  @Override
+  public Integer call() {
+    Runtime runtime = root.runtime();
+    Env env = runtime.env();
+    Reporter reporter = Reporter.forEnvironment(env, runtime.out(), runtime.err());
+    if (token != null && !ActionInputs.read(env, "token").equals(Optional.of(token))) {
+      reporter.mask(token);
+    }
+    Path workTree = Optional.ofNullable(repo).orElseGet(() -> Path.of(env.getOrDefault("GITHUB_WORKSPACE", "."))).toAbsolutePath();
+    ManifestReader reader = format.reader();
+    Trust trust = trust(workTree, reader);
+    WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree);
+    try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
+      String baseBranch = Optional.ofNullable(base).filter(b -> !b.isBlank())
+          .or(workspace::currentBranch).orElse("main");
+      String url = Optional.ofNullable(remote)
+          .or(() -> workspace.remoteUrl("origin"))
+          .or(() -> env.get("GITHUB_REPOSITORY").map(r -> GitRemote.githubUrl(env.getOrDefault("GITHUB_SERVER_URL", "https://github.com"), r)))
+          .orElseThrow(() -> new UsageProblem("No remote to push to", "pass --remote URL or add an origin remote"));
+      Optional<String> pushToken = Optional.ofNullable(token).or(() -> env.get("GITHUB_TOKEN"));
+      GitRemote gitRemote = pushToken.map(t -> GitRemote.withToken(url, t)).orElse(GitRemote.anonymous(url));
+      String target = stripSlashes(to);
+      PromotionSettings settings = pullRequest.settings(baseBranch, PromotionSettings.promoteBranch(target),
+          "countersign: promote " + stripSlashes(from) + " to " + target, target);
+      PullRequestPublisher publisher = new PullRequestPublisher(
+          workspace, PullRequestOptions.host(env, pushToken), gitRemote, reporter, settings);
+      CommitAuthorship authorship = new CommitAuthorship(
+          Optional.ofNullable(author).map(GitIdentity::parse).orElse(GitIdentity.GITHUB_ACTIONS_BOT),
+          Optional.ofNullable(committer).map(GitIdentity::parse).orElse(GitIdentity.GITHUB_ACTIONS_BOT),
+          env.getOrDefault("GITHUB_RUN_ID", "local"), false);
+      PromotionJob.Outcome outcome = new PromotionJob(workspace, publisher, reader, trust.verifier(),
+          new SignatureFacts(reader, trust.format(), trust.policy().keys()), authorship, reporter)
+          .run(from, to, gitRemote);
+      ownership.adoptRootOwned(workTree.resolve(".git"));
+      if (outcome instanceof PromotionJob.Rejected rejected) {
+        for (DocumentVerdict failure : rejected.failures()) {
+          reporter.error(failure.file() + (failure.line() > 0 ? ":" + failure.line() : "") + " " + failure.description()
+              + " does not verify: " + failure.reason(), Annotation.at(failure.file().toString(), failure.line()));
+        }
+        List<String> files = rejected.failures().stream().map(f -> f.file().toString()).distinct().toList();
+        reporter.output("result", "rejected");
+        reporter.output("pull-request-number", "");
+        reporter.output("pull-request-url", "");
+        reporter.output("commit-sha", "");
+        runtime.err().println("Promotion stopped: " + files.size() + " of " + rejected.checkedFiles()
+            + " source file(s) did not verify (" + String.join(", ", files) + "); nothing was pushed."
+            + " Perhaps you should re-sign them through the pipeline, or check the trust policy.");
+        return ExitCode.REJECTED.code();
+      }
+      var result = ((PromotionJob.Published) outcome).result();
+      PromotionReport.publish(reporter, result, target);
+      runtime.out().println("result: " + result.outcome().word() + " (" + result.detail() + ")");
+      return ExitCode.OK.code();
+    }
+  }
+
+  private record Trust(TrustPolicy policy, SignedManifestFormat format, ManifestVerifier verifier) {}
+
+  private Trust trust(Path workTree, ManifestReader reader) {
+    boolean flags = !keys.isEmpty() || identity != null || issuer != null;
+    if (policy != null && flags) {
+      throw new UsageProblem("--policy cannot be combined with --key or --certificate-identity",
+          "put the signers in the policy file, or pass them as flags without --policy");
+    }
+    TrustPolicy trustPolicy;
+    SignedManifestFormat signedFormat;
+    if (flags) {
+      if ((identity == null) != (issuer == null)) {
+        throw new UsageProblem("A keyless identity needs both --certificate-identity and --certificate-oidc-issuer",
+            "pass both, or only --key for keyed signatures");
+      }
+      List<IdentityRule> identities = identity == null ? List.of() : List.of(IdentityRule.exact(identity, issuer));
+      List<PublicKey> publicKeys = keys.stream().map(PublicKeys::read).toList();
+      trustPolicy = new TrustPolicy(identities, publicKeys, 1, List.of(), format.domain(), false);
+      signedFormat = format.format();
+    } else {
+      Path policyFile = Optional.ofNullable(policy).orElse(PolicyFile.DEFAULT_LOCATION);
+      if (!Files.isRegularFile(workTree.resolve(policyFile))) {
+        throw new UsageProblem("No trust policy found at " + policyFile + " in " + workTree + " while starting countersign promote",
+            "perhaps you should pass --policy FILE, or --key / --certificate-identity with --certificate-oidc-issuer");
+      }
+      PolicyFile loaded = new PolicyFileLoader().load(workTree, policyFile);
+      trustPolicy = loaded.toTrustPolicy(workTree);
+      signedFormat = new SignedManifestFormat(loaded.annotationDomain(), reader);
+    }
+    if (trustPolicy.isUnconstrained()) {
+      throw new UsageProblem("The trust policy names no signer, so every promotion would be refused",
+          "perhaps you should add signers or keys to it");
+    }
+    boolean keyless = !trustPolicy.identities().isEmpty();
+    TrustedRoot roots = !keyless ? null
+        : trustedRoot != null ? TrustedRoot.fromFile(trustedRoot) : TrustedRoot.fromPublicGoodTuf(null);
+    return new Trust(trustPolicy, signedFormat, new ManifestVerifier(roots, trustPolicy, signedFormat));
+  }
+
+  private static String stripSlashes(String dir) {
+    String d = dir.replace('\\', '/');
+    while (d.startsWith("./")) {
+      d = d.substring(2);
+    }
+    while (d.endsWith("/")) {
+      d = d.substring(0, d.length() - 1);
+    }
+    return d;
+  }
+}

@@ -1,0 +1,175 @@
+package dev.countersign.promotion;
+
+import dev.countersign.git.ChangeSet;
+import dev.countersign.git.GitRemote;
+import dev.countersign.git.GitWorkspace;
+import dev.countersign.manifest.ManifestFile;
+import dev.countersign.manifest.ManifestReader;
+import dev.countersign.pipeline.Progress;
+import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.DocumentVerdict;
+import dev.countersign.verification.ManifestVerifier;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * {@code countersign promote}: proposes, through a pull request, that the signed manifests of one
+ * environment directory become those of another ({@code envs/staging/signed} to
+ * {@code envs/prod/signed}).
+ *
+ * <p>Works on the base branch as the remote has it (fetched), never on the work tree. Every
+ * source file is verified against the trust policy first; one that fails (tampered, unsigned,
+ * signed by someone the policy does not name) stops the promotion before anything is written or
+ * pushed. Files are copied byte for byte, so they verify under their new path as they did under
+ * the old one; target files with no source are removed. The pull request is then created or
+ * updated by {@link PullRequestPublisher}.
+ */
+public final class PromotionJob {
+
+  private final GitWorkspace workspace;
+  private final PullRequestPublisher publisher;
+  private final ManifestReader reader;
+  private final ManifestVerifier verifier;
+  private final SignatureFacts facts;
+  private final CommitAuthorship authorship;
+  private final Progress progress;
+
+  public PromotionJob(
+      GitWorkspace workspace,
+      PullRequestPublisher publisher,
+      ManifestReader reader,
+      ManifestVerifier verifier,
+      SignatureFacts facts,
+      CommitAuthorship authorship,
+      Progress progress) {
+    this.workspace = workspace;
+    this.publisher = publisher;
+    this.reader = reader;
+    this.verifier = verifier;
+    this.facts = facts;
+    this.authorship = authorship;
+    this.progress = progress;
+  }
+
+  /** How a promotion ended. */
+  public sealed interface Outcome {}
+
+  /**
+   * At least one source file did not verify; nothing was written or pushed.
+   *
+   * @param failures the documents that failed, in path order
+   * @param checkedFiles how many source files were checked
+   */
+  public record Rejected(List<DocumentVerdict> failures, int checkedFiles) implements Outcome {
+    public Rejected {
+      failures = List.copyOf(failures);
+    }
+  }
+
+  /** Every source verified; the pull request is as {@code result} says. */
+  public record Published(PromotionResult result) implements Outcome {}
+
+  /**
+   * @param from source directory, repository-relative ({@code envs/staging/signed})
+   * @param to target directory, repository-relative ({@code envs/prod/signed})
+   * @param remote where the base branch is fetched from and the bot branch pushed to
+   */
+  public Outcome run(String from, String to, GitRemote remote) {
+    String source = Manifests.normalize(Objects.requireNonNull(from, "from"));
+    String target = Manifests.normalize(Objects.requireNonNull(to, "to"));
+    if (source.isEmpty() || target.isEmpty() || source.equals(target)
+        || source.startsWith(target + "/") || target.startsWith(source + "/")) {
+      throw new UsageProblem("--from " + from + " and --to " + to + " must be two separate directories",
+          "perhaps you should pass e.g. --from envs/staging/signed --to envs/prod/signed");
+    }
+    String base = publisher.settings().base();
+    String baseCommit = workspace.fetch(remote, base);
+    progress.info("Promoting " + source + "/ to " + target + "/ on " + base + " at "
+        + PullRequestPublisher.abbreviate(baseCommit));
+
+    SortedMap<String, byte[]> sources = Manifests.read(workspace, baseCommit, source);
+    if (sources.isEmpty()) {
+      throw new UsageProblem("No manifests under " + source + "/ on " + base + " while promoting to " + target,
+          "perhaps you should check --from (a repository-relative directory of signed manifests) and --base");
+    }
+    List<DocumentVerdict> failures = verify(sources);
+    if (!failures.isEmpty()) {
+      return new Rejected(failures, sources.size());
+    }
+    progress.info("All " + sources.size() + " source file(s) verified");
+
+    SortedMap<String, byte[]> desired = new TreeMap<>();
+    sources.forEach((path, bytes) -> desired.put(target + path.substring(source.length()), bytes));
+    SortedMap<String, byte[]> current = Manifests.read(workspace, baseCommit, target);
+
+    ChangeSet changes = ChangeSet.empty();
+    List<FileChange> fileChanges = new ArrayList<>();
+    for (Map.Entry<String, byte[]> file : desired.entrySet()) {
+      byte[] now = current.get(file.getKey());
+      if (now != null && Arrays.equals(now, file.getValue())) {
+        continue;
+      }
+      fileChanges.add(facts.of(file.getKey(), file.getValue())
+          .as(file.getKey(), now == null ? FileChange.Change.ADDED : FileChange.Change.CHANGED));
+      changes = changes.write(file.getKey(), file.getValue());
+    }
+    for (String stale : current.keySet()) {
+      if (!desired.containsKey(stale)) {
+        fileChanges.add(FileChange.removed(stale));
+        changes = changes.delete(stale);
+      }
+    }
+    PromotionPlan plan = new PromotionPlan(fileChanges);
+    if (plan.isEmpty()) {
+      return new Published(publisher.publish(plan, Optional.empty(), Optional.empty()));
+    }
+
+    Optional<String> botTip = publisher.botBranchTip();
+    if (botTip.isPresent()) {
+      SortedMap<String, byte[]> onBranch = Manifests.read(workspace, botTip.get(), target);
+      if (Manifests.sameFiles(onBranch, desired)) {
+        progress.info(publisher.settings().botBranch() + " already holds this promotion");
+        return new Published(publisher.publish(plan, Optional.empty(), botTip));
+      }
+    }
+    workspace.resetTo(baseCommit);
+    workspace.apply(changes);
+    String commit = workspace.commit(authorship.request(
+        "countersign: promote " + source + " to " + target, describe(plan)));
+    return new Published(publisher.publish(plan, Optional.of(commit), botTip));
+  }
+
+  private List<DocumentVerdict> verify(SortedMap<String, byte[]> sources) {
+    List<DocumentVerdict> failures = new ArrayList<>();
+    progress.group("Verifying " + sources.size() + " source file(s)");
+    try {
+      for (Map.Entry<String, byte[]> file : sources.entrySet()) {
+        Path path = Path.of(file.getKey());
+        ManifestFile manifest = new ManifestFile(path, path, reader.parse(file.getValue(), path), file.getValue());
+        for (DocumentVerdict verdict : verifier.verify(manifest)) {
+          progress.info((verdict.passed() ? "PASS " : "FAIL ") + verdict.file() + " " + verdict.description()
+              + ": " + verdict.reason());
+          if (!verdict.passed()) {
+            failures.add(verdict);
+          }
+        }
+      }
+    } finally {
+      progress.endGroup();
+    }
+    return failures;
+  }
+
+  static String describe(PromotionPlan plan) {
+    StringBuilder body = new StringBuilder();
+    plan.changes().forEach(c -> body.append(c.change().word()).append(' ').append(c.path()).append('\n'));
+    return body.toString();
+  }
+}

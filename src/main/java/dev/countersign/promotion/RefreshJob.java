@@ -1,0 +1,190 @@
+package dev.countersign.promotion;
+
+import dev.countersign.git.ChangeSet;
+import dev.countersign.git.GitRemote;
+import dev.countersign.git.GitWorkspace;
+import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.pipeline.DirPair;
+import dev.countersign.pipeline.Progress;
+import dev.countersign.pipeline.SigningStep;
+import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.InputProblem;
+import dev.countersign.support.problems.InternalProblem;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * The scheduled refresh ({@code countersign run --mode pull-request --from-worktree}): an earlier
+ * workflow step regenerated manifests into the unsigned directories of the work tree (an egress
+ * allowlist, say) without committing them; this job proposes their signed form through the bot
+ * branch's pull request.
+ *
+ * <p>Content, not bytes, decides: a generated manifest whose signed message equals the base
+ * branch's signed file is no change; one that equals the bot branch's file reuses that file as it
+ * is (nothing is signed). So an unchanged allowlist signs nothing, commits nothing and leaves the
+ * pull request alone ({@code noop}); a changed one adds exactly one commit (base + the new signed
+ * files) to the bot branch and updates the body; one reverted to what the base has closes it.
+ *
+ * <p>Only the signed files are committed; the generated unsigned files are read from the work
+ * tree and never committed. The work tree is reset to the base tip before committing (the files
+ * were read first).
+ */
+public final class RefreshJob {
+
+  private final GitWorkspace workspace;
+  private final PullRequestPublisher publisher;
+  private final SigningStep signer;
+  private final ManifestReader reader;
+  private final SignedManifestFormat format;
+  private final SignatureFacts facts;
+  private final CommitAuthorship authorship;
+  private final Progress progress;
+
+  public RefreshJob(
+      GitWorkspace workspace,
+      PullRequestPublisher publisher,
+      SigningStep signer,
+      ManifestReader reader,
+      SignedManifestFormat format,
+      SignatureFacts facts,
+      CommitAuthorship authorship,
+      Progress progress) {
+    this.workspace = workspace;
+    this.publisher = publisher;
+    this.signer = signer;
+    this.reader = reader;
+    this.format = format;
+    this.facts = facts;
+    this.authorship = authorship;
+    this.progress = progress;
+  }
+
+  /**
+   * @param dirs unsigned-to-signed pairs; the unsigned side is read from the work tree
+   * @param remote where the base branch is fetched from and the bot branch pushed to
+   */
+  public PromotionResult run(List<DirPair> dirs, GitRemote remote) {
+    SortedMap<String, byte[]> generated = new TreeMap<>();
+    Map<String, String> targetOf = new TreeMap<>();
+    for (DirPair pair : dirs) {
+      for (Map.Entry<String, byte[]> file : readWorkTree(pair.from()).entrySet()) {
+        generated.put(file.getKey(), file.getValue());
+        targetOf.put(file.getKey(), pair.targetOf(file.getKey()));
+      }
+    }
+    String base = publisher.settings().base();
+    String baseCommit = workspace.fetch(remote, base);
+    Optional<String> botTip = publisher.botBranchTip();
+    progress.info("Refreshing " + generated.size() + " generated manifest(s) against " + base + " at "
+        + PullRequestPublisher.abbreviate(baseCommit)
+        + botTip.map(t -> " and " + publisher.settings().botBranch() + " at " + PullRequestPublisher.abbreviate(t)).orElse(""));
+
+    SortedMap<String, byte[]> writes = new TreeMap<>();
+    List<SigningStep.Input> toSign = new ArrayList<>();
+    for (Map.Entry<String, byte[]> file : generated.entrySet()) {
+      String target = targetOf.get(file.getKey());
+      byte[] message = format.message(reader.parse(file.getValue(), Path.of(file.getKey())));
+      Optional<byte[]> onBase = workspace.readFile(baseCommit, target);
+      if (onBase.flatMap(b -> facts.message(target, b)).map(m -> Arrays.equals(m, message)).orElse(false)) {
+        progress.info("unchanged from " + base + ": " + target);
+        continue;
+      }
+      Optional<byte[]> onBranch = botTip.flatMap(t -> workspace.readFile(t, target));
+      if (onBranch.flatMap(b -> facts.message(target, b)).map(m -> Arrays.equals(m, message)).orElse(false)) {
+        progress.info("already proposed: " + target);
+        writes.put(target, onBranch.get());
+        continue;
+      }
+      toSign.add(new SigningStep.Input(file.getKey(), target, file.getValue(), Optional.empty()));
+    }
+    if (!toSign.isEmpty()) {
+      progress.group("Signing " + toSign.size() + " changed manifest(s)");
+      try {
+        for (SigningStep.Result result : signer.sign(toSign)) {
+          if (!(result instanceof SigningStep.Signed signed)) {
+            throw new InternalProblem("The signing step kept " + result.targetPath() + " though it had no signed file");
+          }
+          progress.info("signed " + signed.targetPath());
+          writes.put(signed.targetPath(), signed.signedBytes());
+        }
+      } finally {
+        progress.endGroup();
+      }
+    }
+
+    List<FileChange> fileChanges = new ArrayList<>();
+    ChangeSet changes = ChangeSet.empty();
+    for (Map.Entry<String, byte[]> write : writes.entrySet()) {
+      boolean existed = workspace.readFile(baseCommit, write.getKey()).isPresent();
+      fileChanges.add(facts.of(write.getKey(), write.getValue())
+          .as(write.getKey(), existed ? FileChange.Change.CHANGED : FileChange.Change.ADDED));
+      changes = changes.write(write.getKey(), write.getValue());
+    }
+    PromotionPlan plan = new PromotionPlan(fileChanges);
+    if (plan.isEmpty()) {
+      return publisher.publish(plan, Optional.empty(), botTip);
+    }
+    if (botTip.isPresent() && holds(botTip.get(), baseCommit, dirs, writes)) {
+      return publisher.publish(plan, Optional.empty(), botTip);
+    }
+    workspace.resetTo(baseCommit);
+    workspace.apply(changes);
+    String commit = workspace.commit(authorship.request(
+        "countersign: refresh " + fileChanges.size() + (fileChanges.size() == 1 ? " signed manifest" : " signed manifests"),
+        PromotionJob.describe(plan)));
+    return publisher.publish(plan, Optional.of(commit), botTip);
+  }
+
+  /** True when the bot branch's signed directories are exactly the base's plus {@code writes}. */
+  private boolean holds(String botTip, String baseCommit, List<DirPair> dirs, SortedMap<String, byte[]> writes) {
+    for (DirPair pair : dirs) {
+      SortedMap<String, byte[]> expected = new TreeMap<>(workspace.readFiles(baseCommit, pair.to()));
+      writes.forEach((path, bytes) -> {
+        if (path.startsWith(pair.to() + "/")) {
+          expected.put(path, bytes);
+        }
+      });
+      if (!Manifests.sameFiles(new TreeMap<>(workspace.readFiles(botTip, pair.to())), expected)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The manifests under {@code directory} in the work tree (uncommitted content included). */
+  private SortedMap<String, byte[]> readWorkTree(String directory) {
+    Path root = workspace.directory().resolve(directory);
+    SortedMap<String, byte[]> files = new TreeMap<>();
+    if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+      return files;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path file : walk.sorted().toList()) {
+        String relative = workspace.directory().relativize(file).toString().replace('\\', '/');
+        if (!Manifests.isManifest(relative)) {
+          continue;
+        }
+        if (Files.isSymbolicLink(file) || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+          throw new InputProblem(Path.of(relative), 0, "is a symbolic link or special file, not a manifest file",
+              ", perhaps you should have the generating step write the manifest itself");
+        }
+        files.put(relative, Files.readAllBytes(file));
+      }
+      return files;
+    } catch (IOException e) {
+      throw new EnvironmentProblem("Could not read the generated manifests under " + root + " while refreshing",
+          "perhaps you should check that the step that generates them completed", e);
+    }
+  }
+}
