@@ -1,0 +1,311 @@
+package dev.countersign.cli;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.client.WireMock.patchRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlMatching;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.git.GitFixture;
+import dev.countersign.github.FakeGitHub;
+import dev.countersign.keys.KeyPairFiles;
+import dev.countersign.support.ExitCode;
+import dev.countersign.testing.HostedPullRequest;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Promotion pull requests end to end: a bare git "origin", clones as workspaces, the WireMock
+ * GitHub ({@link FakeGitHub}) for the pull requests, key-based signing, and the CLI driven
+ * in-process as the Action runs it.
+ */
+class PromotionPipelineTest {
+
+  private static final String TOKEN = "ghs_promotionTestToken0123456789";
+  private static final String PASSWORD = "promotion-test";
+  private static final String BOT = "countersign/sign-main";
+
+  @TempDir Path tmp;
+  private GitFixture git;
+  private FakeGitHub github;
+  private Path privateKey;
+  private Path publicKey;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    git = new GitFixture(tmp.resolve("git"));
+    git.commitToOrigin("main", Map.of("README.md", "hello\n"), Set.of(), "initial");
+    github = FakeGitHub.start(TOKEN);
+    privateKey = tmp.resolve("keys/cosign.key");
+    publicKey = tmp.resolve("keys/cosign.pub");
+    Files.createDirectories(privateKey.getParent());
+    KeyPairFiles.generate(privateKey, publicKey, PASSWORD.toCharArray(), new SecureRandom());
+  }
+
+  @AfterEach
+  void tearDown() {
+    github.close();
+  }
+
+  // --- scheduled refresh ---------------------------------------------------------------------
+
+  @Test
+  void scheduledRefresh_createsThenNoopThenUpdatesThenClosesThePullRequest() throws Exception {
+    // main already carries the signed allowlist generated from v1.
+    git.commitToOrigin("main", Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
+        Set.of(), "signed allowlist v1");
+    int mainCommits = git.originCommitCount("main");
+    String mainHead = git.originHead("main");
+
+    // 1. The generator produces v2: a pull request is opened with the table.
+    CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    Map<String, String> out = outputs();
+    assertThat(out).containsEntry("result", "created").containsEntry("pull-request-number", "273")
+        .containsEntry("pull-request-url", "https://github.com/" + FakeGitHub.REPOSITORY + "/pull/273");
+    HostedPullRequest pr = github.hosted(273).orElseThrow();
+    assertThat(pr.open()).isTrue();
+    assertThat(pr.head()).isEqualTo(BOT);
+    assertThat(pr.base()).isEqualTo("main");
+    assertThat(pr.body()).startsWith("<!-- countersign:promotion -->")
+        .contains("| File | Change | Message digest | Signer | Rekor log index |")
+        .containsPattern("\\| `signed/egress/allowlist.yaml` \\| changed \\| `sha256:[0-9a-f]{64}` \\| `sha256:[0-9a-f]{64}` \\| - \\|")
+        .contains("countersign verify signed");
+    assertThat(git.originHead("main")).isEqualTo(mainHead);
+    assertThat(git.originCommitCount(BOT)).isEqualTo(mainCommits + 1);
+    assertThat(git.originFiles(BOT).get("signed/egress/allowlist.yaml")).contains("203.0.113.0/24");
+    assertThat(git.originFiles(BOT).keySet()).noneMatch(p -> p.startsWith("unsigned/"));
+    assertThat(verifyKeyed(git.originFiles(BOT), "v1").exitCode()).isZero();
+    String firstBody = pr.body();
+    String botAfterFirst = git.originHead(BOT);
+
+    // 2. Same generated content: nothing signed, committed, pushed or edited.
+    github.server().resetRequests();
+    CliRun second = refresh(allowlist("203.0.113.0/24"), "ws2");
+    assertThat(second.exitCode()).as(second.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "noop").containsEntry("pull-request-number", "273")
+        .containsEntry("commit-sha", "");
+    assertThat(git.originHead(BOT)).isEqualTo(botAfterFirst);
+    github.server().verify(0, patchRequestedFor(anyUrl()));
+    github.server().verify(0, postRequestedFor(anyUrl()));
+    assertThat(github.hosted(273).orElseThrow().body()).isEqualTo(firstBody);
+
+    // 3. Changed content: one new commit on the bot branch (base + 1) and the body updated.
+    github.server().resetRequests();
+    CliRun third = refresh(allowlist("192.0.2.0/24"), "ws3");
+    assertThat(third.exitCode()).as(third.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "updated").containsEntry("commit-sha", git.originHead(BOT));
+    assertThat(git.originHead(BOT)).isNotEqualTo(botAfterFirst);
+    assertThat(git.originCommitCount(BOT)).isEqualTo(mainCommits + 1);
+    assertThat(git.originFiles(BOT).get("signed/egress/allowlist.yaml")).contains("192.0.2.0/24");
+    github.server().verify(1, patchRequestedFor(urlMatching(".*/pulls/273")));
+    String thirdBody = github.hosted(273).orElseThrow().body();
+    assertThat(thirdBody).isNotEqualTo(firstBody).contains("signed/egress/allowlist.yaml");
+    assertThat(github.unrouted()).isEmpty();
+
+    // 4. Reverted to what main has: the pull request is closed (and its branch deleted as asked).
+    CliRun fourth = refresh(allowlist("198.51.100.0/24"), "ws4", Map.of("INPUT_DELETE_BRANCH", "true"));
+    assertThat(fourth.exitCode()).as(fourth.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "closed").containsEntry("pull-request-number", "273");
+    assertThat(github.hosted(273).orElseThrow().open()).isFalse();
+    assertThat(git.originHead("main")).isEqualTo(mainHead);
+  }
+
+  @Test
+  void scheduledRefresh_withoutAnyDifference_opensNothing() throws Exception {
+    git.commitToOrigin("main", Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
+        Set.of(), "signed allowlist v1");
+
+    CliRun run = refresh(allowlist("198.51.100.0/24"), "ws");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "noop").containsEntry("pull-request-number", "");
+    assertThat(git.originHead(BOT)).isNull();
+    github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  // --- protected branch ----------------------------------------------------------------------
+
+  @Test
+  void protectedBranch_refusalBecomesAPullRequest_andNothingIsLost() throws Exception {
+    git.commitToOrigin("main", Map.of(
+        "unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "on"),
+        "unsigned/egress/payments.yaml", ActionPipelineTest.networkPolicy("payments-egress")), Set.of(), "add manifests");
+    git.protectBranch("main");
+    String mainHead = git.originHead("main");
+    Path ws = git.clone("ws", 0, false);
+
+    CliRun run = CliRun.run(env(Map.of()), "run", "--repo", ws.toString(), "--key", privateKey.toString(),
+        "--receive-pack", GitFixture.receivePack(), "--label", "countersign", "--reviewer", "octocat");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.all()).contains("GH006").contains("proposing the signing commit through a pull request");
+    assertThat(git.originHead("main")).isEqualTo(mainHead);
+    SortedMap<String, String> onBranch = git.originFiles(BOT);
+    assertThat(onBranch.keySet()).contains("signed/config/flags.yaml", "signed/egress/payments.yaml")
+        .noneMatch(p -> p.startsWith("unsigned/"));
+    assertThat(git.originCommit(BOT).getParent(0).getName()).isEqualTo(mainHead);
+    assertThat(outputs()).containsEntry("result", "created");
+    HostedPullRequest pr = github.hosted(273).orElseThrow();
+    assertThat(pr.head()).isEqualTo(BOT);
+    assertThat(pr.labels()).contains("countersign");
+    assertThat(pr.reviewers()).contains("octocat");
+    assertThat(pr.body()).contains("| `signed/config/flags.yaml` | added |")
+        .contains("| `unsigned/config/flags.yaml` | removed |")
+        .contains("countersign verify signed");
+    assertThat(verifyKeyed(onBranch, "v").exitCode()).isZero();
+  }
+
+  @Test
+  void protectedBranch_withoutAGitHubRepository_stillFailsWithTheRefusal() throws Exception {
+    git.commitToOrigin("main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
+    git.protectBranch("main");
+    Path ws = git.clone("ws", 0, false);
+    Map<String, String> env = new HashMap<>(env(Map.of()));
+    env.remove("GITHUB_REPOSITORY");
+
+    CliRun run = CliRun.run(env, "run", "--repo", ws.toString(), "--key", privateKey.toString(),
+        "--receive-pack", GitFixture.receivePack());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
+    assertThat(run.err()).contains("refused the push to main");
+    assertThat(git.originHead(BOT)).isNull();
+  }
+
+  @Test
+  void pullRequestMode_withAnOpenPullRequestWhoseContentLanded_closesIt() throws Exception {
+    git.commitToOrigin("main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
+    CliRun first = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws1", 0, false).toString(),
+        "--key", privateKey.toString(), "--mode", "pull-request");
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "created");
+    // Someone signs main by other means: nothing is left to propose.
+    git.commitToOrigin("main", Map.of("signed/a.yaml", git.originFiles(BOT).get("signed/a.yaml")),
+        Set.of("unsigned/a.yaml"), "signed elsewhere");
+
+    CliRun second = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws2", 0, false).toString(),
+        "--key", privateKey.toString(), "--mode", "pull-request");
+
+    assertThat(second.exitCode()).as(second.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "closed");
+    assertThat(github.hosted(273).orElseThrow().open()).isFalse();
+  }
+
+  // --- helpers -------------------------------------------------------------------------------
+
+  private CliRun refresh(String generated, String workspace) throws Exception {
+    return refresh(generated, workspace, Map.of());
+  }
+
+  /** A scheduled run: a fresh checkout, the generator's output in unsigned/, then the Action. */
+  private CliRun refresh(String generated, String workspace, Map<String, String> extra) throws Exception {
+    Path ws = git.clone(workspace, 1, true);
+    Path file = ws.resolve("unsigned/egress/allowlist.yaml");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, generated);
+    Files.deleteIfExists(tmp.resolve("output"));
+    Path event = tmp.resolve("schedule.json");
+    try (var in = getClass().getResourceAsStream("/action/events/schedule.minimal.json")) {
+      Files.write(event, in.readAllBytes());
+    }
+    Map<String, String> env = new HashMap<>(env(extra));
+    env.put("GITHUB_EVENT_NAME", "schedule");
+    env.put("GITHUB_EVENT_PATH", event.toString());
+    env.put("GITHUB_WORKSPACE", ws.toString());
+    env.put("INPUT_MODE", "pull-request");
+    env.put("INPUT_FROM_WORKTREE", "true");
+    env.put("INPUT_KEY", privateKey.toString());
+    return CliRun.run(env, "action");
+  }
+
+  private Map<String, String> env(Map<String, String> extra) {
+    Map<String, String> env = new HashMap<>();
+    env.put("GITHUB_ACTIONS", "true");
+    env.put("GITHUB_REPOSITORY", FakeGitHub.REPOSITORY);
+    env.put("GITHUB_API_URL", github.baseUrl());
+    env.put("GITHUB_REF", "refs/heads/main");
+    env.put("GITHUB_RUN_ID", "777");
+    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
+    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
+    env.put("INPUT_TOKEN", TOKEN);
+    env.put("GITHUB_TOKEN", TOKEN); // what `run` reads outside the Action entry point
+    env.put("COSIGN_PASSWORD", PASSWORD);
+    env.putAll(extra);
+    return env;
+  }
+
+  /** The last value of each step output (GITHUB_OUTPUT, heredoc form included). */
+  private Map<String, String> outputs() throws IOException {
+    Map<String, String> values = new HashMap<>();
+    Path file = tmp.resolve("output");
+    if (!Files.exists(file)) {
+      return values;
+    }
+    var lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      int heredoc = line.indexOf("<<");
+      int eq = line.indexOf('=');
+      if (heredoc > 0 && (eq < 0 || heredoc < eq)) {
+        String name = line.substring(0, heredoc);
+        String delimiter = line.substring(heredoc + 2);
+        StringBuilder value = new StringBuilder();
+        while (!lines.get(++i).equals(delimiter)) {
+          value.append(value.length() == 0 ? "" : "\n").append(lines.get(i));
+        }
+        values.put(name, value.toString());
+      } else if (eq > 0) {
+        values.put(line.substring(0, eq), line.substring(eq + 1));
+      }
+    }
+    return values;
+  }
+
+  /** Signs {@code manifest} with the test key, as main would have it after an earlier run. */
+  private String signedOnMain(String manifest) throws IOException {
+    Path file = tmp.resolve("seed/allowlist.yaml");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, manifest);
+    CliRun sign = CliRun.run(Map.of("COSIGN_PASSWORD", PASSWORD), "sign", "--key", privateKey.toString(), file.toString());
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    return Files.readString(file);
+  }
+
+  private CliRun verifyKeyed(SortedMap<String, String> files, String dirName) throws IOException {
+    Path dir = tmp.resolve("verify-" + dirName + "-" + System.nanoTime());
+    for (Map.Entry<String, String> f : files.entrySet()) {
+      Path p = dir.resolve(f.getKey());
+      Files.createDirectories(p.getParent() == null ? dir : p.getParent());
+      Files.writeString(p, f.getValue());
+    }
+    return CliRun.run(Map.of(), "verify", "--key", publicKey.toString(), dir.resolve("signed").toString());
+  }
+
+  static String allowlist(String cidr) {
+    return String.join("\n",
+        "apiVersion: networking.k8s.io/v1",
+        "kind: NetworkPolicy",
+        "metadata:",
+        "  name: egress-allowlist",
+        "  namespace: payments",
+        "spec:",
+        "  podSelector: {}",
+        "  policyTypes: [Egress]",
+        "  egress:",
+        "    - to:",
+        "        - ipBlock:",
+        "            cidr: " + cidr,
+        "");
+  }
+}
