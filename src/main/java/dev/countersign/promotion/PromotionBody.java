@@ -71,6 +71,15 @@ public final class PromotionBody {
               : "The files were signed by different identities; verify each with:\n");
       out.append("\n```sh\n");
       for (String signer : signers) {
+        if (isKey(signer)) {
+          // Keyed signatures name a key fingerprint, not an identity: verify with the public key.
+          out.append("countersign verify ")
+              .append(shellQuote(verifyDirectory))
+              .append(" --key cosign.pub  # the public key ")
+              .append(signer)
+              .append('\n');
+          continue;
+        }
         out.append("countersign verify ")
             .append(shellQuote(verifyDirectory))
             .append(" --certificate-identity ")
@@ -82,6 +91,11 @@ public final class PromotionBody {
       out.append("```\n");
     }
     return out.toString();
+  }
+
+  /** Key fingerprints ({@code sha256:...}) and unknown keys, as opposed to certificate identities. */
+  private static boolean isKey(String signer) {
+    return signer.startsWith("sha256:") || signer.equals(SignatureFacts.UNKNOWN_KEY);
   }
 
   private static String summary(PromotionPlan plan) {

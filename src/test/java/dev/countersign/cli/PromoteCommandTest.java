@@ -1,0 +1,196 @@
+package dev.countersign.cli;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.client.WireMock.patchRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.git.GitFixture;
+import dev.countersign.github.FakeGitHub;
+import dev.countersign.keys.KeyPairFiles;
+import dev.countersign.support.ExitCode;
+import dev.countersign.testing.HostedPullRequest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code countersign promote} on a bare origin and the WireMock GitHub: verification of every
+ * source file first, byte-for-byte copies that still verify under their new path, removals, and
+ * the create-then-noop pull request.
+ */
+class PromoteCommandTest {
+
+  private static final String TOKEN = "ghs_promoteCommandTestToken01234";
+  private static final String PASSWORD = "promote-test";
+  private static final String BOT = "countersign/promote-envs/prod/signed";
+
+  @TempDir Path tmp;
+  private GitFixture git;
+  private FakeGitHub github;
+  private Path privateKey;
+  private Path publicKey;
+  private String stagingApp;
+  private String stagingFlags;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    git = new GitFixture(tmp.resolve("git"));
+    github = FakeGitHub.start(TOKEN);
+    privateKey = tmp.resolve("keys/cosign.key");
+    publicKey = tmp.resolve("keys/cosign.pub");
+    Files.createDirectories(privateKey.getParent());
+    KeyPairFiles.generate(privateKey, publicKey, PASSWORD.toCharArray(), new SecureRandom());
+    stagingApp = signed("app.yaml", ActionPipelineTest.configMap("app", "v2"));
+    stagingFlags = signed("flags.yaml", ActionPipelineTest.configMap("flags", "on"));
+    git.commitToOrigin("main", Map.of(
+        "envs/staging/signed/app.yaml", stagingApp,
+        "envs/staging/signed/flags.yaml", stagingFlags,
+        "envs/prod/signed/app.yaml", signed("app.yaml", ActionPipelineTest.configMap("app", "v1")),
+        "envs/prod/signed/retired.yaml", signed("retired.yaml", ActionPipelineTest.configMap("retired", "x")),
+        "envs/prod/signed/README.md", "not a manifest\n",
+        ".countersign/cosign.pub", Files.readString(publicKey),
+        ".countersign/policy.yaml", "apiVersion: countersign.dev/v1alpha1\nkind: TrustPolicy\nkeys:\n  - path: .countersign/cosign.pub\n"),
+        Set.of(), "environments");
+  }
+
+  @AfterEach
+  void tearDown() {
+    github.close();
+  }
+
+  @Test
+  void validPromotion_opensThePullRequest_andTheCopiesVerifyUnderTheirNewPath() throws Exception {
+    String mainHead = git.originHead("main");
+
+    CliRun run = promote(git.clone("ws", 0, false), "--key", publicKey.toString(), "--label", "promotion");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("result: created");
+    assertThat(git.originHead("main")).isEqualTo(mainHead);
+    SortedMap<String, String> onBranch = git.originFiles(BOT);
+    assertThat(onBranch.get("envs/prod/signed/app.yaml")).isEqualTo(stagingApp);
+    assertThat(onBranch.get("envs/prod/signed/flags.yaml")).isEqualTo(stagingFlags);
+    assertThat(onBranch).doesNotContainKey("envs/prod/signed/retired.yaml")
+        .containsKey("envs/prod/signed/README.md");
+    assertThat(git.originCommit(BOT).getParent(0).getName()).isEqualTo(mainHead);
+
+    HostedPullRequest pr = github.hosted(273).orElseThrow();
+    assertThat(pr.head()).isEqualTo(BOT);
+    assertThat(pr.title()).isEqualTo("countersign: promote envs/staging/signed to envs/prod/signed");
+    assertThat(pr.labels()).containsExactly("promotion");
+    assertThat(pr.body())
+        .containsPattern("\\| `envs/prod/signed/app.yaml` \\| changed \\| `sha256:[0-9a-f]{64}` \\| `sha256:[0-9a-f]{64}` \\| - \\|")
+        .containsPattern("\\| `envs/prod/signed/flags.yaml` \\| added \\| `sha256:")
+        .contains("| `envs/prod/signed/retired.yaml` | removed | - | - | - |")
+        .contains("countersign verify envs/prod/signed --key");
+
+    // The promoted files verify with `countersign verify` under their new path.
+    Path checkout = tmp.resolve("checkout");
+    for (Map.Entry<String, String> f : onBranch.entrySet()) {
+      Path p = checkout.resolve(f.getKey());
+      Files.createDirectories(p.getParent());
+      Files.writeString(p, f.getValue());
+    }
+    CliRun verify = CliRun.run(Map.of(), "verify", "--key", publicKey.toString(),
+        checkout.resolve("envs/prod/signed").toString());
+    assertThat(verify.exitCode()).as(verify.all()).isZero();
+    assertThat(verify.out()).contains("2 verified, 0 rejected");
+
+    // Run again: the bot branch already holds it; nothing is pushed or edited.
+    String tip = git.originHead(BOT);
+    github.server().resetRequests();
+    CliRun again = promote(git.clone("ws2", 0, false), "--key", publicKey.toString(), "--label", "promotion");
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.out()).contains("result: noop");
+    assertThat(git.originHead(BOT)).isEqualTo(tip);
+    github.server().verify(0, patchRequestedFor(anyUrl()));
+    github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  @Test
+  void tamperedSourceFile_stopsThePromotion_namesTheFile_andPushesNothing() throws Exception {
+    // Hand edit after signing: the data no longer matches the signed message.
+    git.commitToOrigin("main", Map.of("envs/staging/signed/flags.yaml", stagingFlags.replace("value: \"on\"", "value: \"off\"")),
+        Set.of(), "hand edit");
+
+    CliRun run = promote(git.clone("ws", 0, false), "--key", publicKey.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.all()).contains("envs/staging/signed/flags.yaml").contains("nothing was pushed")
+        .doesNotContain("envs/staging/signed/app.yaml does not verify");
+    assertThat(git.originHead(BOT)).isNull();
+    assertThat(github.hosted(273)).isEmpty();
+    github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  @Test
+  void unsignedSourceFile_stopsThePromotion() throws Exception {
+    git.commitToOrigin("main", Map.of("envs/staging/signed/new.yaml", ActionPipelineTest.configMap("new", "1")),
+        Set.of(), "unsigned file in signed/");
+
+    CliRun run = promote(git.clone("ws", 0, false));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.all()).contains("envs/staging/signed/new.yaml");
+    assertThat(git.originHead(BOT)).isNull();
+  }
+
+  @Test
+  void trustPolicyFile_isTheDefault_andBaseAlreadyPromoted_isNoop() throws Exception {
+    git.commitToOrigin("main", Map.of("envs/prod/signed/app.yaml", stagingApp, "envs/prod/signed/flags.yaml", stagingFlags),
+        Set.of("envs/prod/signed/retired.yaml"), "promoted by hand");
+
+    CliRun run = promote(git.clone("ws", 0, false));
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("result: noop");
+    assertThat(git.originHead(BOT)).isNull();
+  }
+
+  @Test
+  void sameDirectoryTwice_isAUsageError() throws Exception {
+    CliRun run = CliRun.run(env(), "promote", "--repo", git.clone("ws", 0, false).toString(),
+        "--from", "envs/prod/signed", "--to", "envs/prod/signed/", "--key", publicKey.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+  }
+
+  private CliRun promote(Path ws, String... extra) {
+    String[] args = new String[6 + extra.length];
+    args[0] = "promote";
+    args[1] = "--repo";
+    args[2] = ws.toString();
+    args[3] = "--from=envs/staging/signed";
+    args[4] = "--to=envs/prod/signed";
+    args[5] = "--base=main";
+    System.arraycopy(extra, 0, args, 6, extra.length);
+    return CliRun.run(env(), args);
+  }
+
+  private Map<String, String> env() {
+    Map<String, String> env = new HashMap<>();
+    env.put("GITHUB_REPOSITORY", FakeGitHub.REPOSITORY);
+    env.put("GITHUB_API_URL", github.baseUrl());
+    env.put("GITHUB_TOKEN", TOKEN);
+    return env;
+  }
+
+  private String signed(String name, String manifest) throws IOException {
+    Path file = tmp.resolve("seed-" + System.nanoTime()).resolve(name);
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, manifest);
+    CliRun sign = CliRun.run(Map.of("COSIGN_PASSWORD", PASSWORD), "sign", "--key", privateKey.toString(), file.toString());
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    return Files.readString(file);
+  }
+}
