@@ -59,7 +59,7 @@ public final class ActionInputs {
           new Input("unsigned_dir", "--unsigned-dir", Kind.VALUE, false, "directory of manifests to sign"),
           new Input("signed_dir", "--signed-dir", Kind.VALUE, false, "directory signed manifests move to"),
           new Input("dirs", "--dir", Kind.LINES, false, "several from:to directory pairs, one per line"),
-          new Input("key", "--key", Kind.VALUE, false, "sign with this key instead of keyless"),
+          new Input("key", "--key", Kind.VALUE, false, "run: sign with this private key instead of keyless; promote: accepted public key"),
           new Input("identity_token", "--identity-token", Kind.VALUE, true, "OIDC token for keyless signing"),
           new Input("trusted_root", "--trusted-root", Kind.VALUE, false, "Sigstore trusted_root.json"),
           new Input("signing_config", "--signing-config", Kind.VALUE, false, "Sigstore signing_config.json"),
