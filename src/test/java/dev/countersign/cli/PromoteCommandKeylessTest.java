@@ -1,0 +1,97 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.git.GitFixture;
+import dev.countersign.github.FakeGitHub;
+import dev.countersign.support.ExitCode;
+import dev.countersign.testing.RequiresSigstoreStack;
+import dev.countersign.testing.SigstoreTestStack;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code promote} with keyless signatures from the loopback Sigstore stack: the pull request
+ * table names the certificate identity and the Rekor log index, and a source signed by an
+ * identity the policy does not name is refused.
+ */
+@RequiresSigstoreStack
+class PromoteCommandKeylessTest {
+
+  private static final String TOKEN = "ghs_promoteKeylessTestToken012345";
+  private static final String BOT = "countersign/promote-envs/prod/signed";
+
+  private final SigstoreTestStack stack;
+  @TempDir Path tmp;
+  private GitFixture git;
+  private FakeGitHub github;
+
+  PromoteCommandKeylessTest(SigstoreTestStack stack) {
+    this.stack = stack;
+  }
+
+  @BeforeEach
+  void setUp() throws Exception {
+    git = new GitFixture(tmp.resolve("git"));
+    github = FakeGitHub.start(TOKEN);
+    git.commitToOrigin("main", Map.of(
+        "envs/staging/signed/app.yaml", signedKeyless(ActionPipelineTest.configMap("app", "v2"))), Set.of(), "staging");
+  }
+
+  @AfterEach
+  void tearDown() {
+    github.close();
+  }
+
+  @Test
+  void keylessPromotion_listsIdentityAndLogIndex() throws Exception {
+    CliRun run = promote(stack.identitySan());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    String body = github.hosted(273).orElseThrow().body();
+    assertThat(body)
+        .containsPattern("\\| `envs/prod/signed/app.yaml` \\| added \\| `sha256:[0-9a-f]{64}` \\| `"
+            + java.util.regex.Pattern.quote(stack.identitySan()) + "` \\| [0-9]+ \\|")
+        .contains("--certificate-identity " + stack.identitySan())
+        .contains("--certificate-oidc-issuer " + SigstoreTestStack.GITHUB_ISSUER);
+    assertThat(git.originFiles(BOT)).containsKey("envs/prod/signed/app.yaml");
+  }
+
+  @Test
+  void sourceSignedByAnotherIdentity_isRefused() throws Exception {
+    CliRun run = promote("https://github.com/octo-org/octo-repo/.github/workflows/other.yml@refs/heads/main");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.all()).contains("envs/staging/signed/app.yaml");
+    assertThat(git.originHead(BOT)).isNull();
+  }
+
+  private CliRun promote(String identity) throws Exception {
+    Map<String, String> env = new HashMap<>();
+    env.put("GITHUB_REPOSITORY", FakeGitHub.REPOSITORY);
+    env.put("GITHUB_API_URL", github.baseUrl());
+    env.put("GITHUB_TOKEN", TOKEN);
+    return CliRun.run(env, "promote", "--repo", git.clone("ws", 0, false).toString(),
+        "--from", "envs/staging/signed", "--to", "envs/prod/signed", "--base", "main",
+        "--certificate-identity", identity, "--certificate-oidc-issuer", stack.identityIssuer(),
+        "--trusted-root", stack.trustedRoot().toString());
+  }
+
+  private String signedKeyless(String manifest) throws IOException {
+    Path file = tmp.resolve("seed/app.yaml");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, manifest);
+    CliRun sign = CliRun.run(stack.githubEnv(), "sign", "--trusted-root", stack.trustedRoot().toString(),
+        "--signing-config", stack.signingConfig().toString(), file.toString());
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    return Files.readString(file);
+  }
+}
