@@ -126,8 +126,9 @@ final class PromoteCommand implements Callable<Integer> {
       ownership.adoptRootOwned(workTree.resolve(".git"));
       if (outcome instanceof PromotionJob.Rejected rejected) {
         for (DocumentVerdict failure : rejected.failures()) {
-          reporter.error(failure.file() + (failure.line() > 0 ? ":" + failure.line() : "") + " " + failure.description()
-              + " does not verify: " + failure.reason(), Annotation.at(failure.file().toString(), failure.line()));
+          // The annotation carries file and line (printed as a "file:line:" prefix outside Actions).
+          reporter.error(failure.description() + " does not verify: " + failure.reason(),
+              Annotation.at(failure.file().toString(), failure.line()));
         }
         List<String> files = rejected.failures().stream().map(f -> f.file().toString()).distinct().toList();
         reporter.output("result", "rejected");
@@ -135,8 +136,8 @@ final class PromoteCommand implements Callable<Integer> {
         reporter.output("pull-request-url", "");
         reporter.output("commit-sha", "");
         runtime.err().println("Promotion stopped: " + files.size() + " of " + rejected.checkedFiles()
-            + " source file(s) did not verify (" + String.join(", ", files) + "); nothing was pushed."
-            + " Perhaps you should re-sign them through the pipeline, or check the trust policy.");
+            + " source file(s) did not verify (" + String.join(", ", files) + "); nothing was pushed,"
+            + " perhaps you should re-sign them through the pipeline, or check the trust policy");
         return ExitCode.REJECTED.code();
       }
       var result = ((PromotionJob.Published) outcome).result();

@@ -158,6 +158,37 @@ class PromoteCommandTest {
   }
 
   @Test
+  void asTheAction_commandPromote_readsItsInputs_andSetsTheOutputs() throws Exception {
+    Map<String, String> env = new HashMap<>(env());
+    env.put("GITHUB_ACTIONS", "true");
+    env.put("GITHUB_WORKSPACE", git.clone("ws", 1, true).toString());
+    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
+    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
+    env.put("INPUT_COMMAND", "promote");
+    env.put("INPUT_FROM", "envs/staging/signed");
+    env.put("INPUT_TO", "envs/prod/signed");
+    env.put("INPUT_BASE", "main");
+    env.put("INPUT_KEY", publicKey.toString());
+    env.put("INPUT_TEAM_REVIEWERS", "platform\nsecurity");
+    env.put("INPUT_DRAFT", "true");
+    env.put("INPUT_TOKEN", TOKEN);
+    env.remove("GITHUB_TOKEN");
+
+    CliRun run = CliRun.run(env, "action");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(Files.readString(tmp.resolve("output"))).contains("result=created\n")
+        .contains("pull-request-number=273\n")
+        .contains("pull-request-url=https://github.com/" + FakeGitHub.REPOSITORY + "/pull/273\n")
+        .contains("commit-sha=" + git.originHead(BOT) + "\n");
+    assertThat(Files.readString(tmp.resolve("summary"))).contains("| `envs/prod/signed/flags.yaml` | added |");
+    HostedPullRequest pr = github.hosted(273).orElseThrow();
+    assertThat(pr.draft()).isTrue();
+    assertThat(pr.teamReviewers()).containsExactlyInAnyOrder("platform", "security");
+    assertThat(run.out()).startsWith("::add-mask::" + TOKEN);
+  }
+
+  @Test
   void sameDirectoryTwice_isAUsageError() throws Exception {
     CliRun run = CliRun.run(env(), "promote", "--repo", git.clone("ws", 0, false).toString(),
         "--from", "envs/prod/signed", "--to", "envs/prod/signed/", "--key", publicKey.toString());
