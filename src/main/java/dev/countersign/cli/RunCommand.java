@@ -120,6 +120,10 @@ final class RunCommand implements Callable<Integer> {
     if (fromWorktree && !pullRequestMode) {
       throw new UsageProblem("--from-worktree needs --mode pull-request", "add --mode pull-request (Action input mode: pull-request)");
     }
+    if (fromWorktree && (dryRun || noPush || noSign)) {
+      throw new UsageProblem("--from-worktree cannot be combined with --dry-run, --no-push or --no-sign",
+          "run the refresh without them; it changes nothing when the generated content is unchanged");
+    }
     Optional<RunTrigger.Reconcile> trigger = trigger(env, reporter);
     if (trigger.isEmpty()) {
       return ExitCode.OK.code();

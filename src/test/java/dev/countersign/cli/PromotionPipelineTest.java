@@ -135,6 +135,14 @@ class PromotionPipelineTest {
     github.server().verify(0, postRequestedFor(anyUrl()));
   }
 
+  @Test
+  void refreshWithDryRun_isAUsageError_becauseItWouldStillPublish() throws Exception {
+    CliRun run = refresh(allowlist("203.0.113.0/24"), "ws", Map.of("INPUT_DRY_RUN", "true"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(git.originHead(BOT)).isNull();
+  }
+
   // --- protected branch ----------------------------------------------------------------------
 
   @Test

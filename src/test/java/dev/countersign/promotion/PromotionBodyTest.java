@@ -136,4 +136,18 @@ class PromotionBodyTest {
 
     assertThat(plan.signers()).containsExactly("m", "z");
   }
+
+  @Test
+  void keyFingerprintSigner_getsAKeyVerifyCommand_notAnIdentityOne() {
+    String fingerprint = "sha256:" + "12".repeat(32);
+    String body = PromotionBody.render(
+        new PromotionPlan(java.util.List.of(
+            new FileChange("prod/a.yaml", FileChange.Change.ADDED, java.util.Optional.of(DIGEST_A),
+                java.util.Optional.of(fingerprint), java.util.OptionalLong.empty()))),
+        "prod");
+
+    assertThat(body).contains("| `prod/a.yaml` | added | `" + DIGEST_A + "` | `" + fingerprint + "` | - |")
+        .contains("countersign verify prod --key cosign.pub  # the public key " + fingerprint)
+        .doesNotContain("--certificate-identity");
+  }
 }
