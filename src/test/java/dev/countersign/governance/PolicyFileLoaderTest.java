@@ -123,7 +123,7 @@ class PolicyFileLoaderTest {
         Arguments.of(HEADER + SIGNER + "directories:\n  - unsigned: ../outside\n    signed: signed\n", 7,
             "\"../outside\" must be a path inside the repository", ", perhaps you should write it relative to the repository root"),
         Arguments.of(HEADER + SIGNER + "keys:\n  - pem: not a key\n", 7,
-            "no \"-----BEGIN PUBLIC KEY-----\" block found",
+            "no \"-----BEGIN PUBLIC KEY-----\" block found (no PEM block)",
             ", perhaps you should export the key with \"cosign public-key\" (a PEM SubjectPublicKeyInfo)"),
         Arguments.of(HEADER + SIGNER + "governance:\n  policy: [p/]\n", 7,
             "unknown key \"governance.policy\"", ", perhaps you should use one of params, policies"),
