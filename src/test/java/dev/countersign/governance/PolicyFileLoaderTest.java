@@ -124,7 +124,7 @@ class PolicyFileLoaderTest {
             "\"../outside\" must be a path inside the repository", ", perhaps you should write it relative to the repository root"),
         Arguments.of(HEADER + SIGNER + "keys:\n  - pem: not a key\n", 7,
             "no \"-----BEGIN PUBLIC KEY-----\" block found (no PEM block)",
-            ", perhaps you should export the key with \"cosign public-key\" (a PEM SubjectPublicKeyInfo)"),
+            ", perhaps you should pass the public key file (cosign.pub), not the private key or a certificate"),
         Arguments.of(HEADER + SIGNER + "governance:\n  policy: [p/]\n", 7,
             "unknown key \"governance.policy\"", ", perhaps you should use one of params, policies"),
         Arguments.of(HEADER + SIGNER + "signers: []\n", 6, "the key \"signers\" appears twice", ", perhaps you should remove one"),
