@@ -71,7 +71,11 @@ public final class ActionInputs {
           new Input("signoff", "--signoff", Kind.FLAG, false, "add Signed-off-by"),
           new Input("commit_message", "--commit-message", Kind.VALUE, false, "first line of the commit message"),
           new Input("dry_run", "--dry-run", Kind.FLAG, false, "print the plan, change nothing"),
-          new Input("no_sign", "--no-sign", Kind.FLAG, false, "move without signing (testing only)"));
+          new Input("no_sign", "--no-sign", Kind.FLAG, false, "move without signing (testing only)"),
+          new Input("path", "--repo", Kind.VALUE, false, "repository work tree; default the workspace"),
+          new Input("policy", "--policy", Kind.VALUE, false, "trust policy file for check"),
+          new Input("output", "--output", Kind.VALUE, false, "check output format: text, json or sarif"),
+          new Input("sarif_file", "--sarif-file", Kind.VALUE, false, "check also writes SARIF here"));
 
   /** The input that names the subcommand the Action runs; {@value #DEFAULT_COMMAND} by default. */
   public static final String COMMAND = "command";

@@ -1,5 +1,6 @@
 package dev.countersign.governance;
 
+import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.IdentityRule;
@@ -105,9 +106,9 @@ public record PolicyFile(
               ", perhaps you should commit the key or fix the path (it is relative to the repository root)",
               e);
         }
-        publicKeys.add(PemPublicKeys.parse(pem, relative, 1));
+        publicKeys.add(PublicKeys.parse(pem.getBytes(java.nio.charset.StandardCharsets.UTF_8), relative, 1));
       } else {
-        publicKeys.add(PemPublicKeys.parse(key.pem().orElseThrow(), source, key.line()));
+        publicKeys.add(PublicKeys.parse(key.pem().orElseThrow().getBytes(java.nio.charset.StandardCharsets.UTF_8), source, key.line()));
       }
     }
     return new TrustPolicy(

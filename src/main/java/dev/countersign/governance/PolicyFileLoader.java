@@ -1,5 +1,6 @@
 package dev.countersign.governance;
 
+import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.support.problems.InputProblem;
@@ -187,7 +188,7 @@ public final class PolicyFileLoader {
         keys.add(new PolicyFile.KeySource(Optional.of(relativePath(schema, item.path() + ".path", path.get())), Optional.empty(), line));
       } else {
         // Parse now so a broken inline key is reported while loading, with its line.
-        PemPublicKeys.parse(pem.get(), schema.file(), schema.lineOf(item.path() + ".pem"));
+        PublicKeys.parse(pem.get().getBytes(java.nio.charset.StandardCharsets.UTF_8), schema.file(), schema.lineOf(item.path() + ".pem"));
         keys.add(new PolicyFile.KeySource(Optional.empty(), pem, line));
       }
     }

@@ -43,28 +43,40 @@ public final class PublicKeys {
    *     EC or RSA key
    */
   public static PublicKey parse(byte[] content, Path source) {
+    return parse(content, source, 0);
+  }
+
+  /**
+   * Like {@link #parse(byte[], Path)} for a key embedded in a larger file (a trust policy) at
+   * {@code line} (1-based; 0 when unknown), which problems then point at.
+   */
+  public static PublicKey parse(byte[] content, Path source, int line) {
     List<Pem.Block> blocks;
     try {
       blocks = Pem.blocks(content);
     } catch (IllegalArgumentException e) {
-      throw new InputProblem(source, 0, e.getMessage(), ", perhaps you should pass a PEM public key such as cosign.pub", e);
+      throw new InputProblem(source, line, e.getMessage(), ", perhaps you should pass a PEM public key such as cosign.pub", e);
     }
     List<Pem.Block> keys = blocks.stream().filter(b -> b.type().equals("PUBLIC KEY")).toList();
     if (keys.isEmpty()) {
       String found = blocks.isEmpty() ? "no PEM block" : "PEM blocks " + blocks.stream().map(Pem.Block::type).toList();
       throw new InputProblem(
-          source, 0, "no \"-----BEGIN PUBLIC KEY-----\" block found (" + found + ")",
+          source, line, "no \"-----BEGIN PUBLIC KEY-----\" block found (" + found + ")",
           ", perhaps you should pass the public key file (cosign.pub), not the private key or a certificate");
     }
     if (keys.size() > 1) {
-      throw new InputProblem(source, 0, "holds " + keys.size() + " public keys, expected one",
+      throw new InputProblem(source, line, "holds " + keys.size() + " public keys, expected one",
           ", perhaps you should put each key in its own file and pass --key once per file");
     }
-    return fromSpki(keys.get(0).der(), source);
+    return fromSpki(keys.get(0).der(), source, line);
   }
 
   /** A public key from DER SubjectPublicKeyInfo. */
   static PublicKey fromSpki(byte[] der, Path source) {
+    return fromSpki(der, source, 0);
+  }
+
+  private static PublicKey fromSpki(byte[] der, Path source, int line) {
     for (String algorithm : List.of("EC", "RSA")) {
       try {
         return KeyFactory.getInstance(algorithm).generatePublic(new X509EncodedKeySpec(der));
@@ -72,7 +84,7 @@ public final class PublicKeys {
         // try the next algorithm; the DER names its own algorithm, so at most one can succeed
       }
     }
-    throw new InputProblem(source, 0, "the PUBLIC KEY block is not an ECDSA or RSA key",
+    throw new InputProblem(source, line, "the PUBLIC KEY block is not an ECDSA or RSA key",
         ", perhaps you should generate an ECDSA P-256 key with `countersign keygen` or `cosign generate-key-pair`");
   }
 

@@ -1,15 +1,13 @@
 package dev.countersign.signing;
 
+import dev.countersign.keys.PublicKeys;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.security.interfaces.ECKey;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -57,12 +55,7 @@ public final class KeyMessageSigner implements MessageSigner {
 
   /** {@code sha256:} + lowercase hex SHA-256 of the key's DER SubjectPublicKeyInfo. */
   public static String fingerprint(PublicKey publicKey) {
-    try {
-      return "sha256:"
-          + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(publicKey.getEncoded()));
-    } catch (NoSuchAlgorithmException e) {
-      throw new InternalProblem("SHA-256 is not available in this JVM", null, e);
-    }
+    return PublicKeys.fingerprint(publicKey);
   }
 
   private static byte[] signBytes(PrivateKey key, byte[] message) {

@@ -106,11 +106,21 @@ final class IgnoreFields {
     }
   }
 
+  /**
+   * Kyverno ignores {@code metadata.namespace} for every kind because the object it admits always
+   * has one. We are stricter: a namespace the message names must match (a signed NetworkPolicy
+   * moved to another namespace means something else), and only a namespace the message leaves
+   * out may be anything ({@link ContentComparison}).
+   */
+  static final String NAMESPACE = "metadata.namespace";
+
   private static List<Binding> loadDefaults() {
     List<Binding> all = new ArrayList<>();
     all.addAll(load("k8s-manifest-sigstore-default-config.yaml"));
     all.addAll(load("kyverno-default-config.yaml"));
-    return List.copyOf(all);
+    return all.stream()
+        .map(b -> new Binding(b.objects(), b.fields().stream().filter(f -> !f.equals(NAMESPACE)).toList()))
+        .toList();
   }
 
   private static List<Binding> load(String resource) {

@@ -40,10 +40,10 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * A tiny in-memory Sigstore for negative tests: a transparency log key, a Fulcio-like CA, leaf
  * certificates shaped like Fulcio's, and keyless annotations whose SET really verifies.
  */
-final class FakeSigstore {
+public final class FakeSigstore {
 
-  static final String ISSUER = "https://token.actions.githubusercontent.com";
-  static final String SUBJECT = "https://github.com/acme/app/.github/workflows/sign.yml@refs/heads/main";
+  public static final String ISSUER = "https://token.actions.githubusercontent.com";
+  public static final String SUBJECT = "https://github.com/acme/app/.github/workflows/sign.yml@refs/heads/main";
   static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 
   /** The signed message: the 91-byte reference message of spec §3.1. */
@@ -53,10 +53,42 @@ final class FakeSigstore {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  final KeyPair logKey = ec();
+  public final KeyPair logKey = ec();
   final KeyPair caKey = ec();
   final X509Certificate caCert = certificate(caKey.getPublic(), caKey.getPrivate(), "CN=fake-fulcio-root,O=test",
       new X500Name("CN=fake-fulcio-root,O=test"), null, null, false, T0.minusSeconds(86400), T0.plusSeconds(365 * 86400L), true);
+
+  /**
+   * The same trust material as a {@code trusted_root.json} file (protobuf-specs JSON), for tests
+   * that drive the CLI's {@code --trusted-root}.
+   */
+  public String trustedRootJson() {
+    try {
+      String start = T0.minusSeconds(86400).toString();
+      ObjectNode root = JSON.createObjectNode();
+      root.put("mediaType", "application/vnd.dev.sigstore.trustedroot+json;version=0.1");
+      ObjectNode tlog = root.putArray("tlogs").addObject();
+      tlog.put("baseUrl", "http://127.0.0.1");
+      tlog.put("hashAlgorithm", "SHA2_256");
+      ObjectNode key = tlog.putObject("publicKey");
+      key.put("rawBytes", Base64.getEncoder().encodeToString(logKey.getPublic().getEncoded()));
+      key.put("keyDetails", "PKIX_ECDSA_P256_SHA_256");
+      key.putObject("validFor").put("start", start);
+      tlog.putObject("logId").put("keyId", Base64.getEncoder().encodeToString(
+          MessageDigest.getInstance("SHA-256").digest(logKey.getPublic().getEncoded())));
+      ObjectNode ca = root.putArray("certificateAuthorities").addObject();
+      ca.putObject("subject").put("organization", "test").put("commonName", "fake-fulcio-root");
+      ca.put("uri", "https://fake-fulcio");
+      ca.putObject("certChain").putArray("certificates").addObject()
+          .put("rawBytes", Base64.getEncoder().encodeToString(caCert.getEncoded()));
+      ca.putObject("validFor").put("start", start);
+      root.set("ctlogs", JSON.createArrayNode().add(tlog.deepCopy()));
+      root.putArray("timestampAuthorities");
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
 
   TrustedRoot trustedRoot() {
     return new TrustedRoot(
@@ -65,7 +97,7 @@ final class FakeSigstore {
   }
 
   /** One keyless signature set (index 0) over {@link #MESSAGE}, shaped by {@code spec}. */
-  Map<String, String> keyless(Spec spec) {
+  public Map<String, String> keyless(Spec spec) {
     KeyPair ephemeral = ec();
     PrivateKey issuerKey = spec.selfSigned ? ephemeral.getPrivate() : caKey.getPrivate();
     // A forged leaf claims the CA's exact name; only the signature on it can tell.
@@ -108,20 +140,20 @@ final class FakeSigstore {
   }
 
   /** The ConfigMap of {@link #MESSAGE} carrying {@code annotations}, as YAML. */
-  static String liveYaml(Map<String, String> annotations) {
+  public static String liveYaml(Map<String, String> annotations) {
     StringBuilder a = new StringBuilder("metadata:\n  annotations:\n");
     annotations.forEach((k, v) -> a.append("    ").append(k).append(": ").append(v).append('\n'));
     return new String(MESSAGE, StandardCharsets.UTF_8).replace("metadata:\n", a.toString());
   }
 
   /** What to forge. Defaults: a well-formed Fulcio-like set. */
-  static final class Spec {
-    GeneralName[] sans = {new GeneralName(GeneralName.uniformResourceIdentifier, SUBJECT)};
+  public static final class Spec {
+    public GeneralName[] sans = {new GeneralName(GeneralName.uniformResourceIdentifier, SUBJECT)};
     String oidcIssuer = ISSUER;
-    boolean selfSigned;
+    public boolean selfSigned;
     boolean legacyIssuerOnly;
     boolean rekord;
-    KeyPair logKey;
+    public KeyPair logKey;
     Instant notBefore = T0;
     Instant integratedTime = T0.plusSeconds(1);
   }
@@ -130,7 +162,7 @@ final class FakeSigstore {
     return Base64.getEncoder().encodeToString(FixtureManifests.gzip(data));
   }
 
-  static KeyPair ec() {
+  public static KeyPair ec() {
     try {
       KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
       g.initialize(new ECGenParameterSpec("secp256r1"));

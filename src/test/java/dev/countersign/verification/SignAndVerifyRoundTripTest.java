@@ -134,6 +134,19 @@ class SignAndVerifyRoundTripTest {
   }
 
   @Test
+  void namespaceNamedInTheMessage_mustMatch_unlikeKyvernosDefaultIgnore() throws Exception {
+    signWithNewKey();
+    String original = Files.readString(signed);
+    assertThat(original).contains("namespace: shop");
+
+    DocumentVerdict moved = verify(original.replace("namespace: shop", "namespace: kube-system")).get(0);
+
+    assertThat(moved.passed()).isFalse();
+    assertThat(moved.reason()).isEqualTo(
+        "content differs from the signed message at metadata.namespace: signed \"shop\", found \"kube-system\"");
+  }
+
+  @Test
   void signedMessageBytes_areWhatTheSignatureCovers() throws Exception {
     signWithNewKey();
     String message = new String(FixtureManifests.FORMAT.decode(

@@ -1,0 +1,235 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.keys.KeyPairFiles;
+import dev.countersign.manifest.AnnotationDomain;
+import dev.countersign.support.ExitCode;
+import dev.countersign.verification.FakeSigstore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The catalogue of bad inputs, through the CLI as a user meets them: each gives a message naming
+ * the file (and line where there is one), an exit code of the right kind, and writes nothing.
+ *
+ * <p>Signing cases put the bad file beside a valid one: all or nothing means the valid one is not
+ * written either. Verification cases forge keyless sets whose SET really verifies against a test
+ * trusted root, so exactly one thing is wrong in each.
+ */
+class BadInputCliTest {
+
+  private static final AnnotationDomain D = AnnotationDomain.DEFAULT;
+  private static final String VALID = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\ndata:\n  a: b\n";
+  private static final FakeSigstore SIGSTORE = new FakeSigstore();
+
+  @TempDir Path tmp;
+  private Path key;
+
+  @BeforeEach
+  void key() {
+    key = tmp.resolve("k.key");
+    KeyPairFiles.generate(key, tmp.resolve("k.pub"), new char[0], new SecureRandom());
+  }
+
+  /** Writes the bad input under {@code dir} and returns its path. */
+  interface Setup {
+    Path write(Path dir) throws Exception;
+  }
+
+  static Stream<Arguments> signingRejections() {
+    return Stream.of(
+        sign("malformed YAML", text("bad.yaml", "apiVersion: v1\nkind: [ConfigMap\n"), "bad.yaml:", "is not valid YAML"),
+        sign("duplicate top-level key", text("dup.yaml", VALID + "kind: Secret\n"), "dup.yaml:7:", "duplicate key \"kind\""),
+        sign("duplicate nested key", text("dup2.yaml", VALID + "  a: c\n"), "dup2.yaml:7:", "duplicate key \"a\""),
+        sign("YAML alias bomb", text("bomb.yaml", aliasBomb()), "bomb.yaml", "alias"),
+        sign("20 MB file", dir -> {
+          Path f = dir.resolve("huge.yaml");
+          Files.write(f, (VALID + "  big: \"" + "x".repeat(20 * 1024 * 1024) + "\"\n").getBytes(StandardCharsets.UTF_8));
+          return f;
+        }, "huge.yaml", "larger than"),
+        sign("non-UTF-8 bytes", bytes("latin1.yaml", (VALID + "  c: caf\u00e9\n").getBytes(StandardCharsets.ISO_8859_1)),
+            "latin1.yaml:7:", "UTF-8"),
+        sign("UTF-8 byte order mark", bytes("bom.yaml", concat(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, VALID)),
+            "bom.yaml:1:", "byte order mark"),
+        sign("CRLF line endings", text("crlf.yaml", VALID.replace("\n", "\r\n")), "crlf.yaml:1:", "CRLF"),
+        sign("document without kind", text("nokind.yaml", "apiVersion: v1\nmetadata:\n  name: x\n"), "nokind.yaml:1:", "kind"),
+        sign("document without apiVersion", text("noapi.yaml", "kind: ConfigMap\nmetadata:\n  name: x\n"), "noapi.yaml:1:", "apiVersion"),
+        sign("empty file", text("empty.yaml", ""), "empty.yaml", "no Kubernetes object"),
+        sign("comments only", text("comments.yaml", "# nothing here\n---\n# still nothing\n"), "comments.yaml", "no Kubernetes object"),
+        sign("a list instead of an object", text("list.yaml", "- a\n- b\n"), "list.yaml:1:", "mapping"),
+        sign("a bare scalar", text("scalar.yaml", "hello\n"), "scalar.yaml:1:", "mapping"),
+        sign("symlink", dir -> {
+          Path target = Files.writeString(dir.getParent().resolve("elsewhere.yaml"), VALID);
+          return Files.createSymbolicLink(dir.resolve("link.yaml"), target);
+        }, "link.yaml", "symbolic link"),
+        sign("binary tag", text("binary.yaml", VALID + "  blob: !!binary aGVsbG8=\n"), "binary.yaml:7:", "binary"));
+  }
+
+  @ParameterizedTest(name = "sign: {0}")
+  @MethodSource("signingRejections")
+  void sign_badInput_namesTheFile_exitsInvalidInput_andWritesNothing(
+      String name, Setup setup, String fileAndLine, String what) throws Exception {
+    Path in = Files.createDirectories(tmp.resolve("in"));
+    Files.writeString(in.resolve("a-valid.yaml"), VALID);
+    setup.write(in);
+    Path out = tmp.resolve("out");
+
+    CliRun run = CliRun.run(Map.of("COSIGN_PASSWORD", ""), "sign", "--key", key.toString(), "--out", out.toString(), in.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.err()).contains("error: ").contains(fileAndLine).contains(what).contains("hint: ");
+    assertThat(out).doesNotExist();
+  }
+
+  static Stream<Arguments> verificationRejections() {
+    FakeSigstore.Spec twoSans = new FakeSigstore.Spec();
+    twoSans.sans = new GeneralName[] {
+        new GeneralName(GeneralName.uniformResourceIdentifier, FakeSigstore.SUBJECT),
+        new GeneralName(GeneralName.rfc822Name, "mallory@example.com")};
+    FakeSigstore.Spec selfSigned = new FakeSigstore.Spec();
+    selfSigned.selfSigned = true;
+    FakeSigstore.Spec unknownLog = new FakeSigstore.Spec();
+    unknownLog.logKey = FakeSigstore.ec();
+    return Stream.of(
+        verify("truncated base64 in message", replace(D.message(), v -> v.substring(0, v.length() - 3)), "not valid base64"),
+        verify("garbage gzip in message", replace(D.message(), v -> b64("\u001f\u008b\u0008garbage".getBytes(StandardCharsets.ISO_8859_1))), "gzip"),
+        verify("garbage base64 in signature", replace(D.signature(0), v -> "not-base64%%"), "signature"),
+        verify("truncated base64 in certificate", replace(D.certificate(0), v -> v.substring(0, v.length() - 5)), "certificate"),
+        verify("garbage gzip in certificate", replace(D.certificate(0), v -> b64("\u001f\u008b\u0008xx".getBytes(StandardCharsets.ISO_8859_1))), "certificate"),
+        verify("garbage gzip in bundle", replace(D.bundle(0), v -> b64("\u001f\u008b\u0008yy".getBytes(StandardCharsets.ISO_8859_1))), "bundle"),
+        verify("truncated base64 in bundle", replace(D.bundle(0), v -> v.substring(0, v.length() - 2)), "bundle"),
+        verify("bundle JSON without Payload", replace(D.bundle(0), v -> FakeSigstoreB64.gz("{\"SignedEntryTimestamp\":\"eA==\"}")), "Payload"),
+        verify("signature set gap: signature and signature_2", a -> {
+          a.put(D.signature(2), a.get(D.signature(0)));
+        }, "contiguous"),
+        verify("certificate with two SANs", SIGSTORE.keyless(twoSans), "it has 2 subject alternative names"),
+        verify("self-signed certificate with an otherwise valid SET", SIGSTORE.keyless(selfSigned), "does not chain"),
+        verify("bundle whose logID is unknown", SIGSTORE.keyless(unknownLog), "is not a transparency log in the trusted root"));
+  }
+
+  @ParameterizedTest(name = "verify: {0}")
+  @MethodSource("verificationRejections")
+  void verify_forgedOrBrokenSignature_namesTheFile_andExitsRejected(String name, Map<String, String> annotations, String why)
+      throws Exception {
+    Path trustedRoot = Files.writeString(tmp.resolve("trusted_root.json"), SIGSTORE.trustedRootJson());
+    Path file = Files.writeString(tmp.resolve("signed-" + name.replaceAll("[^a-z0-9]+", "-") + ".yaml"),
+        FakeSigstore.liveYaml(annotations));
+
+    CliRun run = CliRun.run(Map.of(), "verify", "--trusted-root", trustedRoot.toString(),
+        "--certificate-identity", FakeSigstore.SUBJECT, "--certificate-oidc-issuer", FakeSigstore.ISSUER, file.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out()).contains("FAIL " + file).contains(why).contains("0 verified, 1 rejected");
+  }
+
+  @org.junit.jupiter.api.Test
+  void verify_wellFormedForgeryControl_passes() throws Exception {
+    // The positive control for the table above: the same construction without a defect verifies.
+    Path trustedRoot = Files.writeString(tmp.resolve("trusted_root.json"), SIGSTORE.trustedRootJson());
+    Path file = Files.writeString(tmp.resolve("ok.yaml"), FakeSigstore.liveYaml(SIGSTORE.keyless(new FakeSigstore.Spec())));
+
+    CliRun run = CliRun.run(Map.of(), "verify", "--trusted-root", trustedRoot.toString(),
+        "--certificate-identity", FakeSigstore.SUBJECT, "--certificate-oidc-issuer", FakeSigstore.ISSUER, file.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+  }
+
+  @org.junit.jupiter.api.Test
+  void sign_outputExistsAndDiffers_isAUsageErrorAndWritesNothing() throws Exception {
+    Path in = Files.createDirectories(tmp.resolve("in"));
+    Files.writeString(in.resolve("a.yaml"), VALID);
+    Files.writeString(in.resolve("b.yaml"), VALID.replace("fine", "other"));
+    Path out = Files.createDirectories(tmp.resolve("out"));
+    String handWritten = VALID.replace("fine", "hand-written");
+    Files.writeString(out.resolve("b.yaml"), handWritten);
+
+    CliRun run = CliRun.run(Map.of("COSIGN_PASSWORD", ""), "sign", "--key", key.toString(), "--out", out.toString(), in.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains("Refusing to overwrite " + out.resolve("b.yaml")).contains("--force");
+    assertThat(out.resolve("a.yaml")).doesNotExist();
+    assertThat(Files.readString(out.resolve("b.yaml"))).isEqualTo(handWritten);
+  }
+
+  // --- case builders ---
+
+  private static Arguments sign(String name, Setup setup, String fileAndLine, String what) {
+    return Arguments.of(name, setup, fileAndLine, what);
+  }
+
+  private static Arguments verify(String name, Map<String, String> annotations, String why) {
+    return Arguments.of(name, annotations, why);
+  }
+
+  private static Arguments verify(String name, java.util.function.Consumer<Map<String, String>> edit, String why) {
+    Map<String, String> annotations = new LinkedHashMap<>(SIGSTORE.keyless(new FakeSigstore.Spec()));
+    edit.accept(annotations);
+    return Arguments.of(name, annotations, why);
+  }
+
+  private static java.util.function.Consumer<Map<String, String>> replace(String key, java.util.function.UnaryOperator<String> f) {
+    return a -> a.put(key, f.apply(a.get(key)));
+  }
+
+  private static Setup text(String file, String content) {
+    return dir -> Files.writeString(dir.resolve(file), content);
+  }
+
+  private static Setup bytes(String file, byte[] content) {
+    return dir -> Files.write(dir.resolve(file), content);
+  }
+
+  private static byte[] concat(byte[] prefix, String rest) {
+    byte[] tail = rest.getBytes(StandardCharsets.UTF_8);
+    byte[] all = new byte[prefix.length + tail.length];
+    System.arraycopy(prefix, 0, all, 0, prefix.length);
+    System.arraycopy(tail, 0, all, prefix.length, tail.length);
+    return all;
+  }
+
+  private static String b64(byte[] bytes) {
+    return Base64.getEncoder().encodeToString(bytes);
+  }
+
+  private static String aliasBomb() {
+    StringBuilder y = new StringBuilder("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\ndata:\n");
+    y.append("  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for (int i = 1; i < 12; i++) {
+      y.append("  a").append(i).append(": &a").append(i).append(" [");
+      for (int j = 0; j < 10; j++) {
+        y.append(j == 0 ? "" : ", ").append("*a").append(i - 1);
+      }
+      y.append("]\n");
+    }
+    return y.toString();
+  }
+
+  /** gzip+base64 of a string, as an annotation value. */
+  private static final class FakeSigstoreB64 {
+    static String gz(String json) {
+      try {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(bytes)) {
+          gz.write(json.getBytes(StandardCharsets.UTF_8));
+        }
+        return b64(bytes.toByteArray());
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+  }
+}
