@@ -41,19 +41,6 @@ public final class ActionInputs {
       List.of(
           new Input("token", "--token", Kind.VALUE, true, "token to push and open pull requests with"),
           new Input("mode", "--mode", Kind.VALUE, false, "push to the branch, or open a pull request (pull-request)"),
-          new Input("from_worktree", "--from-worktree", Kind.FLAG, false, "sign manifests an earlier step generated into the work tree (scheduled refresh)"),
-          new Input("from", "--from", Kind.VALUE, false, "promote: source directory of signed manifests"),
-          new Input("to", "--to", Kind.VALUE, false, "promote: target directory"),
-          new Input("pr_branch", "--pr-branch", Kind.VALUE, false, "branch countersign owns for the pull request"),
-          new Input("title", "--title", Kind.VALUE, false, "pull request title"),
-          new Input("labels", "--label", Kind.LINES, false, "pull request labels, one per line"),
-          new Input("reviewers", "--reviewer", Kind.LINES, false, "users to request reviews from, one per line"),
-          new Input("team_reviewers", "--team-reviewer", Kind.LINES, false, "teams to request reviews from, one per line"),
-          new Input("draft", "--draft", Kind.FLAG, false, "open the pull request as a draft"),
-          new Input("delete_branch", "--delete-branch", Kind.FLAG, false, "delete the pull request branch when closing it as no longer needed"),
-          new Input("policy", "--policy", Kind.VALUE, false, "trust policy file (check, promote)"),
-          new Input("certificate_identity", "--certificate-identity", Kind.VALUE, false, "promote: accepted keyless signer (SAN)"),
-          new Input("certificate_oidc_issuer", "--certificate-oidc-issuer", Kind.VALUE, false, "promote: OIDC issuer of the accepted signer"),
           new Input("branch", "--branch", Kind.VALUE, false, "branch to reconcile; default from the event"),
           new Input("base", "--base", Kind.VALUE, false, "base branch of the promotion pull request"),
           new Input("unsigned_dir", "--unsigned-dir", Kind.VALUE, false, "directory of manifests to sign"),
@@ -73,9 +60,21 @@ public final class ActionInputs {
           new Input("dry_run", "--dry-run", Kind.FLAG, false, "print the plan, change nothing"),
           new Input("no_sign", "--no-sign", Kind.FLAG, false, "move without signing (testing only)"),
           new Input("path", "--repo", Kind.VALUE, false, "repository work tree; default the workspace"),
-          new Input("policy", "--policy", Kind.VALUE, false, "trust policy file for check"),
+          new Input("policy", "--policy", Kind.VALUE, false, "trust policy file for check and promote"),
           new Input("output", "--output", Kind.VALUE, false, "check output format: text, json or sarif"),
-          new Input("sarif_file", "--sarif-file", Kind.VALUE, false, "check also writes SARIF here"));
+          new Input("sarif_file", "--sarif-file", Kind.VALUE, false, "check also writes SARIF here"),
+          new Input("from_worktree", "--from-worktree", Kind.FLAG, false, "sign manifests an earlier step generated into the work tree (scheduled refresh)"),
+          new Input("from", "--from", Kind.VALUE, false, "promote: source directory of signed manifests"),
+          new Input("to", "--to", Kind.VALUE, false, "promote: target directory"),
+          new Input("pr_branch", "--pr-branch", Kind.VALUE, false, "branch countersign owns for the pull request"),
+          new Input("title", "--title", Kind.VALUE, false, "pull request title"),
+          new Input("labels", "--label", Kind.LINES, false, "pull request labels, one per line"),
+          new Input("reviewers", "--reviewer", Kind.LINES, false, "users to request reviews from, one per line"),
+          new Input("team_reviewers", "--team-reviewer", Kind.LINES, false, "teams to request reviews from, one per line"),
+          new Input("draft", "--draft", Kind.FLAG, false, "open the pull request as a draft"),
+          new Input("delete_branch", "--delete-branch", Kind.FLAG, false, "delete the pull request branch when closing it as no longer needed"),
+          new Input("certificate_identity", "--certificate-identity", Kind.VALUE, false, "promote: accepted keyless signer (SAN)"),
+          new Input("certificate_oidc_issuer", "--certificate-oidc-issuer", Kind.VALUE, false, "promote: OIDC issuer of the accepted signer"));
 
   /** The input that names the subcommand the Action runs; {@value #DEFAULT_COMMAND} by default. */
   public static final String COMMAND = "command";
