@@ -62,7 +62,6 @@ public record PromotionSettings(
 
   /** The draft for {@code body}. */
   PullRequestDraft draftFor(String body) {
-    PullRequestDraft d = new PullRequestDraft(title, body, botBranch, base, labels, reviewers, teamReviewers, draft);
-    return d;
+    return new PullRequestDraft(title, body, botBranch, base, labels, reviewers, teamReviewers, draft);
   }
 }

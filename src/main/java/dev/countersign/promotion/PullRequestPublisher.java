@@ -96,14 +96,14 @@ public final class PullRequestPublisher {
           "opened #" + created.number());
     }
     PullRequest current = open.get();
-    boolean current_ = current.title().equals(draft.title()) && current.body().equals(draft.body())
+    boolean upToDate = current.title().equals(draft.title()) && current.body().equals(draft.body())
         && current.labels().containsAll(draft.labels());
-    if (current_ && newCommit.isEmpty()) {
+    if (upToDate && newCommit.isEmpty()) {
       progress.info("No-op: pull request #" + current.number() + " is up to date");
       return new PromotionResult(PromotionResult.Outcome.NOOP, open, Optional.empty(), plan,
           "#" + current.number() + " is up to date");
     }
-    PullRequest updated = current_ ? current : host.update(current, draft);
+    PullRequest updated = upToDate ? current : host.update(current, draft);
     progress.info("Updated pull request #" + updated.number() + " " + updated.url());
     return new PromotionResult(PromotionResult.Outcome.UPDATED, Optional.of(updated), newCommit, plan,
         "updated #" + updated.number());
