@@ -1,7 +1,7 @@
 package dev.countersign.cli;
 
 import dev.countersign.github.GitHubPullRequestHost;
-import dev.countersign.github.Sleeper;
+import dev.countersign.support.Sleeper;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestHost;
 import dev.countersign.support.Env;

@@ -15,7 +15,7 @@ import dev.countersign.pipeline.ReconcileJob;
 import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
 import dev.countersign.pipeline.SigningStep;
-import dev.countersign.pipeline.Sleeper;
+import dev.countersign.support.Sleeper;
 import dev.countersign.signing.SignJob;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;

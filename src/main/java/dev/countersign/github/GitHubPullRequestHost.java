@@ -1,5 +1,6 @@
 package dev.countersign.github;
 
+import dev.countersign.support.Sleeper;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.promotion.PullRequest;

@@ -1,5 +1,6 @@
 package dev.countersign.pipeline;
 
+import dev.countersign.support.Sleeper;
 import dev.countersign.git.ChangeSet;
 import dev.countersign.git.CommitMessage;
 import dev.countersign.git.CommitRequest;

@@ -1,8 +1,11 @@
-package dev.countersign.pipeline;
+package dev.countersign.support;
 
 import java.time.Duration;
 
-/** Waits between push attempts; tests pass one that records instead of sleeping. */
+/**
+ * Waits between retries (push attempts, GitHub's eventual consistency); tests pass one that
+ * records the delays instead of sleeping.
+ */
 @FunctionalInterface
 public interface Sleeper {
 
