@@ -136,10 +136,10 @@ final class RunCommand implements Callable<Integer> {
               "pass --branch BRANCH"))
           : trigger.get().branch();
       ReconcileOptions options = options(env, workspace, target, pullRequestMode);
-      ManifestSigningStep signingStep = new ManifestSigningStep(format.reader(),
+      ManifestSigningStep signingStep = new ManifestSigningStep(format.reader(), format.format(),
           new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
               ProgressReporters.forRuntime(runtime)),
-          Math.max(1, parallel));
+          Math.max(1, parallel), proposedSignatures(env, workspace, options, target, pullRequestMode));
       SigningStep step = noSign ? SigningStep.moveOnly() : signingStep;
       if (noSign) {
         reporter.warning("--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory will verify");
@@ -164,6 +164,26 @@ final class RunCommand implements Callable<Integer> {
       }
       return ExitCode.OK.code();
     }
+  }
+
+  /**
+   * Signed files already proposed on the pull request branch, when this run may end in a pull
+   * request (pull-request mode, or a push refused on a GitHub repository): reusing them when
+   * they sign the same content keeps a pending pull request from being re-signed and updated on
+   * every run.
+   */
+  private java.util.function.Function<String, Optional<byte[]>> proposedSignatures(
+      Env env, JGitWorkspace workspace, ReconcileOptions options, String target, boolean pullRequestMode) {
+    boolean mayProposeAPullRequest = !dryRun && !noPush && !noSign && !fromWorktree
+        && (pullRequestMode || env.get("GITHUB_REPOSITORY").isPresent());
+    if (!mayProposeAPullRequest) {
+      return path -> Optional.empty();
+    }
+    String botBranch = pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target), "", "")
+        .botBranch();
+    return workspace.fetchIfExists(options.remote(), botBranch)
+        .<java.util.function.Function<String, Optional<byte[]>>>map(tip -> path -> workspace.readFile(tip, path))
+        .orElse(path -> Optional.empty());
   }
 
   /** What the event says to do; empty (after reporting the reason) when it says nothing. */

@@ -87,7 +87,11 @@ final class RunPullRequests {
       case NOOP -> result = publisher.publish(new PromotionPlan(List.of()), Optional.empty(), Optional.empty());
       case COMMITTED, REFUSED -> {
         String commit = reconciled.commitId().orElseThrow(() -> new InternalProblem("The reconcile job reported a commit but gave no id"));
-        result = publisher.publish(plan(commit, reconciled), Optional.of(commit), publisher.botBranchTip());
+        Optional<String> tip = publisher.botBranchTip();
+        // The proposed signatures were reused when the content is unchanged, so the new commit
+        // then holds what the bot branch already has: push nothing, leave the pull request be.
+        Optional<String> newCommit = tip.filter(t -> workspace.sameTree(t, commit)).isPresent() ? Optional.empty() : Optional.of(commit);
+        result = publisher.publish(plan(commit, reconciled), newCommit, tip);
       }
       default -> throw new InternalProblem("No pull request to propose for a " + reconciled.outcome() + " result");
     }

@@ -78,6 +78,9 @@ public interface GitWorkspace {
    */
   Optional<String> fetchIfExists(GitRemote remote, String branch);
 
+  /** True when the two commits hold exactly the same tree (same files, same bytes). */
+  boolean sameTree(String commitA, String commitB);
+
   /**
    * Detaches HEAD at {@code commitId} and makes index and work tree match its tree (like
    * {@code git checkout --detach --force}). Never moves a local branch. Untracked files stay.

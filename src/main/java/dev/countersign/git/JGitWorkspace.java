@@ -164,6 +164,16 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     return directory;
   }
 
+  @Override
+  public boolean sameTree(String commitA, String commitB) {
+    try (RevWalk walk = new RevWalk(repository)) {
+      return walk.parseCommit(resolve(commitA)).getTree().equals(walk.parseCommit(resolve(commitB)).getTree());
+    } catch (IOException e) {
+      throw new EnvironmentProblem("Could not read commits " + commitA + " and " + commitB + " in " + directory,
+          "perhaps you should check that the repository is not corrupt", e);
+    }
+  }
+
   /** The branch HEAD points at, or empty when HEAD is detached (as actions/checkout leaves it for PRs). */
   public Optional<String> currentBranch() {
     try {

@@ -173,6 +173,26 @@ class PromotionPipelineTest {
         .contains("| `unsigned/config/flags.yaml` | removed |")
         .contains("countersign verify signed");
     assertThat(verifyKeyed(onBranch, "v").exitCode()).isZero();
+
+    // The next run, while the pull request waits for review, reuses the proposed signatures:
+    // no re-signing, no force-push, no pull request update.
+    String botTip = git.originHead(BOT);
+    long changingRequests = changingRequests();
+    CliRun again = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws2", 0, false).toString(),
+        "--key", privateKey.toString(), "--receive-pack", GitFixture.receivePack());
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "noop");
+    assertThat(git.originHead(BOT)).isEqualTo(botTip);
+    assertThat(git.originHead("main")).isEqualTo(mainHead);
+    assertThat(changingRequests()).isEqualTo(changingRequests);
+  }
+
+  /** POST and PATCH requests GitHub has received so far. */
+  private long changingRequests() {
+    return github.server().getAllServeEvents().stream()
+        .filter(e -> e.getRequest().getMethod().getName().matches("POST|PATCH"))
+        .count();
   }
 
   @Test
