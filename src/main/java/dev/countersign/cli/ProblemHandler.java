@@ -3,6 +3,8 @@ package dev.countersign.cli;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.InputProblem;
+import dev.countersign.action.Annotation;
+import dev.countersign.action.Reporter;
 import java.io.PrintWriter;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -28,6 +30,17 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
     boolean stacktrace =
         parseResult.hasMatchedOption("--stacktrace") || runtime.env().isTrue("RUNNER_DEBUG");
     int code;
+    if (exception instanceof InputProblem inputs && runtime.env().inGitHubActions()) {
+      // One annotation per bad manifest, on the file and line, in the pull request's diff view.
+      Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), err);
+      for (InputProblem each : inputs.all()) {
+        Annotation at = each.line().map(line -> Annotation.at(each.file().toString(), line))
+            .orElseGet(() -> Annotation.at(each.file().toString()));
+        reporter.error(each.getMessage() + each.hint().map(h -> " (" + h.replaceFirst("^, ", "") + ")").orElse(""),
+            at.withTitle("invalid manifest"));
+      }
+      runtime.out().flush();
+    }
     if (exception instanceof InputProblem inputs && inputs.all().size() > 1) {
       for (InputProblem each : inputs.all()) {
         err.println("error: " + each.getMessage());

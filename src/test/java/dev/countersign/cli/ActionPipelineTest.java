@@ -135,6 +135,37 @@ class ActionPipelineTest {
   }
 
   @Test
+  void concurrentChangeToTheSameUnsignedFile_isRecomputed_andTheNewContentIsWhatGetsSigned() throws Exception {
+    Path ws = git.clone("ws", 1, true);
+    // After checkout, someone changes the very manifest countersign is about to sign.
+    git.commitToOrigin("main", Map.of("unsigned/config/flags.yaml", configMap("flags", "off")), Set.of(), "turn it off");
+
+    CliRun run = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(0);
+    SortedMap<String, String> files = git.originFiles("main");
+    assertThat(files.keySet()).noneMatch(p -> p.startsWith("unsigned/"));
+    assertThat(files.get("signed/config/flags.yaml")).contains("value: \"off\"").doesNotContain("value: \"on\"");
+    assertThat(verify(materialize(files, tmp.resolve("v")).resolve("signed"), stack.identitySan()).exitCode()).isZero();
+  }
+
+  @Test
+  void invalidUnsignedManifest_isAnnotatedOnItsLine_andNothingIsSignedOrPushed() throws Exception {
+    git.commitToOrigin("main", Map.of("unsigned/broken.yaml", configMap("broken", "x") + "data:\n  again: y\n"), Set.of(), "broken");
+    String before = git.originHead("main");
+    stack.resetStats();
+
+    CliRun run = CliRun.run(actionEnv(git.clone("ws", 1, true), "pull_request", mergedPullRequestEvent()), "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.out()).contains("::error file=unsigned/broken.yaml,line=8,title=invalid manifest::"
+        + "unsigned/broken.yaml:8: duplicate key \"data\"");
+    assertThat(git.originHead("main")).isEqualTo(before);
+    assertThat(stack.stats().certificates()).isZero();
+    assertNoTokenLeak(run);
+  }
+
+  @Test
   void twoRunsStartedConcurrently_onDifferentNewFiles_bothEndSignedOnOrigin() throws Exception {
     CliRun first = CliRun.run(actionEnv(git.clone("ws0", 1, true), "workflow_dispatch", event("workflow_dispatch.octokit.json")), "action");
     assertThat(first.exitCode()).as(first.all()).isZero();
