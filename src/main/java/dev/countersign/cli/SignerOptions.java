@@ -5,6 +5,7 @@ import dev.countersign.signing.KeyMessageSigner;
 import dev.countersign.signing.KeylessOptions;
 import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.SigstoreKeylessSigner;
+import dev.countersign.signing.TransparencyLog;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.security.PrivateKey;
@@ -19,6 +20,14 @@ final class SignerOptions {
   @Option(names = "--key", paramLabel = "FILE",
       description = "Sign with this private key (cosign encrypted key or PKCS#8 PEM; password from COSIGN_PASSWORD or a prompt) instead of keylessly.")
   Path key;
+
+  @Option(names = "--tlog-upload",
+      description = "With --key: also record each signature in a Rekor transparency log (adds a bundle annotation; Kyverno then needs Rekor's key).")
+  boolean tlogUpload;
+
+  @Option(names = "--rekor-url", paramLabel = "URL",
+      description = "Rekor v1 log for --tlog-upload (default: https://rekor.sigstore.dev).")
+  java.net.URI rekorUrl;
 
   @Option(names = "--keyless",
       description = "Sign keylessly with Sigstore (the default): an OIDC identity, a Fulcio certificate and a Rekor entry.")
@@ -52,11 +61,17 @@ final class SignerOptions {
           "--trusted-root and --signing-config go together",
           "pass both (a private Sigstore deployment) or neither (the public-good instance)");
     }
+    if ((tlogUpload || rekorUrl != null) && key == null) {
+      throw new UsageProblem("--tlog-upload and --rekor-url go with --key",
+          "keyless signing always records in the transparency log named by the signing config");
+    }
     if (key != null) {
       Path keyFile = key;
+      Optional<java.net.URI> log = tlogUpload || rekorUrl != null
+          ? Optional.of(Optional.ofNullable(rekorUrl).orElse(TransparencyLog.PUBLIC_GOOD)) : Optional.empty();
       return () -> {
         PrivateKey privateKey = PrivateKeys.read(keyFile, password(runtime, keyFile));
-        return new KeyMessageSigner(privateKey, PrivateKeys.publicKeyOf(privateKey));
+        return new KeyMessageSigner(privateKey, PrivateKeys.publicKeyOf(privateKey), log.map(TransparencyLog::new));
       };
     }
     KeylessOptions options =

@@ -74,7 +74,7 @@ final class VerifyCommand implements Callable<Integer> {
   }
 
   @Option(names = "--trusted-root", paramLabel = "FILE",
-      description = "Sigstore trusted_root.json to verify keyless signatures offline (default: the public-good root via TUF).")
+      description = "Sigstore trusted_root.json to verify keyless signatures, and the log entries of keyed ones, offline (default: the public-good root via TUF, for keyless only).")
   Path trustedRoot;
 
   @Option(names = "--ignore-field", paramLabel = "FIELD",
@@ -96,8 +96,10 @@ final class VerifyCommand implements Callable<Integer> {
     Runtime runtime = root.runtime();
     TrustPolicy policy = trustPolicy();
     boolean keyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
-    TrustedRoot root = !keyless ? null
-        : trustedRoot != null ? TrustedRoot.fromFile(trustedRoot) : TrustedRoot.fromPublicGoodTuf(null);
+    // With only keys, a given --trusted-root still checks the log entries of keyed signatures
+    // that carry a bundle; the public-good root is fetched only for keyless identities.
+    TrustedRoot root = trustedRoot != null ? TrustedRoot.fromFile(trustedRoot)
+        : keyless ? TrustedRoot.fromPublicGoodTuf(null) : null;
     SignedManifestFormat signedFormat = format.format();
     ManifestVerifier verifier = new ManifestVerifier(root, policy, signedFormat);
     List<DocumentVerdict> verdicts = new VerificationRun(format.reader(), verifier).verify(ManifestPaths.expand(paths));

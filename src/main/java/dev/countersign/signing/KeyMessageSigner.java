@@ -13,7 +13,9 @@ import java.util.Optional;
 
 /**
  * Keyed signing (cosign key pairs): SHA256withECDSA over the raw message, DER-encoded, as
- * {@code cosign sign-blob --key} produces. No certificate and no transparency-log entry.
+ * {@code cosign sign-blob --key} produces. No certificate; a transparency-log entry (and so a
+ * {@code bundle} annotation) only when constructed with a {@link TransparencyLog}. Without one the
+ * output is the air-gap-friendly form Kyverno verifies offline ({@code message} + {@code signature}).
  *
  * <p>Thread-safe: each call uses its own {@link Signature}.
  */
@@ -22,6 +24,8 @@ public final class KeyMessageSigner implements MessageSigner {
   static final String ALGORITHM = "SHA256withECDSA";
 
   private final PrivateKey privateKey;
+  private final PublicKey publicKey;
+  private final Optional<TransparencyLog> log;
   private final String fingerprint;
 
   /**
@@ -30,7 +34,14 @@ public final class KeyMessageSigner implements MessageSigner {
    * @throws UsageProblem when the keys are not EC or do not belong together
    */
   public KeyMessageSigner(PrivateKey privateKey, PublicKey publicKey) {
+    this(privateKey, publicKey, Optional.empty());
+  }
+
+  /** @param log where to record every signature, if anywhere */
+  public KeyMessageSigner(PrivateKey privateKey, PublicKey publicKey, Optional<TransparencyLog> log) {
     this.privateKey = Objects.requireNonNull(privateKey, "privateKey");
+    this.publicKey = publicKey;
+    this.log = Objects.requireNonNull(log, "log");
     Objects.requireNonNull(publicKey, "publicKey");
     if (!(privateKey instanceof ECKey) || !(publicKey instanceof ECKey)) {
       throw new UsageProblem(
@@ -43,8 +54,9 @@ public final class KeyMessageSigner implements MessageSigner {
 
   @Override
   public SignatureMaterial sign(byte[] message) {
+    byte[] signature = signBytes(privateKey, message);
     return new SignatureMaterial(
-        signBytes(privateKey, message), Optional.empty(), Optional.empty(), Optional.empty(), fingerprint);
+        signature, Optional.empty(), log.map(l -> l.upload(message, signature, publicKey)), Optional.empty(), fingerprint);
   }
 
   /** {@code sha256:<hex of SHA-256 of the public key's SPKI DER>}. */

@@ -66,24 +66,9 @@ final class KeylessSetVerifier {
     }
 
     // (a) the SET, by a log the trusted root names, valid when the entry was integrated
-    Optional<TrustedRoot.TransparencyLogKey> log = trustedRoot.log(bundle.logId());
-    if (log.isEmpty()) {
-      return SetOutcome.rejected(index,
-          "bundle logID " + bundle.logId() + " is not a transparency log in the trusted root");
-    }
-    if (!log.get().validAt(integratedTime)) {
-      return SetOutcome.rejected(index, "the transparency log key " + bundle.logId()
-          + " was not valid at the entry's integratedTime " + integratedTime);
-    }
-    byte[] set64;
-    try {
-      set64 = Base64.getDecoder().decode(bundle.signedEntryTimestamp());
-    } catch (IllegalArgumentException e) {
-      return SetOutcome.rejected(index, "the bundle's SignedEntryTimestamp is not base64");
-    }
-    if (!signatureVerifies(log.get().key(), SetCanonicalJson.of(bundle), set64)) {
-      return SetOutcome.rejected(index,
-          "the bundle's signed entry timestamp does not verify with transparency log " + bundle.logId());
+    Optional<String> setProblem = checkSet(bundle);
+    if (setProblem.isPresent()) {
+      return SetOutcome.rejected(index, setProblem.get());
     }
 
     // (b) the logged entry binds this message, this signature string and this certificate
@@ -133,6 +118,69 @@ final class KeylessSetVerifier {
           + ") does not match the allowed identities " + identities);
     }
     return SetOutcome.verified(index, san);
+  }
+
+  /**
+   * The transparency-log entry of a keyed signature set ({@code cosign sign-blob --key
+   * --tlog-upload}): the SET verifies with a log of the trusted root, and the entry binds this
+   * message, this signature string and {@code key}.
+   *
+   * @return why it does not, or empty when it does
+   */
+  Optional<String> checkKeyedLogEntry(byte[] message, SignatureSetAnnotations set, java.security.PublicKey key) {
+    RekorBundle bundle = set.bundle().orElseThrow();
+    Optional<String> setProblem = checkSet(bundle);
+    if (setProblem.isPresent()) {
+      return setProblem;
+    }
+    JsonNode body;
+    try {
+      body = JSON.readTree(Base64.getDecoder().decode(bundle.body()));
+    } catch (IllegalArgumentException | IOException e) {
+      return Optional.of("the bundle's log entry body is not base64 JSON");
+    }
+    JsonNode hash = body.path("spec").path("data").path("hash");
+    if (!body.path("kind").asText().equals("hashedrekord")
+        || !hash.path("value").asText().equalsIgnoreCase(HexFormat.of().formatHex(sha256(message)))) {
+      return Optional.of("the log entry is not a hashedrekord entry for the signed message");
+    }
+    JsonNode signature = body.path("spec").path("signature");
+    if (!signature.path("content").asText().equals(set.signatureBase64())) {
+      return Optional.of("the log entry holds a different signature than the signature annotation");
+    }
+    try {
+      byte[] pem = Base64.getDecoder().decode(signature.path("publicKey").path("content").asText());
+      java.security.PublicKey logged = dev.countersign.keys.PublicKeys.parse(pem, java.nio.file.Path.of("log entry"));
+      if (!Arrays.equals(logged.getEncoded(), key.getEncoded())) {
+        return Optional.of("the log entry holds a different public key than the one that verified the signature");
+      }
+    } catch (IllegalArgumentException | dev.countersign.support.problems.InputProblem e) {
+      return Optional.of("the log entry's public key cannot be read");
+    }
+    return Optional.empty();
+  }
+
+  /** The SET: signed by a transparency log the trusted root names, valid at integratedTime. */
+  private Optional<String> checkSet(RekorBundle bundle) {
+    Instant integratedTime = Instant.ofEpochSecond(bundle.integratedTime());
+    Optional<TrustedRoot.TransparencyLogKey> log = trustedRoot.log(bundle.logId());
+    if (log.isEmpty()) {
+      return Optional.of("bundle logID " + bundle.logId() + " is not a transparency log in the trusted root");
+    }
+    if (!log.get().validAt(integratedTime)) {
+      return Optional.of("the transparency log key " + bundle.logId()
+          + " was not valid at the entry's integratedTime " + integratedTime);
+    }
+    byte[] set64;
+    try {
+      set64 = Base64.getDecoder().decode(bundle.signedEntryTimestamp());
+    } catch (IllegalArgumentException e) {
+      return Optional.of("the bundle's SignedEntryTimestamp is not base64");
+    }
+    if (!signatureVerifies(log.get().key(), SetCanonicalJson.of(bundle), set64)) {
+      return Optional.of("the bundle's signed entry timestamp does not verify with transparency log " + bundle.logId());
+    }
+    return Optional.empty();
   }
 
   private static Optional<String> checkBody(String body64, byte[] message, String signatureBase64, X509Certificate leaf) {

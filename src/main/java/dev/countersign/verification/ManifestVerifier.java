@@ -32,6 +32,8 @@ public final class ManifestVerifier {
   private final SignedManifestFormat format;
   private final IgnoreFields ignoreFields;
   private final Optional<KeylessSetVerifier> keyless;
+  /** Checks the log entries of keyed sets that carry a bundle; present with a trusted root. */
+  private final Optional<KeylessSetVerifier> logEntries;
   private final List<PublicKey> keys;
   private final List<String> keyFingerprints;
 
@@ -61,6 +63,7 @@ public final class ManifestVerifier {
     this.format = format;
     this.ignoreFields = IgnoreFields.withDefaults(policy.extraIgnoreFields());
     this.keyless = wantsKeyless ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
+    this.logEntries = trustedRoot != null ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
     this.keys = policy.keys();
     this.keyFingerprints = keys.stream().map(PublicKeys::fingerprint).toList();
   }
@@ -142,6 +145,13 @@ public final class ManifestVerifier {
     }
     for (int k = 0; k < keys.size(); k++) {
       if (KeylessSetVerifier.signatureVerifies(keys.get(k), message, set.signature())) {
+        // A keyed set with a bundle was also logged; with a trusted root, the entry must hold up.
+        if (set.bundle().isPresent() && set.certificatePem().isEmpty() && logEntries.isPresent()) {
+          Optional<String> logProblem = logEntries.get().checkKeyedLogEntry(message, set, keys.get(k));
+          if (logProblem.isPresent()) {
+            return SetOutcome.rejected(index, logProblem.get());
+          }
+        }
         return SetOutcome.verified(index, keyFingerprints.get(k));
       }
     }

@@ -1,0 +1,67 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.keys.KeyPairFiles;
+import dev.countersign.support.ExitCode;
+import dev.countersign.testing.RequiresSigstoreStack;
+import dev.countersign.testing.SigstoreTestStack;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code sign --key --tlog-upload}: keyed signatures recorded in Rekor, and checked against it. */
+@RequiresSigstoreStack
+class KeyedTransparencyLogTest {
+
+  private final SigstoreTestStack stack;
+  @TempDir Path tmp;
+
+  KeyedTransparencyLogTest(SigstoreTestStack stack) {
+    this.stack = stack;
+  }
+
+  @Test
+  void keyedSignature_withTlogUpload_carriesABundle_whoseEntryVerifiesAgainstTheTrustedRoot() throws Exception {
+    Path key = tmp.resolve("k.key");
+    Path pub = tmp.resolve("k.pub");
+    KeyPairFiles.generate(key, pub, new char[0], new SecureRandom());
+    Path file = Files.writeString(tmp.resolve("cm.yaml"), ActionPipelineTest.configMap("logged", "1"));
+    stack.resetStats();
+
+    CliRun sign = CliRun.run(Map.of("COSIGN_PASSWORD", ""), "sign", "--key", key.toString(), "--tlog-upload",
+        "--rekor-url", stack.baseUrl(), file.toString());
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("rekor#");
+    String signed = Files.readString(file);
+    assertThat(signed).contains("cosign.sigstore.dev/bundle:").doesNotContain("cosign.sigstore.dev/certificate:");
+    assertThat(stack.stats().logEntries()).isEqualTo(1);
+    assertThat(stack.stats().certificates()).isZero();
+
+    CliRun withLog = CliRun.run(Map.of(), "verify", "--key", pub.toString(), "--trusted-root", stack.trustedRoot().toString(),
+        file.toString());
+    assertThat(withLog.exitCode()).as(withLog.all()).isZero();
+
+    // Another log's trusted root: the entry's log is unknown, so the set is rejected.
+    Path other = Files.writeString(tmp.resolve("other_root.json"),
+        new dev.countersign.verification.FakeSigstore().trustedRootJson());
+    CliRun unknownLog = CliRun.run(Map.of(), "verify", "--key", pub.toString(), "--trusted-root", other.toString(), file.toString());
+    assertThat(unknownLog.exitCode()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(unknownLog.out()).contains("is not a transparency log in the trusted root");
+
+    // Without a trusted root the key alone decides (the air-gapped check Kyverno does for keys).
+    CliRun keyOnly = CliRun.run(Map.of(), "verify", "--key", pub.toString(), file.toString());
+    assertThat(keyOnly.exitCode()).as(keyOnly.all()).isZero();
+  }
+
+  @Test
+  void tlogUpload_withoutKey_isAUsageError() {
+    CliRun run = CliRun.run(Map.of(), "sign", "--tlog-upload", tmp.toString());
+    assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains("--tlog-upload and --rekor-url go with --key");
+  }
+}
