@@ -15,7 +15,7 @@ import picocli.CommandLine.ParentCommand;
  * (one table, {@link ActionInputs}), in this process, so the Action and the CLI share one code
  * path and secrets never appear on a command line.
  */
-@Command(name = "action", hidden = true,
+@Command(name = "action", mixinStandardHelpOptions = true, hidden = true,
     description = "Run as the GitHub Action: the `command` input (run, check or promote) with options from INPUT_* variables.")
 final class ActionCommand implements Callable<Integer> {
 

@@ -24,7 +24,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "check", sortOptions = false,
+@Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"The merge gate: verify every signed manifest, validate every unsigned one, and apply the governance policies,",
         "as the trust policy describes them. Run it on the pull request's merge result.",
         "Exit 0 when everything passes, 1 when anything fails."})

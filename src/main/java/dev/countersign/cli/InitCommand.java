@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "init", sortOptions = false,
+@Command(name = "init", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Write the signing and merge-gate workflows, the trust policy, a Kyverno ClusterPolicy and an Argo CD Application.",
         "Refuses to overwrite existing files unless --force."})
 final class InitCommand implements Callable<Integer> {

@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "keygen", sortOptions = false,
+@Command(name = "keygen", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Write a cosign-compatible key pair: PREFIX.key (encrypted, scrypt + secretbox) and PREFIX.pub.",
         "The password comes from COSIGN_PASSWORD, else a prompt (twice)."})
 final class KeygenCommand implements Callable<Integer> {

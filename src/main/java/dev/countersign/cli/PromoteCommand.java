@@ -38,7 +38,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "promote", sortOptions = false,
+@Command(name = "promote", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Propose, through a pull request, that the signed manifests of one directory become those of another",
         "(e.g. envs/staging/signed -> envs/prod/signed). Every source file on the base branch is verified against the",
         "trust policy first; one that fails stops the promotion (exit 1) and nothing is pushed. Files are copied byte for",

@@ -34,7 +34,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "run", sortOptions = false,
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"The merged-PR pipeline: sign every manifest under the unsigned directories, move it to the signed",
         "directory (same relative path), and push one commit. What the GitHub Action runs.",
         "Reads GITHUB_EVENT_NAME/GITHUB_EVENT_PATH when set: merged PRs, branch pushes, schedule and",

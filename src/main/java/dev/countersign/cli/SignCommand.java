@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "sign", sortOptions = false,
+@Command(name = "sign", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Sign manifest files in the Kyverno / kubectl-sigstore annotation format.",
         "All or nothing: if any file is invalid or any signature fails, nothing is written."})
 final class SignCommand implements Callable<Integer> {

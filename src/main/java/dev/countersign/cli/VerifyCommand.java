@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "verify", sortOptions = false,
+@Command(name = "verify", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Verify signed manifests: content unchanged since signing, and signed by an allowed identity or key.",
         "Exit 0 when every document verifies, 1 when any is rejected."})
 final class VerifyCommand implements Callable<Integer> {
