@@ -1,11 +1,9 @@
 package dev.countersign.cli;
 
-import dev.countersign.action.ActionInputs;
 import dev.countersign.action.Annotation;
 import dev.countersign.action.PromotionReport;
 import dev.countersign.action.Reporter;
 import dev.countersign.action.WorkspaceOwnership;
-import dev.countersign.git.GitIdentity;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.governance.PolicyFile;
@@ -49,6 +47,7 @@ final class PromoteCommand implements Callable<Integer> {
   @ParentCommand RootCommand root;
   @Mixin SignCommand.FormatOptions format;
   @Mixin PullRequestOptions pullRequest;
+  @Mixin GitOptions git;
 
   @Option(names = "--from", paramLabel = "DIR", required = true, description = "Source directory of signed manifests, repository-relative.")
   String from;
@@ -58,15 +57,6 @@ final class PromoteCommand implements Callable<Integer> {
 
   @Option(names = "--base", paramLabel = "BRANCH", description = "Branch to read the source from and to merge into (default: the checked-out branch, else main).")
   String base;
-
-  @Option(names = "--repo", paramLabel = "DIR", description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
-  Path repo;
-
-  @Option(names = "--remote", paramLabel = "URL", description = "Where to fetch and push (default: the checkout's origin, else GITHUB_SERVER_URL/GITHUB_REPOSITORY).")
-  String remote;
-
-  @Option(names = "--token", paramLabel = "TOKEN", description = "Token to push and open the pull request with (default: GITHUB_TOKEN).")
-  String token;
 
   @Option(names = "--policy", paramLabel = "FILE",
       description = "Trust policy, relative to the repository (default: .countersign/policy.yaml when no --key or --certificate-identity is given).")
@@ -84,41 +74,29 @@ final class PromoteCommand implements Callable<Integer> {
   @Option(names = "--trusted-root", paramLabel = "FILE", description = "Sigstore trusted_root.json for keyless signatures (default: the public-good root via TUF).")
   Path trustedRoot;
 
-  @Option(names = "--author", paramLabel = "NAME <EMAIL>", description = "Commit author (default: github-actions[bot]).")
-  String author;
-
-  @Option(names = "--committer", paramLabel = "NAME <EMAIL>", description = "Commit committer (default: github-actions[bot]).")
-  String committer;
-
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
     Env env = runtime.env();
     Reporter reporter = Reporter.forEnvironment(env, runtime.out(), runtime.err());
-    if (token != null && !ActionInputs.read(env, "token").equals(Optional.of(token))) {
-      reporter.mask(token);
-    }
-    Path workTree = Optional.ofNullable(repo).orElseGet(() -> Path.of(env.getOrDefault("GITHUB_WORKSPACE", "."))).toAbsolutePath();
+    git.maskToken(env, reporter);
+    Path workTree = git.workTree(env);
     ManifestReader reader = format.reader();
     Trust trust = trust(workTree, reader);
     WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree);
     try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
       String baseBranch = Optional.ofNullable(base).filter(b -> !b.isBlank())
           .or(workspace::currentBranch).orElse("main");
-      String url = Optional.ofNullable(remote)
-          .or(() -> workspace.remoteUrl("origin"))
-          .or(() -> env.get("GITHUB_REPOSITORY").map(r -> GitRemote.githubUrl(env.getOrDefault("GITHUB_SERVER_URL", "https://github.com"), r)))
-          .orElseThrow(() -> new UsageProblem("No remote to push to", "pass --remote URL or add an origin remote"));
-      Optional<String> pushToken = Optional.ofNullable(token).or(() -> env.get("GITHUB_TOKEN"));
-      GitRemote gitRemote = pushToken.map(t -> GitRemote.withToken(url, t)).orElse(GitRemote.anonymous(url));
+      Optional<String> pushToken = git.pushToken(env);
+      GitRemote gitRemote = git.remote(env, workspace);
       String target = stripSlashes(to);
       PromotionSettings settings = pullRequest.settings(baseBranch, PromotionSettings.promoteBranch(target),
           "countersign: promote " + stripSlashes(from) + " to " + target, target);
       PullRequestPublisher publisher = new PullRequestPublisher(
           workspace, PullRequestOptions.host(env, pushToken), gitRemote, reporter, settings);
       CommitAuthorship authorship = new CommitAuthorship(
-          Optional.ofNullable(author).map(GitIdentity::parse).orElse(GitIdentity.GITHUB_ACTIONS_BOT),
-          Optional.ofNullable(committer).map(GitIdentity::parse).orElse(GitIdentity.GITHUB_ACTIONS_BOT),
+          git.author(env),
+          git.committer(),
           env.getOrDefault("GITHUB_RUN_ID", "local"), false);
       PromotionJob.Outcome outcome = new PromotionJob(workspace, publisher, reader, trust.verifier(),
           new SignatureFacts(reader, trust.format(), trust.policy().keys()), authorship, reporter)

@@ -1,6 +1,5 @@
 package dev.countersign.cli;
 
-import dev.countersign.action.ActionInputs;
 import dev.countersign.action.GitHubEvent;
 import dev.countersign.action.ReconcileReport;
 import dev.countersign.action.Reporter;
@@ -44,9 +43,7 @@ final class RunCommand implements Callable<Integer> {
   @ParentCommand RootCommand root;
   @Mixin SignerOptions signer;
   @Mixin SignCommand.FormatOptions format;
-
-  @Option(names = "--repo", paramLabel = "DIR", description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
-  Path repo;
+  @Mixin GitOptions git;
 
   @Option(names = "--unsigned-dir", paramLabel = "DIR", description = "Directory of manifests to sign (default: unsigned).")
   String unsignedDir;
@@ -60,20 +57,8 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--branch", paramLabel = "BRANCH", description = "Branch to reconcile and push to (default: from the event, else the checked-out branch).")
   String branch;
 
-  @Option(names = "--remote", paramLabel = "URL", description = "Where to fetch and push (default: the checkout's origin, else GITHUB_SERVER_URL/GITHUB_REPOSITORY).")
-  String remote;
-
-  @Option(names = "--token", paramLabel = "TOKEN", description = "Token to push with (default: GITHUB_TOKEN); sent as preemptive basic auth, never from the checkout's stored credentials.")
-  String token;
-
   @Option(names = "--push-attempts", paramLabel = "N", defaultValue = "3", description = "Push tries before giving up (default: ${DEFAULT-VALUE}).")
   int pushAttempts;
-
-  @Option(names = "--author", paramLabel = "NAME <EMAIL>", description = "Commit author (default: the triggering actor's noreply address, else github-actions[bot]).")
-  String author;
-
-  @Option(names = "--committer", paramLabel = "NAME <EMAIL>", description = "Commit committer (default: github-actions[bot]).")
-  String committer;
 
   @Option(names = "--signoff", description = "Add a Signed-off-by trailer for the author.")
   boolean signoff;
@@ -111,11 +96,9 @@ final class RunCommand implements Callable<Integer> {
     Reporter reporter = Reporter.forEnvironment(env, runtime.out(), runtime.err());
     // Secrets first: nothing may be printed before the runner knows to hide them. The Action
     // entry point has masked its inputs already; a --token typed on the command line is new.
-    if (token != null && !ActionInputs.read(env, "token").equals(Optional.of(token))) {
-      reporter.mask(token);
-    }
+    git.maskToken(env, reporter);
 
-    Path workTree = Optional.ofNullable(repo).orElseGet(() -> Path.of(env.getOrDefault("GITHUB_WORKSPACE", ".")));
+    Path workTree = git.workTree(env);
     boolean pullRequestMode = pullRequestMode();
     if (fromWorktree && !pullRequestMode) {
       throw new UsageProblem("--from-worktree needs --mode pull-request", "add --mode pull-request (Action input mode: pull-request)");
@@ -219,21 +202,14 @@ final class RunCommand implements Callable<Integer> {
         pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target),
             fromWorktree ? "countersign: refresh signed manifests on " + target : "countersign: sign manifests on " + target,
             signedDirectory),
-        () -> PullRequestOptions.host(runtime.env(), Optional.ofNullable(token).or(() -> runtime.env().get("GITHUB_TOKEN"))),
+        () -> PullRequestOptions.host(runtime.env(), git.pushToken(runtime.env())),
         format.reader(), format.format(), () -> signer.signingPublicKeys(runtime));
   }
 
   private ReconcileOptions options(Env env, JGitWorkspace workspace, String target, boolean pullRequestMode) {
-    String url = Optional.ofNullable(remote)
-        .or(() -> workspace.remoteUrl("origin"))
-        .or(() -> env.get("GITHUB_REPOSITORY").map(r -> GitRemote.githubUrl(env.getOrDefault("GITHUB_SERVER_URL", "https://github.com"), r)))
-        .orElseThrow(() -> new UsageProblem("No remote to push to", "pass --remote URL or add an origin remote"));
-    Optional<String> pushToken = Optional.ofNullable(token).or(() -> env.get("GITHUB_TOKEN"));
-    GitRemote gitRemote = pushToken.map(t -> GitRemote.withToken(url, t)).orElse(GitRemote.anonymous(url));
-    GitIdentity authorIdentity = Optional.ofNullable(author).map(GitIdentity::parse)
-        .or(() -> env.get("GITHUB_ACTOR").flatMap(actor -> env.get("GITHUB_ACTOR_ID").map(id -> GitIdentity.githubUser(actor, id))))
-        .orElse(GitIdentity.GITHUB_ACTIONS_BOT);
-    GitIdentity committerIdentity = Optional.ofNullable(committer).map(GitIdentity::parse).orElse(GitIdentity.GITHUB_ACTIONS_BOT);
+    GitRemote gitRemote = git.remote(env, workspace);
+    GitIdentity authorIdentity = git.author(env);
+    GitIdentity committerIdentity = git.committer();
     return ReconcileOptions.builder(target, gitRemote)
         .dirs(dirPairs())
         .pushAttempts(pushAttempts)
