@@ -164,6 +164,13 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     return directory;
   }
 
+  private static UsageProblem invalidRemote(GitRemote remote, String step, Exception cause) {
+    return new UsageProblem(
+        "Invalid remote " + GitRemote.sanitize(remote.url()) + " while " + step,
+        "perhaps you should pass the repository URL, e.g. https://github.com/OWNER/REPO.git",
+        cause);
+  }
+
   @Override
   public boolean sameTree(String commitA, String commitB) {
     try (RevWalk walk = new RevWalk(repository)) {
@@ -414,10 +421,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       push.call().forEach(results::add);
       return outcome(results, target, branch, step);
     } catch (InvalidRemoteException e) {
-      throw new UsageProblem(
-          "Invalid remote " + remote.url() + " while " + step,
-          "perhaps you should pass the repository URL, e.g. https://github.com/OWNER/REPO.git",
-          e);
+      throw invalidRemote(remote, step, e);
     } catch (TransportException e) {
       throw transportProblem(e, step, remote);
     } catch (GitAPIException | RuntimeException e) {
@@ -499,10 +503,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       }
       return fetched.getObjectId().name();
     } catch (InvalidRemoteException e) {
-      throw new UsageProblem(
-          "Invalid remote " + remote.url() + " while " + step,
-          "perhaps you should pass the repository URL, e.g. https://github.com/OWNER/REPO.git",
-          e);
+      throw invalidRemote(remote, step, e);
     } catch (TransportException e) {
       if (String.valueOf(e.getMessage()).contains("does not have " + source)) {
         throw new RemoteProblem(
@@ -532,10 +533,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       boolean present = list.call().stream().anyMatch(ref -> ref.getName().equals(source));
       return present ? Optional.of(fetch(remote, branch)) : Optional.empty();
     } catch (InvalidRemoteException e) {
-      throw new UsageProblem(
-          "Invalid remote " + remote.url() + " while " + step,
-          "perhaps you should pass the repository URL, e.g. https://github.com/OWNER/REPO.git",
-          e);
+      throw invalidRemote(remote, step, e);
     } catch (TransportException e) {
       throw transportProblem(e, step, remote);
     } catch (GitAPIException e) {
