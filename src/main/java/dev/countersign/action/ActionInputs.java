@@ -58,8 +58,12 @@ public final class ActionInputs {
           new Input("signoff", "--signoff", Kind.FLAG, false, "add Signed-off-by"),
           new Input("commit_message", "--commit-message", Kind.VALUE, false, "first line of the commit message"),
           new Input("dry_run", "--dry-run", Kind.FLAG, false, "print the plan, change nothing"),
-          new Input("no_sign", "--no-sign", Kind.FLAG, false, "move without signing (testing only)"),
-          new Input("bundle_sidecar", "--bundle-sidecar", Kind.FLAG, false, "also write <file>.sigstore.json"));
+          new Input("no_sign", "--no-sign", Kind.FLAG, false, "move without signing (testing only)"));
+
+  /** The input that names the subcommand the Action runs; {@value #DEFAULT_COMMAND} by default. */
+  public static final String COMMAND = "command";
+
+  public static final String DEFAULT_COMMAND = "run";
 
   private ActionInputs() {}
 
@@ -80,11 +84,20 @@ public final class ActionInputs {
 
   /** The arguments for {@code countersign run}, starting with {@code run}. */
   public static List<String> runArguments(Env env) {
+    return arguments(env, DEFAULT_COMMAND, option -> true);
+  }
+
+  /**
+   * The arguments for {@code command}, starting with its name: one per set input whose option
+   * the command has ({@code hasOption}); inputs for options it lacks are left out (see
+   * {@link #ignoredInputs}).
+   */
+  public static List<String> arguments(Env env, String command, java.util.function.Predicate<String> hasOption) {
     List<String> args = new ArrayList<>();
-    args.add("run");
+    args.add(command);
     for (Input input : ALL) {
       Optional<String> value = read(env, input.name());
-      if (value.isEmpty()) {
+      if (value.isEmpty() || !hasOption.test(input.option())) {
         continue;
       }
       switch (input.kind()) {
@@ -99,6 +112,14 @@ public final class ActionInputs {
       }
     }
     return args;
+  }
+
+  /** Inputs that are set but mean nothing to {@code command} (to warn about them). */
+  public static List<String> ignoredInputs(Env env, java.util.function.Predicate<String> hasOption) {
+    return ALL.stream()
+        .filter(i -> read(env, i.name()).isPresent() && !hasOption.test(i.option()))
+        .map(Input::name)
+        .toList();
   }
 
   /** Values of secret inputs that are set, to mask before anything is printed. */

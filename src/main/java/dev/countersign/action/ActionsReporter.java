@@ -59,7 +59,7 @@ public final class ActionsReporter implements Reporter {
 
   @Override
   public void info(String line) {
-    for (String l : line.split("\\r?\\n", -1)) {
+    for (String l : line.split("\\r?\\n")) {
       // A line starting with "::" would be read as a workflow command; file names are user data.
       out.println(l.startsWith("::") ? " " + l : l);
     }

@@ -58,6 +58,38 @@ public final class WorkspaceOwnership implements Consumer<Path> {
     return active;
   }
 
+  /**
+   * Gives every root-owned file and directory under {@code root} (not following symlinks) to the
+   * workspace owner. For {@code .git} after a run: jgit writes objects, refs, logs and the index as
+   * root, and a later step running git as the runner user could not update them.
+   *
+   * @return how many entries changed owner
+   */
+  public int adoptRootOwned(Path root) {
+    if (!active || !Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+      return 0;
+    }
+    int[] changed = {0};
+    try (var paths = Files.walk(root)) {
+      paths.forEach(p -> {
+        try {
+          if ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) == 0) {
+            accept(p);
+            changed[0]++;
+          }
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+    } catch (IOException | java.io.UncheckedIOException e) {
+      throw new EnvironmentProblem(
+          "Could not give the files under " + root + " to the workspace owner (uid " + uid + ")",
+          "perhaps you should check that the container runs as root, as GitHub requires for docker actions",
+          e);
+    }
+    return changed[0];
+  }
+
   @Override
   public void accept(Path path) {
     if (!active) {

@@ -31,12 +31,12 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
     if (exception instanceof InputProblem inputs && inputs.all().size() > 1) {
       for (InputProblem each : inputs.all()) {
         err.println("error: " + each.getMessage());
-        each.hint().ifPresent(hint -> err.println("hint: " + hint));
+        each.hint().ifPresent(hint -> err.println("hint: " + hintText(hint)));
       }
       code = inputs.exitCode().code();
     } else if (exception instanceof CountersignException problem) {
       err.println("error: " + problem.getMessage());
-      problem.hint().ifPresent(hint -> err.println("hint: " + hint));
+      problem.hint().ifPresent(hint -> err.println("hint: " + hintText(hint)));
       if (!(problem instanceof InputProblem)) {
         // Input problems already say what is wrong in the file; for the rest (a service, git,
         // the environment) the underlying cause often names the real reason.
@@ -53,6 +53,12 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
     }
     err.flush();
     return code;
+  }
+
+  /** House style writes hints as ", perhaps you should ..." to follow a message; alone they lose the comma. */
+  private static String hintText(String hint) {
+    String text = hint.strip();
+    return text.startsWith(",") ? text.substring(1).strip() : text;
   }
 
   private static void printCauses(PrintWriter err, Throwable top) {

@@ -14,9 +14,13 @@ import picocli.CommandLine.Option;
     versionProvider = RootCommand.Version.class,
     description = "Sign Kubernetes manifests with Sigstore, verify them, and gate merges.",
     subcommands = {
+      RunCommand.class,
+      ActionCommand.class,
       SignCommand.class,
       VerifyCommand.class,
       KeygenCommand.class,
+      CheckCommand.class,
+      InitCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class RootCommand implements Runnable {

@@ -27,6 +27,12 @@ public interface GitWorkspace {
    */
   SortedMap<String, byte[]> readFiles(String commitId, String directory);
 
+  /**
+   * Entries under {@code directory} in the tree of {@code commitId} that {@link #readFiles} leaves
+   * out (symbolic links, submodules), as repository-relative paths, sorted.
+   */
+  java.util.SortedSet<String> nonRegularFiles(String commitId, String directory);
+
   /** The bytes of one file in the tree of {@code commitId}, if it is a regular file there. */
   Optional<byte[]> readFile(String commitId, String path);
 

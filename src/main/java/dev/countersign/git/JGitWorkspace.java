@@ -164,6 +164,23 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     return directory;
   }
 
+  /** The branch HEAD points at, or empty when HEAD is detached (as actions/checkout leaves it for PRs). */
+  public Optional<String> currentBranch() {
+    try {
+      String full = repository.getFullBranch();
+      return full != null && full.startsWith(Constants.R_HEADS)
+          ? Optional.of(full.substring(Constants.R_HEADS.length()))
+          : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The URL configured for remote {@code name} ({@code remote.<name>.url}), if any. */
+  public Optional<String> remoteUrl(String name) {
+    return Optional.ofNullable(repository.getConfig().getString("remote", name, "url")).filter(u -> !u.isBlank());
+  }
+
   @Override
   public String headCommitId() {
     try {
@@ -196,6 +213,26 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         }
       }
       return files;
+    } catch (IOException e) {
+      throw readProblem(commitId + ":" + prefix, e);
+    }
+  }
+
+  @Override
+  public java.util.SortedSet<String> nonRegularFiles(String commitId, String dir) {
+    String prefix = ChangeSet.checkedPath(stripSlashes(dir));
+    java.util.SortedSet<String> found = new java.util.TreeSet<>();
+    try (RevWalk walk = new RevWalk(repository);
+        TreeWalk tw = new TreeWalk(repository)) {
+      tw.addTree(walk.parseCommit(resolve(commitId)).getTree());
+      tw.setRecursive(true);
+      tw.setFilter(PathFilter.create(prefix));
+      while (tw.next()) {
+        if (!isRegularFile(tw.getFileMode(0))) {
+          found.add(tw.getPathString());
+        }
+      }
+      return found;
     } catch (IOException e) {
       throw readProblem(commitId + ":" + prefix, e);
     }
@@ -529,8 +566,10 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     String message = GitRemote.sanitize(e.getMessage());
     String lower = String.valueOf(message).toLowerCase(java.util.Locale.ROOT);
     String hint;
-    if (lower.contains("not authorized") || lower.contains("authentication") || lower.contains("401")
-        || lower.contains("403")) {
+    // jgit's wording: "not authorized" / "Authentication is required" (401), "git-receive-pack
+    // not permitted" (403).
+    if (lower.contains("not authorized") || lower.contains("authentication") || lower.contains("not permitted")
+        || lower.contains("401") || lower.contains("403")) {
       hint = remote.token().isPresent()
           ? "perhaps you should give the token contents: write permission on this repository"
           : "perhaps you should pass a token (the token input, or --token)";

@@ -5,9 +5,11 @@ import dev.countersign.git.CommitMessage;
 import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
+import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
@@ -136,7 +138,12 @@ public final class ReconcileJob {
       workspace.apply(changes);
       String commit = workspace.commit(new CommitRequest(message(moves, written), options.author(), options.committer()));
       progress.info("Committed " + abbreviate(commit) + ": " + written.size() + " signed, "
-          + unchanged.size() + " already signed; pushing to " + options.branch());
+          + unchanged.size() + " already signed" + (options.push() ? "; pushing to " + options.branch() : ""));
+      if (!options.push()) {
+        return new ReconcileResult(
+            ReconcileResult.Outcome.COMMITTED, sorted(written), sorted(unchanged), Optional.of(commit),
+            "committed locally; not pushed (--no-push)", attempt);
+      }
 
       PushOutcome outcome = workspace.push(options.remote(), options.branch());
       if (outcome instanceof PushOutcome.Pushed) {
@@ -178,6 +185,15 @@ public final class ReconcileJob {
   private List<Move> plan(String commit) {
     List<Move> moves = new ArrayList<>();
     for (DirPair pair : options.dirs()) {
+      for (String special : workspace.nonRegularFiles(commit, pair.from())) {
+        if (isManifest(special)) {
+          // Signing a link would sign the link's target path, not a manifest; refuse loudly
+          // rather than leave it behind unsigned.
+          throw new InputProblem(
+              Path.of(special), 0, "is a symbolic link or submodule, not a manifest file",
+              "perhaps you should commit the manifest itself under " + pair.from() + "/");
+        }
+      }
       for (Map.Entry<String, byte[]> file : workspace.readFiles(commit, pair.from()).entrySet()) {
         if (!isManifest(file.getKey())) {
           continue;

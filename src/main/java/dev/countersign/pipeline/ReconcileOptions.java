@@ -22,6 +22,8 @@ import java.util.Optional;
  * @param runId the marker trailer's value, e.g. GITHUB_RUN_ID
  * @param dryRun print the plan and change nothing (nothing is signed either)
  * @param backoff base delay between push attempts; doubled each time and jittered
+ * @param push push the commit; without it the run stops after committing locally (benchmarks,
+ *     and inspecting the result before publishing it)
  * @param startFromRemote fetch the branch and start from its tip instead of from HEAD; for runs
  *     where HEAD may hold commits that must not be pushed (a developer's checkout). Off in
  *     Actions, where the checkout is the triggering commit of the branch itself
@@ -38,7 +40,8 @@ public record ReconcileOptions(
     String runId,
     boolean dryRun,
     Duration backoff,
-    boolean startFromRemote) {
+    boolean startFromRemote,
+    boolean push) {
 
   public ReconcileOptions {
     dirs = List.copyOf(dirs);
@@ -93,6 +96,7 @@ public record ReconcileOptions(
     private boolean dryRun;
     private Duration backoff = Duration.ofSeconds(1);
     private boolean startFromRemote;
+    private boolean push = true;
 
     private Builder(String branch, GitRemote remote) {
       this.branch = branch;
@@ -144,6 +148,11 @@ public record ReconcileOptions(
       return this;
     }
 
+    public Builder push(boolean value) {
+      push = value;
+      return this;
+    }
+
     public Builder startFromRemote(boolean value) {
       startFromRemote = value;
       return this;
@@ -152,7 +161,7 @@ public record ReconcileOptions(
     public ReconcileOptions build() {
       return new ReconcileOptions(
           dirs, branch, remote, pushAttempts, author, committer, signoff, commitSubject, runId, dryRun, backoff,
-          startFromRemote);
+          startFromRemote, push);
     }
   }
 }

@@ -34,6 +34,8 @@ public record ReconcileResult(
     NOOP,
     /** One commit with every signed manifest is on the branch. */
     PUSHED,
+    /** Committed locally as asked ({@code --no-push}); nothing was pushed. */
+    COMMITTED,
     /** The plan was printed; nothing was signed, written or pushed. */
     DRY_RUN,
     /**

@@ -18,6 +18,18 @@ public interface SigningStep {
   List<Result> sign(List<Input> inputs);
 
   /**
+   * Moves manifests without signing them (the {@code no_sign} input): the target gets the unsigned
+   * bytes, or stays as it is when it already holds them. For trying out the workflow only.
+   */
+  static SigningStep moveOnly() {
+    return inputs -> inputs.stream()
+        .map(in -> in.existingSigned().map(b -> java.util.Arrays.equals(b, in.unsignedBytes())).orElse(false)
+            ? (Result) new Unchanged(in.targetPath())
+            : new Signed(in.targetPath(), in.unsignedBytes()))
+        .toList();
+  }
+
+  /**
    * One manifest to sign.
    *
    * @param sourcePath repository-relative path of the unsigned manifest, e.g. {@code unsigned/a.yaml}

@@ -59,9 +59,9 @@ class ActionsReporterTest {
 
   @Test
   void info_lineThatLooksLikeACommand_isDefused() {
-    reporter().info("::add-mask::not-really\nok");
+    reporter().info("::add-mask::not-really\n\nok\n");
 
-    assertThat(log.toString()).isEqualTo(" ::add-mask::not-really\nok\n");
+    assertThat(log.toString()).isEqualTo(" ::add-mask::not-really\n\nok\n");
   }
 
   @Test

@@ -74,4 +74,22 @@ class WorkspaceOwnershipTest {
     assertThat(uidOf(clone.resolve("signed/apps"))).isEqualTo(1001);
     assertThat(uidOf(clone.resolve("signed/apps/a.yaml"))).isEqualTo(1001);
   }
+
+  @Test
+  void adoptRootOwned_asRoot_handsOverOnlyRootOwnedEntries() throws Exception {
+    Assumptions.assumeTrue(uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
+    Path workspace = Files.createDirectories(tmp.resolve("workspace"));
+    Files.setAttribute(workspace, "unix:uid", 1001);
+    Path git = Files.createDirectories(workspace.resolve(".git/objects/ab"));
+    Path object = Files.writeString(git.resolve("cdef"), "x");
+    Path foreign = Files.writeString(workspace.resolve(".git/foreign"), "y");
+    Files.setAttribute(foreign, "unix:uid", 4242);
+
+    int changed = WorkspaceOwnership.forProcess(workspace).adoptRootOwned(workspace.resolve(".git"));
+
+    assertThat(changed).isEqualTo(4); // .git, objects, ab, cdef
+    assertThat(uidOf(object)).isEqualTo(1001);
+    assertThat(uidOf(workspace.resolve(".git"))).isEqualTo(1001);
+    assertThat(uidOf(foreign)).isEqualTo(4242);
+  }
 }

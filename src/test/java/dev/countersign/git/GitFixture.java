@@ -60,6 +60,18 @@ public final class GitFixture {
     return GitRemote.anonymous(originUrl());
   }
 
+  /** Commits a symbolic link at {@code path} pointing to {@code target}. */
+  public String commitSymlinkToOrigin(String branch, String path, String target) throws IOException {
+    symlinks.put(path, target);
+    try {
+      return commitToOrigin(branch, Map.of(), Set.of(), "link " + path);
+    } finally {
+      symlinks.remove(path);
+    }
+  }
+
+  private final Map<String, String> symlinks = new java.util.HashMap<>();
+
   /** Commits {@code writes} (path to UTF-8 text) and {@code deletes} on top of origin's branch. */
   public String commitToOrigin(String branch, Map<String, String> writes, Set<String> deletes, String message)
       throws IOException {
@@ -68,25 +80,32 @@ public final class GitFixture {
         RevWalk walk = new RevWalk(repo)) {
       ObjectId parent = repo.resolve(Constants.R_HEADS + branch);
       SortedMap<String, ObjectId> entries = new TreeMap<>();
+      Map<String, FileMode> modes = new java.util.HashMap<>();
       if (parent != null) {
         try (TreeWalk tw = new TreeWalk(repo)) {
           tw.addTree(walk.parseCommit(parent).getTree());
           tw.setRecursive(true);
           while (tw.next()) {
             entries.put(tw.getPathString(), tw.getObjectId(0));
+            modes.put(tw.getPathString(), tw.getFileMode(0));
           }
         }
       }
       deletes.forEach(entries::remove);
       for (Map.Entry<String, String> w : writes.entrySet()) {
         entries.put(w.getKey(), ins.insert(Constants.OBJ_BLOB, w.getValue().getBytes(StandardCharsets.UTF_8)));
+        modes.remove(w.getKey());
+      }
+      for (Map.Entry<String, String> link : symlinks.entrySet()) {
+        entries.put(link.getKey(), ins.insert(Constants.OBJ_BLOB, link.getValue().getBytes(StandardCharsets.UTF_8)));
+        modes.put(link.getKey(), FileMode.SYMLINK);
       }
       DirCache dc = DirCache.newInCore();
       DirCacheBuilder b = dc.builder();
       entries.forEach(
           (path, id) -> {
             DirCacheEntry e = new DirCacheEntry(path);
-            e.setFileMode(FileMode.REGULAR_FILE);
+            e.setFileMode(modes.getOrDefault(path, FileMode.REGULAR_FILE));
             e.setObjectId(id);
             b.add(e);
           });

@@ -286,7 +286,9 @@ class JGitWorkspaceTest {
 
       assertThatThrownBy(() -> ws.push(GitRemote.withToken(url, "s3cr3t-token"), "main"))
           .isInstanceOf(RemoteProblem.class)
-          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cr3t-token"));
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cr3t-token"))
+          .satisfies(e -> assertThat(((RemoteProblem) e).hint())
+              .hasValue("perhaps you should give the token contents: write permission on this repository"));
     } finally {
       server.stop(0);
     }
@@ -294,6 +296,30 @@ class JGitWorkspaceTest {
         "Basic " + Base64.getEncoder().encodeToString("x-access-token:s3cr3t-token".getBytes(StandardCharsets.UTF_8));
     assertThat(authorizations).isNotEmpty();
     assertThat(authorizations.get(0)).containsExactly(expected);
+  }
+
+  @Test
+  void push_httpsWithoutToken_explainsToPassOne() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", exchange -> {
+      exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"GitHub\"");
+      exchange.sendResponseHeaders(401, -1);
+      exchange.close();
+    });
+    server.start();
+    try (JGitWorkspace ws = open(clone)) {
+      commitOneFile(ws, "signed/a.yaml", "a");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/o/r.git";
+
+      assertThatThrownBy(() -> ws.push(GitRemote.anonymous(url), "main"))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageStartingWith("Git transport failed while pushing to refs/heads/main of " + url + ": ")
+          .satisfies(e -> assertThat(((RemoteProblem) e).hint())
+              .hasValue("perhaps you should pass a token (the token input, or --token)"));
+    } finally {
+      server.stop(0);
+    }
   }
 
   @Test

@@ -361,4 +361,25 @@ class ReconcileJobTest {
     assertThat(fixture.originCommit("main").getParent(0).name()).isEqualTo(mainBefore);
     assertThat(fixture.originFiles("main")).doesNotContainKey("wip.txt").containsKey("signed/a.yaml");
   }
+
+  @Test
+  void run_symlinkedManifestUnderUnsigned_isAnInputProblemAndNothingIsSigned() throws Exception {
+    fixture.commitSymlinkToOrigin("main", "unsigned/link.yaml", "../README.md");
+    String before = fixture.originHead("main");
+    FakeSigningStep signer = new FakeSigningStep();
+
+    assertThatThrownBy(() -> run(fixture.clone("ws", 0, false), signer, options().build()))
+        .isInstanceOf(InputProblem.class)
+        .hasMessage("unsigned/link.yaml: is a symbolic link or submodule, not a manifest file");
+    assertThat(signer.calls).hasValue(0);
+    assertThat(fixture.originHead("main")).isEqualTo(before);
+  }
+
+  @Test
+  void run_moveOnly_movesBytesUnchanged() throws Exception {
+    ReconcileResult result = run(fixture.clone("ws", 0, false), SigningStep.moveOnly(), options().build());
+
+    assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
+    assertThat(fixture.originFiles("main")).containsEntry("signed/a.yaml", "kind: A\n").containsEntry("signed/apps/b.yml", "kind: B\n");
+  }
 }

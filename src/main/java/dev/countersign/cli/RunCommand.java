@@ -1,0 +1,196 @@
+package dev.countersign.cli;
+
+import dev.countersign.action.ActionInputs;
+import dev.countersign.action.GitHubEvent;
+import dev.countersign.action.ReconcileReport;
+import dev.countersign.action.Reporter;
+import dev.countersign.action.RunTrigger;
+import dev.countersign.action.WorkspaceOwnership;
+import dev.countersign.git.GitIdentity;
+import dev.countersign.git.GitRemote;
+import dev.countersign.git.JGitWorkspace;
+import dev.countersign.pipeline.DirPair;
+import dev.countersign.pipeline.ManifestSigningStep;
+import dev.countersign.pipeline.ReconcileJob;
+import dev.countersign.pipeline.ReconcileOptions;
+import dev.countersign.pipeline.ReconcileResult;
+import dev.countersign.pipeline.SigningStep;
+import dev.countersign.pipeline.Sleeper;
+import dev.countersign.signing.SignJob;
+import dev.countersign.support.Env;
+import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.UsageProblem;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+@Command(name = "run", sortOptions = false,
+    description = {"The merged-PR pipeline: sign every manifest under the unsigned directories, move it to the signed",
+        "directory (same relative path), and push one commit. What the GitHub Action runs.",
+        "Reads GITHUB_EVENT_NAME/GITHUB_EVENT_PATH when set: merged PRs, branch pushes, schedule and",
+        "workflow_dispatch reconcile; other events are a no-op; pull_request_target is refused."})
+final class RunCommand implements Callable<Integer> {
+
+  @ParentCommand RootCommand root;
+  @Mixin SignerOptions signer;
+  @Mixin SignCommand.FormatOptions format;
+
+  @Option(names = "--repo", paramLabel = "DIR", description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
+  Path repo;
+
+  @Option(names = "--unsigned-dir", paramLabel = "DIR", description = "Directory of manifests to sign (default: unsigned).")
+  String unsignedDir;
+
+  @Option(names = "--signed-dir", paramLabel = "DIR", description = "Directory signed manifests move to (default: signed).")
+  String signedDir;
+
+  @Option(names = "--dir", paramLabel = "FROM:TO", description = "A directory pair to reconcile (repeatable; replaces --unsigned-dir/--signed-dir).")
+  List<String> dirs = new ArrayList<>();
+
+  @Option(names = "--branch", paramLabel = "BRANCH", description = "Branch to reconcile and push to (default: from the event, else the checked-out branch).")
+  String branch;
+
+  @Option(names = "--remote", paramLabel = "URL", description = "Where to fetch and push (default: the checkout's origin, else GITHUB_SERVER_URL/GITHUB_REPOSITORY).")
+  String remote;
+
+  @Option(names = "--token", paramLabel = "TOKEN", description = "Token to push with (default: GITHUB_TOKEN); sent as preemptive basic auth, never from the checkout's stored credentials.")
+  String token;
+
+  @Option(names = "--push-attempts", paramLabel = "N", defaultValue = "3", description = "Push tries before giving up (default: ${DEFAULT-VALUE}).")
+  int pushAttempts;
+
+  @Option(names = "--author", paramLabel = "NAME <EMAIL>", description = "Commit author (default: the triggering actor's noreply address, else github-actions[bot]).")
+  String author;
+
+  @Option(names = "--committer", paramLabel = "NAME <EMAIL>", description = "Commit committer (default: github-actions[bot]).")
+  String committer;
+
+  @Option(names = "--signoff", description = "Add a Signed-off-by trailer for the author.")
+  boolean signoff;
+
+  @Option(names = "--commit-message", paramLabel = "SUBJECT", description = "First line of the commit message.")
+  String commitMessage;
+
+  @Option(names = "--parallel", paramLabel = "N", defaultValue = "16", description = "Signatures in flight at once (default: ${DEFAULT-VALUE}).")
+  int parallel;
+
+  @Option(names = "--dry-run", description = "Print the plan and change nothing (nothing is signed).")
+  boolean dryRun;
+
+  @Option(names = "--no-push", description = "Commit locally but do not push.")
+  boolean noPush;
+
+  @Option(names = "--no-sign", description = "Move manifests without signing them. For testing pipelines only: nothing in signed/ will verify.")
+  boolean noSign;
+
+  @Override
+  public Integer call() {
+    Runtime runtime = root.runtime();
+    Env env = runtime.env();
+    Reporter reporter = Reporter.forEnvironment(env, runtime.out(), runtime.err());
+    // Secrets first: nothing may be printed before the runner knows to hide them. The Action
+    // entry point has masked its inputs already; a --token typed on the command line is new.
+    if (token != null && !ActionInputs.read(env, "token").equals(Optional.of(token))) {
+      reporter.mask(token);
+    }
+
+    Path workTree = Optional.ofNullable(repo).orElseGet(() -> Path.of(env.getOrDefault("GITHUB_WORKSPACE", ".")));
+    Optional<RunTrigger.Reconcile> trigger = trigger(env, reporter);
+    if (trigger.isEmpty()) {
+      return ExitCode.OK.code();
+    }
+    WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree.toAbsolutePath());
+    try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, null)) {
+      String target = trigger.get().branch().isEmpty()
+          ? workspace.currentBranch().orElseThrow(() -> new UsageProblem(
+              "No branch to reconcile: HEAD is detached and no --branch was given",
+              "pass --branch BRANCH"))
+          : trigger.get().branch();
+      ReconcileOptions options = options(env, workspace, target);
+      ManifestSigningStep signingStep = new ManifestSigningStep(format.reader(),
+          new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
+              ProgressReporters.forRuntime(runtime)),
+          Math.max(1, parallel));
+      SigningStep step = noSign ? SigningStep.moveOnly() : signingStep;
+      if (noSign) {
+        reporter.warning("--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory will verify");
+      }
+      ReconcileResult result = new ReconcileJob(workspace, step, reporter, runtime.clock(), Sleeper.real(),
+          new SecureRandom(), options).run();
+      ownership.adoptRootOwned(workTree.toAbsolutePath().resolve(".git"));
+      ReconcileReport.publish(reporter, result, noSign ? Map.of() : signingStep.entries());
+      runtime.out().println("result: " + ReconcileReport.name(result.outcome()) + " (" + result.detail().lines().findFirst().orElse("") + ")");
+      if (result.outcome() == ReconcileResult.Outcome.REFUSED) {
+        throw new EnvironmentProblem("The remote refused the push to " + target + ": " + result.detail(),
+            "the branch is protected; sign through a pull request instead, or allow the token to push");
+      }
+      return ExitCode.OK.code();
+    }
+  }
+
+  /** What the event says to do; empty (after reporting the reason) when it says nothing. */
+  private Optional<RunTrigger.Reconcile> trigger(Env env, Reporter reporter) {
+    if (env.get("GITHUB_EVENT_NAME").isEmpty()) {
+      return Optional.of(new RunTrigger.Reconcile(Optional.ofNullable(branch).orElse(""), "run by hand"));
+    }
+    RunTrigger decision = RunTrigger.decide(GitHubEvent.read(env), env, Optional.ofNullable(branch));
+    if (decision instanceof RunTrigger.Skip skip) {
+      reporter.info("No-op: " + skip.reason());
+      reporter.output("result", "noop");
+      reporter.output("signed-files", "");
+      reporter.output("commit-sha", "");
+      return Optional.empty();
+    }
+    RunTrigger.Reconcile reconcile = (RunTrigger.Reconcile) decision;
+    reporter.info("Reconciling " + reconcile.branch() + ": " + reconcile.reason());
+    return Optional.of(reconcile);
+  }
+
+  private ReconcileOptions options(Env env, JGitWorkspace workspace, String target) {
+    String url = Optional.ofNullable(remote)
+        .or(() -> workspace.remoteUrl("origin"))
+        .or(() -> env.get("GITHUB_REPOSITORY").map(r -> GitRemote.githubUrl(env.getOrDefault("GITHUB_SERVER_URL", "https://github.com"), r)))
+        .orElseThrow(() -> new UsageProblem("No remote to push to", "pass --remote URL or add an origin remote"));
+    Optional<String> pushToken = Optional.ofNullable(token).or(() -> env.get("GITHUB_TOKEN"));
+    GitRemote gitRemote = pushToken.map(t -> GitRemote.withToken(url, t)).orElse(GitRemote.anonymous(url));
+    GitIdentity authorIdentity = Optional.ofNullable(author).map(GitIdentity::parse)
+        .or(() -> env.get("GITHUB_ACTOR").flatMap(actor -> env.get("GITHUB_ACTOR_ID").map(id -> GitIdentity.githubUser(actor, id))))
+        .orElse(GitIdentity.GITHUB_ACTIONS_BOT);
+    GitIdentity committerIdentity = Optional.ofNullable(committer).map(GitIdentity::parse).orElse(GitIdentity.GITHUB_ACTIONS_BOT);
+    return ReconcileOptions.builder(target, gitRemote)
+        .dirs(dirPairs())
+        .pushAttempts(pushAttempts)
+        .author(authorIdentity)
+        .committer(committerIdentity)
+        .signoff(signoff)
+        .commitSubject(commitMessage)
+        .runId(env.getOrDefault("GITHUB_RUN_ID", "local"))
+        .dryRun(dryRun)
+        .push(!noPush)
+        // A pull_request run may have checked out a merge ref that is not on the branch: start
+        // from the branch itself so nothing else is pushed with the signing commit.
+        .startFromRemote(env.get("GITHUB_EVENT_NAME").filter(e -> e.startsWith("pull_request")).isPresent())
+        .backoff(Duration.ofSeconds(1))
+        .build();
+  }
+
+  private List<DirPair> dirPairs() {
+    if (!dirs.isEmpty()) {
+      if (unsignedDir != null || signedDir != null) {
+        throw new UsageProblem("--dir cannot be combined with --unsigned-dir/--signed-dir", "use one or the other");
+      }
+      return dirs.stream().map(DirPair::parse).toList();
+    }
+    return List.of(DirPair.parse(Optional.ofNullable(unsignedDir).orElse("unsigned") + ":" + Optional.ofNullable(signedDir).orElse("signed")));
+  }
+}

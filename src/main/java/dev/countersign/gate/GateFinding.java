@@ -1,0 +1,78 @@
+package dev.countersign.gate;
+
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * One reason the merge gate says no (or warns).
+ *
+ * @param file the file, relative to the repository root
+ * @param line 1-based line the finding is about; 0 when it concerns the whole file
+ * @param check which of the gate's checks produced it
+ * @param rule stable id of the rule: {@code countersign/...} for the gate's own rules, the
+ *     governance rule id ({@code policy/validations/N}) for admission policies
+ * @param object the Kubernetes object ({@code Kind/namespace/name}), or empty
+ * @param message what the user reads: what is wrong and, where we know, how to fix it
+ * @param severity whether it fails the gate
+ */
+public record GateFinding(Path file, int line, Check check, String rule, String object, String message, Severity severity) {
+
+  /** Report order: by file, line, rule, message. */
+  public static final Comparator<GateFinding> ORDER =
+      Comparator.comparing((GateFinding f) -> f.uri())
+          .thenComparingInt(GateFinding::line)
+          .thenComparing(GateFinding::rule)
+          .thenComparing(GateFinding::message);
+
+  public GateFinding {
+    Objects.requireNonNull(file, "file");
+    Objects.requireNonNull(check, "check");
+    Objects.requireNonNull(rule, "rule");
+    Objects.requireNonNull(object, "object");
+    Objects.requireNonNull(message, "message");
+    Objects.requireNonNull(severity, "severity");
+    if (line < 0) {
+      throw new IllegalArgumentException("line must be >= 0, got " + line);
+    }
+  }
+
+  /** The gate's three checks, in the order they run. */
+  public enum Check {
+    /** A manifest under a signed directory does not verify against the trust policy. */
+    SIGNATURE,
+    /** A manifest under an unsigned directory could not be signed and applied as it is. */
+    MANIFEST,
+    /** A governance (ValidatingAdmissionPolicy) rule refuses an unsigned manifest. */
+    GOVERNANCE;
+
+    public String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  public enum Severity {
+    ERROR,
+    WARNING;
+
+    public String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** The file with forward slashes, as GitHub annotations and SARIF want it. */
+  public String uri() {
+    return file.toString().replace('\\', '/');
+  }
+
+  /** {@code file:line} or {@code file}. */
+  public String location() {
+    return line > 0 ? uri() + ":" + line : uri();
+  }
+
+  /** The message prefixed with the object when there is one. */
+  public String text() {
+    return object.isEmpty() ? message : object + ": " + message;
+  }
+}

@@ -1,0 +1,180 @@
+package dev.countersign.gate;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.countersign.support.problems.InternalProblem;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Renders a {@link GateReport}: text lines for a terminal, JSON, SARIF 2.1.0 for GitHub code
+ * scanning, and Markdown for the job summary. Pure: the same report gives the same text.
+ */
+public final class GateReportFormats {
+
+  public static final String TOOL_NAME = "countersign";
+  public static final String SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
+  public static final String INFORMATION_URI = "https://github.com/countersign/countersign";
+
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private GateReportFormats() {}
+
+  /** One line per finding: {@code error file:line [check] object: message (rule)}. */
+  public static List<String> findingLines(GateReport report) {
+    return report.findings().stream()
+        .map(f -> f.severity().label() + " " + f.location() + " [" + f.check().label() + "] " + f.text() + " (" + f.rule() + ")")
+        .toList();
+  }
+
+  /** The closing lines: what was looked at, then the verdict. */
+  public static List<String> summaryLines(GateReport report) {
+    return List.of(
+        "signed:   " + plural(report.signedFiles(), "file") + ", " + report.verifiedDocuments() + " of "
+            + plural(report.signedDocuments(), "document") + " verified",
+        "unsigned: " + plural(report.unsignedFiles(), "file") + ", " + plural(report.unsignedDocuments(), "document")
+            + ", " + plural(report.policiesApplied(), "governance policy", "governance policies") + " applied",
+        (report.passed() ? "check passed: " : "check failed: ") + plural(report.errors(), "error") + ", "
+            + plural(report.warnings(), "warning"));
+  }
+
+  /** {@code {tool, passed, summary{...}, findings[{file,line,severity,check,rule,object,message}]}}. */
+  public static String json(GateReport report) {
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("tool", TOOL_NAME);
+    root.put("passed", report.passed());
+    Map<String, Object> summary = new LinkedHashMap<>();
+    summary.put("errors", report.errors());
+    summary.put("warnings", report.warnings());
+    summary.put("signedFiles", report.signedFiles());
+    summary.put("signedDocuments", report.signedDocuments());
+    summary.put("verifiedDocuments", report.verifiedDocuments());
+    summary.put("unsignedFiles", report.unsignedFiles());
+    summary.put("unsignedDocuments", report.unsignedDocuments());
+    summary.put("policies", report.policiesApplied());
+    root.put("summary", summary);
+    List<Map<String, Object>> findings = new ArrayList<>();
+    for (GateFinding finding : report.findings()) {
+      Map<String, Object> item = new LinkedHashMap<>();
+      item.put("file", finding.uri());
+      item.put("line", finding.line());
+      item.put("severity", finding.severity().label());
+      item.put("check", finding.check().label());
+      item.put("rule", finding.rule());
+      item.put("object", finding.object());
+      item.put("message", finding.message());
+      findings.add(item);
+    }
+    root.put("findings", findings);
+    return write(root);
+  }
+
+  /**
+   * SARIF 2.1.0, one run, one rule per rule id that has findings, one result per finding located
+   * by its repository-relative path (and start line when known).
+   */
+  public static String sarif(GateReport report, String toolVersion) {
+    Map<String, Integer> ruleIndex = new LinkedHashMap<>();
+    List<Map<String, Object>> rules = new ArrayList<>();
+    List<Map<String, Object>> results = new ArrayList<>();
+    for (GateFinding finding : report.findings()) {
+      if (!ruleIndex.containsKey(finding.rule())) {
+        ruleIndex.put(finding.rule(), rules.size());
+        Map<String, Object> rule = new LinkedHashMap<>();
+        rule.put("id", finding.rule());
+        rule.put("shortDescription", Map.of("text", describeRule(finding)));
+        rule.put("defaultConfiguration", Map.of("level", "error"));
+        rules.add(rule);
+      }
+      Map<String, Object> physical = new LinkedHashMap<>();
+      physical.put("artifactLocation", Map.of("uri", finding.uri(), "uriBaseId", "%SRCROOT%"));
+      if (finding.line() > 0) {
+        physical.put("region", Map.of("startLine", finding.line()));
+      }
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("ruleId", finding.rule());
+      result.put("ruleIndex", ruleIndex.get(finding.rule()));
+      result.put("level", finding.severity().label());
+      result.put("message", Map.of("text", finding.text()));
+      result.put("locations", List.of(Map.of("physicalLocation", physical)));
+      results.add(result);
+    }
+    Map<String, Object> driver = new LinkedHashMap<>();
+    driver.put("name", TOOL_NAME);
+    driver.put("version", toolVersion);
+    driver.put("informationUri", INFORMATION_URI);
+    driver.put("rules", rules);
+    Map<String, Object> run = new LinkedHashMap<>();
+    run.put("tool", Map.of("driver", driver));
+    run.put("results", results);
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("$schema", SARIF_SCHEMA);
+    root.put("version", "2.1.0");
+    root.put("runs", List.of(run));
+    return write(root);
+  }
+
+  /** A heading, the verdict and counts, and a table of findings when there are any. */
+  public static String markdown(GateReport report) {
+    StringBuilder out = new StringBuilder("### countersign check\n\n");
+    out.append(report.passed() ? "**Passed**" : "**Failed**").append(": ")
+        .append(plural(report.errors(), "error")).append(", ").append(plural(report.warnings(), "warning")).append(".\n\n")
+        .append("| Checked | Files | Documents | Result |\n|---|---|---|---|\n")
+        .append("| signed manifests | ").append(report.signedFiles()).append(" | ").append(report.signedDocuments())
+        .append(" | ").append(report.verifiedDocuments()).append(" verified |\n")
+        .append("| unsigned manifests | ").append(report.unsignedFiles()).append(" | ").append(report.unsignedDocuments())
+        .append(" | ").append(plural(report.policiesApplied(), "governance policy", "governance policies")).append(" applied |\n");
+    if (report.findings().isEmpty()) {
+      return out.toString();
+    }
+    out.append("\n| Severity | Check | File | Line | Object | Message |\n|---|---|---|---|---|---|\n");
+    for (GateFinding f : report.findings()) {
+      out.append("| ").append(f.severity().label())
+          .append(" | ").append(f.check().label())
+          .append(" | ").append(cell(f.uri()))
+          .append(" | ").append(f.line() > 0 ? String.valueOf(f.line()) : "")
+          .append(" | ").append(cell(f.object()))
+          .append(" | ").append(cell(f.message()))
+          .append(" |\n");
+    }
+    return out.toString();
+  }
+
+  private static String describeRule(GateFinding finding) {
+    return switch (finding.check()) {
+      case SIGNATURE -> "Signed manifests must verify against the trust policy";
+      case MANIFEST -> switch (finding.rule()) {
+        case UnsignedManifestRules.RULE_NAME -> "Every object needs metadata.name";
+        case UnsignedManifestRules.RULE_LIST -> "One Kubernetes object per YAML document";
+        case UnsignedManifestRules.RULE_PRESET -> "Unsigned manifests carry no signature annotations";
+        case UnsignedManifestRules.RULE_SIZE -> "The signed file's annotations fit Kubernetes' 256 KiB limit";
+        default -> "Manifests must be readable Kubernetes YAML";
+      };
+      case GOVERNANCE -> "Governance rule " + finding.rule();
+    };
+  }
+
+  /** Table cells cannot hold pipes or line breaks. */
+  private static String cell(String text) {
+    return text.replace("|", "\\|").replace("\r", "").replace("\n", "<br>");
+  }
+
+  private static String plural(long count, String singular) {
+    return plural(count, singular, singular + "s");
+  }
+
+  private static String plural(long count, String singular, String pluralForm) {
+    return count + " " + (count == 1 ? singular : pluralForm);
+  }
+
+  private static String write(Object value) {
+    try {
+      return JSON.writeValueAsString(value).replace("\r\n", "\n") + "\n";
+    } catch (JsonProcessingException e) {
+      throw new InternalProblem("Could not serialise the check report while rendering it", null, e);
+    }
+  }
+}

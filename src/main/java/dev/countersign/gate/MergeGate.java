@@ -1,0 +1,212 @@
+package dev.countersign.gate;
+
+import dev.countersign.governance.GovernanceCheck;
+import dev.countersign.governance.GovernanceReport;
+import dev.countersign.governance.PolicyFile;
+import dev.countersign.governance.PolicyFinding;
+import dev.countersign.manifest.ManifestFile;
+import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.signing.ManifestPaths;
+import dev.countersign.support.problems.InputProblem;
+import dev.countersign.verification.DocumentVerdict;
+import dev.countersign.verification.ManifestVerifier;
+import dev.countersign.verification.TrustPolicy;
+import dev.countersign.verification.TrustedRoot;
+import java.nio.file.Path;
+import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.InternalProblem;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Supplier;
+
+/**
+ * Use case: the merge gate ({@code countersign check}) over a work tree, typically a pull
+ * request's merge result, as the repository's trust policy describes it:
+ *
+ * <ol>
+ *   <li>every manifest under a signed directory verifies against the policy's signers and keys;
+ *   <li>every manifest under an unsigned directory reads cleanly and obeys
+ *       {@link UnsignedManifestRules};
+ *   <li>the governance policies accept every unsigned manifest.
+ * </ol>
+ *
+ * Every failure is a {@link GateFinding} located by repository-relative file and line; only
+ * configuration that stops the gate from deciding (a missing key file, a malformed governance
+ * policy file, an unreachable trust root) is thrown. Reads files only; the trusted root is
+ * obtained only when keyless signers are configured and there are signed files to verify.
+ */
+public final class MergeGate {
+
+  public static final String RULE_SIGNATURE = "countersign/signature";
+  public static final String RULE_UNREADABLE = "countersign/readable-manifest";
+
+  private final Path repositoryRoot;
+  private final PolicyFile policy;
+  private final ManifestReader reader;
+  private final Supplier<TrustedRoot> trustedRoot;
+
+  /**
+   * @param repositoryRoot the work tree; the policy's directories are relative to it
+   * @param policy the parsed trust policy file
+   * @param reader reads manifests (its size limit applies)
+   * @param trustedRoot supplies the Sigstore trust material; called at most once, and only when
+   *     the policy names keyless signers and some signed file exists
+   */
+  public MergeGate(Path repositoryRoot, PolicyFile policy, ManifestReader reader, Supplier<TrustedRoot> trustedRoot) {
+    this.repositoryRoot = repositoryRoot.toAbsolutePath().normalize();
+    this.policy = policy;
+    this.reader = reader;
+    this.trustedRoot = trustedRoot;
+  }
+
+  public GateReport check() {
+    SignedManifestFormat format = new SignedManifestFormat(policy.annotationDomain(), reader);
+    List<GateFinding> findings = new ArrayList<>();
+
+    // Signed side. The key files are read first, so a broken policy fails before any verdict.
+    TrustPolicy trustPolicy = policy.toTrustPolicy(repositoryRoot);
+    Map<Path, PolicyFile.DirectoryPair> signedFiles = manifestsUnder(true);
+    int signedDocuments = 0;
+    int verified = 0;
+    if (!signedFiles.isEmpty()) {
+      TrustedRoot root = trustPolicy.identities().isEmpty() ? null : trustedRoot.get();
+      ManifestVerifier verifier = new ManifestVerifier(root, trustPolicy, format);
+      for (Map.Entry<Path, SignedOutcome> entry : verifyAll(verifier, signedFiles.keySet()).entrySet()) {
+        SignedOutcome outcome = entry.getValue();
+        if (outcome.unreadable() != null) {
+          findings.add(unreadable(outcome.unreadable(), GateFinding.Check.SIGNATURE));
+          continue;
+        }
+        for (DocumentVerdict verdict : outcome.verdicts()) {
+          signedDocuments++;
+          if (verdict.passed()) {
+            verified++;
+          } else {
+            findings.add(rejected(verdict, signedFiles.get(entry.getKey())));
+          }
+        }
+      }
+    }
+
+    // Unsigned side.
+    UnsignedManifestRules rules = new UnsignedManifestRules(format);
+    List<ManifestFile> readable = new ArrayList<>();
+    Map<Path, PolicyFile.DirectoryPair> unsignedFiles = manifestsUnder(false);
+    int unsignedDocuments = 0;
+    for (Path relative : unsignedFiles.keySet()) {
+      try {
+        ManifestFile file = reader.read(repositoryRoot.resolve(relative), relative);
+        readable.add(file);
+        unsignedDocuments += file.documents().size();
+        findings.addAll(rules.check(file));
+      } catch (InputProblem problem) {
+        findings.add(unreadable(problem, GateFinding.Check.MANIFEST));
+      }
+    }
+
+    int policies = 0;
+    if (!policy.governance().policies().isEmpty()) {
+      GovernanceReport governance = new GovernanceCheck(repositoryRoot, policy).check(readable);
+      policies = governance.policiesApplied();
+      for (PolicyFinding finding : governance.findings()) {
+        findings.add(new GateFinding(finding.file(), finding.line(), GateFinding.Check.GOVERNANCE, finding.ruleId(),
+            finding.object(), finding.message(),
+            finding.severity() == PolicyFinding.Severity.ERROR ? GateFinding.Severity.ERROR : GateFinding.Severity.WARNING));
+      }
+    }
+    return new GateReport(findings, signedFiles.size(), signedDocuments, verified, unsignedFiles.size(),
+        unsignedDocuments, policies);
+  }
+
+  /** The verdicts on one signed file, or why it could not be read. */
+  private record SignedOutcome(List<DocumentVerdict> verdicts, InputProblem unreadable) {}
+
+  /**
+   * Reads and verifies the signed files in parallel (verification is CPU-bound: signature, chain
+   * and log-entry checks), one task per file, and returns the outcomes in input order. Files are
+   * named by their repository-relative path, also in reader messages.
+   */
+  private Map<Path, SignedOutcome> verifyAll(ManifestVerifier verifier, Collection<Path> files) {
+    int threads = Math.max(1, Math.min(files.size(), java.lang.Runtime.getRuntime().availableProcessors()));
+    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
+      Thread thread = new Thread(runnable, "countersign-check");
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      Map<Path, Future<SignedOutcome>> futures = new LinkedHashMap<>();
+      for (Path relative : files) {
+        futures.put(relative, pool.submit(() -> {
+          ManifestFile file;
+          try {
+            file = reader.read(repositoryRoot.resolve(relative), relative);
+          } catch (InputProblem problem) {
+            return new SignedOutcome(List.of(), problem);
+          }
+          return new SignedOutcome(verifier.verify(file), null);
+        }));
+      }
+      Map<Path, SignedOutcome> outcomes = new LinkedHashMap<>();
+      for (Map.Entry<Path, Future<SignedOutcome>> future : futures.entrySet()) {
+        outcomes.put(future.getKey(), await(future.getValue()));
+      }
+      return outcomes;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static SignedOutcome await(Future<SignedOutcome> future) {
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof CountersignException problem) {
+        throw problem;
+      }
+      throw new InternalProblem("Verification failed unexpectedly while checking signed manifests: " + e.getCause(), null,
+          e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InternalProblem("Interrupted while checking signed manifests", null, e);
+    }
+  }
+
+  /** Repository-relative manifest paths under every signed (or unsigned) directory, with their pair. */
+  private Map<Path, PolicyFile.DirectoryPair> manifestsUnder(boolean signed) {
+    Map<Path, PolicyFile.DirectoryPair> files = new LinkedHashMap<>();
+    for (PolicyFile.DirectoryPair pair : policy.directories()) {
+      Path dir = repositoryRoot.resolve(signed ? pair.signed() : pair.unsigned());
+      for (Path file : ManifestPaths.under(dir)) {
+        files.putIfAbsent(repositoryRoot.relativize(file.toAbsolutePath().normalize()), pair);
+      }
+    }
+    return files;
+  }
+
+  private GateFinding rejected(DocumentVerdict verdict, PolicyFile.DirectoryPair pair) {
+    Path source = pair.unsigned().resolve(pair.signed().relativize(verdict.file()));
+    return new GateFinding(verdict.file(), verdict.line(), GateFinding.Check.SIGNATURE, RULE_SIGNATURE,
+        verdict.description(),
+        Messages.withHint(verdict.reason(),
+            "perhaps you should undo the change here and make it in " + slashes(source)
+                + " instead; files under " + slashes(pair.signed()) + "/ are written only by the signing workflow"),
+        GateFinding.Severity.ERROR);
+  }
+
+  private static GateFinding unreadable(InputProblem problem, GateFinding.Check check) {
+    return new GateFinding(problem.file(), problem.line().orElse(0), check, RULE_UNREADABLE, "",
+        Messages.of(problem), GateFinding.Severity.ERROR);
+  }
+
+  private static String slashes(Path path) {
+    return path.toString().replace('\\', '/');
+  }
+}

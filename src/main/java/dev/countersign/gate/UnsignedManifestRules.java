@@ -1,0 +1,152 @@
+package dev.countersign.gate;
+
+import dev.countersign.manifest.AnnotationDomain;
+import dev.countersign.manifest.ManifestDocument;
+import dev.countersign.manifest.ManifestFile;
+import dev.countersign.manifest.SignedManifestFormat;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What an unsigned manifest must satisfy so that the signing workflow can sign it and the cluster
+ * can apply the result: one named object per document, no signature annotations of the policy's
+ * domain yet, and a signed form whose annotations fit Kubernetes' limit. (Parsing, duplicate keys
+ * and {@code apiVersion}/{@code kind} are the reader's job.) Stateless and thread-safe.
+ */
+public final class UnsignedManifestRules {
+
+  /** Kubernetes' limit on the total size of one object's annotations (keys plus values). */
+  public static final long ANNOTATION_LIMIT_BYTES = 256 * 1024;
+
+  /**
+   * Room left for the per-set annotations besides the message: the signature (about 100 bytes),
+   * and for keyless signing the gzipped certificate and Rekor bundle (together 2-3 KiB).
+   */
+  public static final long SIGNATURE_ALLOWANCE_BYTES = 4 * 1024;
+
+  public static final String RULE_NAME = "countersign/object-name";
+  public static final String RULE_LIST = "countersign/one-object-per-document";
+  public static final String RULE_PRESET = "countersign/no-preset-signature";
+  public static final String RULE_SIZE = "countersign/annotation-size";
+
+  private final SignedManifestFormat format;
+  private final AnnotationDomain domain;
+
+  public UnsignedManifestRules(SignedManifestFormat format) {
+    this.format = format;
+    this.domain = format.domain();
+  }
+
+  /** Every rule over every document of {@code file}; findings name it by its display path. */
+  public List<GateFinding> check(ManifestFile file) {
+    List<GateFinding> findings = new ArrayList<>();
+    for (ManifestDocument document : file.documents()) {
+      objectShape(file, document).ifPresent(findings::add);
+      presetSignature(file, document).ifPresent(findings::add);
+    }
+    annotationSize(file).ifPresent(findings::add);
+    return findings;
+  }
+
+  /**
+   * The estimated size of the annotations of the largest signed object of {@code file}: its own
+   * annotations, plus the message annotation (the gzipped, base64-encoded message of the whole
+   * file, which every document carries), plus {@link #SIGNATURE_ALLOWANCE_BYTES}.
+   */
+  public long estimatedAnnotationBytes(ManifestFile file) {
+    byte[] message = format.message(file.documents());
+    String encodedMessage =
+        format.annotations(message, 0, new byte[0], Optional.empty(), Optional.empty()).get(domain.message());
+    long messageBytes = utf8Length(domain.message()) + utf8Length(encodedMessage);
+    long largestOwn = 0;
+    for (ManifestDocument document : file.documents()) {
+      largestOwn = Math.max(largestOwn, ownAnnotationBytes(document));
+    }
+    return largestOwn + messageBytes + SIGNATURE_ALLOWANCE_BYTES;
+  }
+
+  private Optional<GateFinding> objectShape(ManifestFile file, ManifestDocument document) {
+    Object items = document.content().get("items");
+    if (document.kind().endsWith("List") && items instanceof List<?>) {
+      return Optional.of(error(file, document.line(), RULE_LIST, document.describe(),
+          "is a " + document.kind() + " holding " + ((List<?>) items).size()
+              + " objects, but countersign signs one object per document",
+          "perhaps you should write each item as its own document, separated by ---"));
+    }
+    if (document.name().isEmpty()) {
+      int line = document.lineOf("metadata");
+      String what = document.metadata().containsKey("generateName")
+          ? "has metadata.generateName but no metadata.name; a signed object needs a fixed name"
+          : "has no metadata.name";
+      return Optional.of(error(file, line, RULE_NAME, document.kind(), what,
+          "perhaps you should add metadata.name; verification pairs each object with its signed copy by kind and name"));
+    }
+    return Optional.empty();
+  }
+
+  private Optional<GateFinding> presetSignature(ManifestFile file, ManifestDocument document) {
+    Object annotations = document.metadata().get("annotations");
+    if (!(annotations instanceof Map<?, ?> map)) {
+      return Optional.empty();
+    }
+    List<String> preset = new ArrayList<>();
+    for (Object key : map.keySet()) {
+      if (domain.isSignatureAnnotation(String.valueOf(key))) {
+        preset.add(String.valueOf(key));
+      }
+    }
+    if (preset.isEmpty()) {
+      return Optional.empty();
+    }
+    int line = document.lineOf("metadata.annotations." + preset.get(0));
+    return Optional.of(error(file, line, RULE_PRESET, document.describe(),
+        "already carries the signature annotation" + (preset.size() > 1 ? "s " : " ") + String.join(", ", preset)
+            + " in an unsigned directory",
+        "perhaps you should remove " + (preset.size() > 1 ? "them" : "it")
+            + "; the signing workflow adds signatures after merge, and a pre-set one would be signed over or kept unreviewed"));
+  }
+
+  private Optional<GateFinding> annotationSize(ManifestFile file) {
+    long estimate = estimatedAnnotationBytes(file);
+    if (estimate <= ANNOTATION_LIMIT_BYTES) {
+      return Optional.empty();
+    }
+    int documents = file.documents().size();
+    return Optional.of(error(file, file.documents().get(0).line(), RULE_SIZE, "",
+        "once signed, each object would carry about " + kib(estimate) + " KiB of annotations (the compressed message of all "
+            + documents + " document" + (documents == 1 ? "" : "s") + " is copied into every one), over Kubernetes' "
+            + kib(ANNOTATION_LIMIT_BYTES) + " KiB limit, so the cluster would refuse it",
+        "perhaps you should split " + file.displayPath().toString().replace('\\', '/')
+            + " into smaller files (each file is signed as one message)"));
+  }
+
+  private long ownAnnotationBytes(ManifestDocument document) {
+    Object annotations = document.metadata().get("annotations");
+    long total = 0;
+    if (annotations instanceof Map<?, ?> map) {
+      for (Map.Entry<?, ?> entry : map.entrySet()) {
+        String key = String.valueOf(entry.getKey());
+        if (!domain.isSignatureAnnotation(key)) {
+          total += utf8Length(key) + utf8Length(String.valueOf(entry.getValue()));
+        }
+      }
+    }
+    return total;
+  }
+
+  private static long kib(long bytes) {
+    return (bytes + 1023) / 1024;
+  }
+
+  private static long utf8Length(String text) {
+    return text.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  private static GateFinding error(ManifestFile file, int line, String rule, String object, String what, String hint) {
+    return new GateFinding(file.displayPath(), Math.max(0, line), GateFinding.Check.MANIFEST, rule, object,
+        Messages.withHint(what, hint), GateFinding.Severity.ERROR);
+  }
+}

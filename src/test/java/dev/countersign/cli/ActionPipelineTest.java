@@ -1,0 +1,311 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.countersign.git.GitFixture;
+import dev.countersign.support.ExitCode;
+import dev.countersign.testing.RequiresSigstoreStack;
+import dev.countersign.testing.SigstoreTestStack;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The merged-PR pipeline end to end, as the GitHub Action runs it: a bare "origin", a clone as
+ * the workspace, an event payload from a real delivery, the Action's INPUT_* and GITHUB_*
+ * environment, keyless signing against the loopback Sigstore stack, and strict verification of
+ * what lands on origin.
+ */
+@RequiresSigstoreStack
+class ActionPipelineTest {
+
+  private static final String TOKEN = "ghs_pipelineTestToken0123456789abcdef";
+  private static final String EVENTS = "/action/events/";
+
+  private final SigstoreTestStack stack;
+  @TempDir Path tmp;
+  private GitFixture git;
+
+  ActionPipelineTest(SigstoreTestStack stack) {
+    this.stack = stack;
+  }
+
+  @BeforeEach
+  void origin() throws Exception {
+    git = new GitFixture(tmp.resolve("git"));
+    git.commitToOrigin("main", Map.of(
+        "unsigned/egress/payments.yaml", networkPolicy("payments-egress"),
+        "unsigned/config/flags.yaml", configMap("flags", "on"),
+        "unsigned/multi.yaml", configMap("first", "1") + "---\n" + configMap("second", "2"),
+        "README.md", "not a manifest\n"), Set.of(), "add manifests");
+  }
+
+  @Test
+  void mergedPullRequest_signsMovesCommitsAndPushesOnce_thenSecondRunIsNoop() throws Exception {
+    int commitsBefore = git.originCommitCount("main");
+    Path ws = git.clone("ws", 1, true);
+
+    CliRun run = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(0);
+    assertThat(git.originCommitCount("main")).isEqualTo(commitsBefore + 1);
+    SortedMap<String, String> files = git.originFiles("main");
+    assertThat(files.keySet()).containsExactly(
+        "README.md", "signed/config/flags.yaml", "signed/egress/payments.yaml", "signed/multi.yaml");
+    assertThat(git.originCommit("main").getFullMessage()).contains("Countersign-Run: 4242");
+
+    // Every signed file verifies for exactly the workflow identity in the stack's token.
+    Path checkout = materialize(files, tmp.resolve("verify"));
+    CliRun verify = verify(checkout.resolve("signed"), stack.identitySan());
+    assertThat(verify.exitCode()).as(verify.all()).isEqualTo(0);
+    assertThat(verify.out()).contains("4 verified, 0 rejected");
+    assertThat(verify(checkout.resolve("signed"),
+        "https://github.com/octo-org/octo-repo/.github/workflows/other.yml@refs/heads/main").exitCode())
+        .isEqualTo(ExitCode.REJECTED.code());
+
+    // Outputs and summary.
+    String outputs = Files.readString(tmp.resolve("output"));
+    assertThat(outputs).contains("result=pushed\n")
+        .contains("commit-sha=" + git.originHead("main") + "\n")
+        .containsPattern("signed-files<<ghadelimiter_[^\\n]+\\nsigned/config/flags.yaml\\nsigned/egress/payments.yaml\\nsigned/multi.yaml\\n");
+    String summary = Files.readString(tmp.resolve("summary"));
+    assertThat(summary).contains("| manifest | result | message digest | signer | Rekor log index |")
+        .contains("| signed/egress/payments.yaml | signed | sha256:")
+        .contains(stack.identitySan());
+    assertThat(run.out()).contains("::group::");
+    assertNoTokenLeak(run);
+
+    // Second run on the same state: countersign's own commit is the head.
+    String signedHead = git.originHead("main");
+    Files.delete(tmp.resolve("output"));
+    CliRun again = CliRun.run(actionEnv(git.clone("ws2", 1, true), "pull_request", mergedPullRequestEvent()), "action");
+    assertThat(again.exitCode()).as(again.all()).isEqualTo(0);
+    assertThat(Files.readString(tmp.resolve("output"))).contains("result=noop\n");
+    assertThat(git.originHead("main")).isEqualTo(signedHead);
+  }
+
+  @Test
+  void scheduledRun_whenEverythingIsAlreadySigned_isNoopWithoutSigning() throws Exception {
+    CliRun first = CliRun.run(actionEnv(git.clone("ws", 1, true), "workflow_dispatch", event("workflow_dispatch.octokit.json")),
+        "action");
+    assertThat(first.exitCode()).as(first.all()).isEqualTo(0);
+    // Someone else commits after countersign, so the loop guard does not apply; nothing is unsigned.
+    git.commitToOrigin("main", Map.of("README.md", "changed\n"), Set.of(), "docs");
+    String head = git.originHead("main");
+    stack.resetStats();
+
+    CliRun again = CliRun.run(actionEnv(git.clone("ws2", 1, true), "schedule", event("schedule.minimal.json")), "action");
+
+    assertThat(again.exitCode()).as(again.all()).isEqualTo(0);
+    assertThat(Files.readString(tmp.resolve("output"))).contains("result=noop\n");
+    assertThat(git.originHead("main")).isEqualTo(head);
+    assertThat(stack.stats().certificates()).isZero();
+    assertThat(stack.stats().tokens()).isZero();
+  }
+
+  @Test
+  void concurrentCommitOnOrigin_beforePush_isFetchedAndTheRunStillLands() throws Exception {
+    Path ws = git.clone("ws", 1, true);
+    // Lands after checkout, before countersign pushes: the first push is rejected.
+    git.commitToOrigin("main", Map.of("unsigned/late.yaml", configMap("late", "x"), "docs/notes.md", "n\n"), Set.of(), "concurrent");
+
+    CliRun run = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(0);
+    SortedMap<String, String> files = git.originFiles("main");
+    assertThat(files).containsKeys("docs/notes.md", "signed/late.yaml", "signed/multi.yaml");
+    assertThat(files.keySet()).noneMatch(p -> p.startsWith("unsigned/"));
+    assertThat(verify(materialize(files, tmp.resolve("v")).resolve("signed"), stack.identitySan()).exitCode()).isZero();
+  }
+
+  @Test
+  void twoRunsStartedConcurrently_onDifferentNewFiles_bothEndSignedOnOrigin() throws Exception {
+    CliRun first = CliRun.run(actionEnv(git.clone("ws0", 1, true), "workflow_dispatch", event("workflow_dispatch.octokit.json")), "action");
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    git.commitToOrigin("main", Map.of("unsigned/a.yaml", configMap("a", "1")), Set.of(), "add a");
+    Path wsA = git.clone("wsA", 1, true);
+    git.commitToOrigin("main", Map.of("unsigned/b.yaml", configMap("b", "2")), Set.of(), "add b");
+    Path wsB = git.clone("wsB", 1, true);
+
+    String dispatch = event("workflow_dispatch.octokit.json");
+    CompletableFuture<CliRun> a = CompletableFuture.supplyAsync(
+        () -> CliRun.run(actionEnv(wsA, "workflow_dispatch", dispatch, "outA"), "action"));
+    CompletableFuture<CliRun> b = CompletableFuture.supplyAsync(
+        () -> CliRun.run(actionEnv(wsB, "workflow_dispatch", dispatch, "outB"), "action"));
+
+    assertThat(a.get().exitCode()).as(a.get().all()).isZero();
+    assertThat(b.get().exitCode()).as(b.get().all()).isZero();
+    SortedMap<String, String> files = git.originFiles("main");
+    assertThat(files).containsKeys("signed/a.yaml", "signed/b.yaml");
+    assertThat(files.keySet()).noneMatch(p -> p.startsWith("unsigned/"));
+    assertThat(verify(materialize(files, tmp.resolve("v")).resolve("signed"), stack.identitySan()).exitCode()).isZero();
+  }
+
+  @Test
+  void rekorFailsMidRun_exitsRemote_originUnchanged_unsignedIntact_thenRerunSucceeds() throws Exception {
+    String before = git.originHead("main");
+    Path ws = git.clone("ws", 1, true);
+    Map<String, String> unsignedBefore = readTree(ws.resolve("unsigned"));
+    stack.injectFault("{\"rekor\":{\"after\":1,\"status\":503}}");
+    CliRun failed;
+    try {
+      failed = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+    } finally {
+      stack.clearFaults();
+    }
+
+    assertThat(failed.exitCode()).as(failed.all()).isEqualTo(ExitCode.REMOTE.code());
+    assertThat(failed.err()).contains("Rekor");
+    assertThat(git.originHead("main")).isEqualTo(before);
+    assertThat(readTree(ws.resolve("unsigned"))).isEqualTo(unsignedBefore);
+    assertThat(ws.resolve("signed")).doesNotExist();
+    assertNoTokenLeak(failed);
+
+    CliRun rerun = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+    assertThat(rerun.exitCode()).as(rerun.all()).isZero();
+    assertThat(git.originFiles("main").keySet()).noneMatch(p -> p.startsWith("unsigned/"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "pull_request.closed.not-merged.octokit.json, pull_request, 0, closed without merging",
+    "pull_request.opened.octokit.json, pull_request, 0, opened",
+    "push.octokit.json, push, 0, tag",
+    "pull_request.closed.merged.from-fork.reallyfastci.json, pull_request_target, 3, pull_request_target",
+  })
+  void negativeEvents_signNothing_andNeverPrintTheToken(String fixture, String eventName, int exitCode, String reasonWord)
+      throws Exception {
+    String before = git.originHead("main");
+    stack.resetStats();
+
+    CliRun run = CliRun.run(actionEnv(git.clone("ws", 1, true), eventName, event(fixture)), "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(exitCode);
+    assertThat(run.all()).contains(reasonWord);
+    assertThat(git.originHead("main")).isEqualTo(before);
+    assertThat(stack.stats().certificates()).isZero();
+    assertThat(stack.stats().logEntries()).isZero();
+    assertNoTokenLeak(run);
+  }
+
+  // --- helpers ---
+
+  /** The token may appear only in the ::add-mask:: command that tells the runner to hide it. */
+  private static void assertNoTokenLeak(CliRun run) {
+    List<String> leaks = run.all().lines()
+        .filter(line -> line.contains(TOKEN) && !line.equals("::add-mask::" + TOKEN))
+        .toList();
+    assertThat(leaks).isEmpty();
+    assertThat(run.out()).startsWith("::add-mask::" + TOKEN);
+  }
+
+  private Map<String, String> actionEnv(Path ws, String eventName, String eventJson) {
+    return actionEnv(ws, eventName, eventJson, "output");
+  }
+
+  private Map<String, String> actionEnv(Path ws, String eventName, String eventJson, String outputName) {
+    try {
+      Path eventFile = Files.createTempFile(tmp, "event", ".json");
+      Files.writeString(eventFile, eventJson);
+      Map<String, String> env = new HashMap<>(stack.githubEnv());
+      env.put("GITHUB_ACTIONS", "true");
+      env.put("GITHUB_EVENT_NAME", eventName);
+      env.put("GITHUB_EVENT_PATH", eventFile.toString());
+      env.put("GITHUB_WORKSPACE", ws.toString());
+      env.put("GITHUB_REPOSITORY", "octo-org/octo-repo");
+      env.put("GITHUB_REF", "refs/heads/main");
+      env.put("GITHUB_RUN_ID", "4242");
+      env.put("GITHUB_OUTPUT", tmp.resolve(outputName).toString());
+      env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
+      env.put("INPUT_TOKEN", TOKEN);
+      env.put("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString());
+      env.put("INPUT_SIGNING_CONFIG", stack.signingConfig().toString());
+      env.put("INPUT_COMMAND", "");
+      env.put("INPUT_DRY_RUN", "false");
+      return env;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private CliRun verify(Path dir, String san) {
+    return CliRun.run(Map.of(), "verify", "--trusted-root", stack.trustedRoot().toString(),
+        "--certificate-identity", san, "--certificate-oidc-issuer", stack.identityIssuer(), dir.toString());
+  }
+
+  private static String event(String fixture) throws IOException {
+    try (var in = ActionPipelineTest.class.getResourceAsStream(EVENTS + fixture)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** The real merged-PR delivery, adapted: its base branch is this origin's main. */
+  private static String mergedPullRequestEvent() throws IOException {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode payload = (ObjectNode) json.readTree(event("pull_request.closed.merged.from-fork.reallyfastci.json"));
+    ((ObjectNode) payload.get("pull_request").get("base")).put("ref", "main");
+    return json.writeValueAsString(payload);
+  }
+
+  private static Path materialize(SortedMap<String, String> files, Path dir) throws IOException {
+    for (Map.Entry<String, String> f : files.entrySet()) {
+      Path p = dir.resolve(f.getKey());
+      Files.createDirectories(p.getParent() == null ? dir : p.getParent());
+      Files.writeString(p, f.getValue());
+    }
+    return dir;
+  }
+
+  private static Map<String, String> readTree(Path dir) throws IOException {
+    try (var walk = Files.walk(dir)) {
+      List<Path> files = walk.filter(Files::isRegularFile).toList();
+      Map<String, String> result = new HashMap<>();
+      for (Path f : files) {
+        result.put(dir.relativize(f).toString(), Files.readString(f));
+      }
+      return result;
+    }
+  }
+
+  static String configMap(String name, String value) {
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n  namespace: apps\ndata:\n  value: \"" + value + "\"\n";
+  }
+
+  static String networkPolicy(String name) {
+    return String.join("\n",
+        "apiVersion: networking.k8s.io/v1",
+        "kind: NetworkPolicy",
+        "metadata:",
+        "  name: " + name,
+        "  namespace: payments",
+        "spec:",
+        "  podSelector:",
+        "    matchLabels:",
+        "      app: payments",
+        "  policyTypes: [Egress]",
+        "  egress:",
+        "    - to:",
+        "        - ipBlock:",
+        "            cidr: 203.0.113.0/24",
+        "      ports:",
+        "        - protocol: TCP",
+        "          port: 443",
+        "");
+  }
+}

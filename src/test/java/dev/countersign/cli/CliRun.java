@@ -1,0 +1,25 @@
+package dev.countersign.cli;
+
+import dev.countersign.support.Env;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Clock;
+import java.util.Map;
+
+/** Runs the CLI in-process, as the Action entry point does, and captures what a user would see. */
+record CliRun(int exitCode, String out, String err) {
+
+  static CliRun run(Map<String, String> env, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code;
+    try (PrintWriter o = new PrintWriter(out); PrintWriter e = new PrintWriter(err)) {
+      code = Main.run(Runtime.of(Env.of(env), Clock.systemUTC(), o, e), args);
+    }
+    return new CliRun(code, out.toString(), err.toString());
+  }
+
+  String all() {
+    return out + err;
+  }
+}
