@@ -41,6 +41,18 @@ class EcdsaVerificationTest {
   }
 
   @Test
+  void verify_repeatedTriple_staysValidAndAChangedSignatureStillFails() {
+    ECPublicKey key = (ECPublicKey) pair.getPublic();
+    assertThat(EcdsaVerification.verify(key, data, signature)).contains(true);
+    assertThat(EcdsaVerification.verify(key, data, signature)).contains(true);
+    byte[] changed = signature.clone();
+    changed[changed.length - 1] ^= 0x01;
+    assertThat(EcdsaVerification.verify(key, data, changed)).contains(false);
+    byte[] otherData = (new String(data, StandardCharsets.UTF_8) + "x").getBytes(StandardCharsets.UTF_8);
+    assertThat(EcdsaVerification.verify(key, otherData, signature)).contains(false);
+  }
+
+  @Test
   void verify_otherKey_rejects() throws Exception {
     assertThat(EcdsaVerification.verify((ECPublicKey) generate().getPublic(), data, signature)).contains(false);
   }
