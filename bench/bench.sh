@@ -81,7 +81,7 @@ trap cleanup EXIT
 table="$work/table.md"
 log() { echo "bench: $*" >&2; }
 row() { echo "$*" >>"$table"; }
-row "| scenario | latency ms | N | wall s | manifests/s | vs baseline | certificates | log entries | peak RSS MB |"
+row "| scenario | latency ms | N | wall s | manifests/s | speed-up vs baseline | certificates | log entries | peak RSS MB |"
 row "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -197,7 +197,7 @@ bench_keyless() { # latency n
     stats_read
     base_ms=$((WALL_MS * n / k))
     if ((k < n)); then CERTS="$CERTS (x$n/$k)"; ENTRIES="$ENTRIES (x$n/$k)"; fi
-    ratio=$(awk -v b="$base_ms" -v c="${countersign_ms[$latency/$n]}" 'BEGIN { printf "%.1fx faster", b / c }')
+    ratio=$(awk -v b="$base_ms" -v c="${countersign_ms[$latency/$n]}" 'BEGIN { printf "%.1fx", b / c }')
     log "baseline    L=$latency N=$n: $(fmt_s "$base_ms") s${k:+ }$( ((k < n)) && echo "(extrapolated from $k)")"
   fi
   row "| ${cs_row[0]} | ${cs_row[1]} | ${cs_row[2]} | $(fmt_s "${cs_row[3]}") | $(rate "$n" "${cs_row[3]}") | $ratio | ${cs_row[4]} | ${cs_row[5]} | $(mb "${cs_row[6]}") |"
