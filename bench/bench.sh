@@ -5,7 +5,11 @@
 #
 #   bench/bench.sh [--sizes "1 50 500"] [--latencies "0 150"] [--baseline-sample K]
 #                  [--verify-n 10000] [--rss-n 5000] [--repeat 5] [--skip-baseline]
-#                  [--only sign|offline] [--results FILE]
+#                  [--only sign|offline] [--runtime DIR] [--results FILE]
+#
+# --runtime DIR measures the runtime the container ships (built by .ci/build-runtime.sh DIR):
+# its jlinked java, its jar and the launcher flags in DIR/jvm.options (AppCDS archive included).
+# Without it: `java -jar target/countersign.jar` with no flags.
 #
 # What it measures, per latency L in --latencies (a fresh stack with --latency-ms L each):
 #   countersign   `countersign run --no-push` in a clone (bare origin + clone) whose unsigned/
@@ -34,6 +38,7 @@ JAVA="${JAVA:-java}"
 JAR="${COUNTERSIGN_JAR:-$repo_root/target/countersign.jar}"
 STACK_DIR="${SIGSTORE_STACK_DIR:-$repo_root/target/sigstore-test-stack}"
 read -r -a EXTRA_JAVA_OPTS <<<"${COUNTERSIGN_JAVA_OPTS:-}"
+runtime=""
 
 sizes="1 50 500"
 latencies="0 150"
@@ -56,12 +61,20 @@ while (($#)); do
     --skip-baseline) skip_baseline=1; shift ;;
     --only) only="$2"; shift 2 ;;
     --results) results="$2"; shift 2 ;;
+    --runtime) runtime="$(cd "$2" && pwd)"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 
 die() { echo "bench: $*" >&2; exit 1; }
+if [[ -n "$runtime" ]]; then
+  [[ -f "$runtime/jvm.options" ]] || die "$runtime is not a runtime built by .ci/build-runtime.sh"
+  JAVA="$runtime/jre/bin/java"
+  JAR="$runtime/app/countersign.jar"
+  mapfile -t launcher_opts <"$runtime/jvm.options"
+  EXTRA_JAVA_OPTS=("${launcher_opts[@]}" "${EXTRA_JAVA_OPTS[@]}")
+fi
 [[ -f "$JAR" ]] || die "no $JAR; build it first: mvn -B -q -o -DskipTests package"
 [[ -f "$STACK_DIR/server.mjs" && -d "$STACK_DIR/node_modules" ]] \
   || die "no test stack in $STACK_DIR; install it first: bash .ci/install-test-stack"
@@ -248,6 +261,27 @@ bench_offline() {
   local med; med=$(printf '%s\n' "${runs[@]}" | median)
   row "| \`countersign --version\` (median of $repeat) | - | - | $(fmt_s "$med") | - | - | - | - | $(mb "$RSS_KB") |"
   log "--version: median $(fmt_s "$med") s (${runs[*]} ms)"
+  if [[ -n "$runtime" ]]; then
+    # The same start without the AppCDS archive, and with the plain JDK and jar (no flags).
+    local variant label cmd
+    for variant in no-appcds plain-jdk; do
+      if [[ "$variant" == no-appcds ]]; then
+        label="\`--version\`, shipped runtime without the AppCDS archive"
+        cmd=("$JAVA" $(grep -v SharedArchiveFile "$runtime/jvm.options") -jar "$JAR")
+      else
+        label="\`--version\`, system JDK \`java -jar target/countersign.jar\`"
+        cmd=(java -jar "$repo_root/target/countersign.jar")
+      fi
+      runs=()
+      for _ in $(seq 1 "$repeat"); do
+        measure "$dir/version.log" "${cmd[@]}" --version
+        runs+=("$WALL_MS")
+      done
+      med=$(printf '%s\n' "${runs[@]}" | median)
+      row "| $label (median of $repeat) | - | - | $(fmt_s "$med") | - | - | - | - | $(mb "$RSS_KB") |"
+      log "--version ($variant): median $(fmt_s "$med") s (${runs[*]} ms)"
+    done
+  fi
 
   if ((verify_n > 0)); then
     cs
@@ -265,6 +299,7 @@ bench_offline() {
 }
 
 # ---- main ----------------------------------------------------------------------------------------
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 log "scratch: $work; jar: $JAR; java: $("$JAVA" -version 2>&1 | head -1); cores: $(nproc)"
 if [[ "$only" == all || "$only" == sign ]]; then
   for latency in $latencies; do
@@ -282,7 +317,8 @@ fi
 {
   echo
   echo "countersign benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $("$JAVA" -version 2>&1 | head -1)"
-  echo "command: bench/bench.sh --sizes \"$sizes\" --latencies \"$latencies\" --baseline-sample $baseline_sample --verify-n $verify_n --rss-n $rss_n --repeat $repeat$( ((skip_baseline)) && echo ' --skip-baseline')${COUNTERSIGN_JAVA_OPTS:+ (COUNTERSIGN_JAVA_OPTS=$COUNTERSIGN_JAVA_OPTS)}"
+  echo "load average before/after: $load_before / $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "command: bench/bench.sh --sizes \"$sizes\" --latencies \"$latencies\" --baseline-sample $baseline_sample --verify-n $verify_n --rss-n $rss_n --repeat $repeat$( ((skip_baseline)) && echo ' --skip-baseline')${runtime:+ --runtime $runtime}${COUNTERSIGN_JAVA_OPTS:+ (COUNTERSIGN_JAVA_OPTS=$COUNTERSIGN_JAVA_OPTS)}"
   echo
   cat "$table"
 } | tee -a "${results:-/dev/null}"
