@@ -76,11 +76,16 @@ done
 #    SerialGC: one GC thread and the smallest footprint; the heap is small and the runs short.
 #    TieredStopAtLevel=1: C1 only; most runs end before C2 would pay off, and C2 competes for
 #      the runner's two cores.
-#    MaxRAMPercentage / Xss: bounded heap (peak RSS) without a fixed -Xmx.
+#    Xms64m + Min/MaxHeapFreeRatio: start small and keep the heap close to the live set; the
+#      default initial heap (1/64 of RAM) is touched by allocation and shows up as RSS.
+#    MaxRAMPercentage: a heap bound that follows the machine, without a fixed -Xmx.
 #    SharedArchiveFile + Xshare:auto: the AppCDS archive below; a stale archive is not an error.
 cat >"$out/jvm.options" <<EOF
 -XX:+UseSerialGC
 -XX:TieredStopAtLevel=1
+-Xms64m
+-XX:MinHeapFreeRatio=10
+-XX:MaxHeapFreeRatio=30
 -XX:MaxRAMPercentage=25
 -XX:SharedArchiveFile=$out/app/countersign.jsa
 -Xshare:auto
