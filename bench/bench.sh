@@ -94,8 +94,8 @@ trap cleanup EXIT
 table="$work/table.md"
 log() { echo "bench: $*" >&2; }
 row() { echo "$*" >>"$table"; }
-row "| scenario | latency ms | N | wall s | manifests/s | speed-up vs baseline | certificates | log entries | peak RSS MB |"
-row "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+row "| scenario | latency ms | N | wall s | manifests/s | speed-up vs baseline | certificates | log entries | peak RSS MB | CPU s |"
+row "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 fmt_s() { awk -v ms="$1" 'BEGIN { printf "%.2f", ms / 1000 }'; }
@@ -112,6 +112,8 @@ measure() {
   t1=$(now_ms)
   WALL_MS=$((t1 - t0))
   RSS_KB=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time.txt")
+  # CPU seconds (user + system, children included): steadier than wall time on a shared machine.
+  CPU_S=$(awk -F': ' '/User time|System time/ { t += $2 } END { printf "%.1f", t }' "$work/time.txt")
   if ((status != 0)); then
     log "command failed ($status): $*"; tail -20 "$out" >&2; exit 1
   fi
@@ -190,7 +192,7 @@ bench_keyless() { # latency n
   ((signed == n && left == 0 && after == before + 1)) \
     || { tail -20 "$dir/run.log" >&2; die "run did not sign+move+commit $n files (signed=$signed left=$left commits=$((after - before)))"; }
   countersign_ms["$latency/$n"]=$WALL_MS
-  cs_row=("countersign run --no-push" "$latency" "$n" "$WALL_MS" "$CERTS" "$ENTRIES" "$RSS_KB")
+  cs_row=("countersign run --no-push" "$latency" "$n" "$WALL_MS" "$CERTS" "$ENTRIES" "$RSS_KB" "$CPU_S")
   log "countersign L=$latency N=$n: $(fmt_s "$WALL_MS") s, certs=$CERTS entries=$ENTRIES, rss=$(mb "$RSS_KB") MB"
 
   local label="per-file node sign.mjs loop" base_ms ratio="-"
@@ -209,13 +211,14 @@ bench_keyless() { # latency n
       done <"$3"' _ "$STACK_DIR" "$stack_out/signing_config.http.json" "$dir/baseline.list"
     stats_read
     base_ms=$((WALL_MS * n / k))
+    base_cpu=$(awk -v c="$CPU_S" -v n="$n" -v k="$k" 'BEGIN { printf "%.1f", c * n / k }')
     if ((k < n)); then CERTS="$CERTS (x$n/$k)"; ENTRIES="$ENTRIES (x$n/$k)"; fi
     ratio=$(awk -v b="$base_ms" -v c="${countersign_ms[$latency/$n]}" 'BEGIN { printf "%.1fx", b / c }')
     log "baseline    L=$latency N=$n: $(fmt_s "$base_ms") s${k:+ }$( ((k < n)) && echo "(extrapolated from $k)")"
   fi
-  row "| ${cs_row[0]} | ${cs_row[1]} | ${cs_row[2]} | $(fmt_s "${cs_row[3]}") | $(rate "$n" "${cs_row[3]}") | $ratio | ${cs_row[4]} | ${cs_row[5]} | $(mb "${cs_row[6]}") |"
+  row "| ${cs_row[0]} | ${cs_row[1]} | ${cs_row[2]} | $(fmt_s "${cs_row[3]}") | $(rate "$n" "${cs_row[3]}") | $ratio | ${cs_row[4]} | ${cs_row[5]} | $(mb "${cs_row[6]}") | ${cs_row[7]} |"
   if ((skip_baseline == 0)); then
-    row "| $label | $latency | $n | $(fmt_s "$base_ms") | $(rate "$n" "$base_ms") | 1.0 (baseline) | $CERTS | $ENTRIES | $(mb "$RSS_KB") |"
+    row "| $label | $latency | $n | $(fmt_s "$base_ms") | $(rate "$n" "$base_ms") | 1.0 (baseline) | $CERTS | $ENTRIES | $(mb "$RSS_KB") | $base_cpu |"
   fi
   rm -rf "$dir"
 }
@@ -232,7 +235,7 @@ bench_noop_and_rss() { # at latency 0
   done
   stats_read
   local med; med=$(printf '%s\n' "${runs[@]}" | median)
-  row "| no-op \`run --no-push\` (nothing in unsigned/, median of $repeat) | 0 | 0 | $(fmt_s "$med") | - | - | $CERTS | $ENTRIES | $(mb "$RSS_KB") |"
+  row "| no-op \`run --no-push\` (nothing in unsigned/, median of $repeat) | 0 | 0 | $(fmt_s "$med") | - | - | $CERTS | $ENTRIES | $(mb "$RSS_KB") | $CPU_S |"
   log "no-op run: median $(fmt_s "$med") s (${runs[*]} ms)"
   rm -rf "$dir"
 
@@ -244,7 +247,7 @@ bench_noop_and_rss() { # at latency 0
     cs; measure "$dir/run.log" env -C "$dir/clone" "${CS[@]}" run --no-push $(keyless_args)
     stats_read
     [[ $(count_yaml "$dir/clone/signed") == "$rss_n" ]] || { tail -20 "$dir/run.log" >&2; die "RSS run did not sign $rss_n files"; }
-    row "| countersign run --no-push (peak RSS run) | 0 | $rss_n | $(fmt_s "$WALL_MS") | $(rate "$rss_n" "$WALL_MS") | - | $CERTS | $ENTRIES | $(mb "$RSS_KB") |"
+    row "| countersign run --no-push (peak RSS run) | 0 | $rss_n | $(fmt_s "$WALL_MS") | $(rate "$rss_n" "$WALL_MS") | - | $CERTS | $ENTRIES | $(mb "$RSS_KB") | $CPU_S |"
     log "RSS run N=$rss_n: $(fmt_s "$WALL_MS") s, rss=$(mb "$RSS_KB") MB"
     rm -rf "$dir"
   fi
@@ -259,7 +262,7 @@ bench_offline() {
     runs+=("$WALL_MS")
   done
   local med; med=$(printf '%s\n' "${runs[@]}" | median)
-  row "| \`countersign --version\` (median of $repeat) | - | - | $(fmt_s "$med") | - | - | - | - | $(mb "$RSS_KB") |"
+  row "| \`countersign --version\` (median of $repeat) | - | - | $(fmt_s "$med") | - | - | - | - | $(mb "$RSS_KB") | $CPU_S |"
   log "--version: median $(fmt_s "$med") s (${runs[*]} ms)"
   if [[ -n "$runtime" ]]; then
     # The same start without the AppCDS archive, and with the plain JDK and jar (no flags).
@@ -278,7 +281,7 @@ bench_offline() {
         runs+=("$WALL_MS")
       done
       med=$(printf '%s\n' "${runs[@]}" | median)
-      row "| $label (median of $repeat) | - | - | $(fmt_s "$med") | - | - | - | - | $(mb "$RSS_KB") |"
+      row "| $label (median of $repeat) | - | - | $(fmt_s "$med") | - | - | - | - | $(mb "$RSS_KB") | $CPU_S |"
       log "--version ($variant): median $(fmt_s "$med") s (${runs[*]} ms)"
     done
   fi
@@ -288,11 +291,11 @@ bench_offline() {
     COSIGN_PASSWORD=bench "${CS[@]}" keygen --output-key-prefix "$dir/bench" >/dev/null
     node "$repo_root/bench/gen-manifests.mjs" "$dir/manifests" "$verify_n"
     COSIGN_PASSWORD=bench measure "$dir/sign.log" "${CS[@]}" sign --key "$dir/bench.key" "$dir/manifests"
-    row "| \`sign --key\` (offline, keyed) | - | $verify_n | $(fmt_s "$WALL_MS") | $(rate "$verify_n" "$WALL_MS") | - | 0 | 0 | $(mb "$RSS_KB") |"
+    row "| \`sign --key\` (offline, keyed) | - | $verify_n | $(fmt_s "$WALL_MS") | $(rate "$verify_n" "$WALL_MS") | - | 0 | 0 | $(mb "$RSS_KB") | $CPU_S |"
     log "keyed sign N=$verify_n: $(fmt_s "$WALL_MS") s"
     # measure fails the benchmark on a non-zero exit, and verify exits 1 if any document is rejected.
     measure "$dir/verify.log" "${CS[@]}" verify --key "$dir/bench.pub" "$dir/manifests"
-    row "| \`verify --key\` (offline) | - | $verify_n | $(fmt_s "$WALL_MS") | $(rate "$verify_n" "$WALL_MS") | - | - | - | $(mb "$RSS_KB") |"
+    row "| \`verify --key\` (offline) | - | $verify_n | $(fmt_s "$WALL_MS") | $(rate "$verify_n" "$WALL_MS") | - | - | - | $(mb "$RSS_KB") | $CPU_S |"
     log "verify N=$verify_n: $(fmt_s "$WALL_MS") s ($(rate "$verify_n" "$WALL_MS") manifests/s)"
   fi
   rm -rf "$dir"
