@@ -84,7 +84,8 @@ public final class ManifestSigningStep implements SigningStep {
     if (!problems.isEmpty()) {
       throw InputProblem.combine(problems);
     }
-    for (SignJob.Outcome outcome : job.sign(items, false, parallelism)) {
+    // No sidecars in the pipeline: let each signature's bundle JSON be collected (memory at large N).
+    for (SignJob.Outcome outcome : job.sign(items, false, parallelism, false)) {
       String target = outcome.item().output().toString();
       entries.put(target, outcome.entry());
       results.add(outcome.signedBytes().<Result>map(bytes -> new Signed(target, bytes)).orElse(new Unchanged(target)));

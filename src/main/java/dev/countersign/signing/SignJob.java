@@ -3,6 +3,7 @@ package dev.countersign.signing;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.RekorBundle;
 import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.support.AtomicWrites;
@@ -83,7 +84,7 @@ public final class SignJob {
 
   /** Reads, signs and writes files as {@code request} says; all or nothing. */
   public SignReport run(SignRequest request) {
-    List<Outcome> outcomes = sign(readItems(request), request.append(), request.parallelism());
+    List<Outcome> outcomes = sign(readItems(request), request.append(), request.parallelism(), request.bundleSidecar());
     AtomicWrites writes = new AtomicWrites();
     List<SignReport.Entry> entries = new ArrayList<>();
     for (Outcome outcome : outcomes) {
@@ -111,10 +112,23 @@ public final class SignJob {
    * @throws UsageProblem when an existing output may not be replaced, or an append is impossible
    */
   public List<Outcome> sign(List<Item> items, boolean append, int parallelism) {
+    return sign(items, append, parallelism, true);
+  }
+
+  /**
+   * As {@link #sign(List, boolean, int)}; with {@code keepSidecars} false every outcome's
+   * {@code sidecarJson} is empty.
+   *
+   * <p>Memory: each signature's material (certificate PEM, Rekor bundle, and the Sigstore bundle
+   * JSON, ~10 KB) is dropped as soon as the signed file is rendered, keeping only what the
+   * report needs; callers that write no sidecar should pass false so that the bundle JSON goes
+   * too. With thousands of manifests this roughly halves the live heap (docs/performance.md).
+   */
+  public List<Outcome> sign(List<Item> items, boolean append, int parallelism, boolean keepSidecars) {
     List<Plan> plans = items.stream().map(item -> plan(item, append)).toList();
     List<Plan> toSign = plans.stream().filter(p -> !p.unchanged()).toList();
     progress.started(toSign.size(), plans.size() - toSign.size());
-    List<Signed> signed = toSign.isEmpty() ? List.of() : signAll(toSign, parallelism);
+    List<Signed> signed = toSign.isEmpty() ? List.of() : signAll(toSign, parallelism, keepSidecars);
     progress.finished();
     java.util.Iterator<Signed> next = signed.iterator();
     List<Outcome> outcomes = new ArrayList<>();
@@ -130,13 +144,14 @@ public final class SignJob {
       Signed s = next.next();
       outcomes.add(new Outcome(plan.item(),
           new SignReport.Entry(input, plan.item().output(), SignReport.Outcome.SIGNED, digest(plan.message()),
-              Optional.of(s.material().signer()), s.material().rekorBundle().map(b -> b.logIndex()), Optional.empty()),
-          Optional.of(s.bytes()), s.material().sigstoreBundleJson()));
+              Optional.of(s.signer()), s.rekorLogIndex(), Optional.empty()),
+          Optional.of(s.bytes()), s.sidecarJson()));
     }
     return outcomes;
   }
 
-  private record Signed(Plan plan, byte[] bytes, SignatureMaterial material) {}
+  /** A rendered signature: only what the outcome needs, so the full material can be collected. */
+  private record Signed(byte[] bytes, String signer, Optional<Long> rekorLogIndex, Optional<String> sidecarJson) {}
 
   /** The sidecar bundle path for a signed manifest: {@code x.yaml} → {@code x.yaml.sigstore.json}. */
   public static Path sidecarFor(Path manifest) {
@@ -216,7 +231,7 @@ public final class SignJob {
     return file.getFileName();
   }
 
-  private List<Signed> signAll(List<Plan> plans, int parallelism) {
+  private List<Signed> signAll(List<Plan> plans, int parallelism, boolean keepSidecars) {
     MessageSigner signer = signerFactory.get();
     int threads = Math.min(parallelism, plans.size());
     ExecutorService pool = Executors.newFixedThreadPool(threads, daemonThreads());
@@ -227,7 +242,7 @@ public final class SignJob {
         futures.add(
             pool.submit(
                 () -> {
-                  Signed result = signOne(signer, plan);
+                  Signed result = signOne(signer, plan, keepSidecars);
                   progress.signed(plan.item().input().displayPath(), done.incrementAndGet(), plans.size());
                   return result;
                 }));
@@ -242,7 +257,7 @@ public final class SignJob {
     }
   }
 
-  private Signed signOne(MessageSigner signer, Plan plan) {
+  private Signed signOne(MessageSigner signer, Plan plan, boolean keepSidecar) {
     SignatureMaterial material = signer.sign(plan.message());
     int index = plan.appendIndex().orElse(0);
     boolean append = plan.appendIndex().isPresent();
@@ -254,7 +269,8 @@ public final class SignJob {
             "message: " + digest(plan.message()),
             "signer: " + material.signer());
     byte[] bytes = format.render(plan.baseDocuments(), annotations, append, header);
-    return new Signed(plan, bytes, material);
+    return new Signed(bytes, material.signer(), material.rekorBundle().map(RekorBundle::logIndex),
+        keepSidecar ? material.sigstoreBundleJson() : Optional.empty());
   }
 
   private static Signed await(Future<Signed> future) {

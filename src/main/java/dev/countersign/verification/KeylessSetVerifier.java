@@ -272,6 +272,13 @@ final class KeylessSetVerifier {
   }
 
   static boolean signatureVerifies(PublicKey key, byte[] data, byte[] signature) {
+    if (key instanceof java.security.interfaces.ECPublicKey ec) {
+      // Performance: BouncyCastle verifies P-256 ~8x faster than JDK 17's SunEC (see EcdsaVerification).
+      Optional<Boolean> fast = EcdsaVerification.verify(ec, data, signature);
+      if (fast.isPresent()) {
+        return fast.get();
+      }
+    }
     String algorithm = key.getAlgorithm().equals("RSA") ? "SHA256withRSA" : "SHA256withECDSA";
     try {
       Signature verifier = Signature.getInstance(algorithm);

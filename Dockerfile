@@ -1,0 +1,35 @@
+# countersign container image: the runtime the GitHub Action runs.
+#
+# Build stage: Maven on a JDK 17 image builds target/countersign.jar + target/lib, then
+# .ci/build-runtime.sh makes a jlinked JRE (only the modules jdeps finds), unsigns the signed
+# third-party jars and writes an AppCDS archive from a training run. Runtime stage: a slim base
+# with that JRE and the jar. Sizes and start times: docs/performance.md.
+#
+# GitHub Actions rules for Docker actions: no USER (the runner mounts the workspace owned by
+# its own user and expects root in the container) and no WORKDIR (the runner sets the working
+# directory to GITHUB_WORKSPACE). Releases publish this image and action.yml refers to it by
+# digest (docker://ghcr.io/...@sha256:...), so jobs pull it instead of rebuilding it.
+
+FROM maven:3.9-eclipse-temurin-17 AS build
+# Dependencies first, so that source edits do not invalidate the downloaded-dependency layer.
+COPY pom.xml /src/pom.xml
+RUN mvn -B -q -f /src/pom.xml dependency:go-offline
+COPY src /src/src
+COPY .ci /src/.ci
+COPY docs/example /src/docs/example
+# The archive records absolute paths: build the runtime where the final stage will have it.
+RUN mvn -B -q -f /src/pom.xml -DskipTests package \
+ && bash /src/.ci/build-runtime.sh /opt/countersign
+
+# glibc (the jlinked JRE is a glibc build) and zlib; the JRE brings its own CA certificates.
+FROM debian:bookworm-slim
+COPY --from=build /opt/countersign /opt/countersign
+# Fail the build if the AppCDS archive cannot be used in this image (-Xshare:on is strict).
+RUN ["/opt/countersign/jre/bin/java", "-Xshare:on", "-XX:SharedArchiveFile=/opt/countersign/app/countersign.jsa", \
+     "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", "/opt/countersign/app/countersign.jar", "--version"]
+# The flags are those of /opt/countersign/jvm.options (written by .ci/build-runtime.sh).
+ENTRYPOINT ["/opt/countersign/jre/bin/java", \
+            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", \
+            "-Xms64m", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-XX:MaxRAMPercentage=25", \
+            "-XX:SharedArchiveFile=/opt/countersign/app/countersign.jsa", "-Xshare:auto", \
+            "-jar", "/opt/countersign/app/countersign.jar"]
