@@ -27,6 +27,17 @@ final class ProgressReporters {
     return SignProgress.NONE;
   }
 
+  /**
+   * For the signing inside {@code run}/{@code promote}: the pipeline already opens a group and
+   * lists every file, so only a terminal gets the live bar (a second, nested group would break
+   * the Actions log).
+   */
+  static SignProgress insidePipeline(Runtime runtime) {
+    return runtime.interactive() && !runtime.env().inGitHubActions()
+        ? new TerminalBar(runtime.err(), runtime.clock())
+        : SignProgress.NONE;
+  }
+
   /** {@code ::group::} with one line per signed file. */
   static final class ActionsLog implements SignProgress {
     private final PrintWriter out;

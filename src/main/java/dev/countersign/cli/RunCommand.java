@@ -123,7 +123,7 @@ final class RunCommand implements Callable<Integer> {
       ReconcileOptions options = options(env, workspace, target, pullRequestMode);
       ManifestSigningStep signingStep = new ManifestSigningStep(format.reader(), format.format(),
           new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
-              ProgressReporters.forRuntime(runtime)),
+              ProgressReporters.insidePipeline(runtime)),
           Math.max(1, parallel), proposedSignatures(env, workspace, options, target, pullRequestMode));
       SigningStep step = noSign ? SigningStep.moveOnly() : signingStep;
       if (noSign) {

@@ -1,5 +1,6 @@
 package dev.countersign.cli;
 
+import dev.countersign.action.Reporter;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
@@ -49,7 +50,9 @@ final class SignCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
-    SignJob job = new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, token -> {}),
+    // In a workflow, the OIDC token is masked the moment it is fetched, before anything is printed.
+    Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
+    SignJob job = new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
         ProgressReporters.forRuntime(runtime));
     SignReport report = job.run(new SignRequest(paths, Optional.ofNullable(out), force, append, bundleSidecar, Math.max(1, parallel)));
     for (SignReport.Entry entry : report.entries()) {
