@@ -89,6 +89,7 @@ class ActionPipelineTest {
         .contains("| signed/egress/payments.yaml | signed | sha256:")
         .contains(stack.identitySan());
     assertThat(run.out()).contains("::group::");
+    assertGroupsAreNotNested(run.out());
     assertNoTokenLeak(run);
 
     // Second run on the same state: countersign's own commit is the head.
@@ -236,6 +237,21 @@ class ActionPipelineTest {
   }
 
   // --- helpers ---
+
+  /** GitHub Actions cannot nest log groups: every ::group:: closes before the next opens. */
+  private static void assertGroupsAreNotNested(String out) {
+    boolean open = false;
+    for (String line : out.lines().toList()) {
+      if (line.startsWith("::group::")) {
+        assertThat(open).as("nested group at " + line).isFalse();
+        open = true;
+      } else if (line.equals("::endgroup::")) {
+        assertThat(open).as("endgroup without group").isTrue();
+        open = false;
+      }
+    }
+    assertThat(open).as("unclosed group").isFalse();
+  }
 
   /** The token may appear only in the ::add-mask:: command that tells the runner to hide it. */
   private static void assertNoTokenLeak(CliRun run) {
