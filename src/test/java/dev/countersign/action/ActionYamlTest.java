@@ -41,6 +41,16 @@ class ActionYamlTest {
   }
 
   @Test
+  void image_isTheReleaseOfThisVersion() throws Exception {
+    java.util.Properties version = new java.util.Properties();
+    try (var in = ActionYamlTest.class.getResourceAsStream("/dev/countersign/version.properties")) {
+      version.load(in);
+    }
+    String release = version.getProperty("version").replace("-SNAPSHOT", "");
+    assertThat(actionYml().get("runs").get("image").asText()).endsWith(":v" + release);
+  }
+
+  @Test
   void tokenDefaultsToTheJobToken_andCommandToRun() throws Exception {
     JsonNode inputs = actionYml().get("inputs");
     assertThat(inputs.get("token").get("default").asText()).isEqualTo("${{ github.token }}");
