@@ -36,7 +36,7 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
       for (InputProblem each : inputs.all()) {
         Annotation at = each.line().map(line -> Annotation.at(each.file().toString(), line))
             .orElseGet(() -> Annotation.at(each.file().toString()));
-        reporter.error(each.getMessage() + each.hint().map(h -> " (" + h.replaceFirst("^, ", "") + ")").orElse(""),
+        reporter.error(each.getMessage() + each.hint().map(h -> " (" + hintText(h) + ")").orElse(""),
             at.withTitle("invalid manifest"));
       }
       runtime.out().flush();
