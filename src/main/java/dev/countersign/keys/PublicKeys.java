@@ -1,5 +1,6 @@
 package dev.countersign.keys;
 
+import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.io.IOException;
@@ -8,11 +9,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.PublicKey;
 import java.security.spec.X509EncodedKeySpec;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -95,16 +93,9 @@ public final class PublicKeys {
 
   /** {@code "sha256:" + hex(sha256(DER SubjectPublicKeyInfo))}: how a keyed signer is named. */
   public static String fingerprint(PublicKey key) {
-    return "sha256:" + HexFormat.of().formatHex(sha256(key.getEncoded()));
+    return "sha256:" + Sha256.hex(key.getEncoded());
   }
 
-  static byte[] sha256(byte[] data) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(data);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
-  }
 
   static byte[] readKeyFile(Path file) {
     try {

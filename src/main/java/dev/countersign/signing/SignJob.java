@@ -1,5 +1,6 @@
 package dev.countersign.signing;
 
+import dev.countersign.support.Sha256;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
@@ -15,11 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -299,10 +297,6 @@ public final class SignJob {
 
   /** {@code sha256:<hex>} of {@code bytes}. */
   public static String digest(byte[] bytes) {
-    try {
-      return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return "sha256:" + Sha256.hex(bytes);
   }
 }

@@ -1,5 +1,6 @@
 package dev.countersign.signing;
 
+import dev.countersign.support.Sha256;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.manifest.RekorBundle;
@@ -23,8 +24,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
@@ -350,10 +349,6 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   }
 
   static byte[] sha256(byte[] message) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(message);
-    } catch (NoSuchAlgorithmException e) {
-      throw new InternalProblem("SHA-256 is not available in this JVM", null, e);
-    }
+    return Sha256.of(message);
   }
 }

@@ -1,5 +1,6 @@
 package dev.countersign.signing;
 
+import dev.countersign.support.Sha256;
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.support.problems.RemoteProblem;
@@ -13,8 +14,6 @@ import dev.sigstore.trustroot.Service;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.PublicKey;
 import java.util.Base64;
 
@@ -47,7 +46,7 @@ public final class TransparencyLog {
    * @throws RemoteProblem when Rekor fails or answers with an entry that is not ours
    */
   public RekorBundle upload(byte[] message, byte[] signature, PublicKey publicKey) {
-    byte[] digest = sha256(message);
+    byte[] digest = Sha256.of(message);
     byte[] keyPem = PublicKeys.toPem(publicKey).getBytes(StandardCharsets.US_ASCII);
     RekorEntry entry;
     try {
@@ -69,11 +68,4 @@ public final class TransparencyLog {
     return new RekorBundle(set, entry.getBody(), entry.getIntegratedTime(), entry.getLogIndex(), entry.getLogID());
   }
 
-  private static byte[] sha256(byte[] bytes) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
 }

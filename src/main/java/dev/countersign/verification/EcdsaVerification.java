@@ -1,8 +1,7 @@
 package dev.countersign.verification;
 
+import dev.countersign.support.Sha256;
 import java.math.BigInteger;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.interfaces.ECPublicKey;
 import java.nio.ByteBuffer;
 import java.util.Optional;
@@ -61,9 +60,9 @@ final class EcdsaVerification {
     if (parameters == null) {
       return Optional.empty();
     }
-    byte[] digest = sha256(data);
+    byte[] digest = Sha256.of(data);
     ByteBuffer triple = ByteBuffer.allocate(32 + digest.length + derSignature.length)
-        .put(sha256(key.getEncoded())).put(digest).put(derSignature).flip();
+        .put(Sha256.of(key.getEncoded())).put(digest).put(derSignature).flip();
     if (VERIFIED.contains(triple)) {
       return Optional.of(true);
     }
@@ -106,11 +105,4 @@ final class EcdsaVerification {
     return parameters;
   }
 
-  private static byte[] sha256(byte[] data) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(data);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
-  }
 }

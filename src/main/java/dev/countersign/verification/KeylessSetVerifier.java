@@ -1,12 +1,12 @@
 package dev.countersign.verification;
 
+import dev.countersign.support.Sha256;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.manifest.SignatureSetAnnotations;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.security.cert.CertPath;
@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Date;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -141,7 +140,7 @@ final class KeylessSetVerifier {
     }
     JsonNode hash = body.path("spec").path("data").path("hash");
     if (!body.path("kind").asText().equals("hashedrekord")
-        || !hash.path("value").asText().equalsIgnoreCase(HexFormat.of().formatHex(sha256(message)))) {
+        || !hash.path("value").asText().equalsIgnoreCase(Sha256.hex(message))) {
       return Optional.of("the log entry is not a hashedrekord entry for the signed message");
     }
     JsonNode signature = body.path("spec").path("signature");
@@ -198,7 +197,7 @@ final class KeylessSetVerifier {
     JsonNode spec = body.path("spec");
     JsonNode data = spec.path("data");
     JsonNode hash = data.path("hash");
-    String expectedHash = HexFormat.of().formatHex(sha256(message));
+    String expectedHash = Sha256.hex(message);
     if (hash.isObject()) {
       if (!hash.path("algorithm").asText().equals("sha256")) {
         return Optional.of("the log entry hashes with " + hash.path("algorithm").asText() + ", expected sha256");
@@ -291,11 +290,4 @@ final class KeylessSetVerifier {
     }
   }
 
-  static byte[] sha256(byte[] data) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(data);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package dev.countersign.verification;
 
+import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
@@ -12,13 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.PublicKey;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 
@@ -162,10 +160,6 @@ public final class TrustedRoot {
 
   /** hex(sha256(DER SubjectPublicKeyInfo)), cosign's and Rekor's log ID. */
   public static String logIdOf(PublicKey key) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getEncoded()));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
+    return Sha256.hex(key.getEncoded());
   }
 }
