@@ -48,17 +48,7 @@ class CheckCommandTest {
   }
 
   private void addGovernanceViolations() {
-    repo.write("unsigned/net/allow-all.yaml", """
-        apiVersion: networking.k8s.io/v1
-        kind: NetworkPolicy
-        metadata:
-          name: allow-all
-          namespace: shop
-        spec:
-          podSelector: {}
-          ingress:
-          - {}
-        """);
+    repo.write("unsigned/net/allow-all.yaml", GateRepository.ALLOW_ALL_INGRESS);
     repo.write("unsigned/app/worker.yaml", """
         apiVersion: v1
         kind: ConfigMap

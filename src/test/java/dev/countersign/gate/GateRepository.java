@@ -56,6 +56,20 @@ public final class GateRepository {
         mode: production
       """;
 
+  /** Violates the repository's deny-allow-all-ingress governance rule. */
+  public static final String ALLOW_ALL_INGRESS =
+      """
+      apiVersion: networking.k8s.io/v1
+      kind: NetworkPolicy
+      metadata:
+        name: allow-all
+        namespace: shop
+      spec:
+        podSelector: {}
+        ingress:
+        - {}
+      """;
+
   public static final String DEPLOYMENT =
       """
       apiVersion: apps/v1

@@ -137,16 +137,7 @@ class MergeGateTest {
         metadata:
           name: fine
         ---
-        apiVersion: networking.k8s.io/v1
-        kind: NetworkPolicy
-        metadata:
-          name: allow-all
-          namespace: shop
-        spec:
-          podSelector: {}
-          ingress:
-          - {}
-        """);
+        """ + GateRepository.ALLOW_ALL_INGRESS);
     repo.write("unsigned/app/worker.yaml", """
         apiVersion: apps/v1
         kind: Deployment
