@@ -166,9 +166,19 @@ final class RunCommand implements Callable<Integer> {
     }
     String botBranch = pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target), "", "")
         .botBranch();
-    return workspace.fetchIfExists(options.remote(), botBranch)
-        .<java.util.function.Function<String, Optional<byte[]>>>map(tip -> path -> workspace.readFile(tip, path))
-        .orElse(path -> Optional.empty());
+    // Looked up on first use only: a run with nothing to sign never asks the remote.
+    java.util.function.Supplier<Optional<String>> tip = new java.util.function.Supplier<>() {
+      private Optional<String> found;
+
+      @Override
+      public synchronized Optional<String> get() {
+        if (found == null) {
+          found = workspace.fetchIfExists(options.remote(), botBranch);
+        }
+        return found;
+      }
+    };
+    return path -> tip.get().flatMap(commit -> workspace.readFile(commit, path));
   }
 
   /** What the event says to do; empty (after reporting the reason) when it says nothing. */
