@@ -54,6 +54,10 @@ final class CheckCommand implements Callable<Integer> {
       description = "Also write the findings as SARIF 2.1.0 here, for GitHub code scanning.")
   Path sarifFile;
 
+  @Option(names = "--max-file-size", paramLabel = "BYTES", defaultValue = "1048576",
+      description = "Refuse manifest files larger than this, before reading them; keep it equal to run's (default: ${DEFAULT-VALUE}, 1 MiB).")
+  long maxFileSize;
+
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
@@ -69,7 +73,7 @@ final class CheckCommand implements Callable<Integer> {
     PolicyFile policyFile = new PolicyFileLoader().load(repository, policy);
     Supplier<TrustedRoot> roots =
         () -> trustedRoot != null ? TrustedRoot.fromFile(trustedRoot) : TrustedRoot.fromPublicGoodTuf(null);
-    GateReport report = new MergeGate(repository, policyFile, new ManifestReader(), roots).check();
+    GateReport report = new MergeGate(repository, policyFile, new ManifestReader(maxFileSize), roots).check();
 
     PrintWriter out = runtime.out();
     boolean actions = runtime.env().inGitHubActions();

@@ -133,7 +133,7 @@ final class RunCommand implements Callable<Integer> {
         return pullRequests(runtime, reporter, workspace, target, options).refresh(step);
       }
       ReconcileResult result = new ReconcileJob(workspace, step, reporter, runtime.clock(), Sleeper.real(),
-          new SecureRandom(), options).run();
+          new SecureRandom(), options, dev.countersign.manifest.ManifestTree.of(format.reader())).run();
       ownership.adoptRootOwned(workTree.toAbsolutePath().resolve(".git"));
       boolean propose = !noPush && !dryRun
           && (result.outcome() == ReconcileResult.Outcome.REFUSED

@@ -4,6 +4,8 @@ import dev.countersign.action.PromotionReport;
 import dev.countersign.action.Reporter;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.ManifestTree;
+import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.pipeline.ReconcileOptions;
@@ -117,7 +119,7 @@ final class RunPullRequests {
       changes.add(facts.of(signed, bytes).as(signed, existed ? FileChange.Change.CHANGED : FileChange.Change.ADDED));
     }
     for (DirPair pair : options.dirs()) {
-      for (String source : workspace.readFiles(PARENT, pair.from()).keySet()) {
+      for (String source : new CommitManifests(workspace, ManifestTree.of(reader)).paths(PARENT, pair.from())) {
         if (workspace.readFile(commit, source).isEmpty()) {
           changes.add(FileChange.removed(source));
         }

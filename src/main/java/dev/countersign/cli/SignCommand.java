@@ -72,8 +72,8 @@ final class SignCommand implements Callable<Integer> {
         description = "Domain of the signature annotations (Kyverno validate.manifests.annotationDomain; default: ${DEFAULT-VALUE}).")
     String domain;
 
-    @Option(names = "--max-file-size", paramLabel = "BYTES", defaultValue = "4194304",
-        description = "Refuse manifest files larger than this (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-file-size", paramLabel = "BYTES", defaultValue = "1048576",
+        description = "Refuse manifest files (signed or unsigned) larger than this, before reading them (default: ${DEFAULT-VALUE}, 1 MiB).")
     long maxFileSize;
 
     AnnotationDomain domain() {

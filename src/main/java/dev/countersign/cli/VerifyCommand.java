@@ -3,8 +3,8 @@ package dev.countersign.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.countersign.keys.PublicKeys;
+import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
-import dev.countersign.signing.ManifestPaths;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.DocumentVerdict;
@@ -102,7 +102,8 @@ final class VerifyCommand implements Callable<Integer> {
         : keyless ? TrustedRoot.fromPublicGoodTuf(null) : null;
     SignedManifestFormat signedFormat = format.format();
     ManifestVerifier verifier = new ManifestVerifier(root, policy, signedFormat);
-    List<DocumentVerdict> verdicts = new VerificationRun(format.reader(), verifier).verify(ManifestPaths.expand(paths));
+    List<DocumentVerdict> verdicts = new VerificationRun(format.reader(), verifier)
+        .verify(ManifestTree.of(format.reader()).expand(paths));
     print(runtime, verdicts);
     return verdicts.stream().allMatch(DocumentVerdict::passed) ? ExitCode.OK.code() : ExitCode.REJECTED.code();
   }

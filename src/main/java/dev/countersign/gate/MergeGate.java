@@ -6,8 +6,8 @@ import dev.countersign.governance.PolicyFile;
 import dev.countersign.governance.PolicyFinding;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
-import dev.countersign.signing.ManifestPaths;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.DocumentVerdict;
 import dev.countersign.verification.ManifestVerifier;
@@ -39,7 +39,8 @@ import java.util.function.Supplier;
  * </ol>
  *
  * Every failure is a {@link GateFinding} located by repository-relative file and line; only
- * configuration that stops the gate from deciding (a missing key file, a malformed governance
+ * input the gate refuses to judge (a link, an unusable name or an oversized file under a signed
+ * or unsigned directory, see {@link ManifestTree}) and configuration that stops the gate from deciding (a missing key file, a malformed governance
  * policy file, an unreachable trust root) is thrown. Reads files only; the trusted root is
  * obtained only when keyless signers are configured and there are signed files to verify.
  */
@@ -73,7 +74,14 @@ public final class MergeGate {
 
     // Signed side. The key files are read first, so a broken policy fails before any verdict.
     TrustPolicy trustPolicy = policy.toTrustPolicy(repositoryRoot);
-    Map<Path, PolicyFile.DirectoryPair> signedFiles = manifestsUnder(true);
+    // The file set first, both sides: a link, an unusable name or an oversized file under a
+    // managed directory is not a finding to weigh but input the gate refuses to judge (exit 6).
+    List<InputProblem> refused = new ArrayList<>();
+    Map<Path, PolicyFile.DirectoryPair> signedFiles = manifestsUnder(true, refused);
+    Map<Path, PolicyFile.DirectoryPair> unsignedFiles = manifestsUnder(false, refused);
+    if (!refused.isEmpty()) {
+      throw InputProblem.combine(refused);
+    }
     int signedDocuments = 0;
     int verified = 0;
     if (!signedFiles.isEmpty()) {
@@ -99,7 +107,6 @@ public final class MergeGate {
     // Unsigned side.
     UnsignedManifestRules rules = new UnsignedManifestRules(format);
     List<ManifestFile> readable = new ArrayList<>();
-    Map<Path, PolicyFile.DirectoryPair> unsignedFiles = manifestsUnder(false);
     int unsignedDocuments = 0;
     for (Path relative : unsignedFiles.keySet()) {
       try {
@@ -179,13 +186,22 @@ public final class MergeGate {
     }
   }
 
-  /** Repository-relative manifest paths under every signed (or unsigned) directory, with their pair. */
-  private Map<Path, PolicyFile.DirectoryPair> manifestsUnder(boolean signed) {
+  /**
+   * Repository-relative manifest paths under every signed (or unsigned) directory, with their
+   * pair, as {@link ManifestTree} finds them in the work tree; refused entries (links, unusable
+   * names, oversized files) are added to {@code refused}.
+   */
+  private Map<Path, PolicyFile.DirectoryPair> manifestsUnder(boolean signed, List<InputProblem> refused) {
     Map<Path, PolicyFile.DirectoryPair> files = new LinkedHashMap<>();
+    ManifestTree tree = ManifestTree.of(reader);
     for (PolicyFile.DirectoryPair pair : policy.directories()) {
-      Path dir = repositoryRoot.resolve(signed ? pair.signed() : pair.unsigned());
-      for (Path file : ManifestPaths.under(dir)) {
-        files.putIfAbsent(repositoryRoot.relativize(file.toAbsolutePath().normalize()), pair);
+      String dir = slashes(signed ? pair.signed() : pair.unsigned());
+      try {
+        for (ManifestTree.Entry entry : tree.walk(repositoryRoot, dir)) {
+          files.putIfAbsent(Path.of(entry.path()), pair);
+        }
+      } catch (InputProblem problem) {
+        refused.addAll(problem.all());
       }
     }
     return files;

@@ -69,12 +69,9 @@ public final class UnsignedManifestRules {
   }
 
   private Optional<GateFinding> objectShape(ManifestFile file, ManifestDocument document) {
-    Object items = document.content().get("items");
-    if (document.kind().endsWith("List") && items instanceof List<?>) {
+    if (document.listProblem().isPresent()) {
       return Optional.of(error(file, document.line(), RULE_LIST, document.describe(),
-          "is a " + document.kind() + " holding " + ((List<?>) items).size()
-              + " objects, but countersign signs one object per document",
-          "perhaps you should write each item as its own document, separated by ---"));
+          document.listProblem().get(), ManifestDocument.LIST_HINT));
     }
     if (document.name().isEmpty()) {
       int line = document.lineOf("metadata");

@@ -28,12 +28,32 @@ public interface GitWorkspace {
   SortedMap<String, byte[]> readFiles(String commitId, String directory);
 
   /**
-   * Entries under {@code directory} in the tree of {@code commitId} that {@link #readFiles} leaves
-   * out (symbolic links, submodules), as repository-relative paths, sorted.
+   * Every entry under {@code directory} in the tree of {@code commitId}, recursively, directories
+   * included, sorted by path; plus {@code directory} itself or any of its parents when it exists
+   * but is not a directory (a symbolic link, say). Nothing is loaded: file sizes come from the
+   * object headers. Paths are decoded as UTF-8, with U+FFFD where the bytes are not UTF-8. Empty
+   * when the directory does not exist in that tree.
    */
-  java.util.SortedSet<String> nonRegularFiles(String commitId, String directory);
+  java.util.List<TreeEntry> entries(String commitId, String directory);
 
-  /** The bytes of one file in the tree of {@code commitId}, if it is a regular file there. */
+  /**
+   * One entry of a commit's tree.
+   *
+   * @param path repository-relative, forward slashes
+   * @param size in bytes for files and links (the link target's length), 0 otherwise
+   */
+  record TreeEntry(String path, Kind kind, long size) {
+
+    /** Git's entry modes, grouped: files (plain or executable), trees, symbolic links, the rest (submodules). */
+    public enum Kind { FILE, DIRECTORY, LINK, OTHER }
+  }
+
+  /**
+   * The bytes of one file in the tree of {@code commitId}, if it is a regular file there.
+   *
+   * @throws dev.countersign.support.problems.InputProblem when the file is too large to load at
+   *     all (callers check sizes with {@link #entries} first)
+   */
   Optional<byte[]> readFile(String commitId, String path);
 
   /** The full message of the commit {@code revision} resolves to (e.g. {@code HEAD}). */

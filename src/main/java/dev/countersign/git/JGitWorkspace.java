@@ -1,12 +1,18 @@
 package dev.countersign.git;
 
+import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -29,6 +35,7 @@ import org.eclipse.jgit.api.errors.TransportException;
 import org.eclipse.jgit.dircache.DirCache;
 import org.eclipse.jgit.dircache.DirCacheEditor;
 import org.eclipse.jgit.dircache.DirCacheEntry;
+import org.eclipse.jgit.errors.LargeObjectException;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jgit.lib.CommitBuilder;
 import org.eclipse.jgit.lib.Constants;
@@ -226,7 +233,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       ObjectReader reader = tw.getObjectReader();
       while (tw.next()) {
         if (isRegularFile(tw.getFileMode(0))) {
-          files.put(tw.getPathString(), reader.open(tw.getObjectId(0), Constants.OBJ_BLOB).getBytes());
+          files.put(tw.getPathString(), load(reader, tw.getObjectId(0), tw.getPathString()));
         }
       }
       return files;
@@ -236,22 +243,51 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
-  public java.util.SortedSet<String> nonRegularFiles(String commitId, String dir) {
+  public List<TreeEntry> entries(String commitId, String dir) {
     String prefix = ChangeSet.checkedPath(stripSlashes(dir));
-    java.util.SortedSet<String> found = new java.util.TreeSet<>();
+    List<TreeEntry> found = new ArrayList<>();
     try (RevWalk walk = new RevWalk(repository);
         TreeWalk tw = new TreeWalk(repository)) {
       tw.addTree(walk.parseCommit(resolve(commitId)).getTree());
-      tw.setRecursive(true);
+      tw.setRecursive(false);
       tw.setFilter(PathFilter.create(prefix));
+      ObjectReader reader = tw.getObjectReader();
       while (tw.next()) {
-        if (!isRegularFile(tw.getFileMode(0))) {
-          found.add(tw.getPathString());
+        String path = strictPath(tw.getRawPath());
+        FileMode mode = tw.getFileMode(0);
+        boolean below = path.startsWith(prefix + "/");
+        if (mode == FileMode.TREE) {
+          if (below) {
+            found.add(new TreeEntry(path, TreeEntry.Kind.DIRECTORY, 0));
+          }
+          // The directory itself and its parents are entered, not listed.
+          tw.enterSubtree();
+          continue;
         }
+        // A non-tree at the directory's own path or a parent's: a link where a directory should be.
+        TreeEntry.Kind kind = isRegularFile(mode) ? TreeEntry.Kind.FILE
+            : mode == FileMode.SYMLINK ? TreeEntry.Kind.LINK : TreeEntry.Kind.OTHER;
+        long size = kind == TreeEntry.Kind.OTHER ? 0 : reader.getObjectSize(tw.getObjectId(0), Constants.OBJ_BLOB);
+        found.add(new TreeEntry(path, kind, size));
       }
+      found.sort(java.util.Comparator.comparing(TreeEntry::path));
       return found;
     } catch (IOException e) {
       throw readProblem(commitId + ":" + prefix, e);
+    }
+  }
+
+  /** A raw tree path as UTF-8, with U+FFFD for bytes that are not (jgit would fall back to Latin-1). */
+  private static String strictPath(byte[] raw) {
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPLACE)
+          .onUnmappableCharacter(CodingErrorAction.REPLACE)
+          .replaceWith("\uFFFD")
+          .decode(java.nio.ByteBuffer.wrap(raw))
+          .toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new IllegalStateException("a replacing decoder reported an error", e);
     }
   }
 
@@ -264,10 +300,23 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         if (tw == null || !isRegularFile(tw.getFileMode(0))) {
           return Optional.empty();
         }
-        return Optional.of(tw.getObjectReader().open(tw.getObjectId(0), Constants.OBJ_BLOB).getBytes());
+        return Optional.of(load(tw.getObjectReader(), tw.getObjectId(0), p));
       }
     } catch (IOException e) {
       throw readProblem(commitId + ":" + p, e);
+    }
+  }
+
+  /**
+   * A blob's bytes. One too large for jgit to hold in memory is an input problem naming the
+   * file, not a crash: callers check sizes with {@link #entries} first, so this is a backstop.
+   */
+  private static byte[] load(ObjectReader reader, ObjectId blob, String path) throws IOException {
+    try {
+      return reader.open(blob, Constants.OBJ_BLOB).getBytes();
+    } catch (LargeObjectException e) {
+      throw new InputProblem(Path.of(path), 0, "is too large to read (" + e.getMessage() + ")",
+          "perhaps you should split it into smaller files", e);
     }
   }
 
@@ -282,6 +331,14 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   @Override
   public void apply(ChangeSet changes) {
+    // Every path is checked before anything is written: a link anywhere on the way stops the
+    // whole change set with the work tree untouched.
+    for (String path : changes.writes().keySet()) {
+      workTreeFile(path);
+    }
+    for (String path : changes.deletes()) {
+      workTreeFile(path);
+    }
     DirCache index = null;
     try (ObjectInserter inserter = repository.newObjectInserter()) {
       index = repository.lockDirCache();
@@ -289,7 +346,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
         Path file = writeWorkTreeFile(write.getKey(), write.getValue());
         ObjectId blob = inserter.insert(Constants.OBJ_BLOB, write.getValue());
-        Instant modified = Files.getLastModifiedTime(file).toInstant();
+        Instant modified = Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toInstant();
         int length = write.getValue().length;
         editor.add(
             new DirCacheEditor.PathEdit(write.getKey()) {
@@ -321,25 +378,25 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     }
   }
 
+  /** Writes one file, creating its parents, without following a link anywhere below the work tree's root. */
   private Path writeWorkTreeFile(String relative, byte[] bytes) throws IOException {
     Path file = workTreeFile(relative);
-    List<Path> created = new ArrayList<>();
-    for (Path p = file.getParent(); p != null && !Files.exists(p); p = p.getParent()) {
-      created.add(0, p);
-    }
-    Files.createDirectories(file.getParent());
-    Files.write(file, bytes);
+    List<Path> created = NoFollowPaths.createParents(directory, file);
+    Files.write(file, bytes, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
     created.forEach(afterWrite);
     afterWrite.accept(file);
     return file;
   }
 
+  /**
+   * The work tree file for a repository-relative path: lexically inside the work tree, and no
+   * existing component of it below the root is a symbolic link.
+   *
+   * @throws InputProblem naming the link
+   */
   private Path workTreeFile(String relative) {
-    Path file = directory.resolve(ChangeSet.checkedPath(relative)).normalize();
-    if (!file.startsWith(directory)) {
-      throw new InternalProblem("Refusing to write outside the work tree: " + relative);
-    }
-    return file;
+    return NoFollowPaths.inside(directory, Path.of(ChangeSet.checkedPath(relative)));
   }
 
   @Override

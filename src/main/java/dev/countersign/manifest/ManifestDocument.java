@@ -90,6 +90,25 @@ public record ManifestDocument(Map<String, Object> content, int line, Map<String
     return result;
   }
 
+  /**
+   * The number of objects when this document is a Kubernetes list ({@code kind: List},
+   * {@code ConfigMapList}...) holding them in {@code items}; empty otherwise. countersign signs
+   * one object per document, so {@code run}, {@code sign} and {@code check} all refuse lists.
+   */
+  public Optional<Integer> listItems() {
+    return kind().endsWith("List") && content.get("items") instanceof java.util.List<?> items
+        ? Optional.of(items.size())
+        : Optional.empty();
+  }
+
+  /** Why a list document is refused, when {@link #listItems} says it is one. */
+  public Optional<String> listProblem() {
+    return listItems().map(n -> "is a " + kind() + " holding " + n + " objects, but countersign signs one object per document");
+  }
+
+  /** What to do about a list document. */
+  public static final String LIST_HINT = "perhaps you should write each item as its own document, separated by ---";
+
   /** "Kind/namespace/name" or "Kind/name", for messages. */
   public String describe() {
     return kind() + "/" + namespace().map(ns -> ns + "/").orElse("") + name();

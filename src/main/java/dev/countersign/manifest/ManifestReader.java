@@ -36,8 +36,14 @@ import java.util.Set;
  */
 public final class ManifestReader {
 
-  /** Default upper bound on a manifest file's size. */
-  public static final long DEFAULT_MAX_BYTES = 4L * 1024 * 1024;
+  /**
+   * Default upper bound on a manifest file's size, signed or unsigned: 1 MiB. Kubernetes cannot
+   * take much more: etcd refuses requests over 1.5 MiB by default, ConfigMap and Secret data is
+   * capped at 1 MiB, and every signed object carries the whole file's compressed message in its
+   * annotations, which together may not exceed 256 KiB. Checked before a file or blob is read,
+   * so it also bounds memory.
+   */
+  public static final long DEFAULT_MAX_BYTES = 1024L * 1024;
 
   /** Maximum nesting of mappings and sequences in one document. */
   public static final int MAX_DEPTH = 100;

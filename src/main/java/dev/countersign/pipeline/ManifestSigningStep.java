@@ -64,6 +64,13 @@ public final class ManifestSigningStep implements SigningStep {
       try {
         Path source = Path.of(input.sourcePath());
         ManifestFile unsigned = new ManifestFile(source, source, reader.parse(input.unsignedBytes(), source), input.unsignedBytes());
+        // Refused here too, not only by the SignJob, so an already signed list is not kept either.
+        for (var document : unsigned.documents()) {
+          if (document.listProblem().isPresent()) {
+            throw new InputProblem(source, document.line(), document.describe() + " " + document.listProblem().get(),
+                dev.countersign.manifest.ManifestDocument.LIST_HINT);
+          }
+        }
         Optional<ManifestFile> existing = existing(input.targetPath(), input.existingSigned());
         Optional<byte[]> reusable = existing.filter(e -> signsSameMessage(unsigned, e)).isPresent()
             ? Optional.empty()

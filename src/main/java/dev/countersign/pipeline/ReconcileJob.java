@@ -6,6 +6,7 @@ import dev.countersign.git.CommitMessage;
 import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
+import dev.countersign.manifest.ManifestTree;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
@@ -22,7 +23,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -65,6 +65,7 @@ public final class ReconcileJob {
   private final Sleeper sleeper;
   private final RandomGenerator random;
   private final ReconcileOptions options;
+  private final CommitManifests manifests;
 
   /** Signatures made in earlier attempts, so a retry signs only what changed. */
   private final Map<String, SigningStep.Result> signedBefore = new HashMap<>();
@@ -77,6 +78,21 @@ public final class ReconcileJob {
       Sleeper sleeper,
       RandomGenerator random,
       ReconcileOptions options) {
+    this(workspace, signer, progress, clock, sleeper, random, options,
+        new ManifestTree(dev.countersign.manifest.ManifestReader.DEFAULT_MAX_BYTES));
+  }
+
+  /** @param tree which files are manifests and which entries are refused, with its size limit */
+  public ReconcileJob(
+      GitWorkspace workspace,
+      SigningStep signer,
+      Progress progress,
+      Clock clock,
+      Sleeper sleeper,
+      RandomGenerator random,
+      ReconcileOptions options,
+      ManifestTree tree) {
+    this.manifests = new CommitManifests(workspace, tree);
     this.workspace = workspace;
     this.signer = signer;
     this.progress = progress;
@@ -121,6 +137,7 @@ public final class ReconcileJob {
       }
 
       SortedMap<String, SigningStep.Result> results = sign(moves);
+      refuseOversizedOutput(moves, results);
       ChangeSet changes = ChangeSet.empty();
       List<String> written = new ArrayList<>();
       List<String> unchanged = new ArrayList<>();
@@ -183,33 +200,64 @@ public final class ReconcileJob {
     }
   }
 
+  /**
+   * What to sign at {@code commit}: every manifest of the unsigned directories. Both sides of
+   * every pair are listed through {@link CommitManifests} first, so a link, an unusable name or
+   * an oversized file in an unsigned or a signed directory stops the run before anything is
+   * loaded, signed or written.
+   */
   private List<Move> plan(String commit) {
     List<Move> moves = new ArrayList<>();
+    List<InputProblem> problems = new ArrayList<>();
     for (DirPair pair : options.dirs()) {
-      for (String special : workspace.nonRegularFiles(commit, pair.from())) {
-        if (isManifest(special)) {
-          // Signing a link would sign the link's target path, not a manifest; refuse loudly
-          // rather than leave it behind unsigned.
-          throw new InputProblem(
-              Path.of(special), 0, "is a symbolic link or submodule, not a manifest file",
-              "perhaps you should commit the manifest itself under " + pair.from() + "/");
-        }
+      List<String> sources = List.of();
+      Set<String> signed = Set.of();
+      try {
+        sources = manifests.paths(commit, pair.from());
+      } catch (InputProblem problem) {
+        problems.addAll(problem.all());
       }
-      for (Map.Entry<String, byte[]> file : workspace.readFiles(commit, pair.from()).entrySet()) {
-        if (!isManifest(file.getKey())) {
-          continue;
-        }
-        String target = pair.targetOf(file.getKey());
-        moves.add(new Move(file.getKey(), target, file.getValue(), workspace.readFile(commit, target)));
+      try {
+        signed = new HashSet<>(manifests.paths(commit, pair.to()));
+      } catch (InputProblem problem) {
+        problems.addAll(problem.all());
       }
+      if (!problems.isEmpty()) {
+        continue;
+      }
+      for (String source : sources) {
+        String target = pair.targetOf(source);
+        byte[] unsigned = workspace.readFile(commit, source)
+            .orElseThrow(() -> new InternalProblem("The tree of " + commit + " listed " + source + " but holds no such file"));
+        moves.add(new Move(source, target, unsigned,
+            signed.contains(target) ? workspace.readFile(commit, target) : Optional.empty()));
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw InputProblem.combine(problems);
     }
     moves.sort((a, b) -> a.source().compareTo(b.source()));
     return moves;
   }
 
-  private static boolean isManifest(String path) {
-    String lower = path.toLowerCase(Locale.ROOT);
-    return lower.endsWith(".yaml") || lower.endsWith(".yml");
+  /**
+   * A signed file larger than the manifest limit could not be read back by {@code check} or
+   * {@code verify}; refuse it (naming its source) before anything is written.
+   */
+  private void refuseOversizedOutput(List<Move> moves, SortedMap<String, SigningStep.Result> results) {
+    List<InputProblem> problems = new ArrayList<>();
+    for (Move move : moves) {
+      if (results.get(move.target()) instanceof SigningStep.Signed signed
+          && signed.signedBytes().length > manifests.tree().maxBytes()) {
+        problems.add(new InputProblem(Path.of(move.source()), 0,
+            "once signed is " + signed.signedBytes().length + " bytes (every document carries the message of the whole file),"
+                + " over the limit of " + manifests.tree().maxBytes() + " bytes for one manifest file",
+            "perhaps you should split it into smaller files"));
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw InputProblem.combine(problems);
+    }
   }
 
   private ReconcileResult dryRun(List<Move> moves, String base) {

@@ -5,6 +5,8 @@ import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.ManifestTree;
+import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.pipeline.Progress;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.DocumentVerdict;
@@ -40,6 +42,7 @@ public final class PromotionJob {
   private final SignatureFacts facts;
   private final CommitAuthorship authorship;
   private final Progress progress;
+  private final CommitManifests manifests;
 
   public PromotionJob(
       GitWorkspace workspace,
@@ -56,6 +59,7 @@ public final class PromotionJob {
     this.facts = facts;
     this.authorship = authorship;
     this.progress = progress;
+    this.manifests = new CommitManifests(workspace, ManifestTree.of(reader));
   }
 
   /** How a promotion ended. */
@@ -94,7 +98,7 @@ public final class PromotionJob {
     progress.info("Promoting " + source + "/ to " + target + "/ on " + base + " at "
         + PullRequestPublisher.abbreviate(baseCommit));
 
-    SortedMap<String, byte[]> sources = Manifests.read(workspace, baseCommit, source);
+    SortedMap<String, byte[]> sources = manifests.read(baseCommit, source);
     if (sources.isEmpty()) {
       throw new UsageProblem("No manifests under " + source + "/ on " + base + " while promoting to " + target,
           "perhaps you should check --from (a repository-relative directory of signed manifests) and --base");
@@ -107,7 +111,7 @@ public final class PromotionJob {
 
     SortedMap<String, byte[]> desired = new TreeMap<>();
     sources.forEach((path, bytes) -> desired.put(target + path.substring(source.length()), bytes));
-    SortedMap<String, byte[]> current = Manifests.read(workspace, baseCommit, target);
+    SortedMap<String, byte[]> current = manifests.read(baseCommit, target);
 
     ChangeSet changes = ChangeSet.empty();
     List<FileChange> fileChanges = new ArrayList<>();
@@ -133,7 +137,7 @@ public final class PromotionJob {
 
     Optional<String> botTip = publisher.botBranchTip();
     if (botTip.isPresent()) {
-      SortedMap<String, byte[]> onBranch = Manifests.read(workspace, botTip.get(), target);
+      SortedMap<String, byte[]> onBranch = manifests.read(botTip.get(), target);
       if (Manifests.sameFiles(onBranch, desired)) {
         progress.info(publisher.settings().botBranch() + " already holds this promotion");
         return new Published(publisher.publish(plan, Optional.empty(), botTip));

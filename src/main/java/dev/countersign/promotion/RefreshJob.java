@@ -4,16 +4,13 @@ import dev.countersign.git.ChangeSet;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.pipeline.Progress;
 import dev.countersign.pipeline.SigningStep;
-import dev.countersign.support.problems.EnvironmentProblem;
-import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,7 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 /**
  * The scheduled refresh ({@code countersign run --mode pull-request --from-worktree}): an earlier
@@ -50,6 +46,7 @@ public final class RefreshJob {
   private final SignatureFacts facts;
   private final CommitAuthorship authorship;
   private final Progress progress;
+  private final CommitManifests manifests;
 
   public RefreshJob(
       GitWorkspace workspace,
@@ -68,6 +65,7 @@ public final class RefreshJob {
     this.facts = facts;
     this.authorship = authorship;
     this.progress = progress;
+    this.manifests = new CommitManifests(workspace, ManifestTree.of(reader));
   }
 
   /**
@@ -149,42 +147,30 @@ public final class RefreshJob {
   /** True when the bot branch's signed directories are exactly the base's plus {@code writes}. */
   private boolean holds(String botTip, String baseCommit, List<DirPair> dirs, SortedMap<String, byte[]> writes) {
     for (DirPair pair : dirs) {
-      SortedMap<String, byte[]> expected = new TreeMap<>(workspace.readFiles(baseCommit, pair.to()));
+      SortedMap<String, byte[]> expected = manifests.read(baseCommit, pair.to());
       writes.forEach((path, bytes) -> {
         if (path.startsWith(pair.to() + "/")) {
           expected.put(path, bytes);
         }
       });
-      if (!Manifests.sameFiles(new TreeMap<>(workspace.readFiles(botTip, pair.to())), expected)) {
+      if (!Manifests.sameFiles(manifests.read(botTip, pair.to()), expected)) {
         return false;
       }
     }
     return true;
   }
 
-  /** The manifests under {@code directory} in the work tree (uncommitted content included). */
+  /**
+   * The manifests under {@code directory} in the work tree (uncommitted content included), as
+   * {@link ManifestTree} finds them: links and unusable names refused, sizes checked before
+   * reading, and each file read without following links.
+   */
   private SortedMap<String, byte[]> readWorkTree(String directory) {
-    Path root = workspace.directory().resolve(directory);
     SortedMap<String, byte[]> files = new TreeMap<>();
-    if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
-      return files;
+    for (ManifestTree.Entry entry : ManifestTree.of(reader).walk(workspace.directory(), directory)) {
+      Path relative = Path.of(entry.path());
+      files.put(entry.path(), reader.read(workspace.directory().resolve(relative), relative).bytes());
     }
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path file : walk.sorted().toList()) {
-        String relative = workspace.directory().relativize(file).toString().replace('\\', '/');
-        if (!Manifests.isManifest(relative)) {
-          continue;
-        }
-        if (Files.isSymbolicLink(file) || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-          throw new InputProblem(Path.of(relative), 0, "is a symbolic link or special file, not a manifest file",
-              ", perhaps you should have the generating step write the manifest itself");
-        }
-        files.put(relative, Files.readAllBytes(file));
-      }
-      return files;
-    } catch (IOException e) {
-      throw new EnvironmentProblem("Could not read the generated manifests under " + root + " while refreshing",
-          "perhaps you should check that the step that generates them completed", e);
-    }
+    return files;
   }
 }

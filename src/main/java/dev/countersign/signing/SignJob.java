@@ -4,6 +4,7 @@ import dev.countersign.support.Sha256;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
@@ -88,10 +89,14 @@ public final class SignJob {
     for (Outcome outcome : outcomes) {
       SignReport.Entry entry = outcome.entry();
       if (outcome.signedBytes().isPresent()) {
-        writes.stage(outcome.item().output(), outcome.signedBytes().get());
+        // Below --out nothing may be a link; in place, the file was found by a walk that refuses
+        // links and read without following one, so only the file itself is checked again.
+        Path output = outcome.item().output();
+        Path root = request.outputDir().orElse(output.toAbsolutePath().normalize().getParent());
+        writes.stage(root, output, outcome.signedBytes().get());
         if (request.bundleSidecar() && outcome.sidecarJson().isPresent()) {
-          Path sidecar = sidecarFor(outcome.item().output());
-          writes.stage(sidecar, outcome.sidecarJson().get().getBytes(StandardCharsets.UTF_8));
+          Path sidecar = sidecarFor(output);
+          writes.stage(root, sidecar, outcome.sidecarJson().get().getBytes(StandardCharsets.UTF_8));
           entry = new SignReport.Entry(entry.input(), entry.output(), entry.outcome(), entry.messageDigest(),
               entry.signer(), entry.rekorLogIndex(), Optional.of(sidecar));
         }
@@ -123,6 +128,7 @@ public final class SignJob {
    * too. With thousands of manifests this roughly halves the live heap (docs/performance.md).
    */
   public List<Outcome> sign(List<Item> items, boolean append, int parallelism, boolean keepSidecars) {
+    refuseLists(items);
     List<Plan> plans = items.stream().map(item -> plan(item, append)).toList();
     List<Plan> toSign = plans.stream().filter(p -> !p.unchanged()).toList();
     progress.started(toSign.size(), plans.size() - toSign.size());
@@ -160,7 +166,7 @@ public final class SignJob {
     List<InputProblem> problems = new ArrayList<>();
     List<Item> items = new ArrayList<>();
     for (Path root : request.inputs()) {
-      for (Path file : ManifestPaths.expand(List.of(root))) {
+      for (Path file : ManifestTree.of(reader).expand(List.of(root))) {
         try {
           ManifestFile input = reader.read(file, file);
           Path output = request.outputDir().map(out -> out.resolve(relative(root, file))).orElse(file);
@@ -179,6 +185,25 @@ public final class SignJob {
       throw InputProblem.combine(problems);
     }
     return items;
+  }
+
+  /**
+   * A {@code kind: List} document would be signed as one object whose items the cluster applies
+   * unsigned one by one; the gate refuses it ({@code countersign/one-object-per-document}), and
+   * so does signing, so no command signs what another rejects.
+   */
+  private static void refuseLists(List<Item> items) {
+    List<InputProblem> problems = new ArrayList<>();
+    for (Item item : items) {
+      for (ManifestDocument document : item.input().documents()) {
+        document.listProblem().ifPresent(problem -> problems.add(
+            new InputProblem(item.input().displayPath(), document.line(), document.describe() + " " + problem,
+                ManifestDocument.LIST_HINT)));
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw InputProblem.combine(problems);
+    }
   }
 
   private Plan plan(Item item, boolean append) {

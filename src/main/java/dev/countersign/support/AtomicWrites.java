@@ -21,9 +21,16 @@ import java.util.Optional;
 public final class AtomicWrites {
 
   private final Map<Path, byte[]> staged = new LinkedHashMap<>();
+  private final Map<Path, Path> roots = new LinkedHashMap<>();
 
-  public void stage(Path target, byte[] bytes) {
-    staged.put(target.toAbsolutePath().normalize(), bytes.clone());
+  /**
+   * Remembers {@code bytes} for {@code target}, which must lie under {@code root}; nothing below
+   * {@code root} on the way to {@code target} may be a symbolic link ({@link NoFollowPaths}).
+   */
+  public void stage(Path root, Path target, byte[] bytes) {
+    Path file = NoFollowPaths.inside(root, target.toAbsolutePath());
+    staged.put(file, bytes.clone());
+    roots.put(file, root.toAbsolutePath().normalize());
   }
 
   public boolean isEmpty() {
@@ -45,7 +52,10 @@ public final class AtomicWrites {
       for (Map.Entry<Path, byte[]> entry : staged.entrySet()) {
         current = entry.getKey();
         Path parent = current.getParent();
-        createDirectories(parent, createdDirectories);
+        // Checked again at write time, and parents are created without following links.
+        List<Path> made = new ArrayList<>(NoFollowPaths.createParents(roots.get(current), current));
+        java.util.Collections.reverse(made); // removed innermost first on rollback
+        createdDirectories.addAll(0, made);
         Path temporary = Files.createTempFile(parent, ".countersign-", ".tmp");
         temporaries.put(current, temporary);
         Files.write(temporary, entry.getValue());
@@ -67,17 +77,7 @@ public final class AtomicWrites {
           e);
     }
     staged.clear();
-  }
-
-  private static void createDirectories(Path dir, List<Path> created) throws IOException {
-    List<Path> missing = new ArrayList<>();
-    for (Path p = dir; p != null && !Files.exists(p); p = p.getParent()) {
-      missing.add(0, p);
-    }
-    for (Path p : missing) {
-      Files.createDirectory(p);
-      created.add(0, p);
-    }
+    roots.clear();
   }
 
   private static void move(Path from, Path to) throws IOException {

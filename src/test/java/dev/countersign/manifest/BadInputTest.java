@@ -75,7 +75,7 @@ class BadInputTest {
               Arrays.fill(big, (byte) '#');
               return Files.write(dir.resolve("bad.yaml"), big);
             },
-            "unsigned/bad.yaml: is 20971520 bytes, larger than the limit of 4194304 bytes"),
+            "unsigned/bad.yaml: is 20971520 bytes, larger than the limit of 1048576 bytes"),
         Arguments.of("Latin-1 byte", bytes(concat(HEAD + "data:\n  a: caf", new byte[] {(byte) 0xE9}, "\n")),
             "unsigned/bad.yaml:4: is not valid UTF-8 (byte 0xe9 at offset 45)"),
         Arguments.of("UTF-8 byte order mark", bytes(concat("", new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, HEAD)),
@@ -181,7 +181,7 @@ class BadInputTest {
             "annotation cosign.sigstore.dev/message does not hold a usable manifest:"
                 + " cosign.sigstore.dev/message:1: document 1 has no \"kind\""),
         Arguments.of("gzip bomb message", set0("message", base64(gzip(new byte[5 * 1024 * 1024]))),
-            "annotation cosign.sigstore.dev/message decompresses to more than 4194304 bytes"),
+            "annotation cosign.sigstore.dev/message decompresses to more than 1048576 bytes"),
         Arguments.of("legacy tarball that is not tar", set0("message", base64(gzip(gzip("not a tar archive".repeat(40).getBytes(StandardCharsets.UTF_8))))),
             "annotation cosign.sigstore.dev/message holds a broken legacy tarball: not a tar archive (bad header at offset 0)"),
         Arguments.of("signature gap after set 0", set0("signature_2", GOOD_SIGNATURE),

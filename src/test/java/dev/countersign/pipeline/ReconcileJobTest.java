@@ -370,7 +370,7 @@ class ReconcileJobTest {
 
     assertThatThrownBy(() -> run(fixture.clone("ws", 0, false), signer, options().build()))
         .isInstanceOf(InputProblem.class)
-        .hasMessage("unsigned/link.yaml: is a symbolic link or submodule, not a manifest file");
+        .hasMessage("unsigned/link.yaml: is a symbolic link; countersign never follows links under a signed or unsigned directory");
     assertThat(signer.calls).hasValue(0);
     assertThat(fixture.originHead("main")).isEqualTo(before);
   }

@@ -1,0 +1,56 @@
+package dev.countersign.pipeline;
+
+import dev.countersign.git.GitWorkspace;
+import dev.countersign.manifest.ManifestTree;
+import dev.countersign.support.problems.InternalProblem;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The manifests of a directory in a commit, as {@link ManifestTree} decides: links, submodules,
+ * unusable names and oversized files anywhere under the directory (or in place of it) are
+ * refused with an {@link dev.countersign.support.problems.InputProblem} before any file is
+ * loaded, so a huge blob is never read into memory. Used by {@code run}, the refresh and
+ * {@code promote}, so they see the same files as {@code check} sees in the work tree.
+ */
+public final class CommitManifests {
+
+  private final GitWorkspace workspace;
+  private final ManifestTree tree;
+
+  public CommitManifests(GitWorkspace workspace, ManifestTree tree) {
+    this.workspace = workspace;
+    this.tree = tree;
+  }
+
+  public ManifestTree tree() {
+    return tree;
+  }
+
+  /** The manifest paths under {@code directory} in {@code commit}, repository-relative, sorted. */
+  public List<String> paths(String commit, String directory) {
+    return tree.manifests(workspace.entries(commit, directory).stream().map(CommitManifests::entry).toList())
+        .stream().map(ManifestTree.Entry::path).toList();
+  }
+
+  /** {@link #paths} with their bytes, loaded one at a time after every size was checked. */
+  public SortedMap<String, byte[]> read(String commit, String directory) {
+    SortedMap<String, byte[]> files = new TreeMap<>();
+    for (String path : paths(commit, directory)) {
+      files.put(path, workspace.readFile(commit, path)
+          .orElseThrow(() -> new InternalProblem("The tree of " + commit + " listed " + path + " but holds no such file")));
+    }
+    return files;
+  }
+
+  private static ManifestTree.Entry entry(GitWorkspace.TreeEntry entry) {
+    ManifestTree.Type type = switch (entry.kind()) {
+      case FILE -> ManifestTree.Type.FILE;
+      case DIRECTORY -> ManifestTree.Type.DIRECTORY;
+      case LINK -> ManifestTree.Type.LINK;
+      case OTHER -> ManifestTree.Type.OTHER;
+    };
+    return new ManifestTree.Entry(entry.path(), type, entry.size());
+  }
+}

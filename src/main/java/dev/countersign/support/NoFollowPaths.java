@@ -1,0 +1,103 @@
+package dev.countersign.support;
+
+import dev.countersign.support.problems.InputProblem;
+import dev.countersign.support.problems.InternalProblem;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Resolving paths for writing without following symbolic links: every component from a root
+ * down to the target is looked at with {@code lstat}, and a link (or a file where a directory
+ * must be) anywhere below the root is refused before anything is written. The root itself may
+ * be reached through links (a workspace under {@code /tmp} on macOS); nothing below it may.
+ *
+ * <p>This is how every writer (the git work tree, signed files written by {@code sign}) makes
+ * sure that content an author controls cannot redirect a write outside the tree it belongs to.
+ */
+public final class NoFollowPaths {
+
+  private NoFollowPaths() {}
+
+  /**
+   * {@code target} as an absolute path, after checking that it lies under {@code root} and that
+   * no existing component below {@code root}, the target included, is a symbolic link, and no
+   * parent is a non-directory.
+   *
+   * @throws InputProblem naming the offending component relative to {@code root}
+   * @throws InternalProblem when {@code target} is not under {@code root} (a bug: callers build
+   *     targets from checked relative paths)
+   */
+  public static Path inside(Path root, Path target) {
+    Path base = root.toAbsolutePath().normalize();
+    Path file = base.resolve(target).normalize();
+    if (!file.startsWith(base) || file.equals(base)) {
+      throw new InternalProblem("Refusing to write outside " + base + ": " + target);
+    }
+    Path current = base;
+    for (Path segment : base.relativize(file)) {
+      current = current.resolve(segment);
+      Optional<BasicFileAttributes> attributes = lstat(current);
+      if (attributes.isEmpty()) {
+        break;
+      }
+      if (attributes.get().isSymbolicLink()) {
+        throw new InputProblem(base.relativize(current), 0,
+            "is a symbolic link; countersign never writes through links",
+            "perhaps you should replace the link with the directory or file it points to");
+      }
+      if (!current.equals(file) && !attributes.get().isDirectory()) {
+        throw new InputProblem(base.relativize(current), 0,
+            "is not a directory, but " + base.relativize(file) + " is to be written below it",
+            "perhaps you should remove or rename it");
+      }
+    }
+    return file;
+  }
+
+  /**
+   * Creates the missing parents of {@code file} below {@code root}, one directory at a time and
+   * without following links (checked with {@link #inside} first).
+   *
+   * @return the directories created, outermost first
+   */
+  public static List<Path> createParents(Path root, Path file) throws IOException {
+    Path checked = inside(root, file);
+    Path base = root.toAbsolutePath().normalize();
+    List<Path> created = new ArrayList<>();
+    if (lstat(base).isEmpty()) {
+      // The root is the caller's choice (an --out directory); above it, links are allowed.
+      Files.createDirectories(base);
+      created.add(base);
+    }
+    Path current = base;
+    Path parent = checked.getParent();
+    for (Path segment : base.relativize(parent)) {
+      current = current.resolve(segment);
+      if (lstat(current).isEmpty()) {
+        // Fails rather than follows if something appeared here since the check.
+        Files.createDirectory(current);
+        created.add(current);
+      }
+    }
+    return created;
+  }
+
+  private static Optional<BasicFileAttributes> lstat(Path path) {
+    try {
+      return Optional.of(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new dev.countersign.support.problems.EnvironmentProblem(
+          "Could not inspect " + path + " before writing: " + e.getMessage(),
+          "perhaps you should check that the directory is readable", e);
+    }
+  }
+}
