@@ -67,7 +67,7 @@ public final class ManifestSigningStep implements SigningStep {
         // Refused here too, not only by the SignJob, so an already signed list is not kept either.
         for (var document : unsigned.documents()) {
           if (document.listProblem().isPresent()) {
-            throw new InputProblem(source, document.line(), document.describe() + " " + document.listProblem().get(),
+            throw new InputProblem(source, document.line(), document.listProblem().get(),
                 dev.countersign.manifest.ManifestDocument.LIST_HINT);
           }
         }

@@ -197,7 +197,7 @@ public final class SignJob {
     for (Item item : items) {
       for (ManifestDocument document : item.input().documents()) {
         document.listProblem().ifPresent(problem -> problems.add(
-            new InputProblem(item.input().displayPath(), document.line(), document.describe() + " " + problem,
+            new InputProblem(item.input().displayPath(), document.line(), problem,
                 ManifestDocument.LIST_HINT)));
       }
     }

@@ -75,6 +75,18 @@ public final class GitFixture {
   /** Commits {@code writes} (path to UTF-8 text) and {@code deletes} on top of origin's branch. */
   public String commitToOrigin(String branch, Map<String, String> writes, Set<String> deletes, String message)
       throws IOException {
+    Map<String, byte[]> bytes = new TreeMap<>();
+    writes.forEach((path, text) -> bytes.put(path, text.getBytes(StandardCharsets.UTF_8)));
+    return commit(branch, bytes, deletes, message);
+  }
+
+  /** Commits {@code writes} (path to exact bytes) on top of origin's branch. */
+  public String commitBytesToOrigin(String branch, Map<String, byte[]> writes, String message) throws IOException {
+    return commit(branch, writes, Set.of(), message);
+  }
+
+  private String commit(String branch, Map<String, byte[]> writes, Set<String> deletes, String message)
+      throws IOException {
     try (Repository repo = openOrigin();
         ObjectInserter ins = repo.newObjectInserter();
         RevWalk walk = new RevWalk(repo)) {
@@ -92,8 +104,8 @@ public final class GitFixture {
         }
       }
       deletes.forEach(entries::remove);
-      for (Map.Entry<String, String> w : writes.entrySet()) {
-        entries.put(w.getKey(), ins.insert(Constants.OBJ_BLOB, w.getValue().getBytes(StandardCharsets.UTF_8)));
+      for (Map.Entry<String, byte[]> w : writes.entrySet()) {
+        entries.put(w.getKey(), ins.insert(Constants.OBJ_BLOB, w.getValue()));
         modes.remove(w.getKey());
       }
       for (Map.Entry<String, String> link : symlinks.entrySet()) {
@@ -133,8 +145,17 @@ public final class GitFixture {
 
   /** Clones origin's {@code main} into {@code name}; depth 0 means full history. */
   public Path clone(String name, int depth, boolean detached) throws Exception {
+    return clone(name, depth, detached, false);
+  }
+
+  /**
+   * As {@link #clone(String, int, boolean)}, optionally without checking files out (HEAD is set,
+   * the work tree is empty): for runs that read only commits, over trees too large to write.
+   */
+  public Path clone(String name, int depth, boolean detached, boolean noCheckout) throws Exception {
     Path dir = root.resolve(name);
-    var clone = Git.cloneRepository().setURI(originUrl()).setDirectory(dir.toFile()).setBranch("main");
+    var clone = Git.cloneRepository().setURI(originUrl()).setDirectory(dir.toFile()).setBranch("main")
+        .setNoCheckout(noCheckout);
     if (depth > 0) {
       clone.setDepth(depth);
     }
