@@ -24,6 +24,9 @@ RUN mvn -B -q -f /src/pom.xml -DskipTests package \
 # glibc (the jlinked JRE is a glibc build) and zlib; the JRE brings its own CA certificates.
 FROM debian:bookworm-slim
 COPY --from=build /opt/countersign /opt/countersign
+# Java takes the file-name encoding from the locale; without one it is ASCII, and a manifest named
+# café.yaml could not be read by check or written by run. C.UTF-8 is built into Debian's glibc.
+ENV LANG=C.UTF-8
 # Fail the build if the AppCDS archive cannot be used in this image (-Xshare:on is strict).
 RUN ["/opt/countersign/jre/bin/java", "-Xshare:on", "-XX:SharedArchiveFile=/opt/countersign/app/countersign.jsa", \
      "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", "/opt/countersign/app/countersign.jar", "--version"]

@@ -32,8 +32,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * The heart of {@code countersign run}: makes the branch's unsigned directories empty by signing
- * every {@code .yaml}/{@code .yml} manifest in them and moving it to the signed directory, in one
- * commit, pushed to the branch.
+ * every manifest in them ({@link ManifestTree} decides which files those are, as for
+ * {@code check}) and moving it to the signed directory, in one commit, pushed to the branch.
  *
  * <p>Level-triggered: it looks at the whole tree, not at what a pull request changed, so a run
  * that was cancelled or lost a race is healed by the next one, and a second run is a no-op. When

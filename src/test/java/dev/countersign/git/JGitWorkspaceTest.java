@@ -329,4 +329,42 @@ class JGitWorkspaceTest {
     assertThat(GitRemote.withToken("https://u:p@github.com/o/r.git", "t").url())
         .isEqualTo("https://***@github.com/o/r.git");
   }
+
+  @Test
+  void apply_parentIsASymlinkInTheWorkTree_refusesBeforeWritingAnything_nothingOutsideChanges() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Path outside = Files.createDirectories(tmp.resolve("outside"));
+    Files.createSymbolicLink(clone.resolve("signed"), outside);
+    Files.createSymbolicLink(clone.resolve("victim.yaml"), outside.resolve("victim.yaml"));
+
+    try (JGitWorkspace ws = open(clone)) {
+      ChangeSet changes = ChangeSet.empty().write("a-first.yaml", new byte[] {'x'})
+          .write("signed/team/a.yaml", new byte[] {'x'}).delete("unsigned/a.yaml");
+      assertThatThrownBy(() -> ws.apply(changes))
+          .isInstanceOf(dev.countersign.support.problems.InputProblem.class)
+          .hasMessageStartingWith("signed: is a symbolic link");
+      assertThatThrownBy(() -> ws.apply(ChangeSet.empty().write("victim.yaml", new byte[] {'x'})))
+          .isInstanceOf(dev.countersign.support.problems.InputProblem.class)
+          .hasMessageStartingWith("victim.yaml: is a symbolic link");
+    }
+    assertThat(outside).isEmptyDirectory();
+    assertThat(clone.resolve("a-first.yaml")).doesNotExist();
+    assertThat(clone.resolve("unsigned/a.yaml")).exists();
+  }
+
+  @Test
+  void entries_listsLinksDirectoriesAndSizesWithoutLoading_andTheDirectoryItselfWhenItIsALink() throws Exception {
+    fixture.commitToOrigin("main", Map.of("signed/team/x.yaml", "kind: X\n"), Set.of(), "x");
+    fixture.commitSymlinkToOrigin("main", "signed/link", "../x");
+    String head = fixture.commitSymlinkToOrigin("main", "unsigned2", "unsigned");
+    try (JGitWorkspace ws = open(fixture.clone("ws", 0, false))) {
+      assertThat(ws.entries(head, "signed")).containsExactly(
+          new GitWorkspace.TreeEntry("signed/link", GitWorkspace.TreeEntry.Kind.LINK, 4),
+          new GitWorkspace.TreeEntry("signed/team", GitWorkspace.TreeEntry.Kind.DIRECTORY, 0),
+          new GitWorkspace.TreeEntry("signed/team/x.yaml", GitWorkspace.TreeEntry.Kind.FILE, 8));
+      assertThat(ws.entries(head, "unsigned2")).containsExactly(
+          new GitWorkspace.TreeEntry("unsigned2", GitWorkspace.TreeEntry.Kind.LINK, 8));
+      assertThat(ws.entries(head, "nothing")).isEmpty();
+    }
+  }
 }

@@ -382,4 +382,25 @@ class ReconcileJobTest {
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
     assertThat(fixture.originFiles("main")).containsEntry("signed/a.yaml", "kind: A\n").containsEntry("signed/apps/b.yml", "kind: B\n");
   }
+
+  @Test
+  void run_signedOutputOverTheSizeLimit_isAnInputProblemNamingTheSource_andNothingIsCommitted() throws Exception {
+    String before = fixture.originHead("main");
+    Path clone = fixture.clone("ws", 0, false);
+    try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK)) {
+      String head = ws.headCommitId();
+      ReconcileJob job = new ReconcileJob(ws, new FakeSigningStep(), Progress.silent(), CLOCK, sleeps::add,
+          new Random(42), options().build(), new dev.countersign.manifest.ManifestTree(20));
+
+      assertThatThrownBy(job::run).isInstanceOfSatisfying(InputProblem.class, problem ->
+          assertThat(problem.all()).extracting(InputProblem::getMessage).containsExactly(
+              "unsigned/a.yaml: once signed is 33 bytes (every document carries the message of the whole file),"
+                  + " over the limit of 20 bytes for one manifest file",
+              "unsigned/apps/b.yml: once signed is 33 bytes (every document carries the message of the whole file),"
+                  + " over the limit of 20 bytes for one manifest file"));
+      assertThat(ws.headCommitId()).isEqualTo(head);
+    }
+    assertThat(clone.resolve("signed")).doesNotExist();
+    assertThat(fixture.originHead("main")).isEqualTo(before);
+  }
 }
