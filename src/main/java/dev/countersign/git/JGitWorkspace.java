@@ -248,10 +248,27 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     List<TreeEntry> found = new ArrayList<>();
     try (RevWalk walk = new RevWalk(repository);
         TreeWalk tw = new TreeWalk(repository)) {
-      tw.addTree(walk.parseCommit(resolve(commitId)).getTree());
+      RevCommit commit = walk.parseCommit(resolve(commitId));
+      ObjectReader reader = tw.getObjectReader();
+      // A path filter does not report a parent that is not a tree (a link named like a parent
+      // directory), so the parents are looked up one by one.
+      int slash = prefix.indexOf('/');
+      while (slash > 0) {
+        try (TreeWalk parent = TreeWalk.forPath(repository, prefix.substring(0, slash), commit.getTree())) {
+          if (parent == null) {
+            return found;
+          }
+          if (parent.getFileMode(0) != FileMode.TREE) {
+            found.add(new TreeEntry(strictPath(parent.getRawPath()), kindOf(parent.getFileMode(0)),
+                parent.getFileMode(0) == FileMode.GITLINK ? 0 : reader.getObjectSize(parent.getObjectId(0), Constants.OBJ_BLOB)));
+            return found;
+          }
+        }
+        slash = prefix.indexOf('/', slash + 1);
+      }
+      tw.addTree(commit.getTree());
       tw.setRecursive(false);
       tw.setFilter(PathFilter.create(prefix));
-      ObjectReader reader = tw.getObjectReader();
       while (tw.next()) {
         String path = strictPath(tw.getRawPath());
         FileMode mode = tw.getFileMode(0);
@@ -265,8 +282,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
           continue;
         }
         // A non-tree at the directory's own path or a parent's: a link where a directory should be.
-        TreeEntry.Kind kind = isRegularFile(mode) ? TreeEntry.Kind.FILE
-            : mode == FileMode.SYMLINK ? TreeEntry.Kind.LINK : TreeEntry.Kind.OTHER;
+        TreeEntry.Kind kind = kindOf(mode);
         long size = kind == TreeEntry.Kind.OTHER ? 0 : reader.getObjectSize(tw.getObjectId(0), Constants.OBJ_BLOB);
         found.add(new TreeEntry(path, kind, size));
       }
@@ -275,6 +291,11 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     } catch (IOException e) {
       throw readProblem(commitId + ":" + prefix, e);
     }
+  }
+
+  private static TreeEntry.Kind kindOf(FileMode mode) {
+    return isRegularFile(mode) ? TreeEntry.Kind.FILE
+        : mode == FileMode.SYMLINK ? TreeEntry.Kind.LINK : TreeEntry.Kind.OTHER;
   }
 
   /** A raw tree path as UTF-8, with U+FFFD for bytes that are not (jgit would fall back to Latin-1). */

@@ -44,6 +44,19 @@ public final class CommitManifests {
     return files;
   }
 
+  /**
+   * {@link #read}, or empty when the directory holds entries {@link ManifestTree} refuses: for
+   * branches countersign owns (a pull request branch), where anything planted by someone else
+   * simply means "not what countersign would have written" and is replaced, never read.
+   */
+  public java.util.Optional<SortedMap<String, byte[]>> readIfUsable(String commit, String directory) {
+    try {
+      return java.util.Optional.of(read(commit, directory));
+    } catch (dev.countersign.support.problems.InputProblem refused) {
+      return java.util.Optional.empty();
+    }
+  }
+
   private static ManifestTree.Entry entry(GitWorkspace.TreeEntry entry) {
     ManifestTree.Type type = switch (entry.kind()) {
       case FILE -> ManifestTree.Type.FILE;

@@ -137,8 +137,8 @@ public final class PromotionJob {
 
     Optional<String> botTip = publisher.botBranchTip();
     if (botTip.isPresent()) {
-      SortedMap<String, byte[]> onBranch = manifests.read(botTip.get(), target);
-      if (Manifests.sameFiles(onBranch, desired)) {
+      Optional<SortedMap<String, byte[]>> onBranch = manifests.readIfUsable(botTip.get(), target);
+      if (onBranch.isPresent() && Manifests.sameFiles(onBranch.get(), desired)) {
         progress.info(publisher.settings().botBranch() + " already holds this promotion");
         return new Published(publisher.publish(plan, Optional.empty(), botTip));
       }

@@ -153,7 +153,8 @@ public final class RefreshJob {
           expected.put(path, bytes);
         }
       });
-      if (!Manifests.sameFiles(manifests.read(botTip, pair.to()), expected)) {
+      Optional<SortedMap<String, byte[]>> onBranch = manifests.readIfUsable(botTip, pair.to());
+      if (onBranch.isEmpty() || !Manifests.sameFiles(onBranch.get(), expected)) {
         return false;
       }
     }

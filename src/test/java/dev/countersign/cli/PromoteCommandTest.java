@@ -146,6 +146,30 @@ class PromoteCommandTest {
   }
 
   @Test
+  void unsignedHiddenUpperCaseSourceFile_isVerifiedToo_andStopsThePromotion() throws Exception {
+    git.commitToOrigin("main", Map.of("envs/staging/signed/.hidden/sneaky.YAML", ActionPipelineTest.configMap("sneaky", "1")),
+        Set.of(), "unsigned file, hidden, upper case");
+
+    CliRun run = promote(git.clone("ws", 0, false));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.all()).contains("envs/staging/signed/.hidden/sneaky.YAML");
+    assertThat(git.originHead(BOT)).isNull();
+  }
+
+  @Test
+  void sourceOrTargetDirectoryHoldingASymlink_exits6NamingIt_andPushesNothing() throws Exception {
+    git.commitSymlinkToOrigin("main", "envs/prod/signed/team", tmp.toString());
+
+    CliRun run = promote(git.clone("ws", 0, false), "--key", publicKey.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.err()).contains("envs/prod/signed/team: is a symbolic link");
+    assertThat(git.originHead(BOT)).isNull();
+    github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  @Test
   void trustPolicyFile_isTheDefault_andBaseAlreadyPromoted_isNoop() throws Exception {
     git.commitToOrigin("main", Map.of("envs/prod/signed/app.yaml", stagingApp, "envs/prod/signed/flags.yaml", stagingFlags),
         Set.of("envs/prod/signed/retired.yaml"), "promoted by hand");

@@ -356,7 +356,8 @@ class JGitWorkspaceTest {
   void entries_listsLinksDirectoriesAndSizesWithoutLoading_andTheDirectoryItselfWhenItIsALink() throws Exception {
     fixture.commitToOrigin("main", Map.of("signed/team/x.yaml", "kind: X\n"), Set.of(), "x");
     fixture.commitSymlinkToOrigin("main", "signed/link", "../x");
-    String head = fixture.commitSymlinkToOrigin("main", "unsigned2", "unsigned");
+    fixture.commitSymlinkToOrigin("main", "unsigned2", "unsigned");
+    String head = fixture.commitSymlinkToOrigin("main", "envs", "../x");
     try (JGitWorkspace ws = open(fixture.clone("ws", 0, false))) {
       assertThat(ws.entries(head, "signed")).containsExactly(
           new GitWorkspace.TreeEntry("signed/link", GitWorkspace.TreeEntry.Kind.LINK, 4),
@@ -364,6 +365,8 @@ class JGitWorkspaceTest {
           new GitWorkspace.TreeEntry("signed/team/x.yaml", GitWorkspace.TreeEntry.Kind.FILE, 8));
       assertThat(ws.entries(head, "unsigned2")).containsExactly(
           new GitWorkspace.TreeEntry("unsigned2", GitWorkspace.TreeEntry.Kind.LINK, 8));
+      assertThat(ws.entries(head, "envs/prod/signed")).containsExactly(
+          new GitWorkspace.TreeEntry("envs", GitWorkspace.TreeEntry.Kind.LINK, 4));
       assertThat(ws.entries(head, "nothing")).isEmpty();
     }
   }
