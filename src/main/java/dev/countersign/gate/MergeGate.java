@@ -105,7 +105,7 @@ public final class MergeGate {
     }
 
     // Unsigned side.
-    UnsignedManifestRules rules = new UnsignedManifestRules(format);
+    UnsignedManifestRules rules = new UnsignedManifestRules(format, reader.maxBytes());
     List<ManifestFile> readable = new ArrayList<>();
     int unsignedDocuments = 0;
     for (Path relative : unsignedFiles.keySet()) {

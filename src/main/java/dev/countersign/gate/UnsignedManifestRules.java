@@ -31,13 +31,21 @@ public final class UnsignedManifestRules {
   public static final String RULE_LIST = "countersign/one-object-per-document";
   public static final String RULE_PRESET = "countersign/no-preset-signature";
   public static final String RULE_SIZE = "countersign/annotation-size";
+  public static final String RULE_SIGNED_SIZE = "countersign/signed-file-size";
 
   private final SignedManifestFormat format;
   private final AnnotationDomain domain;
+  private final long maxBytes;
 
   public UnsignedManifestRules(SignedManifestFormat format) {
+    this(format, dev.countersign.manifest.ManifestReader.DEFAULT_MAX_BYTES);
+  }
+
+  /** @param maxBytes the manifest size limit that {@code run} applies to the signed file */
+  public UnsignedManifestRules(SignedManifestFormat format, long maxBytes) {
     this.format = format;
     this.domain = format.domain();
+    this.maxBytes = maxBytes;
   }
 
   /** Every rule over every document of {@code file}; findings name it by its display path. */
@@ -47,7 +55,11 @@ public final class UnsignedManifestRules {
       objectShape(file, document).ifPresent(findings::add);
       presetSignature(file, document).ifPresent(findings::add);
     }
-    annotationSize(file).ifPresent(findings::add);
+    Optional<GateFinding> tooManyAnnotations = annotationSize(file);
+    tooManyAnnotations.ifPresent(findings::add);
+    if (tooManyAnnotations.isEmpty()) {
+      signedSize(file).ifPresent(findings::add);
+    }
     return findings;
   }
 
@@ -57,15 +69,42 @@ public final class UnsignedManifestRules {
    * file, which every document carries), plus {@link #SIGNATURE_ALLOWANCE_BYTES}.
    */
   public long estimatedAnnotationBytes(ManifestFile file) {
-    byte[] message = format.message(file.documents());
-    String encodedMessage =
-        format.annotations(message, 0, new byte[0], Optional.empty(), Optional.empty()).get(domain.message());
-    long messageBytes = utf8Length(domain.message()) + utf8Length(encodedMessage);
+    long messageBytes = messageAnnotationBytes(file);
     long largestOwn = 0;
     for (ManifestDocument document : file.documents()) {
       largestOwn = Math.max(largestOwn, ownAnnotationBytes(document));
     }
     return largestOwn + messageBytes + SIGNATURE_ALLOWANCE_BYTES;
+  }
+
+  /**
+   * The estimated size of {@code file} once signed: its bytes, plus in every document the message
+   * annotation and {@link #SIGNATURE_ALLOWANCE_BYTES}. {@code run} refuses to write a signed file
+   * over the manifest size limit, which the gate and {@code verify} could not read back.
+   */
+  public long estimatedSignedBytes(ManifestFile file) {
+    return file.bytes().length + file.documents().size() * (messageAnnotationBytes(file) + SIGNATURE_ALLOWANCE_BYTES);
+  }
+
+  private long messageAnnotationBytes(ManifestFile file) {
+    byte[] message = format.message(file.documents());
+    String encodedMessage =
+        format.annotations(message, 0, new byte[0], Optional.empty(), Optional.empty()).get(domain.message());
+    return utf8Length(domain.message()) + utf8Length(encodedMessage);
+  }
+
+  private Optional<GateFinding> signedSize(ManifestFile file) {
+    long estimate = estimatedSignedBytes(file);
+    if (estimate <= maxBytes) {
+      return Optional.empty();
+    }
+    int documents = file.documents().size();
+    return Optional.of(error(file, file.documents().get(0).line(), RULE_SIGNED_SIZE, "",
+        "once signed, the file would be about " + kib(estimate) + " KiB (each of its " + documents
+            + " document" + (documents == 1 ? "" : "s") + " carries the compressed message of the whole file), over the limit of "
+            + kib(maxBytes) + " KiB for one manifest file, so the signing workflow would refuse it",
+        "perhaps you should split " + file.displayPath().toString().replace('\\', '/')
+            + " into smaller files (each file is signed as one message)"));
   }
 
   private Optional<GateFinding> objectShape(ManifestFile file, ManifestDocument document) {

@@ -209,6 +209,30 @@ class MergeGateTest {
   }
 
   @Test
+  void check_manyDocumentsWhoseSignedFileWouldExceedTheSizeLimit_isAFinding_asRunWouldRefuseIt() {
+    // 100 documents of 1 KiB random data: each object's annotations fit (about 140 KiB), but
+    // every document carries them, so the signed file would be about 14 MiB.
+    Random random = new Random(7);
+    StringBuilder file = new StringBuilder();
+    for (int i = 0; i < 100; i++) {
+      byte[] data = new byte[1024];
+      random.nextBytes(data);
+      file.append(i == 0 ? "" : "---\n").append("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: part-").append(i)
+          .append("\ndata:\n  blob: ").append(Base64.getEncoder().encodeToString(data)).append('\n');
+    }
+    repo.write("unsigned/app/many.yaml", file.toString());
+
+    GateReport report = check();
+
+    assertThat(report.findings()).singleElement().satisfies(f -> {
+      assertThat(f.location()).isEqualTo("unsigned/app/many.yaml:1");
+      assertThat(f.rule()).isEqualTo(UnsignedManifestRules.RULE_SIGNED_SIZE);
+      assertThat(f.message()).contains("each of its 100 documents carries the compressed message of the whole file")
+          .contains("over the limit of 1024 KiB for one manifest file");
+    });
+  }
+
+  @Test
   void estimatedAnnotationBytes_isTheRealMessageAnnotationPlusOwnAnnotationsPlusAllowance() {
     ManifestReader reader = new ManifestReader();
     dev.countersign.manifest.SignedManifestFormat format =
