@@ -156,6 +156,21 @@ class WorkflowLogTest {
   }
 
   @Test
+  void logSafeJson_passesThroughTheWriterUnchanged_andMeansTheSame() throws Exception {
+    Map<String, Object> value = Map.of(
+        "file", "unsigned/##[stop-commands]x\u200b.yaml",
+        "message", "::warning::PWNED\n##[error]PWNED \uD83D\uDE00",
+        "list", List.of("[a]", "b"));
+    String json = dev.countersign.support.LogSafeJson.mapper().writeValueAsString(value);
+    log.println(json);
+    log.finish();
+
+    assertThat(raw.toString()).isEqualTo(json + "\n");
+    assertThat(new ActionsRunnerModel().feed(raw.toString()).executed()).isEmpty();
+    assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readValue(raw.toString(), Map.class)).isEqualTo(value);
+  }
+
+  @Test
   void neutralize_leavesOrdinaryTextAlone() {
     assertThat(WorkflowCommands.neutralize("signed unsigned/app.yaml (1/3): a::b, c#[d]"))
         .isEqualTo("signed unsigned/app.yaml (1/3): a::b, c#[d]");
