@@ -116,9 +116,64 @@ public final class ActionsReporter implements Reporter {
     append(outputFile.get(), record, "GITHUB_OUTPUT");
   }
 
+  /**
+   * Appends to the job summary, but never past {@value #MAX_SUMMARY_BYTES} bytes in the step's
+   * summary file (GitHub refuses a step summary over 1 MiB and shows none of it): what does not
+   * fit is cut at a line and replaced by a note saying how many more table rows there were.
+   */
   @Override
   public void summary(String markdown) {
-    summaryFile.ifPresent(f -> append(f, markdown.endsWith("\n") ? markdown : markdown + "\n", "GITHUB_STEP_SUMMARY"));
+    if (summaryFile.isEmpty()) {
+      return;
+    }
+    Path file = summaryFile.get();
+    long used;
+    try {
+      used = Files.exists(file) ? Files.size(file) : 0;
+    } catch (IOException e) {
+      throw new EnvironmentProblem("Could not read the size of GITHUB_STEP_SUMMARY (" + file + ")",
+          "perhaps you should check the runner's file commands directory", e);
+    }
+    String text = capped(markdown.endsWith("\n") ? markdown : markdown + "\n", MAX_SUMMARY_BYTES - used);
+    if (!text.isEmpty()) {
+      append(file, text, "GITHUB_STEP_SUMMARY");
+    }
+  }
+
+  /** Largest step summary countersign writes; GitHub's limit is 1 MiB (1,048,576 bytes). */
+  public static final int MAX_SUMMARY_BYTES = 1_000_000;
+
+  /**
+   * {@code text} if it fits in {@code budget} UTF-8 bytes; otherwise its longest prefix of whole
+   * lines that fits with a closing note ("and N more rows"), or nothing if not even the note fits.
+   */
+  static String capped(String text, long budget) {
+    if (text.getBytes(StandardCharsets.UTF_8).length <= budget) {
+      return text;
+    }
+    List<String> lines = List.of(text.split("(?<=\n)"));
+    String noteTemplate = "\n_... and %d more %s not shown: the job summary stops at %,d bytes._\n";
+    long room = budget - noteTemplate.length() - 40;
+    StringBuilder kept = new StringBuilder();
+    long size = 0;
+    int index = 0;
+    for (; index < lines.size(); index++) {
+      int bytes = lines.get(index).getBytes(StandardCharsets.UTF_8).length;
+      if (size + bytes > room) {
+        break;
+      }
+      kept.append(lines.get(index));
+      size += bytes;
+    }
+    if (room < 0) {
+      return "";
+    }
+    List<String> rest = lines.subList(index, lines.size());
+    long rows = rest.stream().filter(l -> l.startsWith("|")).count();
+    long others = rest.stream().filter(l -> !l.isBlank() && !l.startsWith("|")).count();
+    String note = String.format(java.util.Locale.ROOT, noteTemplate,
+        others == 0 ? rows : rows + others, others == 0 ? (rows == 1 ? "row" : "rows") : "lines", MAX_SUMMARY_BYTES);
+    return kept + note;
   }
 
   /** A GitHub-flavoured Markdown table; pipes are escaped and newlines become {@code <br>}. */
