@@ -10,11 +10,7 @@ import dev.countersign.support.ExitCode;
 import dev.countersign.testing.ActionsRunnerModel;
 import dev.countersign.testing.RequiresSigstoreStack;
 import dev.countersign.testing.SigstoreTestStack;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 @RequiresSigstoreStack
 class WorkflowCommandInjectionTest {
 
-  private static final String TOKEN = "ghs_injectionTestToken0123456789abcdef";
+  private static final String TOKEN = ActionTestEnv.TOKEN;
   private static final Set<String> OURS = Set.of("add-mask", "group", "endgroup", "error", "warning", "notice");
 
   private final SigstoreTestStack stack;
@@ -180,39 +176,10 @@ class WorkflowCommandInjectionTest {
   }
 
   private Map<String, String> actionEnv(Path ws, String eventName, String eventJson) {
-    try {
-      Path eventFile = Files.createTempFile(tmp, "event", ".json");
-      Files.writeString(eventFile, eventJson);
-      Map<String, String> env = new HashMap<>(stack.githubEnv());
-      env.put("GITHUB_ACTIONS", "true");
-      env.put("GITHUB_EVENT_NAME", eventName);
-      env.put("GITHUB_EVENT_PATH", eventFile.toString());
-      env.put("GITHUB_WORKSPACE", ws.toString());
-      env.put("GITHUB_REPOSITORY", "octo-org/octo-repo");
-      env.put("GITHUB_REF", "refs/heads/main");
-      env.put("GITHUB_RUN_ID", "4343");
-      env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
-      env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
-      env.put("INPUT_TOKEN", TOKEN);
-      env.put("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString());
-      env.put("INPUT_SIGNING_CONFIG", stack.signingConfig().toString());
-      env.put("INPUT_COMMAND", "");
-      env.put("INPUT_DRY_RUN", "false");
-      return env;
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    return ActionTestEnv.of(stack, tmp, ws, eventName, eventJson);
   }
 
-  private static String mergedPullRequestEvent() throws IOException {
-    String json;
-    try (var in = WorkflowCommandInjectionTest.class.getResourceAsStream(
-        "/action/events/pull_request.closed.merged.from-fork.reallyfastci.json")) {
-      json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    ObjectMapper mapper = new ObjectMapper();
-    ObjectNode payload = (ObjectNode) mapper.readTree(json);
-    ((ObjectNode) payload.get("pull_request").get("base")).put("ref", "main");
-    return mapper.writeValueAsString(payload);
+  private static String mergedPullRequestEvent() {
+    return ActionTestEnv.mergedPullRequestEvent();
   }
 }

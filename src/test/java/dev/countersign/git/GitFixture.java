@@ -75,6 +75,13 @@ public final class GitFixture {
   /** Commits {@code writes} (path to UTF-8 text) and {@code deletes} on top of origin's branch. */
   public String commitToOrigin(String branch, Map<String, String> writes, Set<String> deletes, String message)
       throws IOException {
+    return commitToOrigin(branch, writes, deletes, message, OTHER);
+  }
+
+  /** Like {@link #commitToOrigin(String, Map, Set, String)}, authored and committed as {@code who}. */
+  public String commitToOrigin(
+      String branch, Map<String, String> writes, Set<String> deletes, String message, PersonIdent who)
+      throws IOException {
     try (Repository repo = openOrigin();
         ObjectInserter ins = repo.newObjectInserter();
         RevWalk walk = new RevWalk(repo)) {
@@ -115,8 +122,8 @@ public final class GitFixture {
       if (parent != null) {
         cb.setParentId(parent);
       }
-      cb.setAuthor(OTHER);
-      cb.setCommitter(OTHER);
+      cb.setAuthor(who);
+      cb.setCommitter(who);
       cb.setMessage(message);
       ObjectId id = ins.insert(cb);
       ins.flush();
