@@ -17,15 +17,16 @@ import java.util.stream.Collectors;
 
 /**
  * Speaks GitHub Actions workflow commands on stdout and appends to the step's output and summary
- * files. Escaping follows the Actions toolkit ({@code @actions/core} command.ts): message data
- * escapes {@code % \r \n}; properties additionally {@code : ,}. Outputs use {@code name=value},
- * or a {@code name<<ghadelimiter_<uuid>} heredoc for multi-line values.
+ * files. Every line goes through one {@link WorkflowLog}: commands are escaped as the Actions
+ * toolkit escapes them ({@link WorkflowCommands#format}), every other line is neutralized so the
+ * runner never executes it. Outputs use {@code name=value}, or a
+ * {@code name<<ghadelimiter_<uuid>} heredoc for multi-line values.
  */
 public final class ActionsReporter implements Reporter {
 
   private static final Pattern OUTPUT_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
 
-  private final PrintWriter out;
+  private final WorkflowLog out;
   private final Optional<Path> outputFile;
   private final Optional<Path> summaryFile;
   private final Supplier<String> uuids;
@@ -37,7 +38,7 @@ public final class ActionsReporter implements Reporter {
    * @param uuids source of heredoc delimiter suffixes (random UUIDs in production)
    */
   public ActionsReporter(PrintWriter out, Optional<Path> outputFile, Optional<Path> summaryFile, Supplier<String> uuids) {
-    this.out = out;
+    this.out = WorkflowLog.over(out);
     this.outputFile = outputFile;
     this.summaryFile = summaryFile;
     this.uuids = uuids;
@@ -49,7 +50,7 @@ public final class ActionsReporter implements Reporter {
       return;
     }
     // The runner matches masks line by line, so a multi-line secret needs one mask per line.
-    for (String line : secret.split("\\r?\\n")) {
+    for (String line : WorkflowCommands.lines(secret)) {
       if (!line.isBlank()) {
         command("add-mask", Map.of(), line);
       }
@@ -59,11 +60,12 @@ public final class ActionsReporter implements Reporter {
 
   @Override
   public void info(String line) {
-    for (String l : line.split("\\r?\\n")) {
-      // A line starting with "::" would be read as a workflow command; file names are user data.
-      out.println(l.startsWith("::") ? " " + l : l);
+    // File names and messages are user data: the log writer keeps them from being commands.
+    int end = line.length();
+    while (end > 0 && (line.charAt(end - 1) == '\n' || line.charAt(end - 1) == '\r')) {
+      end--;
     }
-    out.flush();
+    out.println(line.substring(0, end));
   }
 
   @Override
@@ -114,9 +116,64 @@ public final class ActionsReporter implements Reporter {
     append(outputFile.get(), record, "GITHUB_OUTPUT");
   }
 
+  /**
+   * Appends to the job summary, but never past {@value #MAX_SUMMARY_BYTES} bytes in the step's
+   * summary file (GitHub refuses a step summary over 1 MiB and shows none of it): what does not
+   * fit is cut at a line and replaced by a note saying how many more table rows there were.
+   */
   @Override
   public void summary(String markdown) {
-    summaryFile.ifPresent(f -> append(f, markdown.endsWith("\n") ? markdown : markdown + "\n", "GITHUB_STEP_SUMMARY"));
+    if (summaryFile.isEmpty()) {
+      return;
+    }
+    Path file = summaryFile.get();
+    long used;
+    try {
+      used = Files.exists(file) ? Files.size(file) : 0;
+    } catch (IOException e) {
+      throw new EnvironmentProblem("Could not read the size of GITHUB_STEP_SUMMARY (" + file + ")",
+          "perhaps you should check the runner's file commands directory", e);
+    }
+    String text = capped(markdown.endsWith("\n") ? markdown : markdown + "\n", MAX_SUMMARY_BYTES - used);
+    if (!text.isEmpty()) {
+      append(file, text, "GITHUB_STEP_SUMMARY");
+    }
+  }
+
+  /** Largest step summary countersign writes; GitHub's limit is 1 MiB (1,048,576 bytes). */
+  public static final int MAX_SUMMARY_BYTES = 1_000_000;
+
+  /**
+   * {@code text} if it fits in {@code budget} UTF-8 bytes; otherwise its longest prefix of whole
+   * lines that fits with a closing note ("and N more rows"), or nothing if not even the note fits.
+   */
+  static String capped(String text, long budget) {
+    if (text.getBytes(StandardCharsets.UTF_8).length <= budget) {
+      return text;
+    }
+    List<String> lines = List.of(text.split("(?<=\n)"));
+    String noteTemplate = "\n_... and %d more %s not shown: the job summary stops at %,d bytes._\n";
+    long room = budget - noteTemplate.length() - 40;
+    StringBuilder kept = new StringBuilder();
+    long size = 0;
+    int index = 0;
+    for (; index < lines.size(); index++) {
+      int bytes = lines.get(index).getBytes(StandardCharsets.UTF_8).length;
+      if (size + bytes > room) {
+        break;
+      }
+      kept.append(lines.get(index));
+      size += bytes;
+    }
+    if (room < 0) {
+      return "";
+    }
+    List<String> rest = lines.subList(index, lines.size());
+    long rows = rest.stream().filter(l -> l.startsWith("|")).count();
+    long others = rest.stream().filter(l -> !l.isBlank() && !l.startsWith("|")).count();
+    String note = String.format(java.util.Locale.ROOT, noteTemplate,
+        others == 0 ? rows : rows + others, others == 0 ? (rows == 1 ? "row" : "rows") : "lines", MAX_SUMMARY_BYTES);
+    return kept + note;
   }
 
   /** A GitHub-flavoured Markdown table; pipes are escaped and newlines become {@code <br>}. */
@@ -135,24 +192,7 @@ public final class ActionsReporter implements Reporter {
   }
 
   private void command(String name, Map<String, String> properties, String message) {
-    StringBuilder sb = new StringBuilder("::").append(name);
-    if (!properties.isEmpty()) {
-      sb.append(' ')
-          .append(properties.entrySet().stream()
-              .map(e -> e.getKey() + "=" + escapeProperty(e.getValue()))
-              .collect(Collectors.joining(",")));
-    }
-    sb.append("::").append(escapeData(message));
-    out.println(sb);
-    out.flush();
-  }
-
-  static String escapeData(String s) {
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A");
-  }
-
-  static String escapeProperty(String s) {
-    return escapeData(s).replace(":", "%3A").replace(",", "%2C");
+    out.command(name, properties, message);
   }
 
   private static void append(Path file, String text, String which) {

@@ -46,6 +46,8 @@ public final class ReconcileReport {
   static String summary(ReconcileResult result, Map<String, SignReport.Entry> details) {
     StringBuilder md = new StringBuilder("### countersign: ").append(name(result.outcome())).append("\n\n");
     md.append(result.detail().lines().findFirst().orElse("")).append("\n\n");
+    // Before the table: a summary too long for GitHub is cut at the end, and the commit matters most.
+    result.commitId().ifPresent(c -> md.append("Commit: `").append(c).append("`\n\n"));
     List<List<String>> rows = new ArrayList<>();
     String verb = result.outcome() == ReconcileResult.Outcome.DRY_RUN ? "would sign" : "signed";
     result.signedFiles().forEach(f -> rows.add(row(f, verb, details.get(f))));
@@ -54,7 +56,6 @@ public final class ReconcileReport {
       md.append(ActionsReporter.markdownTable(
           List.of("manifest", "result", "message digest", "signer", "Rekor log index"), rows)).append('\n');
     }
-    result.commitId().ifPresent(c -> md.append("Commit: `").append(c).append("`\n"));
     return md.toString();
   }
 

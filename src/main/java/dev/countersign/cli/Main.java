@@ -1,6 +1,10 @@
 package dev.countersign.cli;
 
+import dev.countersign.action.WorkflowLog;
 import dev.countersign.support.Env;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -9,28 +13,97 @@ import java.util.Optional;
 /**
  * The composition root: the only place that reads the real environment, the system clock and
  * standard streams, and the only place that exits the process.
+ *
+ * <p>Inside GitHub Actions both standard streams are {@link WorkflowLog}s, the one writer for the
+ * log: what any part of countersign, or a library it uses, prints there is neutralized, and only
+ * the workflow commands countersign issues on purpose reach the runner as commands.
  */
 public final class Main {
 
   private Main() {}
 
   public static void main(String[] args) {
+    Env env = Env.of(System.getenv());
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+    if (env.inGitHubActions()) {
+      WorkflowLog logOut = WorkflowLog.over(out);
+      WorkflowLog logErr = WorkflowLog.over(err);
+      // Libraries (java.util.logging, SLF4J's warnings, sigstore-java) print to System.out/err:
+      // route them through the same writers before any of them can run.
+      System.setOut(new PrintStream(new LineDecoder(logOut), true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(new LineDecoder(logErr), true, StandardCharsets.UTF_8));
+      out = logOut;
+      err = logErr;
+    }
     java.io.Console console = System.console();
     Runtime.PasswordPrompt prompt =
         console == null
             ? Runtime.PasswordPrompt.NONE
             : question -> Optional.ofNullable(console.readPassword("%s", question));
-    int code =
-        run(new Runtime(Env.of(System.getenv()), Clock.systemUTC(), out, err, console != null, prompt), args);
+    int code = run(new Runtime(env, Clock.systemUTC(), out, err, console != null, prompt), args);
     out.flush();
     err.flush();
     System.exit(code);
   }
 
-  /** Runs one command line and returns its exit code; what tests and the Action entry call. */
+  /**
+   * Runs one command line and returns its exit code; what tests and the Action entry call. In
+   * GitHub Actions ({@code GITHUB_ACTIONS=true}) the runtime's writers are wrapped in
+   * {@link WorkflowLog}s first.
+   */
   public static int run(Runtime runtime, String... args) {
-    return RootCommand.commandLine(runtime).execute(args);
+    Runtime effective = runtime.env().inGitHubActions()
+        ? runtime.withWriters(WorkflowLog.over(runtime.out()), WorkflowLog.over(runtime.err()))
+        : runtime;
+    try {
+      return RootCommand.commandLine(effective).execute(args);
+    } finally {
+      finish(effective.out());
+      finish(effective.err());
+    }
+  }
+
+  private static void finish(PrintWriter writer) {
+    if (writer instanceof WorkflowLog log) {
+      log.finish();
+    } else {
+      writer.flush();
+    }
+  }
+
+  /** Bytes printed to {@code System.out}/{@code err} by libraries, decoded line by line into a log. */
+  private static final class LineDecoder extends OutputStream {
+    private final WorkflowLog log;
+    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+    LineDecoder(WorkflowLog log) {
+      this.log = log;
+    }
+
+    @Override
+    public synchronized void write(int b) {
+      line.write(b);
+      if (b == '\n' || line.size() >= 64 * 1024) {
+        flushLine();
+      }
+    }
+
+    @Override
+    public synchronized void flush() {
+      // A partial line stays until its end: the log writer holds partial lines back anyway.
+      log.flush();
+    }
+
+    @Override
+    public synchronized void close() {
+      flushLine();
+      log.finish();
+    }
+
+    private void flushLine() {
+      log.print(line.toString(StandardCharsets.UTF_8));
+      line.reset();
+    }
   }
 }

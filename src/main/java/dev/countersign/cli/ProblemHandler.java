@@ -5,6 +5,7 @@ import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.action.Annotation;
 import dev.countersign.action.Reporter;
+import dev.countersign.action.WorkflowCommands;
 import java.io.PrintWriter;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -43,13 +44,13 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
     }
     if (exception instanceof InputProblem inputs && inputs.all().size() > 1) {
       for (InputProblem each : inputs.all()) {
-        err.println("error: " + each.getMessage());
-        each.hint().ifPresent(hint -> err.println("hint: " + hintText(hint)));
+        printLabelled(err, "error: ", each.getMessage());
+        each.hint().ifPresent(hint -> printLabelled(err, "hint: ", hintText(hint)));
       }
       code = inputs.exitCode().code();
     } else if (exception instanceof CountersignException problem) {
-      err.println("error: " + problem.getMessage());
-      problem.hint().ifPresent(hint -> err.println("hint: " + hintText(hint)));
+      printLabelled(err, "error: ", problem.getMessage());
+      problem.hint().ifPresent(hint -> printLabelled(err, "hint: ", hintText(hint)));
       if (!(problem instanceof InputProblem)) {
         // Input problems already say what is wrong in the file; for the rest (a service, git,
         // the environment) the underlying cause often names the real reason.
@@ -57,7 +58,7 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
       }
       code = problem.exitCode().code();
     } else {
-      err.println("error: unexpected " + exception.getClass().getSimpleName() + ": " + exception.getMessage());
+      printLabelled(err, "error: ", "unexpected " + exception.getClass().getSimpleName() + ": " + exception.getMessage());
       err.println("hint: this is a bug in countersign; please report it with the output of --stacktrace");
       code = ExitCode.INTERNAL.code();
     }
@@ -66,6 +67,19 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
     }
     err.flush();
     return code;
+  }
+
+  /**
+   * Prints a message that may span lines (exception messages quote file names, YAML and remote
+   * answers): the first line after {@code label}, every further line after {@code "  | "}, so no
+   * line of it starts at column 0. In GitHub Actions the writer also neutralizes each line.
+   */
+  private static void printLabelled(PrintWriter err, String label, String message) {
+    java.util.List<String> lines = WorkflowCommands.lines(String.valueOf(message));
+    err.println(label + lines.get(0));
+    for (String continuation : lines.subList(1, lines.size())) {
+      err.println("  | " + continuation);
+    }
   }
 
   /** House style writes hints as ", perhaps you should ..." to follow a message; alone they lose the comma. */

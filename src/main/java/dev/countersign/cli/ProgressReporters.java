@@ -1,5 +1,6 @@
 package dev.countersign.cli;
 
+import dev.countersign.action.WorkflowLog;
 import dev.countersign.signing.SignProgress;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -7,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Progress for long sign runs: a one-line bar on a terminal (signed / total, rate), grouped plain
@@ -40,16 +42,15 @@ final class ProgressReporters {
 
   /** {@code ::group::} with one line per signed file. */
   static final class ActionsLog implements SignProgress {
-    private final PrintWriter out;
+    private final WorkflowLog out;
 
     ActionsLog(PrintWriter out) {
-      this.out = out;
+      this.out = WorkflowLog.over(out);
     }
 
     @Override
     public void started(int toSign, int unchanged) {
-      out.println("::group::Signing " + toSign + " manifest(s); " + unchanged + " already signed and unchanged");
-      out.flush();
+      out.command("group", Map.of(), "Signing " + toSign + " manifest(s); " + unchanged + " already signed and unchanged");
     }
 
     @Override
@@ -60,8 +61,7 @@ final class ProgressReporters {
 
     @Override
     public void finished() {
-      out.println("::endgroup::");
-      out.flush();
+      out.command("endgroup", Map.of(), "");
     }
   }
 

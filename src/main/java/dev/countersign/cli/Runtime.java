@@ -26,6 +26,11 @@ public record Runtime(
     PasswordPrompt NONE = prompt -> Optional.empty();
   }
 
+  /** The same effects with other standard writers. */
+  public Runtime withWriters(PrintWriter newOut, PrintWriter newErr) {
+    return new Runtime(env, clock, newOut, newErr, interactive, passwordPrompt);
+  }
+
   /** A runtime for tests and embedding: no terminal. */
   public static Runtime of(Env env, Clock clock, PrintWriter out, PrintWriter err) {
     return new Runtime(env, clock, out, err, false, PasswordPrompt.NONE);

@@ -1,7 +1,5 @@
 package dev.countersign.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
@@ -153,7 +151,7 @@ final class VerifyCommand implements Callable<Integer> {
         rows.add(row);
       }
       try {
-        runtime.out().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(rows));
+        runtime.out().println(dev.countersign.support.LogSafeJson.mapper().writeValueAsString(rows));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

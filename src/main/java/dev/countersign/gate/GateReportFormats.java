@@ -2,7 +2,7 @@ package dev.countersign.gate;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.countersign.support.LogSafeJson;
 import dev.countersign.support.problems.InternalProblem;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,7 +19,7 @@ public final class GateReportFormats {
   public static final String SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
   public static final String INFORMATION_URI = "https://github.com/countersign/countersign";
 
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper JSON = LogSafeJson.mapper();
 
   private GateReportFormats() {}
 

@@ -106,4 +106,11 @@ public interface GitWorkspace {
    * {@code git checkout --detach --force}). Never moves a local branch. Untracked files stay.
    */
   void resetTo(String commitId);
+
+  /**
+   * The message, committer and changed paths of the commit {@code revision} resolves to, for the
+   * loop guard. Changes are against its single parent; unknown (empty) when the parent is not in
+   * this clone or the commit is a merge or a root.
+   */
+  CommitFacts commitFacts(String revision);
 }

@@ -351,6 +351,40 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
+  public CommitFacts commitFacts(String revision) {
+    try (RevWalk walk = new RevWalk(repository)) {
+      RevCommit commit = walk.parseCommit(resolve(revision));
+      PersonIdent committer = commit.getCommitterIdent();
+      return new CommitFacts(commit.getFullMessage(), committer.getName(), committer.getEmailAddress(),
+          changesAgainstParent(walk, commit));
+    } catch (IOException e) {
+      throw readProblem(revision, e);
+    }
+  }
+
+  /** Paths {@code commit} changed against its only parent; empty when that parent is not here. */
+  private Optional<List<CommitFacts.Change>> changesAgainstParent(RevWalk walk, RevCommit commit) {
+    if (commit.getParentCount() != 1) {
+      return Optional.empty();
+    }
+    try (TreeWalk tw = new TreeWalk(repository)) {
+      RevCommit parent = walk.parseCommit(commit.getParent(0));
+      tw.addTree(parent.getTree());
+      tw.addTree(commit.getTree());
+      tw.setRecursive(true);
+      tw.setFilter(org.eclipse.jgit.treewalk.filter.TreeFilter.ANY_DIFF);
+      List<CommitFacts.Change> changes = new ArrayList<>();
+      while (tw.next()) {
+        changes.add(new CommitFacts.Change(tw.getPathString(), tw.getFileMode(1) == FileMode.MISSING));
+      }
+      return Optional.of(List.copyOf(changes));
+    } catch (IOException e) {
+      // A shallow clone has the commit but not its parent: the changes cannot be told.
+      return Optional.empty();
+    }
+  }
+
+  @Override
   public void apply(ChangeSet changes) {
     // Every path is checked before anything is written: a link anywhere on the way stops the
     // whole change set with the work tree untouched.

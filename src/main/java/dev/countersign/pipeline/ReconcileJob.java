@@ -43,9 +43,9 @@ import java.util.random.RandomGenerator;
  * exponential backoff.
  *
  * <p>Guarantees: if signing fails, nothing is written, committed or pushed; the work tree is
- * touched only after every manifest is signed. If the head commit it starts from is countersign's
- * own (it carries the {@value CommitMessage#MARKER_TRAILER} trailer), it does nothing, so a push
- * made with a token that triggers workflows cannot loop.
+ * touched only after every manifest is signed. If the head commit it starts from is provably
+ * countersign's own ({@link #ownRun}), it does nothing, so a push made with a token that triggers
+ * workflows cannot loop; any other head, whatever its message says, gets the full run.
  *
  * <p>It starts from HEAD, which must be a commit of the branch (actions/checkout leaves exactly
  * that for the events {@code RunTrigger} accepts): if HEAD is behind, the first push is rejected
@@ -108,8 +108,7 @@ public final class ReconcileJob {
   public ReconcileResult run() {
     Instant started = clock.instant();
     String head = workspace.headCommitId();
-    String headMessage = workspace.lastCommitMessage(head);
-    Optional<String> ownRun = CommitMessage.trailer(headMessage, CommitMessage.MARKER_TRAILER);
+    Optional<String> ownRun = ownRun(head);
     if (ownRun.isPresent()) {
       String reason =
           "the head commit " + abbreviate(head) + " was made by countersign ("
@@ -271,6 +270,34 @@ public final class ReconcileJob {
     return new ReconcileResult(
         ReconcileResult.Outcome.DRY_RUN, targets, List.of(), Optional.empty(),
         "would sign " + moves.size() + " manifest(s) and push to " + options.branch(), 0);
+  }
+
+  /**
+   * The run id of the commit when countersign made it, which takes all three of: the
+   * {@value CommitMessage#MARKER_TRAILER} trailer in the message's trailer block (not merely quoted
+   * in its body), countersign's committer identity, and only the changes countersign makes (files
+   * under a signed directory, deletions under an unsigned one). A pull request author controls
+   * the first two, not the third: a commit that adds or edits anything else is never skipped.
+   * Empty when any of them fails or cannot be told (a shallow clone without the parent); the run
+   * then proceeds, and being level-triggered it is a no-op on a tree with nothing unsigned.
+   */
+  private Optional<String> ownRun(String commit) {
+    dev.countersign.git.CommitFacts facts = workspace.commitFacts(commit);
+    Optional<String> run = CommitMessage.trailer(facts.message(), CommitMessage.MARKER_TRAILER);
+    boolean ourCommitter = facts.committerName().equals(options.committer().name())
+        && facts.committerEmail().equalsIgnoreCase(options.committer().email());
+    if (run.isEmpty() || !ourCommitter || facts.changes().isEmpty() || facts.changes().get().isEmpty()) {
+      return Optional.empty();
+    }
+    for (dev.countersign.git.CommitFacts.Change change : facts.changes().get()) {
+      boolean signed = options.dirs().stream().anyMatch(d -> change.path().startsWith(d.to() + "/"));
+      boolean unsignedRemoved = change.deleted()
+          && options.dirs().stream().anyMatch(d -> change.path().startsWith(d.from() + "/"));
+      if (!signed && !unsignedRemoved) {
+        return Optional.empty();
+      }
+    }
+    return run;
   }
 
   /** Signs what earlier attempts have not, reusing earlier results for identical inputs. */

@@ -61,7 +61,8 @@ class ActionsReporterTest {
   void info_lineThatLooksLikeACommand_isDefused() {
     reporter().info("::add-mask::not-really\n\nok\n");
 
-    assertThat(log.toString()).isEqualTo(" ::add-mask::not-really\n\nok\n");
+    // The runner strips leading blanks before it looks for "::", so a space would not help.
+    assertThat(log.toString()).isEqualTo("%3A:add-mask::not-really\n\nok\n");
   }
 
   @Test

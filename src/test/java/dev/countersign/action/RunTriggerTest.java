@@ -175,6 +175,60 @@ class RunTriggerTest {
   void parse_invalidJson_isAnEnvironmentProblemWithTheLine() {
     assertThatThrownBy(() -> GitHubEvent.parse("push", "{\n\"ref\": }"))
         .isInstanceOf(EnvironmentProblem.class)
-        .hasMessage("The push event payload is not valid JSON (line 2)");
+        .hasMessage("The push event payload (GITHUB_EVENT_PATH) is not valid JSON (line 2)");
+  }
+
+  @Test
+  void parse_nested100000Deep_isAnEnvironmentProblem_notACrash() {
+    String deep = "{\"a\":" + "[".repeat(100_000) + "]".repeat(100_000) + "}";
+
+    assertThatThrownBy(() -> GitHubEvent.parse("pull_request", deep))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessageStartingWith("The pull_request event payload (GITHUB_EVENT_PATH) nests deeper than 100 levels");
+  }
+
+  @Test
+  void parse_notAnObject_isAnEnvironmentProblem() {
+    assertThatThrownBy(() -> GitHubEvent.parse("push", "[1, 2]"))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessage("The push event payload (GITHUB_EVENT_PATH) is an array, not a JSON object");
+  }
+
+  @Test
+  void fieldsOfTheWrongType_areEnvironmentProblems_namingTheField() {
+    GitHubEvent mergedAsText = GitHubEvent.parse("pull_request", "{\"pull_request\":{\"merged\":\"yes\"}}");
+    assertThatThrownBy(() -> mergedAsText.isTrue("pull_request", "merged"))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessage("The pull_request event payload (GITHUB_EVENT_PATH) has a string at pull_request.merged"
+            + " where true or false belongs");
+    GitHubEvent prAsNumber = GitHubEvent.parse("pull_request", "{\"pull_request\": 7}");
+    assertThatThrownBy(() -> prAsNumber.text("pull_request", "base", "ref"))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessageContaining("has a number at pull_request where an object belongs");
+    GitHubEvent refAsObject = GitHubEvent.parse("push", "{\"ref\": {\"x\": 1}}");
+    assertThatThrownBy(() -> refAsObject.text("ref"))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessageContaining("has an object at ref where a string belongs");
+    // Absent and null are answers, not errors.
+    GitHubEvent nulls = GitHubEvent.parse("pull_request", "{\"pull_request\": null, \"ref\": null}");
+    assertThat(nulls.text("pull_request", "base", "ref")).isEmpty();
+    assertThat(nulls.isTrue("pull_request", "merged")).isFalse();
+    assertThat(nulls.text("ref")).isEmpty();
+  }
+
+  @Test
+  void read_payloadPathIsADirectory_orTooLarge_isAnEnvironmentProblem(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+      throws Exception {
+    assertThatThrownBy(() -> GitHubEvent.read(Env.of(Map.of("GITHUB_EVENT_NAME", "push", "GITHUB_EVENT_PATH", tmp.toString()))))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessageContaining("named by GITHUB_EVENT_PATH is a directory");
+    java.nio.file.Path big = tmp.resolve("big.json");
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(big,
+        java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.write(java.nio.ByteBuffer.wrap(new byte[] {' '}), GitHubEvent.MAX_BYTES); // sparse: no 32 MB written
+    }
+    assertThatThrownBy(() -> GitHubEvent.read(Env.of(Map.of("GITHUB_EVENT_NAME", "push", "GITHUB_EVENT_PATH", big.toString()))))
+        .isInstanceOf(EnvironmentProblem.class)
+        .hasMessageContaining("more than the " + GitHubEvent.MAX_BYTES + " countersign reads");
   }
 }

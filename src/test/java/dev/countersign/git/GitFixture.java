@@ -75,17 +75,25 @@ public final class GitFixture {
   /** Commits {@code writes} (path to UTF-8 text) and {@code deletes} on top of origin's branch. */
   public String commitToOrigin(String branch, Map<String, String> writes, Set<String> deletes, String message)
       throws IOException {
+    return commitToOrigin(branch, writes, deletes, message, OTHER);
+  }
+
+  /** Like {@link #commitToOrigin(String, Map, Set, String)}, authored and committed as {@code who}. */
+  public String commitToOrigin(
+      String branch, Map<String, String> writes, Set<String> deletes, String message, PersonIdent who)
+      throws IOException {
     Map<String, byte[]> bytes = new TreeMap<>();
     writes.forEach((path, text) -> bytes.put(path, text.getBytes(StandardCharsets.UTF_8)));
-    return commit(branch, bytes, deletes, message);
+    return commit(branch, bytes, deletes, message, who);
   }
 
   /** Commits {@code writes} (path to exact bytes) on top of origin's branch. */
   public String commitBytesToOrigin(String branch, Map<String, byte[]> writes, String message) throws IOException {
-    return commit(branch, writes, Set.of(), message);
+    return commit(branch, writes, Set.of(), message, OTHER);
   }
 
-  private String commit(String branch, Map<String, byte[]> writes, Set<String> deletes, String message)
+  private String commit(
+      String branch, Map<String, byte[]> writes, Set<String> deletes, String message, PersonIdent who)
       throws IOException {
     try (Repository repo = openOrigin();
         ObjectInserter ins = repo.newObjectInserter();
@@ -127,8 +135,8 @@ public final class GitFixture {
       if (parent != null) {
         cb.setParentId(parent);
       }
-      cb.setAuthor(OTHER);
-      cb.setCommitter(OTHER);
+      cb.setAuthor(who);
+      cb.setCommitter(who);
       cb.setMessage(message);
       ObjectId id = ins.insert(cb);
       ins.flush();

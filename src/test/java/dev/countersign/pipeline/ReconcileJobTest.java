@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -122,17 +123,49 @@ class ReconcileJobTest {
     assertThat(fixture.originHead("main")).isEqualTo(head);
   }
 
+  /**
+   * Attack (issue 9, finding 8): a pull request commit whose message ends in the marker trailer and
+   * that even forges countersign's committer is not countersign's: it adds an unsigned manifest,
+   * which countersign never does, so it is signed like any other.
+   */
   @Test
-  void run_headCommitCarriesMarkerTrailer_isNoopEvenWithUnsignedFiles() throws Exception {
+  void run_headCommitForgingTrailerAndCommitter_butAddingUnsignedFiles_isStillSigned() throws Exception {
+    PersonIdent forged = new PersonIdent(GitIdentity.GITHUB_ACTIONS_BOT.name(), GitIdentity.GITHUB_ACTIONS_BOT.email());
     fixture.commitToOrigin(
         "main", Map.of("unsigned/c.yaml", "kind: C\n"), Set.of(),
-        "countersign: sign 1 manifest\n\nCountersign-Run: 99\n");
+        "countersign: sign 1 manifest\n\nCountersign-Run: 99\n", forged);
+    FakeSigningStep signer = new FakeSigningStep();
+
+    ReconcileResult result = run(fixture.clone("ws", 0, false), signer, options().build());
+
+    assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
+    assertThat(fixture.originFiles("main")).containsKey("signed/c.yaml").doesNotContainKey("unsigned/c.yaml");
+  }
+
+  @Test
+  void run_headCommitWithTrailerFromAnotherCommitter_isNotSkipped() throws Exception {
+    fixture.commitToOrigin("main", Map.of(), Set.of("unsigned/apps/b.yml"), "cleanup\n\nCountersign-Run: 98\n");
+    FakeSigningStep signer = new FakeSigningStep();
+
+    ReconcileResult result = run(fixture.clone("ws", 0, false), signer, options().build());
+
+    assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
+    assertThat(fixture.originFiles("main")).containsKey("signed/a.yaml");
+  }
+
+  /** Control: countersign's own shape of commit (signed files written, unsigned removed) is skipped. */
+  @Test
+  void run_headCommitWithTrailerCommitterAndOnlySignedChanges_isNoopEvenWithUnsignedLeft() throws Exception {
+    PersonIdent bot = new PersonIdent(GitIdentity.GITHUB_ACTIONS_BOT.name(), GitIdentity.GITHUB_ACTIONS_BOT.email());
+    fixture.commitToOrigin("main", Map.of("signed/a.yaml", "kind: A\n" + FakeSigningStep.SIGNATURE), Set.of("unsigned/a.yaml"),
+        "countersign: sign 1 manifest\n\nCountersign-Run: 97\n", bot);
     String head = fixture.originHead("main");
     FakeSigningStep signer = new FakeSigningStep();
 
     ReconcileResult result = run(fixture.clone("ws", 0, false), signer, options().build());
 
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.NOOP);
+    assertThat(result.detail()).contains("was made by countersign (Countersign-Run: 97)");
     assertThat(signer.calls).hasValue(0);
     assertThat(fixture.originHead("main")).isEqualTo(head);
   }
