@@ -86,4 +86,21 @@ public interface GitWorkspace {
    * {@code git checkout --detach --force}). Never moves a local branch. Untracked files stay.
    */
   void resetTo(String commitId);
+
+  /**
+   * The full id of the commit {@code revision} names in this repository (a commit id, a ref), or
+   * empty when this repository does not have it (not fetched, or shallow history).
+   */
+  Optional<String> findCommit(String revision);
+
+  /**
+   * The distinct earlier contents of {@code path}: the regular-file blobs it held in commits
+   * reachable from {@code commitId} (newest first, as far as the local history goes and at most
+   * {@code maxCommits} commits back), each with the newest commit that held it. The content at
+   * {@code commitId} itself comes first when the path exists there.
+   */
+  java.util.List<FileVersion> history(String commitId, String path, int maxCommits);
+
+  /** One content a path held, and the newest commit that held it. */
+  record FileVersion(String commitId, byte[] bytes) {}
 }

@@ -272,6 +272,51 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
+  public Optional<String> findCommit(String revision) {
+    try {
+      ObjectId id = repository.resolve(revision + "^{commit}");
+      if (id == null) {
+        return Optional.empty();
+      }
+      try (RevWalk walk = new RevWalk(repository)) {
+        walk.parseCommit(id);
+      }
+      return Optional.of(id.name());
+    } catch (IOException | RuntimeException missing) {
+      // Unknown, ambiguous, or named but not present (a shallow clone's boundary): not here.
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public List<FileVersion> history(String commitId, String path, int maxCommits) {
+    String p = ChangeSet.checkedPath(path);
+    List<FileVersion> versions = new ArrayList<>();
+    java.util.Set<ObjectId> seen = new java.util.HashSet<>();
+    try (RevWalk walk = new RevWalk(repository)) {
+      walk.markStart(walk.parseCommit(resolve(commitId)));
+      int count = 0;
+      for (RevCommit commit : walk) {
+        if (++count > maxCommits) {
+          break;
+        }
+        try (TreeWalk tw = TreeWalk.forPath(repository, p, commit.getTree())) {
+          if (tw != null && isRegularFile(tw.getFileMode(0)) && seen.add(tw.getObjectId(0).copy())) {
+            versions.add(new FileVersion(commit.name(),
+                tw.getObjectReader().open(tw.getObjectId(0), Constants.OBJ_BLOB).getBytes()));
+          }
+        }
+      }
+      return versions;
+    } catch (org.eclipse.jgit.errors.MissingObjectException shallowEnd) {
+      // The local history ends here (a shallow clone): what was found is all there is.
+      return versions;
+    } catch (IOException e) {
+      throw readProblem(commitId + ":" + p, e);
+    }
+  }
+
+  @Override
   public String lastCommitMessage(String revision) {
     try (RevWalk walk = new RevWalk(repository)) {
       return walk.parseCommit(resolve(revision)).getFullMessage();
