@@ -27,7 +27,7 @@ import java.util.regex.PatternSyntaxException;
  * but not {@code data.statusPage}, and {@code spec.securityContext} does not reach
  * {@code spec.template.spec.securityContext}. (k8s-manifest-sigstore itself searches each
  * pattern as an unanchored regular expression anywhere in the key, which unprotects far more
- * than its authors list; see docs/format.md.)
+ * than its authors list; see docs/check.md.)
  */
 final class IgnoreFields {
 
