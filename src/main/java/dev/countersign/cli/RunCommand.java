@@ -157,8 +157,8 @@ final class RunCommand implements Callable<Integer> {
   /**
    * Signed files already proposed on the pull request branch, when this run may end in a pull
    * request (pull-request mode, or a push refused on a GitHub repository): reusing them when
-   * they sign the same content keeps a pending pull request from being re-signed and updated on
-   * every run.
+   * they cover the same content for this run's signer ({@link SignatureReuse}) keeps a pending
+   * pull request from being re-signed and updated on every run.
    */
   private java.util.function.Function<String, Optional<byte[]>> proposedSignatures(
       Env env, JGitWorkspace workspace, ReconcileOptions options, String target, boolean pullRequestMode) {

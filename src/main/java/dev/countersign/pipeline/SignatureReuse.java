@@ -45,13 +45,8 @@ public final class SignatureReuse {
       Supplier<TrustedRoot> trustedRoot) {
     this.reader = reader;
     this.format = format;
-    this.identity = identity;
-    this.trustedRoot = trustedRoot;
-  }
-
-  /** Keeps nothing: every manifest is signed again (for moving without signing, and tests). */
-  public static SignatureReuse never(ManifestReader reader, SignedManifestFormat format) {
-    return new SignatureReuse(reader, format, null, null);
+    this.identity = java.util.Objects.requireNonNull(identity, "identity");
+    this.trustedRoot = java.util.Objects.requireNonNull(trustedRoot, "trustedRoot");
   }
 
   /**
@@ -59,9 +54,6 @@ public final class SignatureReuse {
    * run's signer over exactly {@code message}, and its documents are exactly that message.
    */
   public boolean covers(String path, byte[] signedBytes, byte[] message) {
-    if (identity == null) {
-      return false;
-    }
     ManifestFile file;
     try {
       Path at = Path.of(path);
