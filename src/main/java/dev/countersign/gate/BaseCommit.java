@@ -32,9 +32,16 @@ public record BaseCommit(GitWorkspace git, String commitId) {
     return new Files(git, commitId);
   }
 
-  /** Earlier contents of {@code path} as far as the local history goes, the base's own first. */
-  List<GitWorkspace.FileVersion> history(Path path) {
-    return git.history(commitId, slashes(path), HISTORY_DEPTH);
+  /**
+   * Earlier contents of each of {@code paths} as far as the local history goes (and at most
+   * {@value #HISTORY_DEPTH} commits back), the base's own first; one walk for all paths.
+   */
+  java.util.Map<Path, List<GitWorkspace.FileVersion>> history(java.util.Collection<Path> paths) {
+    java.util.Map<Path, List<GitWorkspace.FileVersion>> byPath = new java.util.HashMap<>();
+    java.util.Map<String, Path> names = new java.util.HashMap<>();
+    paths.forEach(p -> names.put(slashes(p.normalize()), p));
+    git.history(commitId, names.keySet(), HISTORY_DEPTH).forEach((name, versions) -> byPath.put(names.get(name), versions));
+    return byPath;
   }
 
   static String abbreviate(String commitId) {

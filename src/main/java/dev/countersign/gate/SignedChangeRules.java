@@ -30,9 +30,9 @@ import java.util.TreeSet;
  * check), every file the pull request adds or modifies there must be:
  *
  * <ul>
- *   <li><b>not older</b> than the version it replaces: its transparency-log time (the latest
- *       {@code integratedTime} of its signature sets) is not before the base version's
- *       ({@value #RULE_ROLLBACK});
+ *   <li><b>not older</b> than the version it replaces: its transparency-log time (the earliest
+ *       {@code integratedTime} of its signature sets) is not before the base version's (the
+ *       latest of its sets) ({@value #RULE_ROLLBACK});
  *   <li><b>not a replay</b>: it carries no signature an earlier version of the same path carried
  *       (searched in the base's history as far as the clone has it) other than the base version
  *       ({@value #RULE_REPLAY});
@@ -78,7 +78,7 @@ final class SignedChangeRules {
   List<GateFinding> check(Map<Path, PolicyFile.DirectoryPair> signedFiles) {
     RepositoryFiles baseFiles = base.files();
     List<GateFinding> findings = new ArrayList<>();
-    Map<String, List<Slot>> slots = null;
+    List<Changed> changes = new ArrayList<>();
     for (Map.Entry<Path, PolicyFile.DirectoryPair> entry : signedFiles.entrySet()) {
       Path path = entry.getKey();
       Optional<byte[]> now = workTree.read(path);
@@ -89,18 +89,19 @@ final class SignedChangeRules {
       if (before.isPresent() && Arrays.equals(before.get(), now.get())) {
         continue;
       }
-      Optional<Decoded> changed = decode(path, now.get());
-      if (changed.isEmpty()) {
-        continue; // the signature check reports why it is not a signed manifest
+      // One that is not a signed manifest at all is reported by the signature check.
+      decode(path, now.get()).ifPresent(file -> changes.add(new Changed(path, entry.getValue(), file, before)));
+    }
+    if (!changes.isEmpty()) {
+      Map<Path, List<GitWorkspace.FileVersion>> history = base.history(changes.stream().map(Changed::path).toList());
+      Map<String, List<Slot>> slots = slots(baseFiles);
+      for (Changed change : changes) {
+        Optional<Decoded> previous = change.before().flatMap(b -> decode(change.path(), b));
+        notOlder(change.path(), change.file(), previous).ifPresent(findings::add);
+        noReplay(change.path(), change.file(), change.before(), history.getOrDefault(change.path(), List.of()))
+            .ifPresent(findings::add);
+        ownPath(change.path(), change.pair(), change.file(), slots).ifPresent(findings::add);
       }
-      Decoded file = changed.get();
-      Optional<Decoded> previous = before.flatMap(b -> decode(path, b));
-      notOlder(path, file, previous).ifPresent(findings::add);
-      noReplay(path, file, before).ifPresent(findings::add);
-      if (slots == null) {
-        slots = slots(baseFiles);
-      }
-      ownPath(path, entry.getValue(), file, slots).ifPresent(findings::add);
     }
     for (PolicyFile.DirectoryPair pair : pairs) {
       for (Path gone : baseFiles.filesUnder(pair.signed()).keySet()) {
@@ -114,12 +115,26 @@ final class SignedChangeRules {
     return findings;
   }
 
+  /** A signed file the change adds or modifies, and what the base had at its path. */
+  private record Changed(Path path, PolicyFile.DirectoryPair pair, Decoded file, Optional<byte[]> before) {}
+
   /** A signed file's first document, its decoded signatures, and the objects its message holds. */
   private record Decoded(ManifestDocument first, SignedContent content) {
 
-    OptionalLong loggedAt() {
+    /** The latest log time of its signature sets: when the version it replaces was last signed. */
+    OptionalLong lastLogged() {
       return content.signatureSets().stream().filter(s -> s.bundle().isPresent())
           .mapToLong(s -> s.bundle().get().integratedTime()).max();
+    }
+
+    /**
+     * The earliest log time of its signature sets. The earliest, because a set that does not
+     * verify (the gate only needs enough sets that do) could carry any time: an old signature
+     * with a made-up newer set appended must still count as old.
+     */
+    OptionalLong firstLogged() {
+      return content.signatureSets().stream().filter(s -> s.bundle().isPresent())
+          .mapToLong(s -> s.bundle().get().integratedTime()).min();
     }
 
     Set<String> signatures() {
@@ -145,11 +160,11 @@ final class SignedChangeRules {
     if (previous.isEmpty()) {
       return Optional.empty();
     }
-    OptionalLong then = previous.get().loggedAt();
+    OptionalLong then = previous.get().lastLogged();
     if (then.isEmpty()) {
       return Optional.empty();
     }
-    OptionalLong now = file.loggedAt();
+    OptionalLong now = file.firstLogged();
     if (now.isEmpty()) {
       return Optional.of(error(path, file, RULE_ROLLBACK,
           "carries no transparency-log time, so it cannot be shown to be newer than the version it replaces (logged "
@@ -165,9 +180,10 @@ final class SignedChangeRules {
     return Optional.empty();
   }
 
-  private Optional<GateFinding> noReplay(Path path, Decoded file, Optional<byte[]> before) {
+  private Optional<GateFinding> noReplay(Path path, Decoded file, Optional<byte[]> before,
+      List<GitWorkspace.FileVersion> history) {
     Set<String> signatures = file.signatures();
-    for (GitWorkspace.FileVersion version : base.history(path)) {
+    for (GitWorkspace.FileVersion version : history) {
       if (before.isPresent() && Arrays.equals(version.bytes(), before.get())) {
         continue;
       }

@@ -94,12 +94,13 @@ public interface GitWorkspace {
   Optional<String> findCommit(String revision);
 
   /**
-   * The distinct earlier contents of {@code path}: the regular-file blobs it held in commits
-   * reachable from {@code commitId} (newest first, as far as the local history goes and at most
-   * {@code maxCommits} commits back), each with the newest commit that held it. The content at
-   * {@code commitId} itself comes first when the path exists there.
+   * The distinct contents each of {@code paths} held in the commits reachable from
+   * {@code commitId} (newest first, as far as the local history goes and at most
+   * {@code maxCommits} commits back), each with the newest commit that held it; one walk of the
+   * history for all paths. The content at {@code commitId} itself comes first when the path
+   * exists there. Paths that never held a regular file map to an empty list.
    */
-  java.util.List<FileVersion> history(String commitId, String path, int maxCommits);
+  java.util.Map<String, java.util.List<FileVersion>> history(String commitId, java.util.Collection<String> paths, int maxCommits);
 
   /** One content a path held, and the newest commit that held it. */
   record FileVersion(String commitId, byte[] bytes) {}

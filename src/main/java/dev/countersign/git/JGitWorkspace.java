@@ -289,10 +289,18 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
-  public List<FileVersion> history(String commitId, String path, int maxCommits) {
-    String p = ChangeSet.checkedPath(path);
-    List<FileVersion> versions = new ArrayList<>();
-    java.util.Set<ObjectId> seen = new java.util.HashSet<>();
+  public Map<String, List<FileVersion>> history(String commitId, java.util.Collection<String> paths, int maxCommits) {
+    Map<String, List<FileVersion>> versions = new TreeMap<>();
+    Map<String, java.util.Set<ObjectId>> seen = new java.util.HashMap<>();
+    for (String path : paths) {
+      versions.put(ChangeSet.checkedPath(path), new ArrayList<>());
+      seen.put(ChangeSet.checkedPath(path), new java.util.HashSet<>());
+    }
+    if (versions.isEmpty()) {
+      return versions;
+    }
+    org.eclipse.jgit.treewalk.filter.TreeFilter filter =
+        org.eclipse.jgit.treewalk.filter.PathFilterGroup.createFromStrings(versions.keySet());
     try (RevWalk walk = new RevWalk(repository)) {
       walk.markStart(walk.parseCommit(resolve(commitId)));
       int count = 0;
@@ -300,10 +308,16 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         if (++count > maxCommits) {
           break;
         }
-        try (TreeWalk tw = TreeWalk.forPath(repository, p, commit.getTree())) {
-          if (tw != null && isRegularFile(tw.getFileMode(0)) && seen.add(tw.getObjectId(0).copy())) {
-            versions.add(new FileVersion(commit.name(),
-                tw.getObjectReader().open(tw.getObjectId(0), Constants.OBJ_BLOB).getBytes()));
+        try (TreeWalk tw = new TreeWalk(repository)) {
+          tw.addTree(commit.getTree());
+          tw.setRecursive(true);
+          tw.setFilter(filter);
+          while (tw.next()) {
+            String path = tw.getPathString();
+            if (versions.containsKey(path) && isRegularFile(tw.getFileMode(0)) && seen.get(path).add(tw.getObjectId(0).copy())) {
+              versions.get(path).add(new FileVersion(commit.name(),
+                  tw.getObjectReader().open(tw.getObjectId(0), Constants.OBJ_BLOB).getBytes()));
+            }
           }
         }
       }
@@ -312,7 +326,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       // The local history ends here (a shallow clone): what was found is all there is.
       return versions;
     } catch (IOException e) {
-      throw readProblem(commitId + ":" + p, e);
+      throw readProblem(commitId + ":" + versions.keySet(), e);
     }
   }
 

@@ -176,10 +176,13 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     String[] parts = jwt.split("\\.");
     JsonNode claims;
     try {
-      claims = JSON.readTree(Base64.getUrlDecoder().decode(parts.length > 1 ? parts[1] : ""));
+      claims = parts.length == 3 ? JSON.readTree(Base64.getUrlDecoder().decode(parts[1])) : null;
     } catch (IOException | IllegalArgumentException e) {
+      claims = null;
+    }
+    if (claims == null || !claims.isObject()) {
       throw new dev.countersign.support.problems.EnvironmentProblem(
-          "The identity token is not a JSON Web Token while reading the signing identity", IdentityTokenSource.NO_TOKEN_HINT, e);
+          "The identity token is not a JSON Web Token while reading the signing identity", IdentityTokenSource.NO_TOKEN_HINT);
     }
     String issuer = claims.path("iss").asText("");
     String subject;

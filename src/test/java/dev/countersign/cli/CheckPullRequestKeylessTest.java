@@ -83,6 +83,36 @@ class CheckPullRequestKeylessTest {
   }
 
   @Test
+  void rollbackWithAMadeUpNewerSignatureSetAppended_stillFailsOnItsLogTime() throws Exception {
+    String v1 = seed.read("signed/app/config.yaml");
+    Thread.sleep(1_100);
+    seed.sign("app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
+    git.commitToOrigin("main", Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")), Set.of(), "v2");
+    String base = git.originHead("main");
+    // The old, valid set 0 stays (so the file still verifies); set 1 claims a log time in 2100.
+    String bundle = new dev.countersign.manifest.RekorBundle("AAAA", "e30=", 4_102_444_800L, 1, "00".repeat(32)).toJson();
+    String forged = v1.replaceAll("(?m)^(\\s*)(cosign\\.sigstore\\.dev/signature: \\S+)$",
+        "$1$2\n$1cosign.sigstore.dev/signature_1: " + java.util.Base64.getEncoder().encodeToString("forged".getBytes(StandardCharsets.US_ASCII))
+            + "\n$1cosign.sigstore.dev/bundle_1: " + java.util.Base64.getEncoder().encodeToString(gzip(bundle)));
+    assertThat(forged).contains("signature_1").contains("bundle_1");
+    git.branchOnOrigin("rollback", "main");
+    git.commitToOrigin("rollback", Map.of("signed/app/config.yaml", forged), Set.of(), "put v1 back, dressed up");
+
+    CliRun run = check(git.cloneBranch("ws", "rollback", 1), base);
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out()).contains("::error file=signed/app/config.yaml,").contains("is older than the version it replaces");
+  }
+
+  private static byte[] gzip(String text) throws IOException {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(bytes)) {
+      out.write(text.getBytes(StandardCharsets.UTF_8));
+    }
+    return bytes.toByteArray();
+  }
+
+  @Test
   void control_aNewerKeylessSignatureOfChangedContent_passes() throws Exception {
     String base = git.originHead("main");
     Thread.sleep(1_100);

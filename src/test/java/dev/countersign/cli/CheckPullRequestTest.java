@@ -67,6 +67,20 @@ class CheckPullRequestTest {
   }
 
   @Test
+  void mergeQueue_alsoJudgesByTheBaseCommitsRules() throws Exception {
+    Path ws = pullRequest(Map.of("unsigned/net/allow-all.yaml", GateRepository.ALLOW_ALL_INGRESS),
+        Set.of("policies/deny-allow-all-ingress.yaml"), 1);
+    Path event = tmp.resolve("merge-group.json");
+    Files.writeString(event, "{\"action\":\"checks_requested\",\"merge_group\":{\"base_sha\":\"" + baseSha
+        + "\",\"base_ref\":\"refs/heads/main\",\"head_ref\":\"refs/heads/gh-readonly-queue/main/pr-7\"}}");
+
+    CliRun run = check(ws, Map.of("GITHUB_EVENT_NAME", "merge_group", "GITHUB_EVENT_PATH", event.toString()));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out()).contains("::error file=unsigned/net/allow-all.yaml,");
+  }
+
+  @Test
   void control_pullRequestAddingAKeyButNoSignedFile_passesWithTheRuleChangeReported() throws Exception {
     Path attackerKey = attackerKey();
     String policy = seed.read(".countersign/policy.yaml")
