@@ -1,6 +1,13 @@
 package dev.countersign.cli;
 
 import dev.countersign.action.Annotation;
+import dev.countersign.action.GitHubEvent;
+import dev.countersign.gate.BaseCommit;
+import dev.countersign.git.GitRemote;
+import dev.countersign.git.JGitWorkspace;
+import dev.countersign.governance.RepositoryFiles;
+import dev.countersign.support.Env;
+import java.util.Optional;
 import dev.countersign.action.Reporter;
 import dev.countersign.gate.GateFinding;
 import dev.countersign.gate.GateReport;
@@ -27,10 +34,18 @@ import picocli.CommandLine.ParentCommand;
 @Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"The merge gate: verify every signed manifest, validate every unsigned one, and apply the governance policies,",
         "as the trust policy describes them. Run it on the pull request's merge result.",
+        "On pull_request and merge_group events the rules (trust policy, keys, governance policies) come from the base commit,",
+        "and signed files may change only the way countersign changes them (see docs/check.md).",
         "Exit 0 when everything passes, 1 when anything fails."})
 final class CheckCommand implements Callable<Integer> {
 
   enum Output { text, json, sarif }
+
+  /** Where the rules that judge the change come from. */
+  enum PolicySource { auto, base, worktree }
+
+  /** Events whose payload names the commit the change targets. */
+  private static final java.util.Set<String> CHANGE_EVENTS = java.util.Set.of("pull_request", "pull_request_target", "merge_group");
 
   @ParentCommand RootCommand root;
 
@@ -41,6 +56,16 @@ final class CheckCommand implements Callable<Integer> {
   @Option(names = "--policy", paramLabel = "FILE", defaultValue = ".countersign/policy.yaml",
       description = "The trust policy, relative to the repository (default: ${DEFAULT-VALUE}).")
   Path policy;
+
+  @Option(names = "--policy-from", paramLabel = "SOURCE", defaultValue = "auto",
+      description = {"Where the trust policy, its keys and the governance policies are read: base (the commit the change targets,",
+          "from git objects), worktree (the checked-out files; for local runs), or auto (default: base when there is a base",
+          "commit, from --base or a pull_request/merge_group event, else worktree)."})
+  PolicySource policyFrom;
+
+  @Option(names = "--base", paramLabel = "REV",
+      description = "The commit the change targets (default: from the pull_request or merge_group event). Enables the signed-directory rules.")
+  String baseRevision;
 
   @Option(names = "--trusted-root", paramLabel = "FILE",
       description = "Sigstore trusted_root.json for keyless signers (default: the public-good root via TUF, fetched only when needed).")
@@ -66,14 +91,23 @@ final class CheckCommand implements Callable<Integer> {
       throw new UsageProblem("The repository directory " + repository + " does not exist while starting countersign check",
           "perhaps you should pass --repo DIR, the checked-out work tree");
     }
-    if (!Files.isRegularFile(repository.resolve(policy))) {
-      throw new UsageProblem("No trust policy found at " + policy + " in " + repository + " while starting countersign check",
-          "perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE");
+    Optional<String> revision = baseRevision(runtime.env());
+    if (policyFrom == PolicySource.base && revision.isEmpty()) {
+      throw new UsageProblem("--policy-from base needs the commit the change targets while starting countersign check",
+          "perhaps you should pass --base REV, or run on a pull_request or merge_group event");
     }
-    PolicyFile policyFile = new PolicyFileLoader().load(repository, policy);
     Supplier<TrustedRoot> roots =
         () -> trustedRoot != null ? TrustedRoot.fromFile(trustedRoot) : TrustedRoot.fromPublicGoodTuf(null);
-    GateReport report = new MergeGate(repository, policyFile, new ManifestReader(maxFileSize), roots).check();
+    GateReport report;
+    if (revision.isEmpty()) {
+      report = check(repository, RepositoryFiles.workTree(repository), Optional.empty(), roots);
+    } else {
+      try (JGitWorkspace git = JGitWorkspace.open(repository, runtime.clock())) {
+        BaseCommit base = new BaseCommit(git, resolveBase(runtime.env(), git, revision.get()));
+        RepositoryFiles rules = policyFrom == PolicySource.worktree ? RepositoryFiles.workTree(repository) : base.files();
+        report = check(repository, rules, Optional.of(base), roots);
+      }
+    }
 
     PrintWriter out = runtime.out();
     boolean actions = runtime.env().inGitHubActions();
@@ -96,6 +130,69 @@ final class CheckCommand implements Callable<Integer> {
       writeSarif(report);
     }
     return report.passed() ? ExitCode.OK.code() : ExitCode.REJECTED.code();
+  }
+
+  private GateReport check(Path repository, RepositoryFiles rules, Optional<BaseCommit> base, Supplier<TrustedRoot> roots) {
+    if (rules.read(policy).isEmpty()) {
+      throw new UsageProblem("No trust policy found at " + policy + " in "
+          + (rules instanceof RepositoryFiles.WorkTree ? repository.toString() : rules.describe())
+          + " while starting countersign check",
+          "perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE");
+    }
+    PolicyFile policyFile = new PolicyFileLoader().load(rules, policy);
+    return new MergeGate(repository, policyFile, new ManifestReader(maxFileSize), roots, rules, base).check();
+  }
+
+  /** {@code --base}, else the base commit the pull_request or merge_group event names. */
+  private Optional<String> baseRevision(Env env) {
+    if (baseRevision != null) {
+      return Optional.of(baseRevision.strip()).filter(r -> !r.isEmpty());
+    }
+    Optional<String> event = env.get("GITHUB_EVENT_NAME").map(String::strip).filter(CHANGE_EVENTS::contains);
+    if (event.isEmpty()) {
+      return Optional.empty();
+    }
+    GitHubEvent payload = GitHubEvent.read(env);
+    Optional<String> sha = event.get().equals("merge_group")
+        ? payload.text("merge_group", "base_sha")
+        : payload.text("pull_request", "base", "sha");
+    return Optional.of(sha.filter(s -> s.matches("[0-9a-f]{40}")).orElseThrow(() -> new EnvironmentProblem(
+        "The " + event.get() + " event names no base commit while starting countersign check",
+        "perhaps you should run check on pull_request or merge_group events only, or pass --base REV")));
+  }
+
+  /**
+   * The full id of the base commit, fetching the base branch from the checkout's origin when the
+   * clone lacks it (actions/checkout fetches one commit of the merge result by default).
+   */
+  private static String resolveBase(Env env, JGitWorkspace git, String revision) {
+    Optional<String> found = git.findCommit(revision);
+    if (found.isPresent()) {
+      return found.get();
+    }
+    Optional<String> branch = baseBranch(env);
+    Optional<String> origin = git.remoteUrl("origin");
+    if (branch.isPresent() && origin.isPresent()) {
+      git.fetch(GitRemote.anonymous(origin.get()), branch.get());
+      found = git.findCommit(revision);
+      if (found.isPresent()) {
+        return found.get();
+      }
+    }
+    throw new EnvironmentProblem("The base commit " + revision + " is not in the clone while starting countersign check",
+        "perhaps you should check out with fetch-depth: 0 (actions/checkout), or fetch the base branch before check");
+  }
+
+  private static Optional<String> baseBranch(Env env) {
+    Optional<String> event = env.get("GITHUB_EVENT_NAME").map(String::strip).filter(CHANGE_EVENTS::contains);
+    if (event.isEmpty()) {
+      return Optional.empty();
+    }
+    GitHubEvent payload = GitHubEvent.read(env);
+    Optional<String> ref = event.get().equals("merge_group")
+        ? payload.text("merge_group", "base_ref")
+        : payload.text("pull_request", "base", "ref");
+    return ref.map(r -> r.startsWith("refs/heads/") ? r.substring("refs/heads/".length()) : r).filter(r -> !r.isBlank());
   }
 
   private static void annotate(Reporter reporter, GateReport report) {

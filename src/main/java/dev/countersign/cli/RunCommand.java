@@ -13,6 +13,7 @@ import dev.countersign.pipeline.ManifestSigningStep;
 import dev.countersign.pipeline.ReconcileJob;
 import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
+import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.pipeline.SigningStep;
 import dev.countersign.support.Sleeper;
 import dev.countersign.signing.SignJob;
@@ -121,16 +122,18 @@ final class RunCommand implements Callable<Integer> {
               "pass --branch BRANCH"))
           : trigger.get().branch();
       ReconcileOptions options = options(env, workspace, target, pullRequestMode);
-      ManifestSigningStep signingStep = new ManifestSigningStep(format.reader(), format.format(),
-          new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
-              ProgressReporters.insidePipeline(runtime)),
-          Math.max(1, parallel), proposedSignatures(env, workspace, options, target, pullRequestMode));
+      SignJob signJob = new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
+          ProgressReporters.insidePipeline(runtime));
+      SignatureReuse reuse = new SignatureReuse(format.reader(), format.format(), signJob::signerIdentity,
+          memoized(signer.verificationRoot()));
+      ManifestSigningStep signingStep = new ManifestSigningStep(format.reader(), format.format(), signJob,
+          Math.max(1, parallel), proposedSignatures(env, workspace, options, target, pullRequestMode), reuse);
       SigningStep step = noSign ? SigningStep.moveOnly() : signingStep;
       if (noSign) {
         reporter.warning("--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory will verify");
       }
       if (fromWorktree) {
-        return pullRequests(runtime, reporter, workspace, target, options).refresh(step);
+        return pullRequests(runtime, reporter, workspace, target, options).refresh(step, reuse);
       }
       ReconcileResult result = new ReconcileJob(workspace, step, reporter, runtime.clock(), Sleeper.real(),
           new SecureRandom(), options, dev.countersign.manifest.ManifestTree.of(format.reader())).run();
@@ -154,8 +157,8 @@ final class RunCommand implements Callable<Integer> {
   /**
    * Signed files already proposed on the pull request branch, when this run may end in a pull
    * request (pull-request mode, or a push refused on a GitHub repository): reusing them when
-   * they sign the same content keeps a pending pull request from being re-signed and updated on
-   * every run.
+   * they cover the same content for this run's signer ({@link SignatureReuse}) keeps a pending
+   * pull request from being re-signed and updated on every run.
    */
   private java.util.function.Function<String, Optional<byte[]>> proposedSignatures(
       Env env, JGitWorkspace workspace, ReconcileOptions options, String target, boolean pullRequestMode) {
@@ -179,6 +182,20 @@ final class RunCommand implements Callable<Integer> {
       }
     };
     return path -> tip.get().flatMap(commit -> workspace.readFile(commit, path));
+  }
+
+  private static <T> java.util.function.Supplier<T> memoized(java.util.function.Supplier<T> supplier) {
+    return new java.util.function.Supplier<>() {
+      private T value;
+
+      @Override
+      public synchronized T get() {
+        if (value == null) {
+          value = supplier.get();
+        }
+        return value;
+      }
+    };
   }
 
   /** What the event says to do; empty (after reporting the reason) when it says nothing. */

@@ -10,6 +10,7 @@ import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
+import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.pipeline.SigningStep;
 import dev.countersign.promotion.CommitAuthorship;
 import dev.countersign.promotion.FileChange;
@@ -101,9 +102,9 @@ final class RunPullRequests {
   }
 
   /** The scheduled refresh: sign what changed in the work tree's unsigned directories and propose it. */
-  int refresh(SigningStep step) {
+  int refresh(SigningStep step, SignatureReuse reuse) {
     PullRequestPublisher publisher = new PullRequestPublisher(workspace, host.get(), options.remote(), reporter, settings);
-    PromotionResult result = new RefreshJob(workspace, publisher, step, reader, format, facts,
+    PromotionResult result = new RefreshJob(workspace, publisher, step, reader, format, facts, reuse,
         new CommitAuthorship(options.author(), options.committer(), options.runId(), options.signoff()), reporter)
         .run(options.dirs(), options.remote());
     return report(result, result.plan().changes().stream().map(FileChange::path).toList());

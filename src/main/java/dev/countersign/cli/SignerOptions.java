@@ -79,6 +79,17 @@ final class SignerOptions {
     return () -> new SigstoreKeylessSigner(options, runtime.env(), runtime.clock(), onToken);
   }
 
+  /**
+   * The Sigstore trust material that signatures made before this run are verified against before
+   * they are kept: {@code --trusted-root}, else the public-good root through TUF. Read on first
+   * use only.
+   */
+  Supplier<dev.countersign.verification.TrustedRoot> verificationRoot() {
+    Path file = trustedRoot;
+    return () -> file != null ? dev.countersign.verification.TrustedRoot.fromFile(file)
+        : dev.countersign.verification.TrustedRoot.fromPublicGoodTuf(null);
+  }
+
   /** The public half of {@code --key}, when signing with a key (reads the key; may ask for its password). */
   java.util.List<java.security.PublicKey> signingPublicKeys(Runtime runtime) {
     return key == null ? java.util.List.of()

@@ -5,6 +5,7 @@ import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.ContentMatch;
 import dev.countersign.verification.DocumentVerdict;
 import dev.countersign.verification.IdentityRule;
 import dev.countersign.verification.ManifestVerifier;
@@ -75,8 +76,14 @@ final class VerifyCommand implements Callable<Integer> {
       description = "Sigstore trusted_root.json to verify keyless signatures, and the log entries of keyed ones, offline (default: the public-good root via TUF, for keyless only).")
   Path trustedRoot;
 
+  @Option(names = "--cluster-object",
+      description = {"The files are objects read back from a cluster (kubectl get -o yaml): ignore what the API server and",
+          "controllers add (Kyverno's default ignore fields, anchored, plus --ignore-field). Without it a file must equal",
+          "its signed message exactly, as files in a repository must."})
+  boolean clusterObject;
+
   @Option(names = "--ignore-field", paramLabel = "FIELD",
-      description = "Also ignore differences in this field (Kyverno ignoreFields semantics; repeatable).")
+      description = "With --cluster-object: also ignore differences in this field, a dotted path from the object's root, '*' for one segment (repeatable).")
   List<String> ignoreFields = new ArrayList<>();
 
   @Option(names = "--min-signers", paramLabel = "N", defaultValue = "1", description = "Distinct signers required (default: ${DEFAULT-VALUE}).")
@@ -99,7 +106,8 @@ final class VerifyCommand implements Callable<Integer> {
     TrustedRoot root = trustedRoot != null ? TrustedRoot.fromFile(trustedRoot)
         : keyless ? TrustedRoot.fromPublicGoodTuf(null) : null;
     SignedManifestFormat signedFormat = format.format();
-    ManifestVerifier verifier = new ManifestVerifier(root, policy, signedFormat);
+    ManifestVerifier verifier = new ManifestVerifier(root, policy, signedFormat,
+        clusterObject ? ContentMatch.CLUSTER_OBJECT : ContentMatch.EXACT);
     List<DocumentVerdict> verdicts = new VerificationRun(format.reader(), verifier)
         .verify(ManifestTree.of(format.reader()).expand(paths));
     print(runtime, verdicts);
@@ -118,6 +126,10 @@ final class VerifyCommand implements Callable<Integer> {
           subject.exact == null,
           issuer.exact != null ? issuer.exact : checkedRegex("--certificate-oidc-issuer-regexp", issuer.regex),
           issuer.exact == null));
+    }
+    if (!ignoreFields.isEmpty() && !clusterObject) {
+      throw new UsageProblem("--ignore-field applies only to objects read back from a cluster",
+          "add --cluster-object if the files come from kubectl get; files in a repository must equal their signed message");
     }
     List<PublicKey> publicKeys = keys.stream().map(PublicKeys::read).toList();
     if (minSigners < 1) {

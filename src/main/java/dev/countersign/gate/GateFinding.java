@@ -38,14 +38,16 @@ public record GateFinding(Path file, int line, Check check, String rule, String 
     }
   }
 
-  /** The gate's three checks, in the order they run. */
+  /** The gate's checks, in the order they run. */
   public enum Check {
     /** A manifest under a signed directory does not verify against the trust policy. */
     SIGNATURE,
     /** A manifest under an unsigned directory could not be signed and applied as it is. */
     MANIFEST,
     /** A governance (ValidatingAdmissionPolicy) rule refuses an unsigned manifest. */
-    GOVERNANCE;
+    GOVERNANCE,
+    /** The change touches the gate's own rules (trust policy, keys, governance policies). */
+    POLICY;
 
     public String label() {
       return name().toLowerCase(Locale.ROOT);

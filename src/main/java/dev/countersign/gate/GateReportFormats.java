@@ -145,7 +145,16 @@ public final class GateReportFormats {
 
   private static String describeRule(GateFinding finding) {
     return switch (finding.check()) {
-      case SIGNATURE -> "Signed manifests must verify against the trust policy";
+      case SIGNATURE -> switch (finding.rule()) {
+        case SignedChangeRules.RULE_ROLLBACK -> "A changed signed file is not older than the version it replaces";
+        case SignedChangeRules.RULE_REPLAY -> "A changed signed file does not replay an earlier version of its path";
+        case SignedChangeRules.RULE_PATH -> "A signed file holds only objects that belong at its path";
+        case SignedChangeRules.RULE_DELETED -> "A signed file is deleted";
+        default -> "Signed manifests must verify exactly against the trust policy";
+      };
+      case POLICY -> finding.rule().equals(RuleChanges.RULE_INVALID)
+          ? "The gate's rules stay usable after the merge"
+          : "Changes to the gate's rules take effect after the merge";
       case MANIFEST -> switch (finding.rule()) {
         case UnsignedManifestRules.RULE_NAME -> "Every object needs metadata.name";
         case UnsignedManifestRules.RULE_LIST -> "One Kubernetes object per YAML document";

@@ -4,6 +4,7 @@ import dev.countersign.governance.GovernanceCheck;
 import dev.countersign.governance.GovernanceReport;
 import dev.countersign.governance.PolicyFile;
 import dev.countersign.governance.PolicyFinding;
+import dev.countersign.governance.RepositoryFiles;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
@@ -21,6 +22,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,14 +31,22 @@ import java.util.function.Supplier;
 
 /**
  * Use case: the merge gate ({@code countersign check}) over a work tree, typically a pull
- * request's merge result, as the repository's trust policy describes it:
+ * request's merge result, as the trust policy describes it:
  *
  * <ol>
- *   <li>every manifest under a signed directory verifies against the policy's signers and keys;
+ *   <li>every manifest under a signed directory verifies exactly (its documents are its signed
+ *       message) against the policy's signers and keys;
+ *   <li>with a base commit (a pull request): every signed file the change adds or modifies obeys
+ *       {@link SignedChangeRules} (not older, no replay, at its own path), and deletions are
+ *       reported;
  *   <li>every manifest under an unsigned directory reads cleanly and obeys
  *       {@link UnsignedManifestRules};
  *   <li>the governance policies accept every unsigned manifest.
  * </ol>
+ *
+ * <p>The rules (policy file, key files, governance policies) come from {@code rules}: the base
+ * commit for a pull request, so a pull request cannot change what judges it; its own changes to
+ * them are validated and reported ({@link RuleChanges}) and take effect after the merge.
  *
  * Every failure is a {@link GateFinding} located by repository-relative file and line; only
  * input the gate refuses to judge (a link, an unusable name or an oversized file under a signed
@@ -53,6 +63,13 @@ public final class MergeGate {
   private final PolicyFile policy;
   private final ManifestReader reader;
   private final Supplier<TrustedRoot> trustedRoot;
+  private final RepositoryFiles rulesFrom;
+  private final Optional<BaseCommit> base;
+
+  /** A gate with the work tree's own rules and no base commit (local runs, tests). */
+  public MergeGate(Path repositoryRoot, PolicyFile policy, ManifestReader reader, Supplier<TrustedRoot> trustedRoot) {
+    this(repositoryRoot, policy, reader, trustedRoot, RepositoryFiles.workTree(repositoryRoot), Optional.empty());
+  }
 
   /**
    * @param repositoryRoot the work tree; the policy's directories are relative to it
@@ -60,12 +77,19 @@ public final class MergeGate {
    * @param reader reads manifests (its size limit applies)
    * @param trustedRoot supplies the Sigstore trust material; called at most once, and only when
    *     the policy names keyless signers and some signed file exists
+   * @param rules where {@code policy} was read, and so its key files and governance policies:
+   *     the base commit's files for a pull request, else the work tree
+   * @param base the commit the change targets, when there is one: enables the signed-directory
+   *     rules, and the report of rule changes when {@code rules} are the base's
    */
-  public MergeGate(Path repositoryRoot, PolicyFile policy, ManifestReader reader, Supplier<TrustedRoot> trustedRoot) {
+  public MergeGate(Path repositoryRoot, PolicyFile policy, ManifestReader reader, Supplier<TrustedRoot> trustedRoot,
+      RepositoryFiles rules, Optional<BaseCommit> base) {
     this.repositoryRoot = repositoryRoot.toAbsolutePath().normalize();
     this.policy = policy;
     this.reader = reader;
     this.trustedRoot = trustedRoot;
+    this.rulesFrom = rules;
+    this.base = base;
   }
 
   public GateReport check() {
@@ -73,7 +97,11 @@ public final class MergeGate {
     List<GateFinding> findings = new ArrayList<>();
 
     // Signed side. The key files are read first, so a broken policy fails before any verdict.
-    TrustPolicy trustPolicy = policy.toTrustPolicy(repositoryRoot);
+    TrustPolicy trustPolicy = policy.toTrustPolicy(rulesFrom);
+    RepositoryFiles workTree = RepositoryFiles.workTree(repositoryRoot);
+    if (!(rulesFrom instanceof RepositoryFiles.WorkTree)) {
+      findings.addAll(RuleChanges.between(policy, rulesFrom, workTree));
+    }
     // The file set first, both sides: a link, an unusable name or an oversized file under a
     // managed directory is not a finding to weigh but input the gate refuses to judge (exit 6).
     List<InputProblem> refused = new ArrayList<>();
@@ -104,6 +132,10 @@ public final class MergeGate {
       }
     }
 
+    if (base.isPresent()) {
+      findings.addAll(new SignedChangeRules(base.get(), workTree, policy.directories(), reader, format).check(signedFiles));
+    }
+
     // Unsigned side.
     UnsignedManifestRules rules = new UnsignedManifestRules(format, reader.maxBytes());
     List<ManifestFile> readable = new ArrayList<>();
@@ -121,7 +153,7 @@ public final class MergeGate {
 
     int policies = 0;
     if (!policy.governance().policies().isEmpty()) {
-      GovernanceReport governance = new GovernanceCheck(repositoryRoot, policy).check(readable);
+      GovernanceReport governance = new GovernanceCheck(rulesFrom, policy).check(readable);
       policies = governance.policiesApplied();
       for (PolicyFinding finding : governance.findings()) {
         findings.add(new GateFinding(finding.file(), finding.line(), GateFinding.Check.GOVERNANCE, finding.ruleId(),

@@ -113,4 +113,22 @@ public interface GitWorkspace {
    * this clone or the commit is a merge or a root.
    */
   CommitFacts commitFacts(String revision);
+
+  /**
+   * The full id of the commit {@code revision} names in this repository (a commit id, a ref), or
+   * empty when this repository does not have it (not fetched, or shallow history).
+   */
+  Optional<String> findCommit(String revision);
+
+  /**
+   * The distinct contents each of {@code paths} held in the commits reachable from
+   * {@code commitId} (newest first, as far as the local history goes and at most
+   * {@code maxCommits} commits back), each with the newest commit that held it; one walk of the
+   * history for all paths. The content at {@code commitId} itself comes first when the path
+   * exists there. Paths that never held a regular file map to an empty list.
+   */
+  java.util.Map<String, java.util.List<FileVersion>> history(String commitId, java.util.Collection<String> paths, int maxCommits);
+
+  /** One content a path held, and the newest commit that held it. */
+  record FileVersion(String commitId, byte[] bytes) {}
 }

@@ -342,6 +342,65 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
+  public Optional<String> findCommit(String revision) {
+    try {
+      ObjectId id = repository.resolve(revision + "^{commit}");
+      if (id == null) {
+        return Optional.empty();
+      }
+      try (RevWalk walk = new RevWalk(repository)) {
+        walk.parseCommit(id);
+      }
+      return Optional.of(id.name());
+    } catch (IOException | RuntimeException missing) {
+      // Unknown, ambiguous, or named but not present (a shallow clone's boundary): not here.
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public Map<String, List<FileVersion>> history(String commitId, java.util.Collection<String> paths, int maxCommits) {
+    Map<String, List<FileVersion>> versions = new TreeMap<>();
+    Map<String, java.util.Set<ObjectId>> seen = new java.util.HashMap<>();
+    for (String path : paths) {
+      versions.put(ChangeSet.checkedPath(path), new ArrayList<>());
+      seen.put(ChangeSet.checkedPath(path), new java.util.HashSet<>());
+    }
+    if (versions.isEmpty()) {
+      return versions;
+    }
+    org.eclipse.jgit.treewalk.filter.TreeFilter filter =
+        org.eclipse.jgit.treewalk.filter.PathFilterGroup.createFromStrings(versions.keySet());
+    try (RevWalk walk = new RevWalk(repository)) {
+      walk.markStart(walk.parseCommit(resolve(commitId)));
+      int count = 0;
+      for (RevCommit commit : walk) {
+        if (++count > maxCommits) {
+          break;
+        }
+        try (TreeWalk tw = new TreeWalk(repository)) {
+          tw.addTree(commit.getTree());
+          tw.setRecursive(true);
+          tw.setFilter(filter);
+          while (tw.next()) {
+            String path = tw.getPathString();
+            if (versions.containsKey(path) && isRegularFile(tw.getFileMode(0)) && seen.get(path).add(tw.getObjectId(0).copy())) {
+              versions.get(path).add(new FileVersion(commit.name(),
+                  tw.getObjectReader().open(tw.getObjectId(0), Constants.OBJ_BLOB).getBytes()));
+            }
+          }
+        }
+      }
+      return versions;
+    } catch (org.eclipse.jgit.errors.MissingObjectException shallowEnd) {
+      // The local history ends here (a shallow clone): what was found is all there is.
+      return versions;
+    } catch (IOException e) {
+      throw readProblem(commitId + ":" + versions.keySet(), e);
+    }
+  }
+
+  @Override
   public String lastCommitMessage(String revision) {
     try (RevWalk walk = new RevWalk(repository)) {
       return walk.parseCommit(resolve(revision)).getFullMessage();

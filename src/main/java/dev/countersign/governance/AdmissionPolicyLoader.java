@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -35,18 +37,31 @@ public final class AdmissionPolicyLoader {
    * @throws InputProblem when a policy is malformed
    */
   public List<AdmissionPolicy> load(Path repositoryRoot, List<Path> locations) {
+    return load(RepositoryFiles.workTree(repositoryRoot), locations);
+  }
+
+  /** As {@link #load(Path, List)}, reading from {@code files} (the work tree, or a commit). */
+  public List<AdmissionPolicy> load(RepositoryFiles files, List<Path> locations) {
     List<AdmissionPolicy> policies = new ArrayList<>();
     for (Path location : locations) {
-      Path absolute = repositoryRoot.resolve(location);
-      if (!Files.exists(absolute)) {
+      Optional<byte[]> single = files.read(location);
+      SortedMap<Path, byte[]> found = new TreeMap<>();
+      if (single.isPresent()) {
+        found.put(location, single.get());
+      } else if (files.isDirectory(location)) {
+        files.filesUnder(location).forEach((path, bytes) -> {
+          String name = path.getFileName().toString();
+          if (name.endsWith(".yaml") || name.endsWith(".yml")) {
+            found.put(path, bytes);
+          }
+        });
+      } else {
         throw new UsageProblem(
-            "The governance policy location " + location + " does not exist while loading admission policies",
+            "The governance policy location " + location + " does not exist in " + files.describe()
+                + " while loading admission policies",
             ", perhaps you should fix \"governance.policies\" in the trust policy (paths are relative to the repository root)");
       }
-      for (Path file : yamlFiles(absolute)) {
-        Path relative = repositoryRoot.relativize(file);
-        policies.addAll(parse(relative, read(file, relative)));
-      }
+      found.forEach((path, bytes) -> policies.addAll(parse(path, new String(bytes, StandardCharsets.UTF_8))));
     }
     return policies;
   }
@@ -74,13 +89,16 @@ public final class AdmissionPolicyLoader {
    * Reads a parameter object (the {@code params} of every policy that declares {@code paramKind}).
    */
   public Map<String, Object> loadParams(Path repositoryRoot, Path location) {
-    Path file = repositoryRoot.resolve(location);
-    if (!Files.isRegularFile(file)) {
-      throw new UsageProblem(
-          "The governance parameter file " + location + " does not exist while loading admission policies",
-          ", perhaps you should fix \"governance.params\" in the trust policy");
-    }
-    List<ManifestDocument> documents = YamlTree.parseAll(location, read(file, location));
+    return loadParams(RepositoryFiles.workTree(repositoryRoot), location);
+  }
+
+  /** As {@link #loadParams(Path, Path)}, reading from {@code files}. */
+  public Map<String, Object> loadParams(RepositoryFiles files, Path location) {
+    byte[] bytes = files.read(location).orElseThrow(() -> new UsageProblem(
+        "The governance parameter file " + location + " does not exist in " + files.describe()
+            + " while loading admission policies",
+        ", perhaps you should fix \"governance.params\" in the trust policy"));
+    List<ManifestDocument> documents = YamlTree.parseAll(location, new String(bytes, StandardCharsets.UTF_8));
     if (documents.size() != 1) {
       throw new InputProblem(location, 0, "a parameter file must hold exactly one YAML document, found " + documents.size(), null);
     }
@@ -177,27 +195,5 @@ public final class AdmissionPolicyLoader {
               schema.lineOf(item.path() + ".expression")));
     }
     return expressions;
-  }
-
-  private static List<Path> yamlFiles(Path location) {
-    if (Files.isRegularFile(location)) {
-      return List.of(location);
-    }
-    try (Stream<Path> walk = Files.walk(location)) {
-      return walk.filter(Files::isRegularFile)
-          .filter(p -> p.getFileName().toString().endsWith(".yaml") || p.getFileName().toString().endsWith(".yml"))
-          .sorted()
-          .toList();
-    } catch (IOException e) {
-      throw new InputProblem(location, 0, "cannot list the directory (" + e.getMessage() + ")", null, e);
-    }
-  }
-
-  private static String read(Path file, Path relative) {
-    try {
-      return Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new InputProblem(relative, 0, "cannot read the file (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", null, e);
-    }
   }
 }

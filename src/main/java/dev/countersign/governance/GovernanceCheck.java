@@ -23,10 +23,18 @@ public final class GovernanceCheck {
    * @param policyFile the parsed trust policy file
    */
   public GovernanceCheck(Path repositoryRoot, PolicyFile policyFile) {
+    this(RepositoryFiles.workTree(repositoryRoot), policyFile);
+  }
+
+  /**
+   * @param files where the policy file's governance paths are read: the same version of the
+   *     repository the policy file came from (the base commit, for a pull request)
+   */
+  public GovernanceCheck(RepositoryFiles files, PolicyFile policyFile) {
     AdmissionPolicyLoader loader = new AdmissionPolicyLoader();
-    List<AdmissionPolicy> policies = loader.load(repositoryRoot, policyFile.governance().policies());
+    List<AdmissionPolicy> policies = loader.load(files, policyFile.governance().policies());
     Optional<Map<String, Object>> params =
-        policyFile.governance().params().map(path -> loader.loadParams(repositoryRoot, path));
+        policyFile.governance().params().map(path -> loader.loadParams(files, path));
     this.evaluator = new AdmissionPolicyEvaluator(policies, params);
     this.policyCount = policies.size();
   }

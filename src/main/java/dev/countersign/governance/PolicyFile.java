@@ -90,23 +90,26 @@ public record PolicyFile(
    * @throws InputProblem when a key file is missing or not an EC/RSA "PUBLIC KEY" PEM
    */
   public TrustPolicy toTrustPolicy(Path repositoryRoot) {
+    return toTrustPolicy(RepositoryFiles.workTree(repositoryRoot));
+  }
+
+  /**
+   * The verifier's view of this file, key files read from {@code files} (the same version of the
+   * repository the policy file came from).
+   *
+   * @throws InputProblem when a key file is missing or not an EC/RSA "PUBLIC KEY" PEM
+   */
+  public TrustPolicy toTrustPolicy(RepositoryFiles files) {
     List<PublicKey> publicKeys = new ArrayList<>();
     for (KeySource key : keys) {
       if (key.path().isPresent()) {
         Path relative = key.path().get();
-        Path file = repositoryRoot.resolve(relative);
-        String pem;
-        try {
-          pem = Files.readString(file, StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-          throw new InputProblem(
-              source,
-              key.line(),
-              "cannot read the public key file " + relative + " (" + e.getClass().getSimpleName() + ")",
-              ", perhaps you should commit the key or fix the path (it is relative to the repository root)",
-              e);
-        }
-        publicKeys.add(PublicKeys.parse(pem.getBytes(java.nio.charset.StandardCharsets.UTF_8), relative, 1));
+        byte[] pem = files.read(relative).orElseThrow(() -> new InputProblem(
+            source,
+            key.line(),
+            "cannot read the public key file " + relative + " in " + files.describe(),
+            ", perhaps you should commit the key or fix the path (it is relative to the repository root)"));
+        publicKeys.add(PublicKeys.parse(pem, relative, 1));
       } else {
         publicKeys.add(PublicKeys.parse(key.pem().orElseThrow().getBytes(java.nio.charset.StandardCharsets.UTF_8), source, key.line()));
       }

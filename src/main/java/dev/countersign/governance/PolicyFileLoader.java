@@ -42,19 +42,23 @@ public final class PolicyFileLoader {
    * @throws InputProblem when it is not a valid trust policy
    */
   public PolicyFile load(Path repositoryRoot, Path relativeFile) {
-    Path file = repositoryRoot.resolve(relativeFile);
-    if (!Files.isRegularFile(file)) {
+    return load(RepositoryFiles.workTree(repositoryRoot), relativeFile);
+  }
+
+  /**
+   * Loads the policy file at {@code relativeFile} in {@code files} (the work tree, or a commit).
+   *
+   * @throws UsageProblem when the file does not exist there
+   * @throws InputProblem when it is not a valid trust policy
+   */
+  public PolicyFile load(RepositoryFiles files, Path relativeFile) {
+    Optional<byte[]> bytes = files.read(relativeFile);
+    if (bytes.isEmpty()) {
       throw new UsageProblem(
-          "No trust policy found at " + relativeFile + " while loading the trust policy",
+          "No trust policy found at " + relativeFile + " in " + files.describe() + " while loading the trust policy",
           ", perhaps you should run \"countersign init\" or pass the identity flags on the command line");
     }
-    String text;
-    try {
-      text = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new InputProblem(relativeFile, 0, "cannot read the trust policy (" + e.getMessage() + ")", null, e);
-    }
-    return parse(relativeFile, text);
+    return parse(relativeFile, new String(bytes.get(), StandardCharsets.UTF_8));
   }
 
   /** Parses policy text; {@code source} is how problems name the file. */

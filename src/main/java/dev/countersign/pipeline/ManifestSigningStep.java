@@ -17,10 +17,12 @@ import dev.countersign.manifest.SignedManifestFormat;
 
 /**
  * The reconcile pipeline's signing step: the same {@link SignJob} as {@code countersign sign},
- * on bytes from a commit instead of files. An existing signed file whose signature covers the
- * same message is kept as it is (no churn). So is a signed file already proposed in an open pull
- * request (the bot branch), so a pipeline that cannot push does not re-sign, force-push and
- * update its pull request on every run.
+ * on bytes from a commit instead of files. An existing signed file is kept as it is (no churn)
+ * only when {@link SignatureReuse} finds that it covers exactly this content for this run's
+ * signer; so is a signed file already proposed in an open pull request (the bot branch), so a
+ * pipeline that cannot push does not re-sign, force-push and update its pull request on every
+ * run. Anything else at the target (a file an author added next to its unsigned source, a
+ * garbage or foreign signature, a file planted on the bot branch) is replaced by a new signature.
  *
  * <p>Remembers what it signed ({@link #entries()}) for the job summary. Not thread-safe; one
  * instance per run.
@@ -32,27 +34,27 @@ public final class ManifestSigningStep implements SigningStep {
   private final SignJob job;
   private final int parallelism;
   private final Function<String, Optional<byte[]>> proposed;
+  private final SignatureReuse reuse;
   private final Map<String, SignReport.Entry> entries = new TreeMap<>();
-
-  public ManifestSigningStep(ManifestReader reader, SignedManifestFormat format, SignJob job, int parallelism) {
-    this(reader, format, job, parallelism, path -> Optional.empty());
-  }
 
   /**
    * @param proposed the signed file already proposed for a target path (on the pull request's
-   *     branch), if any; reused when it signs the same message
+   *     branch), if any; kept when {@code reuse} says it covers the content
+   * @param reuse decides whether an existing or proposed signed file may be kept
    */
   public ManifestSigningStep(
       ManifestReader reader,
       SignedManifestFormat format,
       SignJob job,
       int parallelism,
-      Function<String, Optional<byte[]>> proposed) {
+      Function<String, Optional<byte[]>> proposed,
+      SignatureReuse reuse) {
     this.reader = reader;
     this.format = format;
     this.job = job;
     this.parallelism = parallelism;
     this.proposed = proposed;
+    this.reuse = reuse;
   }
 
   @Override
@@ -71,19 +73,22 @@ public final class ManifestSigningStep implements SigningStep {
                 dev.countersign.manifest.ManifestDocument.LIST_HINT);
           }
         }
-        Optional<ManifestFile> existing = existing(input.targetPath(), input.existingSigned());
-        Optional<byte[]> reusable = existing.filter(e -> signsSameMessage(unsigned, e)).isPresent()
+        byte[] message = format.message(unsigned.documents());
+        String target = input.targetPath();
+        boolean keepExisting = input.existingSigned().filter(bytes -> reuse.covers(target, bytes, message)).isPresent();
+        Optional<byte[]> reusable = keepExisting
             ? Optional.empty()
-            : proposed.apply(input.targetPath()).filter(bytes ->
-                existing(input.targetPath(), Optional.of(bytes)).filter(p -> signsSameMessage(unsigned, p)).isPresent());
-        if (reusable.isPresent()) {
-          results.add(new Signed(input.targetPath(), reusable.get()));
-          entries.put(input.targetPath(), new SignReport.Entry(source, Path.of(input.targetPath()),
-              SignReport.Outcome.UNCHANGED, SignJob.digest(format.message(unsigned.documents())),
+            : proposed.apply(target).filter(bytes -> reuse.covers(target, bytes, message));
+        if (keepExisting || reusable.isPresent()) {
+          results.add(keepExisting ? new Unchanged(target) : new Signed(target, reusable.get()));
+          entries.put(target, new SignReport.Entry(source, Path.of(target),
+              SignReport.Outcome.UNCHANGED, SignJob.digest(message),
               Optional.empty(), Optional.empty(), Optional.empty()));
           continue;
         }
-        items.add(new SignJob.Item(unsigned, Path.of(input.targetPath()), existing, true));
+        // No existing file is passed on: SignJob would keep one that merely carries the same
+        // message, whoever signed it. Here only what SignatureReuse verified is kept.
+        items.add(new SignJob.Item(unsigned, Path.of(target), Optional.empty(), true));
       } catch (InputProblem problem) {
         problems.add(problem);
       }
@@ -103,34 +108,5 @@ public final class ManifestSigningStep implements SigningStep {
   /** What was signed or kept, by target path, in path order. */
   public Map<String, SignReport.Entry> entries() {
     return Collections.unmodifiableMap(entries);
-  }
-
-  /** True when every document of {@code signed} carries a signature over {@code unsigned}'s message. */
-  private boolean signsSameMessage(ManifestFile unsigned, ManifestFile signed) {
-    byte[] message = format.message(unsigned.documents());
-    return signed.documents().stream().allMatch(doc -> {
-      try {
-        return format.decode(doc).map(c -> java.util.Arrays.equals(c.message(), message)).orElse(false);
-      } catch (IllegalArgumentException undecodable) {
-        return false;
-      }
-    });
-  }
-
-  /**
-   * The file at the target, when it parses. One that does not (a broken or hand-made file) is
-   * simply replaced by the new signature, which is what reconciling means.
-   */
-  private Optional<ManifestFile> existing(String targetPath, Optional<byte[]> content) {
-    if (content.isEmpty()) {
-      return Optional.empty();
-    }
-    Path target = Path.of(targetPath);
-    byte[] bytes = content.get();
-    try {
-      return Optional.of(new ManifestFile(target, target, reader.parse(bytes, target), bytes));
-    } catch (InputProblem unusable) {
-      return Optional.empty();
-    }
   }
 }

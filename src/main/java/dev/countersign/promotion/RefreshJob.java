@@ -9,11 +9,11 @@ import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.pipeline.Progress;
+import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.pipeline.SigningStep;
 import dev.countersign.support.problems.InternalProblem;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,9 +26,11 @@ import java.util.TreeMap;
  * allowlist, say) without committing them; this job proposes their signed form through the bot
  * branch's pull request.
  *
- * <p>Content, not bytes, decides: a generated manifest whose signed message equals the base
- * branch's signed file is no change; one that equals the bot branch's file reuses that file as it
- * is (nothing is signed). So an unchanged allowlist signs nothing, commits nothing and leaves the
+ * <p>Content, not bytes, decides: a generated manifest that the base branch's signed file covers
+ * is no change; one that the bot branch's file covers reuses that file as it is (nothing is
+ * signed). "Covers" is {@link SignatureReuse}: the file verifies for this run's signer and its
+ * documents are exactly the generated content, so a file planted on either branch is signed
+ * over, never kept. So an unchanged allowlist signs nothing, commits nothing and leaves the
  * pull request alone ({@code noop}); a changed one adds exactly one commit (base + the new signed
  * files) to the bot branch and updates the body; one reverted to what the base has closes it.
  *
@@ -44,6 +46,7 @@ public final class RefreshJob {
   private final ManifestReader reader;
   private final SignedManifestFormat format;
   private final SignatureFacts facts;
+  private final SignatureReuse reuse;
   private final CommitAuthorship authorship;
   private final Progress progress;
   private final CommitManifests manifests;
@@ -55,6 +58,7 @@ public final class RefreshJob {
       ManifestReader reader,
       SignedManifestFormat format,
       SignatureFacts facts,
+      SignatureReuse reuse,
       CommitAuthorship authorship,
       Progress progress) {
     this.workspace = workspace;
@@ -63,6 +67,7 @@ public final class RefreshJob {
     this.reader = reader;
     this.format = format;
     this.facts = facts;
+    this.reuse = reuse;
     this.authorship = authorship;
     this.progress = progress;
     this.manifests = new CommitManifests(workspace, ManifestTree.of(reader));
@@ -94,12 +99,12 @@ public final class RefreshJob {
       String target = targetOf.get(file.getKey());
       byte[] message = format.message(reader.parse(file.getValue(), Path.of(file.getKey())));
       Optional<byte[]> onBase = workspace.readFile(baseCommit, target);
-      if (onBase.flatMap(b -> facts.message(target, b)).map(m -> Arrays.equals(m, message)).orElse(false)) {
+      if (onBase.filter(b -> reuse.covers(target, b, message)).isPresent()) {
         progress.info("unchanged from " + base + ": " + target);
         continue;
       }
       Optional<byte[]> onBranch = botTip.flatMap(t -> workspace.readFile(t, target));
-      if (onBranch.flatMap(b -> facts.message(target, b)).map(m -> Arrays.equals(m, message)).orElse(false)) {
+      if (onBranch.filter(b -> reuse.covers(target, b, message)).isPresent()) {
         progress.info("already proposed: " + target);
         writes.put(target, onBranch.get());
         continue;

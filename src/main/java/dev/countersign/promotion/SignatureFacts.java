@@ -15,7 +15,6 @@ import java.security.PublicKey;
 import java.security.Signature;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -81,29 +80,6 @@ public final class SignatureFacts {
     String signer = set.certificatePem().flatMap(SignatureFacts::subject)
         .orElseGet(() -> keyed(content.message(), set.signature()));
     return new Facts(digest, signer, index);
-  }
-
-  /**
-   * True when both files are signed manifests whose signed messages are equal (canonical content,
-   * not bytes: two signatures of the same manifest differ in every signature byte), or when the
-   * bytes are equal.
-   */
-  public boolean sameContent(String path, byte[] a, byte[] b) {
-    if (Arrays.equals(a, b)) {
-      return true;
-    }
-    Optional<byte[]> left = message(path, a);
-    Optional<byte[]> right = message(path, b);
-    return left.isPresent() && right.isPresent() && Arrays.equals(left.get(), right.get());
-  }
-
-  /** The message the file's signatures cover; empty when it is unsigned or unreadable. */
-  public Optional<byte[]> message(String path, byte[] bytes) {
-    try {
-      return decode(path, bytes).map(SignedContent::message);
-    } catch (InputProblem | IllegalArgumentException unreadable) {
-      return Optional.empty();
-    }
   }
 
   private Optional<SignedContent> decode(String path, byte[] bytes) {

@@ -65,6 +65,11 @@ public final class KeyMessageSigner implements MessageSigner {
     return fingerprint;
   }
 
+  @Override
+  public SignerIdentity identity() {
+    return new SignerIdentity.Keyed(publicKey);
+  }
+
   /** {@code sha256:} + lowercase hex SHA-256 of the key's DER SubjectPublicKeyInfo. */
   public static String fingerprint(PublicKey publicKey) {
     return PublicKeys.fingerprint(publicKey);

@@ -20,6 +20,16 @@ public interface MessageSigner extends AutoCloseable {
   /** Who signs, for logs and the reviewer comment: an identity (SAN) or a key fingerprint. */
   String signerDescription();
 
+  /**
+   * Who this signer signs as, known without signing anything (keyless: from the identity token's
+   * claims, as Fulcio will put them in the certificate; no Fulcio call). A signature made earlier
+   * is kept only when it verifies for this identity.
+   *
+   * @throws dev.countersign.support.problems.CountersignException when the identity cannot be
+   *     had (no identity token)
+   */
+  SignerIdentity identity();
+
   @Override
   default void close() {}
 }

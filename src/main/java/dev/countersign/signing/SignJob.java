@@ -42,6 +42,7 @@ public final class SignJob {
   private final SignedManifestFormat format;
   private final Supplier<MessageSigner> signerFactory;
   private final SignProgress progress;
+  private MessageSigner signer;
 
   /**
    * @param signerFactory called at most once, and only when something needs signing, so a no-op
@@ -254,8 +255,23 @@ public final class SignJob {
     return file.getFileName();
   }
 
+  /**
+   * Who this job signs as (see {@link MessageSigner#identity()}); builds the signer, which later
+   * signatures of this job then use too.
+   */
+  public SignerIdentity signerIdentity() {
+    return signer().identity();
+  }
+
+  private synchronized MessageSigner signer() {
+    if (signer == null) {
+      signer = signerFactory.get();
+    }
+    return signer;
+  }
+
   private List<Signed> signAll(List<Plan> plans, int parallelism, boolean keepSidecars) {
-    MessageSigner signer = signerFactory.get();
+    MessageSigner signer = signer();
     int threads = Math.min(parallelism, plans.size());
     ExecutorService pool = Executors.newFixedThreadPool(threads, daemonThreads());
     AtomicInteger done = new AtomicInteger();

@@ -69,6 +69,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private final ReentrantReadWriteLock certificateLock = new ReentrantReadWriteLock();
   private volatile Instant certificateRenewalDue;
   private volatile String identity;
+  private volatile SignerIdentity tokenIdentity;
 
   private record Built(KeylessSigner signer, IdentityTokenSource tokenSource) {}
 
@@ -140,6 +141,63 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     if (current != null) {
       current.signer().close();
     }
+  }
+
+  /**
+   * The identity Fulcio certifies for this run's token, read from the token's claims (one token
+   * request, no Fulcio call): the issuer is the {@code iss} claim; the subject is
+   * {@code https://github.com/} + {@code job_workflow_ref} for GitHub Actions tokens (Fulcio's
+   * GitHub workflow principal), else the {@code email} claim, else {@code sub}. Should this
+   * differ from what Fulcio would write, earlier signatures are simply not kept (signed again).
+   */
+  @Override
+  public SignerIdentity identity() {
+    SignerIdentity known = tokenIdentity;
+    if (known != null) {
+      return known;
+    }
+    synchronized (buildLock) {
+      if (tokenIdentity == null) {
+        Built current = built();
+        try {
+          tokenIdentity = identityFromToken(current.tokenSource().getIDToken(env.vars()).getIdToken());
+        } catch (dev.sigstore.oidc.client.OidcException e) {
+          throw KeylessFailures.translate(e, current.tokenSource().kind());
+        }
+      }
+      return tokenIdentity;
+    }
+  }
+
+  static final String GITHUB_ACTIONS_ISSUER = "https://token.actions.githubusercontent.com";
+
+  /** The identity Fulcio derives from a JWT's claims; see {@link #identity()}. */
+  static SignerIdentity identityFromToken(String jwt) {
+    String[] parts = jwt.split("\\.");
+    JsonNode claims;
+    try {
+      claims = parts.length == 3 ? JSON.readTree(Base64.getUrlDecoder().decode(parts[1])) : null;
+    } catch (IOException | IllegalArgumentException e) {
+      claims = null;
+    }
+    if (claims == null || !claims.isObject()) {
+      throw new dev.countersign.support.problems.EnvironmentProblem(
+          "The identity token is not a JSON Web Token while reading the signing identity", IdentityTokenSource.NO_TOKEN_HINT);
+    }
+    String issuer = claims.path("iss").asText("");
+    String subject;
+    if (issuer.equals(GITHUB_ACTIONS_ISSUER) && claims.path("job_workflow_ref").isTextual()) {
+      subject = "https://github.com/" + claims.path("job_workflow_ref").asText();
+    } else if (claims.path("email").isTextual()) {
+      subject = claims.path("email").asText();
+    } else {
+      subject = claims.path("sub").asText("");
+    }
+    if (issuer.isEmpty() || subject.isEmpty()) {
+      throw new dev.countersign.support.problems.EnvironmentProblem(
+          "The identity token names no issuer or subject while reading the signing identity", IdentityTokenSource.NO_TOKEN_HINT);
+    }
+    return new SignerIdentity.Keyless(subject, issuer);
   }
 
   private boolean certificateRenewalIsDue() {

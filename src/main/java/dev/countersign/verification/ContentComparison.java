@@ -14,11 +14,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Field-by-field comparison of a live object with the document its signed message holds, as
+ * Field-by-field comparison of a document with the document its signed message holds, as
  * k8s-manifest-sigstore's {@code directMatch} does it: both flattened to dotted leaf keys (list
- * indices as numbers; nulls and empty collections contribute nothing), diffed, and the diff
- * filtered by ignore fields, an absent {@code metadata.namespace} in the message, and image
- * references that differ only by {@code docker.io/} or {@code :latest}.
+ * indices as numbers; nulls and empty collections contribute nothing) and diffed. For
+ * {@link ContentMatch#CLUSTER_OBJECT} the diff is then filtered by ignore fields, an absent
+ * {@code metadata.namespace} in the message, and image references that differ only by
+ * {@code docker.io/} or {@code :latest}; for {@link ContentMatch#EXACT} nothing is filtered (and
+ * the verifier also compares the canonical form, which sees nulls and empty collections).
  */
 final class ContentComparison {
 
@@ -33,12 +35,14 @@ final class ContentComparison {
 
   private ContentComparison() {}
 
-  static List<FieldDiff> diff(ManifestDocument signed, ManifestDocument live, AnnotationDomain domain, IgnoreFields ignore) {
+  static List<FieldDiff> diff(
+      ManifestDocument signed, ManifestDocument live, AnnotationDomain domain, IgnoreFields ignore, ContentMatch match) {
+    boolean tolerant = match == ContentMatch.CLUSTER_OBJECT;
     Map<String, Object> before = flatten(signed.content(), domain);
     Map<String, Object> after = flatten(live.content(), domain);
     Set<String> keys = new LinkedHashSet<>(before.keySet());
     keys.addAll(after.keySet());
-    List<String> patterns = ignore.patternsFor(live);
+    List<String> patterns = tolerant ? ignore.patternsFor(live) : List.of();
     List<FieldDiff> diffs = new ArrayList<>();
     for (String key : keys) {
       Object b = before.get(key);
@@ -49,10 +53,10 @@ final class ContentComparison {
       if (patterns.stream().anyMatch(p -> IgnoreFields.matches(p, key))) {
         continue;
       }
-      if (key.equals("metadata.namespace") && b == null) {
+      if (tolerant && key.equals("metadata.namespace") && b == null) {
         continue;
       }
-      if (b instanceof String bs && a instanceof String as && isImageKey(key)
+      if (tolerant && b instanceof String bs && a instanceof String as && isImageKey(key)
           && canonicalImage(bs).equals(canonicalImage(as))) {
         continue;
       }

@@ -15,10 +15,19 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * Which differences between a live object and its signed message do not count, with the same
- * semantics as k8s-manifest-sigstore (and so Kyverno): each pattern {@code p} becomes the regex
- * {@code p.replace("*", ".*") + ".*"} searched anywhere in the flattened key, '.' matching any
- * character. The defaults are k8s-manifest-sigstore's and Kyverno's default-config.yaml.
+ * Which differences between an object read back from a cluster and its signed message do not
+ * count ({@code verify --cluster-object} only: a file in the repository must equal its message
+ * exactly). The defaults are k8s-manifest-sigstore's and Kyverno's default-config.yaml.
+ *
+ * <p>Patterns are anchored, as Kyverno documents {@code ignoreFields}: a field is a dotted path
+ * from the object's root, and it covers that path and everything below it. {@code *} stands for
+ * one path segment (a list index or a key without dots), except at the end, where it also
+ * extends the last segment ({@code metadata.finalizers*}, {@code ...cosign.sigstore.dev/message*})
+ * or covers anything below. '.' is a literal dot. So {@code status} ignores {@code status.phase}
+ * but not {@code data.statusPage}, and {@code spec.securityContext} does not reach
+ * {@code spec.template.spec.securityContext}. (k8s-manifest-sigstore itself searches each
+ * pattern as an unanchored regular expression anywhere in the key, which unprotects far more
+ * than its authors list; see docs/check.md.)
  */
 final class IgnoreFields {
 
@@ -65,7 +74,7 @@ final class IgnoreFields {
   static IgnoreFields withDefaults(List<String> extraFields) {
     for (String field : extraFields) {
       if (compile(field).isEmpty()) {
-        throw new UsageProblem("Ignore field \"" + field + "\" is not a valid pattern while reading the trust policy",
+        throw new UsageProblem("Ignore field \"" + field + "\" is not a valid field path while reading the ignore fields",
             ", perhaps you should use dotted paths with '*' as the only wildcard, e.g. metadata.annotations.argocd.argoproj.io/tracking-id");
       }
     }
@@ -92,16 +101,36 @@ final class IgnoreFields {
     return patternsFor(live).stream().anyMatch(p -> matches(p, key));
   }
 
-  /** Go's {@code patternMatchString(p + "*", key)}: unanchored regex search. */
+  /** True when the anchored {@code pattern} covers {@code key} (see the class comment). */
   static boolean matches(String pattern, String key) {
-    return compile(pattern).map(p -> p.matcher(key).find()).orElse(false);
+    return compile(pattern).map(p -> p.matcher(key).matches()).orElse(false);
   }
 
+  /**
+   * The anchored regex of a field pattern: literal text, an inner {@code *} as one segment
+   * ({@code [^.]+}), a trailing {@code *} as anything, and the field's subtree
+   * ({@code (\..*)?}) after it. Empty for patterns that cannot be a field path.
+   */
   private static Optional<Pattern> compile(String pattern) {
+    if (pattern.isBlank() || pattern.startsWith(".") || pattern.contains("..") || pattern.equals("*")) {
+      return Optional.empty();
+    }
+    StringBuilder regex = new StringBuilder();
+    String[] parts = pattern.split("\\*", -1);
+    for (int i = 0; i < parts.length; i++) {
+      if (!parts[i].isEmpty()) {
+        regex.append(Pattern.quote(parts[i]));
+      }
+      if (i < parts.length - 1) {
+        regex.append(i == parts.length - 2 && parts[i + 1].isEmpty() ? ".*" : "[^.]+");
+      }
+    }
+    if (!pattern.endsWith("*")) {
+      regex.append("(\\..*)?");
+    }
     try {
-      return Optional.of(Pattern.compile(pattern.replace("*", ".*") + ".*"));
+      return Optional.of(Pattern.compile(regex.toString(), Pattern.DOTALL));
     } catch (PatternSyntaxException e) {
-      // Go's regexp.MatchString returns an error, which the caller treats as "no match".
       return Optional.empty();
     }
   }

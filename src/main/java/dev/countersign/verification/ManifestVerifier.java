@@ -18,10 +18,19 @@ import java.util.stream.Collectors;
 
 /**
  * The strict verifier (spec §8.5): a document passes when the document its signed message holds
- * matches it field by field (after ignore fields) and at least {@link TrustPolicy#minSigners()}
- * distinct signers allowed by the policy verified a signature set over that message. Accepts
- * everything a correctly configured Kyverno accepts, and additionally checks the Fulcio chain,
- * the certificate's validity at log time, the OIDC issuer and the signature itself.
+ * matches it and at least {@link TrustPolicy#minSigners()} distinct signers allowed by the policy
+ * verified a signature set over that message. It checks the Fulcio chain, the certificate's
+ * validity at log time, the OIDC issuer and the signature itself, which Kyverno does not.
+ *
+ * <p>How content must match is a {@link ContentMatch}. {@link ContentMatch#EXACT} (files in a
+ * repository, the default) also requires the whole file to equal its message: every document
+ * carries the same message, and the file's documents are the message's documents, same count,
+ * same order, each equal in canonical form. So a dropped, added, reordered or edited document
+ * fails, whatever its field names. {@link ContentMatch#CLUSTER_OBJECT} is Kyverno's tolerant
+ * per-object comparison, for objects read back from a cluster.
+ *
+ * <p>{@link #covers} is the one answer to "does this signed file cover this content, for this
+ * signer" that the pipeline, the refresh, promotion and the gate share.
  *
  * <p>Thread-safe; no network and no clock (times come from the transparency log entries).
  */
@@ -36,13 +45,19 @@ public final class ManifestVerifier {
   private final Optional<KeylessSetVerifier> logEntries;
   private final List<PublicKey> keys;
   private final List<String> keyFingerprints;
+  private final ContentMatch match;
+
+  /** An {@link ContentMatch#EXACT} verifier; see {@link #ManifestVerifier(TrustedRoot, TrustPolicy, SignedManifestFormat, ContentMatch)}. */
+  public ManifestVerifier(TrustedRoot trustedRoot, TrustPolicy policy, SignedManifestFormat format) {
+    this(trustedRoot, policy, format, ContentMatch.EXACT);
+  }
 
   /**
    * @param trustedRoot Sigstore trust material; may be null when the policy names only keys
    * @throws UsageProblem when the policy names no signer (refusing to accept anyone), or names
    *     keyless identities without a trusted root, or its ignore fields are not valid patterns
    */
-  public ManifestVerifier(TrustedRoot trustedRoot, TrustPolicy policy, SignedManifestFormat format) {
+  public ManifestVerifier(TrustedRoot trustedRoot, TrustPolicy policy, SignedManifestFormat format, ContentMatch match) {
     AnnotationDomain formatDomain = format.domain();
     if (policy.isUnconstrained()) {
       throw new UsageProblem("Refusing to verify without an identity: any signer would be accepted",
@@ -66,16 +81,94 @@ public final class ManifestVerifier {
     this.logEntries = trustedRoot != null ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
     this.keys = policy.keys();
     this.keyFingerprints = keys.stream().map(PublicKeys::fingerprint).toList();
+    this.match = java.util.Objects.requireNonNull(match, "match");
   }
 
-  /** One verdict per document of {@code file}, in order. */
+  /**
+   * One verdict per document of {@code file}, in order. With {@link ContentMatch#EXACT}, a file
+   * that does not equal its message as a whole fails in every document, with the reason.
+   */
   public List<DocumentVerdict> verify(ManifestFile file) {
     List<DocumentVerdict> verdicts = new ArrayList<>();
     List<ManifestDocument> documents = file.documents();
     for (int i = 0; i < documents.size(); i++) {
       verdicts.add(verify(file, i, documents.get(i)));
     }
+    if (match == ContentMatch.EXACT && verdicts.stream().allMatch(DocumentVerdict::passed)) {
+      Optional<String> mismatch = wholeFileMismatch(documents);
+      if (mismatch.isPresent()) {
+        List<DocumentVerdict> failed = new ArrayList<>();
+        for (DocumentVerdict v : verdicts) {
+          failed.add(new DocumentVerdict(v.file(), v.documentIndex(), v.line(), v.description(), false,
+              mismatch.get(), v.signers()));
+        }
+        return failed;
+      }
+    }
     return verdicts;
+  }
+
+  /**
+   * True when {@code file} covers {@code message} for this verifier's signers: every document
+   * verifies (content exactly as signed, see {@link ContentMatch#EXACT}, and enough allowed
+   * signers), and the message its signatures cover is {@code message} byte for byte. A file that
+   * cannot be decoded covers nothing. This is what decides whether signed bytes countersign did
+   * not produce in this run may be kept.
+   */
+  public boolean covers(ManifestFile file, byte[] message) {
+    if (match != ContentMatch.EXACT || file.documents().isEmpty()) {
+      return false;
+    }
+    Optional<SignedContent> content;
+    try {
+      content = format.decode(file.documents().get(0));
+    } catch (IllegalArgumentException undecodable) {
+      return false;
+    }
+    if (content.isEmpty() || !java.util.Arrays.equals(content.get().message(), message)) {
+      return false;
+    }
+    return verify(file).stream().allMatch(DocumentVerdict::passed);
+  }
+
+  /**
+   * Why the documents of a file, as a whole, are not exactly its signed message: documents
+   * carrying different messages, another number of documents, another order, or a document that
+   * differs in canonical form (which also sees nulls and empty collections). Empty when they are.
+   */
+  private Optional<String> wholeFileMismatch(List<ManifestDocument> documents) {
+    SignedContent first;
+    try {
+      first = format.decode(documents.get(0)).orElse(null);
+      if (first == null) {
+        return Optional.of("no " + domain.message() + " annotation: the file is not signed");
+      }
+      for (int i = 1; i < documents.size(); i++) {
+        Optional<SignedContent> other = format.decode(documents.get(i));
+        if (other.isEmpty() || !java.util.Arrays.equals(other.get().message(), first.message())) {
+          return Optional.of("document " + (i + 1) + " carries another signed message than document 1;"
+              + " a signed file holds one message for all its documents");
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      return Optional.of("the signature annotations cannot be decoded: " + e.getMessage());
+    }
+    List<ManifestDocument> signed = first.messageDocuments();
+    if (signed.size() != documents.size()) {
+      return Optional.of("the file holds " + documents.size() + " document(s) but its signed message holds "
+          + signed.size() + " (" + signed.stream().map(ManifestDocument::describe).collect(Collectors.joining(", "))
+          + "); a signed file must hold exactly the documents it was signed with");
+    }
+    for (int i = 0; i < documents.size(); i++) {
+      byte[] found = format.message(List.of(documents.get(i)));
+      byte[] expected = format.message(List.of(signed.get(i)));
+      if (!java.util.Arrays.equals(found, expected)) {
+        return Optional.of("document " + (i + 1) + " (" + documents.get(i).describe() + ") is not exactly document "
+            + (i + 1) + " of the signed message (" + signed.get(i).describe()
+            + "): documents were reordered, or a field was added, removed or emptied");
+      }
+    }
+    return Optional.empty();
   }
 
   private DocumentVerdict verify(ManifestFile file, int index, ManifestDocument live) {
@@ -107,7 +200,7 @@ public final class ManifestVerifier {
           "the signed message holds no " + description + " (it holds " + held + ")");
     }
     List<ContentComparison.FieldDiff> diffs =
-        ContentComparison.diff(candidates.get(0), live, domain, ignoreFields);
+        ContentComparison.diff(candidates.get(0), live, domain, ignoreFields, match);
     if (!diffs.isEmpty()) {
       String first = diffs.get(0).describe();
       String more = diffs.size() > 1

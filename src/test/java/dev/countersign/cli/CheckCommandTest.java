@@ -294,6 +294,43 @@ class CheckCommandTest {
   }
 
   @Test
+  void check_configMapKeyContainingStatusEditedUnderSigned_fails() {
+    repo.write("signed/app/config.yaml", repo.read("signed/app/config.yaml")
+        .replace("  greeting: hello\n", "  greeting: hello\n  status: degraded-on-purpose\n"));
+
+    int code = run(Env.empty(), "check", "--repo", work.toString());
+
+    assertThat(code).isEqualTo(1);
+    assertThat(outLines().get(0)).startsWith("error signed/app/config.yaml:")
+        .contains("content differs from the signed message at data.status: signed nothing, found \"degraded-on-purpose\"");
+  }
+
+  @Test
+  void check_deploymentPodSecurityContextRunAsRootUnderSigned_fails() {
+    repo.write("signed/app/deployment.yaml", repo.read("signed/app/deployment.yaml")
+        .replace("      containers:\n", "      securityContext:\n        runAsUser: 0\n      containers:\n"));
+    assertThat(repo.read("signed/app/deployment.yaml")).contains("runAsUser: 0");
+
+    int code = run(Env.empty(), "check", "--repo", work.toString());
+
+    assertThat(code).isEqualTo(1);
+    assertThat(outLines().get(0)).startsWith("error signed/app/deployment.yaml:")
+        .contains("spec.template.spec.securityContext.runAsUser: signed nothing, found 0");
+  }
+
+  @Test
+  void check_emptiedFieldUnderSigned_failsAsNotExactlyTheMessage() {
+    repo.write("signed/app/deployment.yaml", repo.read("signed/app/deployment.yaml")
+        .replace("      containers:\n", "      securityContext: {}\n      containers:\n"));
+
+    int code = run(Env.empty(), "check", "--repo", work.toString());
+
+    assertThat(code).isEqualTo(1);
+    assertThat(outLines().get(0)).startsWith("error signed/app/deployment.yaml:")
+        .contains("is not exactly document 1 of the signed message");
+  }
+
+  @Test
   void check_withoutPolicyFile_exits2NamingIt() throws Exception {
     Files.delete(work.resolve(".countersign/policy.yaml"));
 

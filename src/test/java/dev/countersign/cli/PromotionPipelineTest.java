@@ -230,6 +230,71 @@ class PromotionPipelineTest {
     assertThat(github.hosted(273).orElseThrow().open()).isFalse();
   }
 
+  @Test
+  void fileOnTheBotBranchPlantedByABranchPusher_isSignedOver_soItNeverReachesMain() throws Exception {
+    git.commitToOrigin("main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
+    CliRun first = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws1", 0, false).toString(),
+        "--key", privateKey.toString(), "--mode", "pull-request");
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    String proposed = git.originFiles(BOT).get("signed/a.yaml");
+    // Anyone who can push a branch replaces the proposed file: the message annotation is right,
+    // the signature is another key's (their own), and a second file rides along.
+    Path attackerKey = tmp.resolve("attacker/cosign.key");
+    KeyPairFiles.generate(attackerKey, tmp.resolve("attacker/cosign.pub"), PASSWORD.toCharArray(), new SecureRandom());
+    Path planted = tmp.resolve("attacker/a.yaml");
+    Files.writeString(planted, ActionPipelineTest.configMap("a", "1"));
+    CliRun forge = CliRun.run(Map.of("COSIGN_PASSWORD", PASSWORD), "sign", "--key", attackerKey.toString(), planted.toString());
+    assertThat(forge.exitCode()).as(forge.all()).isZero();
+    String forged = Files.readString(planted);
+    git.commitToOrigin(BOT, Map.of("signed/a.yaml", forged, "signed/extra.yaml", forged.replace("name: a", "name: extra")),
+        Set.of(), "planted");
+
+    CliRun again = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws2", 0, false).toString(),
+        "--key", privateKey.toString(), "--mode", "pull-request");
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    SortedMap<String, String> onBranch = git.originFiles(BOT);
+    assertThat(onBranch.get("signed/a.yaml")).isNotEqualTo(forged).isNotEqualTo(proposed);
+    assertThat(onBranch).doesNotContainKey("signed/extra.yaml");
+    assertThat(verifyKeyed(onBranch, "bot").exitCode()).isZero();
+    assertThat(outputs()).containsEntry("result", "updated");
+  }
+
+  @Test
+  void control_anUntouchedBotBranch_isReusedAsItIs() throws Exception {
+    git.commitToOrigin("main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
+    CliRun first = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws1", 0, false).toString(),
+        "--key", privateKey.toString(), "--mode", "pull-request");
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    String tip = git.originHead(BOT);
+
+    CliRun again = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws2", 0, false).toString(),
+        "--key", privateKey.toString(), "--mode", "pull-request");
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(git.originHead(BOT)).isEqualTo(tip);
+    assertThat(outputs()).containsEntry("result", "noop");
+  }
+
+  @Test
+  void scheduledRefresh_withAForgedFileOnTheBotBranch_signsTheGeneratedContentAgain() throws Exception {
+    git.commitToOrigin("main", Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
+        Set.of(), "signed allowlist v1");
+    CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    String proposed = git.originFiles(BOT).get("signed/egress/allowlist.yaml");
+    String forged = proposed.replaceFirst("(cosign\\.sigstore\\.dev/signature: )\\S+",
+        "$1" + java.util.Base64.getEncoder().encodeToString("garbage".getBytes(StandardCharsets.US_ASCII)));
+    git.commitToOrigin(BOT, Map.of("signed/egress/allowlist.yaml", forged), Set.of(), "planted");
+
+    CliRun again = refresh(allowlist("203.0.113.0/24"), "ws2");
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    SortedMap<String, String> onBranch = git.originFiles(BOT);
+    assertThat(onBranch.get("signed/egress/allowlist.yaml")).isNotEqualTo(forged);
+    assertThat(verifyKeyed(onBranch, "refresh").exitCode()).isZero();
+  }
+
   // --- helpers -------------------------------------------------------------------------------
 
   private CliRun refresh(String generated, String workspace) throws Exception {

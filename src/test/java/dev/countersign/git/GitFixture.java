@@ -72,6 +72,21 @@ public final class GitFixture {
 
   private final Map<String, String> symlinks = new java.util.HashMap<>();
 
+  /** Creates branch {@code name} on origin at the tip of {@code from} (as a pull request's head starts). */
+  public String branchOnOrigin(String name, String from) throws IOException {
+    try (Repository repo = openOrigin()) {
+      ObjectId tip = repo.resolve(Constants.R_HEADS + from);
+      RefUpdate ru = repo.updateRef(Constants.R_HEADS + name);
+      ru.setNewObjectId(tip);
+      ru.setExpectedOldObjectId(ObjectId.zeroId());
+      RefUpdate.Result r = ru.update();
+      if (r != RefUpdate.Result.NEW) {
+        throw new IllegalStateException("origin branch " + name + ": " + r);
+      }
+      return tip.name();
+    }
+  }
+
   /** Commits {@code writes} (path to UTF-8 text) and {@code deletes} on top of origin's branch. */
   public String commitToOrigin(String branch, Map<String, String> writes, Set<String> deletes, String message)
       throws IOException {
@@ -174,6 +189,25 @@ public final class GitFixture {
         ru.setNewObjectId(head);
         ru.forceUpdate();
       }
+    }
+    return dir;
+  }
+
+  /**
+   * Clones origin's {@code branch} into {@code name} and leaves HEAD detached at its tip, as
+   * actions/checkout leaves a pull request's merge result; depth 0 means full history.
+   */
+  public Path cloneBranch(String name, String branch, int depth) throws Exception {
+    Path dir = root.resolve(name);
+    var clone = Git.cloneRepository().setURI(originUrl()).setDirectory(dir.toFile()).setBranch(branch);
+    if (depth > 0) {
+      clone.setDepth(depth);
+    }
+    try (Git git = clone.call()) {
+      ObjectId head = git.getRepository().resolve(Constants.HEAD);
+      RefUpdate ru = git.getRepository().updateRef(Constants.HEAD, true);
+      ru.setNewObjectId(head);
+      ru.forceUpdate();
     }
     return dir;
   }

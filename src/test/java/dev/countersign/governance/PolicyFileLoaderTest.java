@@ -147,7 +147,7 @@ class PolicyFileLoaderTest {
   void load_missingFile_isAUsageProblem() {
     assertThatThrownBy(() -> loader.load(repo, SOURCE))
         .isInstanceOf(UsageProblem.class)
-        .hasMessage("No trust policy found at .countersign/policy.yaml while loading the trust policy");
+        .hasMessage("No trust policy found at .countersign/policy.yaml in the work tree while loading the trust policy");
   }
 
   @Test
@@ -156,7 +156,7 @@ class PolicyFileLoaderTest {
 
     assertThatThrownBy(() -> file.toTrustPolicy(repo))
         .isInstanceOf(InputProblem.class)
-        .hasMessage(SOURCE + ":4: cannot read the public key file keys/cosign.pub (NoSuchFileException)");
+        .hasMessage(SOURCE + ":4: cannot read the public key file keys/cosign.pub in the work tree");
   }
 
   private static PublicKey newEcKey() throws Exception {

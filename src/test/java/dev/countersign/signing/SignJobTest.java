@@ -45,6 +45,11 @@ class SignJobTest {
     public String signerDescription() {
       return keyed.signerDescription();
     }
+
+    @Override
+    public SignerIdentity identity() {
+      return keyed.identity();
+    }
   }
 
   @BeforeEach

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Go's ignore-field semantics (spec §13.6) and the defaults' kind bindings. */
+/** Anchored ignore-field semantics (as Kyverno documents fields) and the defaults' kind bindings. */
 class IgnoreFieldsTest {
 
   private static ManifestDocument object(String apiVersion, String kind) {
@@ -17,14 +17,29 @@ class IgnoreFieldsTest {
   }
 
   @Test
-  void pattern_isUnanchoredRegex_withStarAsAnyRun_andDotAsAnyChar() {
+  void pattern_isAnchoredAtTheRoot_coversItsSubtree_starIsOneSegment_dotIsLiteral() {
+    assertThat(IgnoreFields.matches("status", "status")).isTrue();
     assertThat(IgnoreFields.matches("status", "status.phase")).isTrue();
-    assertThat(IgnoreFields.matches("status", "spec.statusFoo")).isTrue();
-    assertThat(IgnoreFields.matches("spec.containers.*.resources", "spec.template.spec.containers.0.resources.limits.cpu")).isTrue();
-    assertThat(IgnoreFields.matches("metadata.uid", "metadataXuid")).isTrue();
+    // Never matched anywhere in a path: a ConfigMap key containing "status" stays protected.
+    assertThat(IgnoreFields.matches("status", "data.status")).isFalse();
+    assertThat(IgnoreFields.matches("status", "data.statusPage")).isFalse();
+    assertThat(IgnoreFields.matches("status", "statusPage")).isFalse();
+    // Pod-level fields do not reach into a Deployment's pod template.
+    assertThat(IgnoreFields.matches("spec.securityContext", "spec.template.spec.securityContext.runAsUser")).isFalse();
+    assertThat(IgnoreFields.matches("spec.containers.*.resources", "spec.template.spec.containers.0.resources.limits.cpu")).isFalse();
+    assertThat(IgnoreFields.matches("spec.containers.*.resources", "spec.containers.0.resources.limits.cpu")).isTrue();
+    assertThat(IgnoreFields.matches("spec.containers.*.resources", "spec.containers.0.1.resources")).isFalse();
+    assertThat(IgnoreFields.matches("metadata.uid", "metadataXuid")).isFalse();
     assertThat(IgnoreFields.matches("spec.replicas", "spec.template")).isFalse();
+    assertThat(IgnoreFields.matches("spec.replicas", "spec.replicasX")).isFalse();
     assertThat(IgnoreFields.matches("spec.clusterIPs.0", "spec.clusterIPs.1")).isFalse();
-    assertThat(IgnoreFields.matches("a[", "a[")).isFalse();
+    // A trailing star extends the last segment, as the annotation masks need.
+    assertThat(IgnoreFields.matches("metadata.finalizers*", "metadata.finalizers.0")).isTrue();
+    assertThat(IgnoreFields.matches("metadata.annotations.cosign.sigstore.dev/message*",
+        "metadata.annotations.cosign.sigstore.dev/message")).isTrue();
+    assertThat(IgnoreFields.matches("metadata.managedFields.*", "metadata.managedFields.0.manager")).isTrue();
+    assertThat(IgnoreFields.matches("a[", "a[")).isTrue();
+    assertThat(IgnoreFields.matches("*", "anything")).isFalse();
   }
 
   @Test
@@ -47,8 +62,8 @@ class IgnoreFieldsTest {
     IgnoreFields extra = IgnoreFields.withDefaults(List.of("metadata.annotations.argocd.argoproj.io/tracking-id"));
     assertThat(extra.ignores(object("v1", "ConfigMap"), "metadata.annotations.argocd.argoproj.io/tracking-id")).isTrue();
 
-    assertThatThrownBy(() -> IgnoreFields.withDefaults(List.of("spec.(")))
-        .isInstanceOf(UsageProblem.class).hasMessageContaining("spec.(");
+    assertThatThrownBy(() -> IgnoreFields.withDefaults(List.of("spec..x")))
+        .isInstanceOf(UsageProblem.class).hasMessageContaining("spec..x");
   }
 
   @Test

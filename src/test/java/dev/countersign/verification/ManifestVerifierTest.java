@@ -51,6 +51,10 @@ class ManifestVerifierTest {
     return new ManifestVerifier(root, policy, FixtureManifests.FORMAT);
   }
 
+  static ManifestVerifier clusterVerifier(TrustedRoot root, TrustPolicy policy) {
+    return new ManifestVerifier(root, policy, FixtureManifests.FORMAT, ContentMatch.CLUSTER_OBJECT);
+  }
+
   static DocumentVerdict only(List<DocumentVerdict> verdicts) {
     assertThat(verdicts).hasSize(1);
     return verdicts.get(0);
@@ -249,14 +253,31 @@ class ManifestVerifierTest {
   }
 
   @Test
-  void statusAndManagedFields_onLiveObject_areIgnored() throws Exception {
+  void statusAndManagedFields_onLiveObject_areIgnoredOnlyForClusterObjects() throws Exception {
     String live = Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
         + "status:\n  phase: Ready\n";
     live = live.replace("  name: sample-cm\n",
         "  name: sample-cm\n  namespace: default\n  uid: 1234\n  resourceVersion: \"77\"\n"
             + "  labels:\n    app.kubernetes.io/instance: demo\n");
-    DocumentVerdict verdict = only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
+    DocumentVerdict verdict = only(clusterVerifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
     assertThat(verdict.passed()).as(verdict.reason()).isTrue();
+
+    // A file in a repository must equal its message: nothing is ignored.
+    DocumentVerdict inGit = only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
+    assertThat(inGit.passed()).isFalse();
+    assertThat(inGit.reason()).startsWith("content differs from the signed message at ");
+  }
+
+  @Test
+  void configMapKeyContainingStatus_isProtected_evenForClusterObjects() throws Exception {
+    String live = Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
+        .replace("  key1: val1\n", "  key1: val1\n  status: hacked\n");
+    assertThat(live).contains("status: hacked");
+
+    DocumentVerdict cluster = only(clusterVerifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
+    assertThat(cluster.passed()).isFalse();
+    assertThat(cluster.reason()).contains("data.status: signed nothing, found \"hacked\"");
+    assertThat(only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live))).passed()).isFalse();
   }
 
   @Test
@@ -273,8 +294,10 @@ class ManifestVerifierTest {
 
     TrustPolicy tolerant = new TrustPolicy(List.of(), List.of(keyA()), 1,
         List.of("metadata.annotations.argocd.argoproj.io/tracking-id"), AnnotationDomain.DEFAULT, false);
-    DocumentVerdict relaxed = only(verifier(null, tolerant).verify(file));
+    DocumentVerdict relaxed = only(clusterVerifier(null, tolerant).verify(file));
     assertThat(relaxed.passed()).as(relaxed.reason()).isTrue();
+    // The policy's ignore fields are for cluster objects; a repository file must still be exact.
+    assertThat(only(verifier(null, tolerant).verify(file)).passed()).isFalse();
   }
 
   @Test

@@ -79,6 +79,15 @@ class SignAndVerifyRoundTripTest {
     return new ManifestVerifier(null, policy, FixtureManifests.FORMAT).verify(manifest);
   }
 
+  /** As {@link #verify}, for an object read back from a cluster (Kyverno's tolerances). */
+  private List<DocumentVerdict> verifyClusterObject(String yaml) throws Exception {
+    Path file = Files.writeString(tmp.resolve("live.yaml"), yaml);
+    TrustPolicy policy = new TrustPolicy(List.of(), List.of(PublicKeys.read(tmp.resolve("cosign.pub"))), 1, List.of(),
+        AnnotationDomain.DEFAULT, false);
+    ManifestFile manifest = FixtureManifests.READER.read(file, Path.of("live.yaml"));
+    return new ManifestVerifier(null, policy, FixtureManifests.FORMAT, ContentMatch.CLUSTER_OBJECT).verify(manifest);
+  }
+
   @Test
   void signedFile_verifiesEveryDocument_withItsKey() throws Exception {
     signWithNewKey();
@@ -106,16 +115,24 @@ class SignAndVerifyRoundTripTest {
   }
 
   @Test
-  void imageCanonicalization_andDeploymentDefaults_areTolerated_butImageChangeIsNot() throws Exception {
+  void imageCanonicalization_isToleratedForClusterObjects_butPodTemplateDefaultsAndImageChangesAreNot() throws Exception {
     signWithNewKey();
     String original = Files.readString(signed);
-    String canonical = original.replace("image: nginx", "image: docker.io/library/nginx:latest")
-        .replace("      - containerPort: 80", "      - containerPort: 80\n          protocol: TCP");
-    assertThat(canonical).contains("protocol: TCP").contains("image: docker.io/library/nginx:latest");
-    DocumentVerdict tolerated = verify(canonical).get(0);
+    String canonical = original.replace("image: nginx", "image: docker.io/library/nginx:latest");
+    assertThat(canonical).contains("image: docker.io/library/nginx:latest");
+    DocumentVerdict tolerated = verifyClusterObject(canonical).get(0);
     assertThat(tolerated.passed()).as(tolerated.reason()).isTrue();
+    assertThat(verify(canonical).get(0).passed()).as("a repository file must equal its message").isFalse();
 
-    DocumentVerdict other = verify(original.replace("image: nginx", "image: nginx:1.25")).get(0);
+    // Kyverno's spec.containers.*.ports.*.protocol is anchored at the root: it does not reach
+    // into a Deployment's pod template (k8s-manifest-sigstore's unanchored search would).
+    String defaulted = original.replace("      - containerPort: 80", "      - containerPort: 80\n          protocol: TCP");
+    assertThat(defaulted).contains("protocol: TCP");
+    DocumentVerdict template = verifyClusterObject(defaulted).get(0);
+    assertThat(template.passed()).isFalse();
+    assertThat(template.reason()).contains("spec.template.spec.containers.0.ports.0.protocol");
+
+    DocumentVerdict other = verifyClusterObject(original.replace("image: nginx", "image: nginx:1.25")).get(0);
     assertThat(other.passed()).isFalse();
     assertThat(other.reason()).contains("spec.template.spec.containers.0.image: signed \"nginx\", found \"nginx:1.25\"");
   }
@@ -126,7 +143,8 @@ class SignAndVerifyRoundTripTest {
     String original = Files.readString(signed);
     String live = original.replace("  ports:\n  - port: 80", "  clusterIP: 10.0.0.7\n  ports:\n  - port: 80");
     assertThat(live).isNotEqualTo(original);
-    assertThat(verify(live).get(1).passed()).isTrue();
+    assertThat(verifyClusterObject(live).get(1).passed()).isTrue();
+    assertThat(verify(live).get(1).passed()).as("a repository file must equal its message").isFalse();
 
     DocumentVerdict scaled = verify(original.replace("replicas: 2", "replicas: 5")).get(0);
     assertThat(scaled.passed()).isFalse();

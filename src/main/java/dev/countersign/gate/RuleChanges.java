@@ -1,0 +1,93 @@
+package dev.countersign.gate;
+
+import dev.countersign.governance.GovernanceCheck;
+import dev.countersign.governance.PolicyFile;
+import dev.countersign.governance.PolicyFileLoader;
+import dev.countersign.governance.RepositoryFiles;
+import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.InputProblem;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * A pull request's changes to the rules that judge it: the trust policy file, its key files and
+ * the governance policies (with their parameters). They are judged by the base commit's rules,
+ * so the pull request's own versions only take effect after the merge; this validates them (a
+ * broken policy would break the gate after the merge: an error) and reports every changed file
+ * (a warning, so reviewers see it).
+ */
+final class RuleChanges {
+
+  static final String RULE_CHANGED = "countersign/rules-changed";
+  static final String RULE_INVALID = "countersign/rules-invalid";
+
+  private RuleChanges() {}
+
+  static List<GateFinding> between(PolicyFile basePolicy, RepositoryFiles base, RepositoryFiles workTree) {
+    List<GateFinding> findings = new ArrayList<>();
+    Path policyPath = basePolicy.source();
+    Optional<PolicyFile> proposed = Optional.empty();
+    try {
+      PolicyFile policy = new PolicyFileLoader().load(workTree, policyPath);
+      policy.toTrustPolicy(workTree);
+      new GovernanceCheck(workTree, policy);
+      proposed = Optional.of(policy);
+    } catch (CountersignException problem) {
+      Path file = problem instanceof InputProblem input && input.file() != null ? input.file() : policyPath;
+      int line = problem instanceof InputProblem input ? input.line().orElse(0) : 0;
+      String message = problem instanceof InputProblem input ? Messages.of(input)
+          : Messages.withHint(String.valueOf(problem.getMessage()), problem.hint().orElse(null));
+      findings.add(new GateFinding(file, line, GateFinding.Check.POLICY, RULE_INVALID, "",
+          "this change leaves the gate's rules unusable after the merge: " + message, GateFinding.Severity.ERROR));
+    }
+    TreeSet<Path> locations = new TreeSet<>(locations(basePolicy));
+    proposed.ifPresent(p -> locations.addAll(locations(p)));
+    SortedMap<Path, byte[]> before = new TreeMap<>();
+    SortedMap<Path, byte[]> after = new TreeMap<>();
+    for (Path location : locations) {
+      before.putAll(contents(base, location));
+      after.putAll(contents(workTree, location));
+    }
+    TreeSet<Path> paths = new TreeSet<>(before.keySet());
+    paths.addAll(after.keySet());
+    for (Path path : paths) {
+      byte[] was = before.get(path);
+      byte[] is = after.get(path);
+      if (was != null && is != null && Arrays.equals(was, is)) {
+        continue;
+      }
+      String change = was == null ? "adds" : is == null ? "deletes" : "changes";
+      findings.add(new GateFinding(path, 0, GateFinding.Check.POLICY, RULE_CHANGED, "",
+          "this change " + change + " a file of the gate's rules (trust policy, keys, governance policies); this pull"
+              + " request is judged by the " + base.describe() + " version, and the change takes effect after the merge",
+          GateFinding.Severity.WARNING));
+    }
+    return findings;
+  }
+
+  private static List<Path> locations(PolicyFile policy) {
+    List<Path> locations = new ArrayList<>();
+    locations.add(policy.source());
+    policy.keys().forEach(k -> k.path().ifPresent(locations::add));
+    locations.addAll(policy.governance().policies());
+    policy.governance().params().ifPresent(locations::add);
+    return locations;
+  }
+
+  private static SortedMap<Path, byte[]> contents(RepositoryFiles files, Path location) {
+    SortedMap<Path, byte[]> found = new TreeMap<>();
+    Optional<byte[]> single = files.read(location);
+    if (single.isPresent()) {
+      found.put(location.normalize(), single.get());
+    } else if (files.isDirectory(location)) {
+      found.putAll(files.filesUnder(location));
+    }
+    return found;
+  }
+}

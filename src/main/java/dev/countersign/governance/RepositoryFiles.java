@@ -1,0 +1,93 @@
+package dev.countersign.governance;
+
+import dev.countersign.support.problems.InputProblem;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * Read-only files of one version of the repository, by repository-relative path: the work tree,
+ * or a commit's tree read from git objects (the base branch whose rules judge a pull request).
+ * The trust policy, its key files and the governance policies are read through this, so the gate
+ * can take its rules from a commit the pull request cannot change.
+ */
+public interface RepositoryFiles {
+
+  /** How findings and messages name this version, e.g. "the work tree" or "base commit 1a2b3c". */
+  String describe();
+
+  /** The bytes of the regular file at {@code relative}, if there is one (links are not followed). */
+  Optional<byte[]> read(Path relative);
+
+  /** True when {@code relative} is a directory in this version. */
+  boolean isDirectory(Path relative);
+
+  /**
+   * Every regular file under the directory {@code relative}, recursively, by repository-relative
+   * path, sorted. Links are neither followed nor listed.
+   */
+  SortedMap<Path, byte[]> filesUnder(Path relative);
+
+  /** The work tree at {@code root}. */
+  static RepositoryFiles workTree(Path root) {
+    return new WorkTree(root.toAbsolutePath().normalize());
+  }
+
+  /** The work tree: files on disk below the root; never follows a link. */
+  record WorkTree(Path root) implements RepositoryFiles {
+
+    @Override
+    public String describe() {
+      return "the work tree";
+    }
+
+    @Override
+    public Optional<byte[]> read(Path relative) {
+      Path file = inside(relative);
+      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+        return Optional.empty();
+      }
+      try {
+        return Optional.of(Files.readAllBytes(file));
+      } catch (IOException e) {
+        throw new InputProblem(relative, 0, "cannot be read (" + e.getClass().getSimpleName() + ")", null, e);
+      }
+    }
+
+    @Override
+    public boolean isDirectory(Path relative) {
+      return Files.isDirectory(inside(relative), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Override
+    public SortedMap<Path, byte[]> filesUnder(Path relative) {
+      SortedMap<Path, byte[]> files = new TreeMap<>();
+      Path dir = inside(relative);
+      if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+        return files;
+      }
+      try (Stream<Path> walk = Files.walk(dir)) {
+        for (Path file : walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).toList()) {
+          Path rel = root.relativize(file);
+          files.put(rel, Files.readAllBytes(file));
+        }
+        return files;
+      } catch (IOException e) {
+        throw new InputProblem(relative, 0, "cannot list the directory (" + e.getMessage() + ")", null, e);
+      }
+    }
+
+    private Path inside(Path relative) {
+      Path file = root.resolve(relative).normalize();
+      if (!file.startsWith(root)) {
+        throw new InputProblem(relative, 0, "is outside the repository", ", perhaps you should use a repository-relative path");
+      }
+      return file;
+    }
+  }
+}

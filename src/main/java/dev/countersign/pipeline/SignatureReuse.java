@@ -1,0 +1,94 @@
+package dev.countersign.pipeline;
+
+import dev.countersign.manifest.ManifestFile;
+import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.SignedContent;
+import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.signing.SignerIdentity;
+import dev.countersign.support.problems.InputProblem;
+import dev.countersign.verification.IdentityRule;
+import dev.countersign.verification.ManifestVerifier;
+import dev.countersign.verification.TrustPolicy;
+import dev.countersign.verification.TrustedRoot;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Whether a signed file countersign did not produce in this run (on the branch, proposed on the
+ * bot branch, on the base of a refresh) may be kept instead of signing again: only when it
+ * {@linkplain ManifestVerifier#covers covers} exactly this content for this run's signer (same
+ * certificate identity and issuer, or same key), verified like the gate verifies. Bytes an
+ * author or a branch pusher put there otherwise are replaced by a fresh signature.
+ *
+ * <p>Cheap when nothing can be kept: a file whose signed message is not this content is refused
+ * before the signer's identity or the trusted root is asked for (so a run with nothing to reuse
+ * requests no token and fetches no root). Thread-safe.
+ */
+public final class SignatureReuse {
+
+  private final ManifestReader reader;
+  private final SignedManifestFormat format;
+  private final Supplier<SignerIdentity> identity;
+  private final Supplier<TrustedRoot> trustedRoot;
+  private ManifestVerifier verifier;
+
+  /**
+   * @param identity this run's signer (asked at most once, and only when a candidate signs this
+   *     content)
+   * @param trustedRoot Sigstore trust material to verify keyless candidates (asked at most once,
+   *     and only for a keyless signer)
+   */
+  public SignatureReuse(ManifestReader reader, SignedManifestFormat format, Supplier<SignerIdentity> identity,
+      Supplier<TrustedRoot> trustedRoot) {
+    this.reader = reader;
+    this.format = format;
+    this.identity = java.util.Objects.requireNonNull(identity, "identity");
+    this.trustedRoot = java.util.Objects.requireNonNull(trustedRoot, "trustedRoot");
+  }
+
+  /**
+   * True when {@code signedBytes}, a signed file at {@code path}, carries a signature by this
+   * run's signer over exactly {@code message}, and its documents are exactly that message.
+   */
+  public boolean covers(String path, byte[] signedBytes, byte[] message) {
+    ManifestFile file;
+    try {
+      Path at = Path.of(path);
+      file = new ManifestFile(at, at, reader.parse(signedBytes, at), signedBytes);
+    } catch (InputProblem | IllegalArgumentException unreadable) {
+      return false;
+    }
+    if (file.documents().isEmpty() || !signsMessage(file, message)) {
+      return false;
+    }
+    return verifier().covers(file, message);
+  }
+
+  private boolean signsMessage(ManifestFile file, byte[] message) {
+    try {
+      Optional<SignedContent> content = format.decode(file.documents().get(0));
+      return content.isPresent() && Arrays.equals(content.get().message(), message);
+    } catch (IllegalArgumentException undecodable) {
+      return false;
+    }
+  }
+
+  private synchronized ManifestVerifier verifier() {
+    if (verifier == null) {
+      SignerIdentity signer = identity.get();
+      if (signer instanceof SignerIdentity.Keyless keyless) {
+        TrustPolicy policy = new TrustPolicy(List.of(IdentityRule.exact(keyless.subject(), keyless.issuer())), List.of(), 1,
+            List.of(), format.domain(), false);
+        verifier = new ManifestVerifier(trustedRoot.get(), policy, format);
+      } else {
+        SignerIdentity.Keyed keyed = (SignerIdentity.Keyed) signer;
+        TrustPolicy policy = new TrustPolicy(List.of(), List.of(keyed.publicKey()), 1, List.of(), format.domain(), false);
+        verifier = new ManifestVerifier(null, policy, format);
+      }
+    }
+    return verifier;
+  }
+}

@@ -1,0 +1,191 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.countersign.git.GitFixture;
+import dev.countersign.support.ExitCode;
+import dev.countersign.testing.RequiresSigstoreStack;
+import dev.countersign.testing.SigstoreTestStack;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Signed bytes an author puts next to an unsigned manifest are kept only when countersign
+ * verifies them for this run's own identity and content; end to end through the Action entry,
+ * with a bare origin, keyless signing against the loopback Sigstore stack, and strict
+ * verification of what lands on main.
+ */
+@RequiresSigstoreStack
+class SignatureReuseAttackTest {
+
+  private static final String OTHER_WORKFLOW = "octo-org/other-repo/.github/workflows/sign.yml@refs/heads/main";
+  private static final Pattern SIGNATURE = Pattern.compile("(cosign\\.sigstore\\.dev/signature: )(\\S+)");
+
+  private final SigstoreTestStack stack;
+  @TempDir Path tmp;
+  private GitFixture git;
+
+  SignatureReuseAttackTest(SigstoreTestStack stack) {
+    this.stack = stack;
+  }
+
+  @BeforeEach
+  void origin() throws Exception {
+    git = new GitFixture(tmp.resolve("git"));
+    git.commitToOrigin("main", Map.of("README.md", "hello\n"), Set.of(), "initial");
+  }
+
+  @Test
+  void authorAddsSignedFileWithTheRightMessageButAGarbageSignature_itIsSignedAgain() throws Exception {
+    String content = ActionPipelineTest.networkPolicy("payments-egress");
+    String garbage = withGarbageSignature(signed(content, Map.of()));
+    git.commitToOrigin("main", Map.of("unsigned/egress.yaml", content, "signed/egress.yaml", garbage), Set.of(), "pr");
+
+    CliRun run = runAction();
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    SortedMap<String, String> files = git.originFiles("main");
+    assertThat(files).doesNotContainKey("unsigned/egress.yaml");
+    assertThat(files.get("signed/egress.yaml")).isNotEqualTo(garbage);
+    assertEverySignedFileVerifiesForTheTrustedIdentityOnly(files);
+  }
+
+  @Test
+  void authorAddsSignedFileValidlySignedByAnotherRepositorysIdentity_itIsSignedAgain() throws Exception {
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String foreign = signed(content, Map.of("job_workflow_ref", OTHER_WORKFLOW, "repository", "octo-org/other-repo"));
+    assertThat(foreign).contains("cosign.sigstore.dev/certificate");
+    git.commitToOrigin("main", Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", foreign), Set.of(), "pr");
+
+    CliRun run = runAction();
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    SortedMap<String, String> files = git.originFiles("main");
+    assertThat(files.get("signed/flags.yaml")).isNotEqualTo(foreign);
+    assertThat(git.originCommit("main").getFullMessage()).contains("unsigned/flags.yaml -> signed/flags.yaml\n")
+        .doesNotContain("signature unchanged");
+    assertEverySignedFileVerifiesForTheTrustedIdentityOnly(files);
+  }
+
+  @Test
+  void authorAddsSignedFileForOtherContent_itIsSignedAgainForTheReviewedContent() throws Exception {
+    String reviewed = ActionPipelineTest.configMap("flags", "on");
+    String other = signed(ActionPipelineTest.configMap("flags", "off"), Map.of());
+    git.commitToOrigin("main", Map.of("unsigned/flags.yaml", reviewed, "signed/flags.yaml", other), Set.of(), "pr");
+
+    CliRun run = runAction();
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    SortedMap<String, String> files = git.originFiles("main");
+    assertThat(files.get("signed/flags.yaml")).contains("value: \"on\"").doesNotContain("value: \"off\"");
+    assertEverySignedFileVerifiesForTheTrustedIdentityOnly(files);
+  }
+
+  @Test
+  void control_aSignatureByThisWorkflowOverExactlyThisContent_isKeptAsItIs() throws Exception {
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String ours = signed(content, Map.of());
+    git.commitToOrigin("main", Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", ours), Set.of(), "pr");
+    stack.resetStats();
+
+    CliRun run = runAction();
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    SortedMap<String, String> files = git.originFiles("main");
+    assertThat(files.get("signed/flags.yaml")).isEqualTo(ours);
+    assertThat(files).doesNotContainKey("unsigned/flags.yaml");
+    assertThat(git.originCommit("main").getFullMessage()).contains("unsigned/flags.yaml -> signed/flags.yaml (signature unchanged)");
+    // Deciding reuse needed the identity (one token) but no certificate and no log entry.
+    assertThat(stack.stats().certificates()).isZero();
+    assertThat(stack.stats().logEntries()).isZero();
+    assertEverySignedFileVerifiesForTheTrustedIdentityOnly(files);
+  }
+
+  // --- helpers -------------------------------------------------------------------------------
+
+  private void assertEverySignedFileVerifiesForTheTrustedIdentityOnly(SortedMap<String, String> files) throws IOException {
+    Path dir = tmp.resolve("verify-" + System.nanoTime());
+    for (Map.Entry<String, String> f : files.entrySet()) {
+      Path p = dir.resolve(f.getKey());
+      Files.createDirectories(p.getParent());
+      Files.writeString(p, f.getValue());
+    }
+    CliRun trusted = verify(dir.resolve("signed"), stack.identitySan());
+    assertThat(trusted.exitCode()).as(trusted.all()).isZero();
+    assertThat(verify(dir.resolve("signed"), "https://github.com/" + OTHER_WORKFLOW).exitCode())
+        .isEqualTo(ExitCode.REJECTED.code());
+  }
+
+  private CliRun verify(Path dir, String san) {
+    return CliRun.run(Map.of(), "verify", "--trusted-root", stack.trustedRoot().toString(),
+        "--certificate-identity", san, "--certificate-oidc-issuer", stack.identityIssuer(), dir.toString());
+  }
+
+  /** {@code content} signed keylessly by the sign command, as the stack's workflow or with other claims. */
+  private String signed(String content, Map<String, String> claims) throws IOException {
+    Path file = tmp.resolve("author/" + System.nanoTime() + "/x.yaml");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, content);
+    List<String> args = new ArrayList<>(List.of("sign", "--trusted-root", stack.trustedRoot().toString(),
+        "--signing-config", stack.signingConfig().toString()));
+    if (!claims.isEmpty()) {
+      args.add("--identity-token");
+      args.add(stack.tokenFor(claims));
+    }
+    args.add(file.toString());
+    CliRun sign = CliRun.run(new HashMap<>(stack.githubEnv()), args.toArray(String[]::new));
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    return Files.readString(file);
+  }
+
+  /** The same file with every signature annotation replaced by well-formed base64 that is no signature. */
+  private static String withGarbageSignature(String signedFile) {
+    String garbage = Base64.getEncoder().encodeToString(("not a signature, but the message annotation is right")
+        .getBytes(StandardCharsets.US_ASCII));
+    Matcher m = SIGNATURE.matcher(signedFile);
+    assertThat(m.find()).isTrue();
+    return m.replaceAll("$1" + Matcher.quoteReplacement(garbage));
+  }
+
+  private CliRun runAction() throws Exception {
+    Path ws = git.clone("ws-" + System.nanoTime(), 1, true);
+    Path eventFile = tmp.resolve("event-" + System.nanoTime() + ".json");
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode payload;
+    try (var in = getClass().getResourceAsStream("/action/events/pull_request.closed.merged.from-fork.reallyfastci.json")) {
+      payload = (ObjectNode) json.readTree(in);
+    }
+    ((ObjectNode) payload.get("pull_request").get("base")).put("ref", "main");
+    Files.writeString(eventFile, json.writeValueAsString(payload));
+    Map<String, String> env = new HashMap<>(stack.githubEnv());
+    env.put("GITHUB_ACTIONS", "true");
+    env.put("GITHUB_EVENT_NAME", "pull_request");
+    env.put("GITHUB_EVENT_PATH", eventFile.toString());
+    env.put("GITHUB_WORKSPACE", ws.toString());
+    env.put("GITHUB_REPOSITORY", "octo-org/octo-repo");
+    env.put("GITHUB_REF", "refs/heads/main");
+    env.put("GITHUB_RUN_ID", "4343");
+    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
+    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
+    env.put("INPUT_TOKEN", "ghs_reuseAttackTestToken0123456789");
+    env.put("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString());
+    env.put("INPUT_SIGNING_CONFIG", stack.signingConfig().toString());
+    return CliRun.run(env, "action");
+  }
+}
