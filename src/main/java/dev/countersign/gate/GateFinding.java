@@ -45,7 +45,9 @@ public record GateFinding(Path file, int line, Check check, String rule, String 
     /** A manifest under an unsigned directory could not be signed and applied as it is. */
     MANIFEST,
     /** A governance (ValidatingAdmissionPolicy) rule refuses an unsigned manifest. */
-    GOVERNANCE;
+    GOVERNANCE,
+    /** {@code countersign doctor}: a joint between workflows, trust policy, Kyverno policy and manifests is broken. */
+    CHAIN;
 
     public String label() {
       return name().toLowerCase(Locale.ROOT);
