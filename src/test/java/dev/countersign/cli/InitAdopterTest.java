@@ -130,7 +130,7 @@ class InitAdopterTest {
         "--certificate-identity", SUBJECT, "--certificate-oidc-issuer", stack.identityIssuer(), signed.resolve("signed").toString());
     assertThat(verify.exitCode()).as(verify.all()).isZero();
     // And the chain still holds once signed files exist.
-    CliRun after = CliRun.run(Map.of(), "doctor", "--repo", signed.toString());
+    CliRun after = CliRun.run(Map.of(), "doctor", "--repo", signed.toString(), "--owner", "acme-corp", "--name", "policies");
     assertThat(after.exitCode()).as(after.all()).isZero();
   }
 
