@@ -156,6 +156,7 @@ public final class GateReportFormats {
         case UnsignedManifestRules.RULE_LIST -> "One Kubernetes object per YAML document";
         case UnsignedManifestRules.RULE_PRESET -> "Unsigned manifests carry no signature annotations";
         case UnsignedManifestRules.RULE_SIZE -> "The signed file's annotations fit Kubernetes' 256 KiB limit";
+        case ServerDefaultingRule.RULE -> "Kyverno without dryRun rejects objects the API server defaults";
         default -> "Manifests must be readable Kubernetes YAML";
       };
       case GOVERNANCE -> "Governance rule " + finding.rule();
