@@ -20,8 +20,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 @Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"The merge gate: verify every signed manifest, validate every unsigned one, and apply the governance policies,",
-        "as the trust policy describes them. Run it on the pull request's merge result.",
+    description = {"The merge gate: verify signed manifests, validate unsigned ones, apply the governance policies.",
+        "Everything as the trust policy describes it. Run it on the pull request's merge result.",
         "Exit 0 when everything passes, 1 when anything fails."})
 final class CheckCommand implements Callable<Integer> {
 

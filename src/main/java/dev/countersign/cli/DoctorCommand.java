@@ -19,9 +19,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 @Command(name = "doctor", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Check the chain from merged pull request to admitted object: signing workflows' identities in the trust",
-        "policy and every Kyverno policy, Kyverno coverage of every kind and namespace, dry-run against server defaults,",
-        "workflow permissions, action pinning, and the signers of signed files. Exit 0 when it holds, 1 on findings."})
+    description = {"Check the chain from merged pull request to object admitted by Kyverno, joint by joint.",
+        "Signing workflows' identities in the trust policy and every Kyverno policy, Kyverno coverage of every kind and",
+        "namespace, dry-run against server defaults, workflow permissions, action pinning, and the signers of signed files.",
+        "Exit 0 when it holds, 1 on findings."})
 final class DoctorCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;

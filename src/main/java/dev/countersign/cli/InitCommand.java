@@ -22,8 +22,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 @Command(name = "init", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Write the signing and merge-gate workflows, the trust policy, a Kyverno ClusterPolicy (with its dry-run RBAC)",
-        "and an Argo CD Application, all naming the same signer identities and covering the kinds and namespaces found.",
+    description = {"Write the workflows, trust policy, Kyverno policy and Argo CD Application for this repository.",
+        "They name the same signer identities; the Kyverno ClusterPolicy (with its dry-run RBAC) covers the kinds and namespaces found.",
         "Reads the owner and name from the origin URL, the branch from HEAD and the manifests in the unsigned and signed",
         "directories; options override. Refuses to overwrite existing files unless --force."})
 final class InitCommand implements Callable<Integer> {

@@ -118,6 +118,33 @@ class InitCommandTest {
         "check passed: 0 errors, 0 warnings");
   }
 
+  @Test
+  void init_legacySpelling_repoNameAndDir_stillWorks_withAWarningNamingTheNewOptions() {
+    int code = run(Env.empty(), "init", "--owner", "acme", "--repo", "deploy", "--dir", repo.toString());
+
+    assertThat(code).isEqualTo(0);
+    assertThat(err.toString().lines().toList()).containsExactly(
+        "warning: init --repo now names the work tree, as in run and check; read \"deploy\" as the GitHub repository name: pass --name deploy instead",
+        "warning: init --dir is deprecated; pass --repo " + repo);
+    assertThat(out.toString()).contains("signer: https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main");
+  }
+
+  @Test
+  void init_readsOwnerNameAndBranchFromTheCheckout_sshOrigin() throws Exception {
+    try (org.eclipse.jgit.api.Git git = org.eclipse.jgit.api.Git.init().setInitialBranch("trunk").setDirectory(repo.toFile()).call()) {
+      var config = git.getRepository().getConfig();
+      config.setString("remote", "origin", "url", "git@github.com:Octo-Org/web.shop.git");
+      config.save();
+    }
+
+    assertThat(run(Env.of(Map.of("GITHUB_REPOSITORY", "someone/else")), "init", "--repo", repo.toString())).isEqualTo(0);
+
+    assertThat(out.toString()).contains("signer: https://github.com/Octo-Org/web.shop/.github/workflows/sign-on-merge.yml@refs/heads/trunk");
+    // Flags override what the checkout says.
+    assertThat(run(Env.empty(), "init", "--repo", repo.toString(), "--force", "--owner", "acme", "--branch", "main")).isEqualTo(0);
+    assertThat(out.toString()).contains("signer: https://github.com/acme/web.shop/.github/workflows/sign-on-merge.yml@refs/heads/main");
+  }
+
   @SuppressWarnings("unchecked")
   private static String keylessSubject(ManifestDocument clusterPolicy) {
     Map<String, Object> spec = (Map<String, Object>) clusterPolicy.content().get("spec");
