@@ -75,7 +75,15 @@ public final class ActionInputs {
           new Input("delete_branch", "--delete-branch", Kind.FLAG, false, "delete the pull request branch when closing it as no longer needed"),
           new Input("certificate_identity", "--certificate-identity", Kind.VALUE, false, "promote: accepted keyless signer (SAN)"),
           new Input("certificate_oidc_issuer", "--certificate-oidc-issuer", Kind.VALUE, false, "promote: OIDC issuer of the accepted signer"),
-          new Input("policy_from", "--policy-from", Kind.VALUE, false, "check: rules from the base commit, or the work tree"));
+          new Input("policy_from", "--policy-from", Kind.VALUE, false, "check: rules from the base commit, or the work tree"),
+          new Input("tlog_upload", "--tlog-upload", Kind.FLAG, false, "run with key: also record the signatures in a Rekor v1 log (bundle annotation)"),
+          new Input("rekor_url", "--rekor-url", Kind.VALUE, false, "run with key and tlog_upload: the Rekor v1 log"));
+
+  /**
+   * Inputs action.yml gives a default: the runner sets them on every step, so their presence says
+   * nothing about what the workflow author wrote and they are never reported as ignored.
+   */
+  public static final java.util.Set<String> DEFAULTED = java.util.Set.of("token");
 
   /** The input that names the subcommand the Action runs; {@value #DEFAULT_COMMAND} by default. */
   public static final String COMMAND = "command";
@@ -134,7 +142,7 @@ public final class ActionInputs {
   /** Inputs that are set but mean nothing to {@code command} (to warn about them). */
   public static List<String> ignoredInputs(Env env, java.util.function.Predicate<String> hasOption) {
     return ALL.stream()
-        .filter(i -> read(env, i.name()).isPresent() && !hasOption.test(i.option()))
+        .filter(i -> read(env, i.name()).isPresent() && !hasOption.test(i.option()) && !DEFAULTED.contains(i.name()))
         .map(Input::name)
         .toList();
   }

@@ -20,7 +20,7 @@ import picocli.CommandLine.ParentCommand;
 final class ActionCommand implements Callable<Integer> {
 
   /** Subcommands the Action may run. */
-  static final List<String> COMMANDS = List.of("run", "check", "promote");
+  static final List<String> COMMANDS = List.of("run", "check", "promote", "doctor");
 
   @ParentCommand RootCommand root;
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -9,7 +9,6 @@ import dev.countersign.governance.RepositoryFiles;
 import dev.countersign.support.Env;
 import java.util.Optional;
 import dev.countersign.action.Reporter;
-import dev.countersign.gate.GateFinding;
 import dev.countersign.gate.GateReport;
 import dev.countersign.gate.GateReportFormats;
 import dev.countersign.gate.MergeGate;
@@ -20,9 +19,7 @@ import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.TrustedRoot;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -196,40 +193,14 @@ final class CheckCommand implements Callable<Integer> {
   }
 
   private static void annotate(Reporter reporter, GateReport report) {
-    for (GateFinding finding : report.findings()) {
-      Annotation at = (finding.line() > 0 ? Annotation.at(finding.uri(), finding.line()) : Annotation.at(finding.uri()))
-          .withTitle("countersign " + finding.check().label());
-      String message = finding.text() + " (" + finding.rule() + ")";
-      if (finding.severity() == GateFinding.Severity.ERROR) {
-        reporter.error(message, at);
-      } else {
-        reporter.warning(message, at);
-      }
-    }
-    reporter.summary(GateReportFormats.markdown(report));
-    reporter.output("result", report.passed() ? "passed" : "failed");
-    reporter.output("errors", Long.toString(report.errors()));
-    reporter.output("warnings", Long.toString(report.warnings()));
+    FindingOutput.annotate(reporter, report, "countersign check");
   }
 
   private void writeSarif(GateReport report) {
-    try {
-      Path parent = sarifFile.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
-      Files.writeString(sarifFile, GateReportFormats.sarif(report, version()), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new EnvironmentProblem("Could not write the SARIF file " + sarifFile + " while reporting the check",
-          "perhaps you should check that its directory is writable", e);
-    }
+    FindingOutput.writeSarif(sarifFile, report, "check");
   }
 
   private static String version() {
-    try {
-      return new RootCommand.Version().getVersion()[0].replaceFirst("^countersign ", "");
-    } catch (IOException e) {
-      return "unknown";
-    }
+    return FindingOutput.version();
   }
 }

@@ -1,11 +1,20 @@
 package dev.countersign.cli;
 
+import dev.countersign.git.JGitWorkspace;
+import dev.countersign.init.GitHubRepository;
 import dev.countersign.init.InitOptions;
+import dev.countersign.init.ManifestInventory;
 import dev.countersign.init.RepositoryInitializer;
+import dev.countersign.manifest.ManifestReader;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.workflow.WorkflowFile;
+import dev.countersign.workflow.Workflows;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -13,53 +22,137 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 @Command(name = "init", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Write the signing and merge-gate workflows, the trust policy, a Kyverno ClusterPolicy and an Argo CD Application.",
-        "Refuses to overwrite existing files unless --force."})
+    description = {"Write the workflows, trust policy, Kyverno policy and Argo CD Application for this repository.",
+        "They name the same signer identities; the Kyverno ClusterPolicy (with its dry-run RBAC) covers the kinds and namespaces found.",
+        "Reads the owner and name from the origin URL, the branch from HEAD and the manifests in the unsigned and signed",
+        "directories; options override. Refuses to overwrite existing files unless --force."})
 final class InitCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;
 
+  @Option(names = "--repo", paramLabel = "DIR",
+      description = "The repository's work tree to read and write (default: the current directory). "
+          + "Before 0.2 this option named the GitHub repository; a value that is not a directory is still read that way, with a warning.")
+  String repo;
+
+  @Option(names = "--dir", paramLabel = "DIR", hidden = true, description = "Deprecated spelling of --repo DIR.")
+  Path legacyDir;
+
   @Option(names = "--owner", paramLabel = "OWNER",
-      description = "GitHub owner (user or organisation) of the repository (default: from GITHUB_REPOSITORY).")
+      description = "GitHub owner (user or organisation) (default: from the origin URL, else GITHUB_REPOSITORY).")
   String owner;
 
-  @Option(names = "--repo", paramLabel = "REPO",
-      description = "GitHub repository name (default: from GITHUB_REPOSITORY).")
-  String repository;
+  @Option(names = "--name", paramLabel = "NAME",
+      description = "GitHub repository name (default: from the origin URL, else GITHUB_REPOSITORY).")
+  String name;
 
-  @Option(names = "--branch", paramLabel = "BRANCH", defaultValue = "main",
-      description = "The branch pull requests merge into and the signer runs on (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--branch", paramLabel = "BRANCH",
+      description = "The branch pull requests merge into and the signer runs on (default: the checked-out branch, else main).")
   String branch;
 
-  @Option(names = "--promotion", description = "Also write the promotion workflow.")
+  @Option(names = "--unsigned-dir", paramLabel = "DIR", defaultValue = "unsigned",
+      description = "Where authors put manifests (default: ${DEFAULT-VALUE}).")
+  Path unsignedDir;
+
+  @Option(names = "--signed-dir", paramLabel = "DIR", defaultValue = "signed",
+      description = "Where signed manifests go (default: ${DEFAULT-VALUE}).")
+  Path signedDir;
+
+  @Option(names = "--namespace", paramLabel = "NAMESPACE",
+      description = "Namespace Argo CD deploys objects without one to (default: derived from the repository name).")
+  String namespace;
+
+  @Option(names = "--promotion", description = "Also write the promotion workflow (signed directory to --promote-to).")
   boolean promotion;
+
+  @Option(names = "--promote-to", paramLabel = "DIR",
+      description = "Target of the promotion workflow (default: prod/ followed by the signed directory); implies --promotion.")
+  Path promoteTo;
+
+  @Option(names = "--signing-workflow", paramLabel = "FILE",
+      description = "Another workflow file in .github/workflows that signs (repeatable); existing workflows that run countersign are found by themselves.")
+  List<String> signingWorkflows = new ArrayList<>();
 
   @Option(names = "--force", description = "Overwrite files that already exist.")
   boolean force;
 
-  @Option(names = "--dir", paramLabel = "DIR", defaultValue = ".",
-      description = "The repository's work tree to write into (default: the current directory).")
-  Path dir;
-
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
-    Optional<String[]> fromEnv = runtime.env().get("GITHUB_REPOSITORY")
-        .map(value -> value.split("/", 2))
-        .filter(parts -> parts.length == 2);
-    String ownerName = owner != null ? owner : fromEnv.map(parts -> parts[0]).orElse(null);
-    String repositoryName = repository != null ? repository : fromEnv.map(parts -> parts[1]).orElse(null);
-    if (ownerName == null || repositoryName == null) {
-      throw new UsageProblem("The GitHub " + (ownerName == null ? "owner" : "repository") + " is missing while preparing countersign init",
-          "perhaps you should pass --owner OWNER --repo REPO (the signer identity names them)");
+    Path workTree = Path.of(".");
+    String legacyName = null;
+    if (repo != null) {
+      if (Files.isDirectory(Path.of(repo)) || name != null || !repo.matches("[A-Za-z0-9._-]{1,100}")) {
+        workTree = Path.of(repo);
+      } else {
+        legacyName = repo;
+        runtime.err().println("warning: init --repo now names the work tree, as in run and check; read \"" + repo
+            + "\" as the GitHub repository name: pass --name " + repo + " instead");
+      }
     }
-    InitOptions options = InitOptions.of(ownerName, repositoryName, branch).withPromotion(promotion).withForce(force);
-    List<Path> written = new RepositoryInitializer().write(dir, options);
+    if (legacyDir != null) {
+      runtime.err().println("warning: init --dir is deprecated; pass --repo " + legacyDir);
+      workTree = legacyDir;
+    }
+    if (!Files.isDirectory(workTree)) {
+      throw new UsageProblem("The work tree " + workTree + " does not exist while preparing countersign init",
+          "perhaps you should pass --repo DIR, the repository's checkout");
+    }
+
+    Optional<String> originUrl = Optional.empty();
+    Optional<String> headBranch = Optional.empty();
+    if (Files.exists(workTree.resolve(".git"))) {
+      try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock())) {
+        originUrl = workspace.remoteUrl("origin");
+        headBranch = workspace.currentBranch();
+      }
+    }
+    Optional<GitHubRepository> fromOrigin = originUrl.flatMap(GitHubRepository::fromRemoteUrl);
+    Optional<GitHubRepository> fromEnv = runtime.env().get("GITHUB_REPOSITORY").flatMap(GitHubRepository::fromSlug);
+    Optional<GitHubRepository> detected = fromOrigin.or(() -> fromEnv);
+    String ownerName = owner != null ? owner : detected.map(GitHubRepository::owner).orElse(null);
+    String repositoryName = name != null ? name : legacyName != null ? legacyName : detected.map(GitHubRepository::name).orElse(null);
+    if (ownerName == null || repositoryName == null) {
+      throw new UsageProblem("The GitHub " + (ownerName == null ? "owner" : "repository name")
+              + " is missing while preparing countersign init: origin is " + originUrl.map(u -> "\"" + u + "\", not a github.com URL").orElse("not set"),
+          "perhaps you should pass --owner OWNER --name NAME (the signer identity names them)");
+    }
+    String branchName = branch != null ? branch : headBranch.orElse("main");
+
+    InitOptions base = InitOptions.of(ownerName, repositoryName, branchName).withDirectories(unsignedDir, signedDir);
+    if (namespace != null) {
+      base = base.withNamespace(namespace.toLowerCase(Locale.ROOT));
+    }
+    ManifestInventory inventory = ManifestInventory.scan(workTree, List.of(base.unsignedDir(), base.signedDir()), new ManifestReader());
+    List<String> others = new ArrayList<>(signingWorkflows);
+    for (WorkflowFile workflow : Workflows.read(workTree)) {
+      if (!workflow.fileName().equals(InitOptions.SIGNING_WORKFLOW)
+          && workflow.countersignSteps().stream().anyMatch(WorkflowFile.CountersignStep::signsKeylessly)
+          && !others.contains(workflow.fileName())) {
+        others.add(workflow.fileName());
+      }
+    }
+    InitOptions options = base.withInventory(inventory).withOtherSigningWorkflows(others)
+        .withPromotionTarget(promoteTo != null ? Optional.of(promoteTo) : Optional.empty())
+        .withForce(force);
+    if (promotion && promoteTo == null) {
+      options = options.withPromotion(true);
+    }
+
+    List<Path> written = new RepositoryInitializer().write(workTree, options);
     for (Path file : written) {
       runtime.out().println("wrote " + file.toString().replace('\\', '/'));
     }
-    runtime.out().println("signer: " + options.signerSubject());
-    runtime.out().println("next: commit these files, then require the check-on-pr status check on " + options.branch());
+    for (String workflow : options.signingWorkflows()) {
+      runtime.out().println("signer: " + options.subjectOf(workflow));
+    }
+    runtime.out().println("kinds: " + String.join(", ", options.policyKinds().stream().map(ManifestInventory.Kind::kind).distinct().toList())
+        + (inventory.isEmpty() ? " (no manifests found yet; defaults)" : ""));
+    runtime.out().println("namespaces: " + String.join(", ", options.policyNamespaces()));
+    runtime.out().println("next: commit these files; apply the two files in .countersign/cluster/ (Kyverno policy and its dry-run RBAC);"
+        + " require the check-on-pr status on " + options.branch()
+        + " and give sign-on-merge a GitHub App token if " + options.branch() + " is protected (docs/github-token.md);"
+        + " run countersign doctor after any change to the chain");
     return ExitCode.OK.code();
   }
 }

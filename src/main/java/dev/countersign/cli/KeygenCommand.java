@@ -18,7 +18,8 @@ import picocli.CommandLine.ParentCommand;
 
 @Command(name = "keygen", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Write a cosign-compatible key pair: PREFIX.key (encrypted, scrypt + secretbox) and PREFIX.pub.",
-        "The password comes from COSIGN_PASSWORD, else a prompt (twice)."})
+        "The password comes from COSIGN_PASSWORD (an empty value is an explicit empty password), else a prompt (twice).",
+        "Without a terminal and without COSIGN_PASSWORD it refuses, unless --no-password."})
 final class KeygenCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;
@@ -30,6 +31,9 @@ final class KeygenCommand implements Callable<Integer> {
   @Option(names = "--force", description = "Overwrite existing key files.")
   boolean force;
 
+  @Option(names = "--no-password", description = "Encrypt the private key with an empty password (for throwaway test keys).")
+  boolean noPassword;
+
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
@@ -40,7 +44,7 @@ final class KeygenCommand implements Callable<Integer> {
         throw new UsageProblem("Refusing to overwrite " + file, "pass --force, or choose another --output-key-prefix");
       }
     }
-    char[] password = password(runtime);
+    char[] password = noPassword ? new char[0] : password(runtime);
     PublicKey publicKey = KeyPairFiles.generate(privateFile, publicFile, password, new SecureRandom());
     Arrays.fill(password, '\0');
     runtime.out().println("Private key written to " + privateFile);
@@ -54,7 +58,9 @@ final class KeygenCommand implements Callable<Integer> {
     }
     Optional<char[]> first = runtime.passwordPrompt().ask("Password for the new private key: ");
     if (first.isEmpty()) {
-      return new char[0];
+      // No terminal: never fall back silently to an empty password.
+      throw new UsageProblem("No password for the new private key: COSIGN_PASSWORD is not set and there is no terminal to ask",
+          "set COSIGN_PASSWORD (an empty value means an empty password), or pass --no-password for an unencrypted-equivalent test key");
     }
     char[] again = runtime.passwordPrompt().ask("Password again: ").orElse(new char[0]);
     if (!Arrays.equals(first.get(), again)) {

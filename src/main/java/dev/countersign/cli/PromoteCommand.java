@@ -37,8 +37,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 @Command(name = "promote", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Propose, through a pull request, that the signed manifests of one directory become those of another",
-        "(e.g. envs/staging/signed -> envs/prod/signed). Every source file on the base branch is verified against the",
+    description = {"Copy verified signed manifests to another directory through a pull request.",
+        "For example envs/staging/signed -> envs/prod/signed. Every source file on the base branch is verified against the",
         "trust policy first; one that fails stops the promotion (exit 1) and nothing is pushed. Files are copied byte for",
         "byte; target files without a source are removed. The pull request is created or updated on a fixed branch.",
         "result: created|updated|closed|noop (closed: the base already has the content). See docs/promotion.md."})

@@ -21,6 +21,7 @@ import picocli.CommandLine.Option;
       KeygenCommand.class,
       CheckCommand.class,
       InitCommand.class,
+      DoctorCommand.class,
       PromoteCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -35,8 +35,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"The merged-PR pipeline: sign every manifest under the unsigned directories, move it to the signed",
-        "directory (same relative path), and push one commit. What the GitHub Action runs.",
+    description = {"The merged-PR pipeline: sign the unsigned manifests, move them to the signed directory, push one commit.",
+        "Each file keeps its relative path. This is what the GitHub Action runs.",
         "Reads GITHUB_EVENT_NAME/GITHUB_EVENT_PATH when set: merged PRs, branch pushes, schedule and",
         "workflow_dispatch reconcile; other events are a no-op; pull_request_target is refused."})
 final class RunCommand implements Callable<Integer> {

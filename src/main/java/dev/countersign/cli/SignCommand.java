@@ -33,7 +33,8 @@ final class SignCommand implements Callable<Integer> {
   @Option(names = "--out", paramLabel = "DIR", description = "Write signed files here, mirroring relative paths (default: in place).")
   Path out;
 
-  @Option(names = "--force", description = "Overwrite an existing output file that differs.")
+  @Option(names = "--force", description = "Overwrite an existing output file that differs, and sign again files whose signature "
+      + "already covers their content (key rotation, a new signing identity).")
   boolean force;
 
   @Option(names = "--append", description = "Add a signature set (signature_N...) instead of replacing existing signatures.")
@@ -62,7 +63,8 @@ final class SignCommand implements Callable<Integer> {
           + entry.signer().map(s -> "  " + s).orElse("")
           + entry.rekorLogIndex().map(i -> "  rekor#" + i).orElse(""));
     }
-    runtime.out().println(report.signedCount() + " signed, " + report.unchangedCount() + " unchanged");
+    runtime.out().println(report.signedCount() + " signed, " + report.unchangedCount() + " unchanged"
+        + (report.unchangedCount() > 0 ? " (already signed for this content; --force signs them again, e.g. with a new key)" : ""));
     return ExitCode.OK.code();
   }
 

@@ -47,7 +47,9 @@ public record GateFinding(Path file, int line, Check check, String rule, String 
     /** A governance (ValidatingAdmissionPolicy) rule refuses an unsigned manifest. */
     GOVERNANCE,
     /** The change touches the gate's own rules (trust policy, keys, governance policies). */
-    POLICY;
+    POLICY,
+    /** {@code countersign doctor}: a joint between workflows, trust policy, Kyverno policy and manifests is broken. */
+    CHAIN;
 
     public String label() {
       return name().toLowerCase(Locale.ROOT);

@@ -119,7 +119,12 @@ public final class GateReportFormats {
 
   /** A heading, the verdict and counts, and a table of findings when there are any. */
   public static String markdown(GateReport report) {
-    StringBuilder out = new StringBuilder("### countersign check\n\n");
+    return markdown(report, "countersign check");
+  }
+
+  /** {@link #markdown(GateReport)} under another heading, e.g. for {@code countersign doctor}. */
+  public static String markdown(GateReport report, String title) {
+    StringBuilder out = new StringBuilder("### " + title + "\n\n");
     out.append(report.passed() ? "**Passed**" : "**Failed**").append(": ")
         .append(plural(report.errors(), "error")).append(", ").append(plural(report.warnings(), "warning")).append(".\n\n")
         .append("| Checked | Files | Documents | Result |\n|---|---|---|---|\n")
@@ -160,9 +165,11 @@ public final class GateReportFormats {
         case UnsignedManifestRules.RULE_LIST -> "One Kubernetes object per YAML document";
         case UnsignedManifestRules.RULE_PRESET -> "Unsigned manifests carry no signature annotations";
         case UnsignedManifestRules.RULE_SIZE -> "The signed file's annotations fit Kubernetes' 256 KiB limit";
+        case ServerDefaultingRule.RULE -> "Kyverno without dryRun rejects objects the API server defaults";
         default -> "Manifests must be readable Kubernetes YAML";
       };
       case GOVERNANCE -> "Governance rule " + finding.rule();
+      case CHAIN -> "The signing chain (workflow, trust policy, Kyverno policy, manifests) must hold: " + finding.rule();
     };
   }
 

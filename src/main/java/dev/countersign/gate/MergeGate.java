@@ -1,5 +1,6 @@
 package dev.countersign.gate;
 
+import dev.countersign.admission.KyvernoPolicies;
 import dev.countersign.governance.GovernanceCheck;
 import dev.countersign.governance.GovernanceReport;
 import dev.countersign.governance.PolicyFile;
@@ -139,6 +140,9 @@ public final class MergeGate {
     // Unsigned side.
     UnsignedManifestRules rules = new UnsignedManifestRules(format, reader.maxBytes());
     List<ManifestFile> readable = new ArrayList<>();
+    // The repository's Kyverno policies are read only when there is something to sign.
+    ServerDefaultingRule defaulting = new ServerDefaultingRule(
+        unsignedFiles.isEmpty() ? List.of() : new KyvernoPolicies(reader).discover(repositoryRoot));
     int unsignedDocuments = 0;
     for (Path relative : unsignedFiles.keySet()) {
       try {
@@ -146,6 +150,7 @@ public final class MergeGate {
         readable.add(file);
         unsignedDocuments += file.documents().size();
         findings.addAll(rules.check(file));
+        findings.addAll(defaulting.check(file));
       } catch (InputProblem problem) {
         findings.add(unreadable(problem, GateFinding.Check.MANIFEST));
       }

@@ -2,7 +2,12 @@ package dev.countersign.init;
 
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -13,9 +18,14 @@ import java.util.regex.Pattern;
  * @param branch the branch that merged pull requests land on and the signer runs from
  * @param unsignedDir where authors put manifests, relative to the repository
  * @param signedDir where signed manifests go, relative to the repository
- * @param namespace the Kubernetes namespace the Argo CD application deploys to and the Kyverno
- *     policy guards
- * @param withPromotion also generate the promotion workflow
+ * @param namespace the Kubernetes namespace the Argo CD application deploys objects without a
+ *     namespace to
+ * @param inventory the kinds and namespaces already kept in the manifest directories, which the
+ *     Kyverno policy must match
+ * @param otherSigningWorkflows file names of other workflows in {@code .github/workflows} that sign
+ *     (for example a scheduled refresh); their identities are accepted too
+ * @param promotionTarget when present, also generate the promotion workflow, copying the signed
+ *     directory to this one
  * @param force overwrite files that already exist
  */
 public record InitOptions(
@@ -25,7 +35,9 @@ public record InitOptions(
     Path unsignedDir,
     Path signedDir,
     String namespace,
-    boolean withPromotion,
+    ManifestInventory inventory,
+    List<String> otherSigningWorkflows,
+    Optional<Path> promotionTarget,
     boolean force) {
 
   /** The signing workflow's file name; part of the signer identity, so fixed. */
@@ -38,6 +50,17 @@ public record InitOptions(
   private static final Pattern BRANCH = Pattern.compile("[A-Za-z0-9._/-]{1,200}");
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final Pattern DIRECTORY = Pattern.compile("[A-Za-z0-9._/-]{1,200}");
+  private static final Pattern KIND = Pattern.compile("[A-Za-z][A-Za-z0-9]{0,62}");
+  private static final Pattern GROUP = Pattern.compile("([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?){0,20}|");
+  private static final Pattern WORKFLOW_FILE = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,100}\\.ya?ml");
+
+  /** Namespace Kyverno dry-run-creates signed messages in; never Kyverno's own namespace. */
+  public static final String DRY_RUN_NAMESPACE = "countersign-dryrun";
+
+  /** Kinds the policy matches when the repository has no manifests yet. */
+  public static final List<ManifestInventory.Kind> DEFAULT_KINDS = List.of(
+      new ManifestInventory.Kind("", "ConfigMap"), new ManifestInventory.Kind("apps", "Deployment"),
+      new ManifestInventory.Kind("", "Service"));
 
   public InitOptions {
     require(owner, OWNER, "owner", "a GitHub user or organisation name such as acme");
@@ -59,21 +82,74 @@ public record InitOptions(
               + " overlap while preparing countersign init",
           ", perhaps you should use two separate directories such as unsigned and signed");
     }
+    inventory = inventory == null ? ManifestInventory.empty() : inventory;
+    for (ManifestInventory.Kind kind : inventory.kinds()) {
+      require(kind.kind(), KIND, "kind", "manifests whose kind is a Kubernetes kind name such as ConfigMap");
+      require(kind.group(), GROUP, "API group", "manifests whose apiVersion names a valid API group");
+    }
+    for (String found : inventory.namespaces()) {
+      require(found, DNS_LABEL, "namespace", "manifests whose metadata.namespace is a Kubernetes namespace name");
+    }
+    otherSigningWorkflows = List.copyOf(otherSigningWorkflows == null ? List.of() : otherSigningWorkflows);
+    for (String workflow : otherSigningWorkflows) {
+      require(workflow, WORKFLOW_FILE, "signing workflow file", "a workflow file name such as refresh.yml");
+    }
+    promotionTarget = promotionTarget == null ? Optional.empty() : promotionTarget;
+    if (promotionTarget.isPresent()) {
+      Path target = directory(promotionTarget.get(), "promotion target directory");
+      if (target.startsWith(signedDir) || signedDir.startsWith(target) || target.startsWith(unsignedDir)
+          || unsignedDir.startsWith(target)) {
+        throw new UsageProblem("The promotion target " + target + " overlaps the manifest directories while preparing countersign init",
+            ", perhaps you should promote to a separate directory such as prod/signed");
+      }
+      promotionTarget = Optional.of(target);
+    }
   }
 
   /** Defaults: unsigned/ and signed/, namespace derived from the repository name, no promotion. */
   public static InitOptions of(String owner, String repository, String branch) {
     String namespace = repository.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-").replaceAll("^-+|-+$", "");
     return new InitOptions(owner, repository, branch, Path.of("unsigned"), Path.of("signed"),
-        namespace.isEmpty() ? "default" : namespace, false, false);
+        namespace.isEmpty() ? "default" : namespace, ManifestInventory.empty(), List.of(), Optional.empty(), false);
   }
 
   public InitOptions withForce(boolean value) {
-    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, namespace, withPromotion, value);
+    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, namespace, inventory, otherSigningWorkflows,
+        promotionTarget, value);
   }
 
+  /** With the promotion workflow to {@code prod/<signed>}, or without it. */
   public InitOptions withPromotion(boolean value) {
-    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, namespace, value, force);
+    return withPromotionTarget(value ? Optional.of(Path.of("prod").resolve(signedDir)) : Optional.empty());
+  }
+
+  public InitOptions withPromotionTarget(Optional<Path> target) {
+    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, namespace, inventory, otherSigningWorkflows,
+        target, force);
+  }
+
+  public InitOptions withDirectories(Path unsigned, Path signed) {
+    return new InitOptions(owner, repository, branch, unsigned, signed, namespace, inventory, otherSigningWorkflows,
+        promotionTarget, force);
+  }
+
+  public InitOptions withNamespace(String value) {
+    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, value, inventory, otherSigningWorkflows,
+        promotionTarget, force);
+  }
+
+  public InitOptions withInventory(ManifestInventory value) {
+    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, namespace, value, otherSigningWorkflows,
+        promotionTarget, force);
+  }
+
+  public InitOptions withOtherSigningWorkflows(List<String> value) {
+    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, namespace, inventory, value,
+        promotionTarget, force);
+  }
+
+  public boolean withPromotion() {
+    return promotionTarget.isPresent();
   }
 
   /**
@@ -81,7 +157,38 @@ public record InitOptions(
    * {@code https://github.com/OWNER/REPO/.github/workflows/sign-on-merge.yml@refs/heads/BRANCH}.
    */
   public String signerSubject() {
-    return "https://github.com/" + owner + "/" + repository + "/.github/workflows/" + SIGNING_WORKFLOW + "@refs/heads/" + branch;
+    return subjectOf(SIGNING_WORKFLOW);
+  }
+
+  /**
+   * The SAN Fulcio issues for a run of {@code workflowFile} triggered by a push to (or a schedule or
+   * dispatch on) {@link #branch}: {@code https://github.com/} followed by the token's
+   * {@code job_workflow_ref}.
+   */
+  public String subjectOf(String workflowFile) {
+    return "https://github.com/" + owner + "/" + repository + "/.github/workflows/" + workflowFile + "@refs/heads/" + branch;
+  }
+
+  /** Every workflow file that signs: the generated one first, then the others, without repeats. */
+  public List<String> signingWorkflows() {
+    List<String> all = new ArrayList<>();
+    all.add(SIGNING_WORKFLOW);
+    otherSigningWorkflows.stream().filter(w -> !all.contains(w)).forEach(all::add);
+    return all;
+  }
+
+  /** The kinds the Kyverno policy matches: those found, else {@link #DEFAULT_KINDS}. */
+  public List<ManifestInventory.Kind> policyKinds() {
+    return inventory.isEmpty() ? DEFAULT_KINDS : List.copyOf(inventory.kinds());
+  }
+
+  /** The namespaces the Kyverno policy matches: those found, plus {@link #namespace} for objects without one. */
+  public SortedSet<String> policyNamespaces() {
+    SortedSet<String> all = new TreeSet<>(inventory.namespaces());
+    if (inventory.isEmpty() || inventory.withoutNamespace() || all.isEmpty()) {
+      all.add(namespace);
+    }
+    return all;
   }
 
   private static Path directory(Path value, String what) {

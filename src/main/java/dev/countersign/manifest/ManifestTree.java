@@ -269,6 +269,14 @@ public final class ManifestTree {
     return files.stream().map(Path::normalize).distinct().toList();
   }
 
+  /**
+   * The manifests below the directory {@code dir}, as {@link #expand} gives them; none when
+   * {@code dir} is not a directory (a link to one included: it is not followed).
+   */
+  public List<Path> under(Path dir) {
+    return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) ? expand(List.of(dir)) : List.of();
+  }
+
   private static Optional<BasicFileAttributes> lstat(Path path) {
     try {
       return Optional.of(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));

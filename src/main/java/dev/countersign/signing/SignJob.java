@@ -84,7 +84,8 @@ public final class SignJob {
 
   /** Reads, signs and writes files as {@code request} says; all or nothing. */
   public SignReport run(SignRequest request) {
-    List<Outcome> outcomes = sign(readItems(request), request.append(), request.parallelism(), request.bundleSidecar());
+    List<Outcome> outcomes = sign(readItems(request), request.append(), request.parallelism(), request.bundleSidecar(),
+        request.force());
     AtomicWrites writes = new AtomicWrites();
     List<SignReport.Entry> entries = new ArrayList<>();
     for (Outcome outcome : outcomes) {
@@ -129,8 +130,17 @@ public final class SignJob {
    * too. With thousands of manifests this roughly halves the live heap (docs/performance.md).
    */
   public List<Outcome> sign(List<Item> items, boolean append, int parallelism, boolean keepSidecars) {
+    return sign(items, append, parallelism, keepSidecars, false);
+  }
+
+  /**
+   * As {@link #sign(List, boolean, int, boolean)}; with {@code resign} an existing output whose
+   * signature already covers the content is signed again instead of being left unchanged (key
+   * rotation, a new signing identity: {@code sign --force}).
+   */
+  public List<Outcome> sign(List<Item> items, boolean append, int parallelism, boolean keepSidecars, boolean resign) {
     refuseLists(items);
-    List<Plan> plans = items.stream().map(item -> plan(item, append)).toList();
+    List<Plan> plans = items.stream().map(item -> plan(item, append, resign)).toList();
     List<Plan> toSign = plans.stream().filter(p -> !p.unchanged()).toList();
     progress.started(toSign.size(), plans.size() - toSign.size());
     List<Signed> signed = toSign.isEmpty() ? List.of() : signAll(toSign, parallelism, keepSidecars);
@@ -207,7 +217,7 @@ public final class SignJob {
     }
   }
 
-  private Plan plan(Item item, boolean append) {
+  private Plan plan(Item item, boolean append, boolean resign) {
     ManifestFile input = item.input();
     byte[] message = format.message(input.documents());
     if (item.existing().isEmpty()) {
@@ -217,8 +227,11 @@ public final class SignJob {
     boolean signedBefore = existing.documents().stream().anyMatch(d -> decodedMessage(d).isPresent());
     boolean sameMessage = signedBefore && existing.documents().stream()
         .allMatch(doc -> decodedMessage(doc).map(m -> Arrays.equals(m, message)).orElse(false));
-    if (sameMessage && !append) {
+    if (sameMessage && !append && !resign) {
       return new Plan(item, message, existing.documents(), true, Optional.empty());
+    }
+    if (sameMessage && resign && !append) {
+      return new Plan(item, message, input.documents(), false, Optional.empty());
     }
     if (append) {
       if (signedBefore && !sameMessage) {

@@ -107,12 +107,20 @@ final class KeylessSetVerifier {
       return SetOutcome.rejected(index, "the certificate is rejected: " + e.getMessage());
     }
     Optional<String> issuer = FulcioCertificate.issuer(leaf);
-    if (issuer.isEmpty()) {
-      return SetOutcome.rejected(index, "certificate SAN " + san + " has no OIDC issuer extension (1.3.6.1.4.1.57264.1.8 or .1.1)");
+    if (anyIdentity) {
+      return SetOutcome.verified(index, san);
     }
 
-    // (f) the identity is one we allow
-    if (!anyIdentity && identities.stream().noneMatch(rule -> rule.matches(san, issuer.get()))) {
+    // (f) the identity is one we allow. Fulcio certificates from 2021 (kubectl-sigstore's era)
+    // carry no OIDC issuer extension: they match only a rule that accepts any issuer (a regular
+    // expression matching the empty string), never an exact issuer the certificate cannot prove.
+    String certificateIssuer = issuer.orElse("");
+    if (identities.stream().noneMatch(rule -> rule.matches(san, certificateIssuer))) {
+      if (issuer.isEmpty()) {
+        return SetOutcome.rejected(index, "certificate SAN " + san + " has no OIDC issuer extension (1.3.6.1.4.1.57264.1.8 or .1.1),"
+            + " as Fulcio certificates issued before 2022 do; it matches only an identity whose issuer is a pattern accepting"
+            + " any issuer (--certificate-oidc-issuer-regexp '.*') or --insecure-ignore-identity");
+      }
       return SetOutcome.rejected(index, "certificate SAN " + san + " (issuer " + issuer.get()
           + ") does not match the allowed identities " + identities);
     }
@@ -138,12 +146,19 @@ final class KeylessSetVerifier {
     } catch (IllegalArgumentException | IOException e) {
       return Optional.of("the bundle's log entry body is not base64 JSON");
     }
-    JsonNode hash = body.path("spec").path("data").path("hash");
-    if (!body.path("kind").asText().equals("hashedrekord")
-        || !hash.path("value").asText().equalsIgnoreCase(Sha256.hex(message))) {
-      return Optional.of("the log entry is not a hashedrekord entry for the signed message");
+    String kind = body.path("kind").asText();
+    if (!(kind.equals("hashedrekord") || kind.equals("rekord")) || !body.path("apiVersion").asText().equals("0.0.1")) {
+      return Optional.of("the log entry is not a hashedrekord (or legacy rekord) 0.0.1 entry");
+    }
+    // cosign 1.x uploaded keyed blob signatures as rekord entries: same binding, older shape.
+    Optional<String> dataProblem = checkData(kind, body.path("spec").path("data"), message);
+    if (dataProblem.isPresent()) {
+      return dataProblem;
     }
     JsonNode signature = body.path("spec").path("signature");
+    if (kind.equals("rekord") && !signature.path("format").asText("x509").equals("x509")) {
+      return Optional.of("the log entry's signature format is " + signature.path("format").asText() + ", expected x509");
+    }
     if (!signature.path("content").asText().equals(set.signatureBase64())) {
       return Optional.of("the log entry holds a different signature than the signature annotation");
     }
@@ -195,29 +210,9 @@ final class KeylessSetVerifier {
       return Optional.of("the log entry is of kind " + kind + " " + apiVersion + ", expected hashedrekord or rekord 0.0.1");
     }
     JsonNode spec = body.path("spec");
-    JsonNode data = spec.path("data");
-    JsonNode hash = data.path("hash");
-    String expectedHash = Sha256.hex(message);
-    if (hash.isObject()) {
-      if (!hash.path("algorithm").asText().equals("sha256")) {
-        return Optional.of("the log entry hashes with " + hash.path("algorithm").asText() + ", expected sha256");
-      }
-      if (!hash.path("value").asText().equalsIgnoreCase(expectedHash)) {
-        return Optional.of("the log entry is for a different message (sha256 " + hash.path("value").asText()
-            + ", the signed message has " + expectedHash + ")");
-      }
-    } else if (kind.equals("rekord") && data.path("content").isTextual()) {
-      byte[] content;
-      try {
-        content = Base64.getDecoder().decode(data.path("content").asText());
-      } catch (IllegalArgumentException e) {
-        return Optional.of("the log entry's data content is not base64");
-      }
-      if (!Arrays.equals(content, message)) {
-        return Optional.of("the log entry is for a different message");
-      }
-    } else {
-      return Optional.of("the log entry has no data hash");
+    Optional<String> dataProblem = checkData(kind, spec.path("data"), message);
+    if (dataProblem.isPresent()) {
+      return dataProblem;
     }
     JsonNode signature = spec.path("signature");
     if (!signature.path("content").asText().equals(signatureBase64)) {
@@ -241,6 +236,32 @@ final class KeylessSetVerifier {
       return Optional.of("the certificate cannot be re-encoded");
     }
     return Optional.empty();
+  }
+
+  /** The entry's data binds this message: a sha256 hash, or (legacy rekord) the content itself. */
+  private static Optional<String> checkData(String kind, JsonNode data, byte[] message) {
+    JsonNode hash = data.path("hash");
+    String expectedHash = Sha256.hex(message);
+    if (hash.isObject()) {
+      if (!hash.path("algorithm").asText().equals("sha256")) {
+        return Optional.of("the log entry hashes with " + hash.path("algorithm").asText() + ", expected sha256");
+      }
+      if (!hash.path("value").asText().equalsIgnoreCase(expectedHash)) {
+        return Optional.of("the log entry is for a different message (sha256 " + hash.path("value").asText()
+            + ", the signed message has " + expectedHash + ")");
+      }
+      return Optional.empty();
+    }
+    if (kind.equals("rekord") && data.path("content").isTextual()) {
+      byte[] content;
+      try {
+        content = Base64.getDecoder().decode(data.path("content").asText());
+      } catch (IllegalArgumentException e) {
+        return Optional.of("the log entry's data content is not base64");
+      }
+      return Arrays.equals(content, message) ? Optional.empty() : Optional.of("the log entry is for a different message");
+    }
+    return Optional.of("the log entry has no data hash");
   }
 
   private Optional<String> checkChain(X509Certificate leaf, Instant at) {

@@ -36,7 +36,7 @@ class InitCommandTest {
 
   @Test
   void init_writesFiles_refusesTheSecondRun_andOverwritesWithForce() throws Exception {
-    String[] args = {"init", "--owner", "acme", "--repo", "deploy", "--branch", "release", "--promotion", "--dir", repo.toString()};
+    String[] args = {"init", "--owner", "acme", "--name", "deploy", "--branch", "release", "--promotion", "--repo", repo.toString()};
 
     assertThat(run(Env.empty(), args)).isEqualTo(0);
     assertThat(out.toString().lines().toList()).containsExactly(
@@ -45,9 +45,14 @@ class InitCommandTest {
         "wrote .github/workflows/promote.yml",
         "wrote .countersign/policy.yaml",
         "wrote .countersign/cluster/kyverno-clusterpolicy.yaml",
+        "wrote .countersign/cluster/kyverno-dryrun-rbac.yaml",
         "wrote .countersign/cluster/argocd-application.yaml",
         "signer: " + SUBJECT,
-        "next: commit these files, then require the check-on-pr status check on release");
+        "kinds: ConfigMap, Deployment, Service (no manifests found yet; defaults)",
+        "namespaces: deploy",
+        "next: commit these files; apply the two files in .countersign/cluster/ (Kyverno policy and its dry-run RBAC);"
+            + " require the check-on-pr status on release and give sign-on-merge a GitHub App token if release is protected"
+            + " (docs/github-token.md); run countersign doctor after any change to the chain");
     assertThat(err.toString()).isEmpty();
     for (String file : List.of(".github/workflows/sign-on-merge.yml", ".github/workflows/check-on-pr.yml",
         ".github/workflows/promote.yml", ".countersign/policy.yaml", ".countersign/cluster/kyverno-clusterpolicy.yaml",
@@ -79,7 +84,7 @@ class InitCommandTest {
 
   @Test
   void init_defaultsOwnerAndRepoFromGithubRepository_andBranchMain() throws Exception {
-    int code = run(Env.of(Map.of("GITHUB_REPOSITORY", "octo-org/web-shop")), "init", "--dir", repo.toString());
+    int code = run(Env.of(Map.of("GITHUB_REPOSITORY", "octo-org/web-shop")), "init", "--repo", repo.toString());
 
     assertThat(code).isEqualTo(0);
     assertThat(out.toString().lines().toList())
@@ -90,18 +95,18 @@ class InitCommandTest {
 
   @Test
   void init_withoutOwner_exits2SayingWhatToPass() {
-    int code = run(Env.empty(), "init", "--repo", "deploy", "--dir", repo.toString());
+    int code = run(Env.empty(), "init", "--name", "deploy", "--repo", repo.toString());
 
     assertThat(code).isEqualTo(2);
     assertThat(err.toString().lines().toList()).containsExactly(
-        "error: The GitHub owner is missing while preparing countersign init",
-        "hint: perhaps you should pass --owner OWNER --repo REPO (the signer identity names them)");
+        "error: The GitHub owner is missing while preparing countersign init: origin is not set",
+        "hint: perhaps you should pass --owner OWNER --name NAME (the signer identity names them)");
     assertThat(repo.resolve(".countersign")).doesNotExist();
   }
 
   @Test
   void init_thenCheck_generatedPolicyLoadsAndAnEmptyRepositoryPasses() {
-    assertThat(run(Env.empty(), "init", "--owner", "acme", "--repo", "deploy", "--dir", repo.toString())).isEqualTo(0);
+    assertThat(run(Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString())).isEqualTo(0);
 
     // Keyless signers only and nothing signed yet: the gate must not fetch the public-good root.
     int code = run(Env.empty(), "check", "--repo", repo.toString());
@@ -111,6 +116,33 @@ class InitCommandTest {
         "signed:   0 files, 0 of 0 documents verified",
         "unsigned: 0 files, 0 documents, 0 governance policies applied",
         "check passed: 0 errors, 0 warnings");
+  }
+
+  @Test
+  void init_legacySpelling_repoNameAndDir_stillWorks_withAWarningNamingTheNewOptions() {
+    int code = run(Env.empty(), "init", "--owner", "acme", "--repo", "deploy", "--dir", repo.toString());
+
+    assertThat(code).isEqualTo(0);
+    assertThat(err.toString().lines().toList()).containsExactly(
+        "warning: init --repo now names the work tree, as in run and check; read \"deploy\" as the GitHub repository name: pass --name deploy instead",
+        "warning: init --dir is deprecated; pass --repo " + repo);
+    assertThat(out.toString()).contains("signer: https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main");
+  }
+
+  @Test
+  void init_readsOwnerNameAndBranchFromTheCheckout_sshOrigin() throws Exception {
+    try (org.eclipse.jgit.api.Git git = org.eclipse.jgit.api.Git.init().setInitialBranch("trunk").setDirectory(repo.toFile()).call()) {
+      var config = git.getRepository().getConfig();
+      config.setString("remote", "origin", "url", "git@github.com:Octo-Org/web.shop.git");
+      config.save();
+    }
+
+    assertThat(run(Env.of(Map.of("GITHUB_REPOSITORY", "someone/else")), "init", "--repo", repo.toString())).isEqualTo(0);
+
+    assertThat(out.toString()).contains("signer: https://github.com/Octo-Org/web.shop/.github/workflows/sign-on-merge.yml@refs/heads/trunk");
+    // Flags override what the checkout says.
+    assertThat(run(Env.empty(), "init", "--repo", repo.toString(), "--force", "--owner", "acme", "--branch", "main")).isEqualTo(0);
+    assertThat(out.toString()).contains("signer: https://github.com/acme/web.shop/.github/workflows/sign-on-merge.yml@refs/heads/main");
   }
 
   @SuppressWarnings("unchecked")

@@ -68,7 +68,7 @@ class RepositoryInitializerTest {
     }
     assertThat(map(list(ignore.get("objects")).get(0))).containsExactly(Map.entry("kind", "*"));
     assertThat(list(ignore.get("fields"))).contains("metadata.annotations.argocd.argoproj.io/tracking-id");
-    assertThat(map(manifests.get("dryRun"))).containsExactly(Map.entry("enable", false));
+    assertThat(map(manifests.get("dryRun"))).containsExactly(Map.entry("enable", true), Map.entry("namespace", "countersign-dryrun"));
     assertThat(list(path(policy, "spec", "rules", 0, "match", "any", 0, "resources", "namespaces"))).containsExactly("deploy");
   }
 
@@ -95,7 +95,8 @@ class RepositoryInitializerTest {
     assertThat(list(path(triggers, "push", "branches"))).containsExactly("main");
     assertThat(list(path(triggers, "push", "paths"))).containsExactly("unsigned/**");
     Map<String, Object> job = map(path(workflow, "jobs", "sign"));
-    assertThat(map(job.get("permissions"))).containsExactly(Map.entry("contents", "write"), Map.entry("id-token", "write"));
+    assertThat(map(job.get("permissions"))).containsExactly(Map.entry("contents", "write"), Map.entry("id-token", "write"),
+        Map.entry("pull-requests", "write"));
     List<Object> steps = list(job.get("steps"));
     assertThat(map(steps.get(0)).get("uses")).isEqualTo("actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683");
     assertThat(map(steps.get(1)).get("uses")).isEqualTo(ActionReference.USES);
@@ -125,10 +126,11 @@ class RepositoryInitializerTest {
             Path.of(".github/workflows/promote.yml"),
             Path.of(".countersign/policy.yaml"),
             Path.of(".countersign/cluster/kyverno-clusterpolicy.yaml"),
+            Path.of(".countersign/cluster/kyverno-dryrun-rbac.yaml"),
             Path.of(".countersign/cluster/argocd-application.yaml"));
     for (Path file : written) {
       assertThat(Files.readString(repo.resolve(file))).isEqualTo(initializer.render(ACME.withPromotion(true)).get(file));
-      yaml(Files.readString(repo.resolve(file)));
+      new org.yaml.snakeyaml.Yaml().loadAll(Files.readString(repo.resolve(file))).forEach(doc -> assertThat(doc).isNotNull());
     }
     assertThat(initializer.render(ACME)).isEqualTo(initializer.render(InitOptions.of("acme", "deploy", "main")));
   }

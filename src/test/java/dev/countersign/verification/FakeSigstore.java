@@ -139,6 +139,46 @@ public final class FakeSigstore {
     }
   }
 
+  /**
+   * A keyed signature set over {@link #MESSAGE} by {@code signer}, logged as cosign 1.x did for
+   * {@code sign-blob --key}: a legacy {@code rekord} 0.0.1 entry holding the message content (or
+   * its hash), format x509 and the public key PEM, with a SET by this log.
+   */
+  public Map<String, String> keyedRekord(KeyPair signer, boolean contentInsteadOfHash) {
+    try {
+      String signature = Base64.getEncoder().encodeToString(sign(signer.getPrivate(), MESSAGE));
+      String publicPem = "-----BEGIN PUBLIC KEY-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+          .encodeToString(signer.getPublic().getEncoded()) + "\n-----END PUBLIC KEY-----\n";
+      ObjectNode body = JSON.createObjectNode();
+      body.put("apiVersion", "0.0.1");
+      body.put("kind", "rekord");
+      ObjectNode data = body.putObject("spec").putObject("data");
+      if (contentInsteadOfHash) {
+        data.put("content", Base64.getEncoder().encodeToString(MESSAGE));
+      } else {
+        ObjectNode hash = data.putObject("hash");
+        hash.put("algorithm", "sha256");
+        hash.put("value", HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(MESSAGE)));
+      }
+      ObjectNode sig = ((ObjectNode) body.get("spec")).putObject("signature");
+      sig.put("format", "x509");
+      sig.put("content", signature);
+      sig.putObject("publicKey").put("content", Base64.getEncoder().encodeToString(publicPem.getBytes(StandardCharsets.US_ASCII)));
+      RekorBundle unsigned = new RekorBundle("x", Base64.getEncoder().encodeToString(JSON.writeValueAsBytes(body)),
+          T0.plusSeconds(1).getEpochSecond(), 7, TrustedRoot.logIdOf(logKey.getPublic()));
+      String set = Base64.getEncoder().encodeToString(sign(logKey.getPrivate(), SetCanonicalJson.of(unsigned)));
+      RekorBundle bundle = new RekorBundle(set, unsigned.body(), unsigned.integratedTime(), unsigned.logIndex(), unsigned.logId());
+      AnnotationDomain d = AnnotationDomain.DEFAULT;
+      Map<String, String> annotations = new LinkedHashMap<>();
+      annotations.put(d.message(), b64gz(MESSAGE));
+      annotations.put(d.signature(0), signature);
+      annotations.put(d.bundle(0), b64gz(bundle.toJson().getBytes(StandardCharsets.UTF_8)));
+      return annotations;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** The ConfigMap of {@link #MESSAGE} carrying {@code annotations}, as YAML. */
   public static String liveYaml(Map<String, String> annotations) {
     StringBuilder a = new StringBuilder("metadata:\n  annotations:\n");

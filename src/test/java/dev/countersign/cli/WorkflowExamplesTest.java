@@ -1,0 +1,87 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.init.InitOptions;
+import dev.countersign.init.ManifestInventory;
+import dev.countersign.init.RepositoryInitializer;
+import dev.countersign.manifest.ManifestReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code workflows-examples/} is one coherent adoption: the policy files are exactly what {@code
+ * init} generates for the bundled example (acme/platform-policies, the manifests of
+ * docs/example/unsigned, the refresh workflow as a second signer), and {@code doctor} finds nothing
+ * wrong with the examples assembled into a repository. Run with {@code -Dcountersign.writeExamples=true}
+ * to regenerate the generated files after changing a template.
+ */
+class WorkflowExamplesTest {
+
+  private static final Path EXAMPLES = Path.of("workflows-examples");
+
+  /** Example file name to the path init writes it to. */
+  private static final Map<String, Path> GENERATED = new LinkedHashMap<>();
+
+  static {
+    GENERATED.put("trust-policy.yaml", RepositoryInitializer.POLICY);
+    GENERATED.put("kyverno-clusterpolicy.yaml", RepositoryInitializer.KYVERNO_POLICY);
+    GENERATED.put("kyverno-dryrun-rbac.yaml", RepositoryInitializer.KYVERNO_DRY_RUN_RBAC);
+    GENERATED.put("argocd-application.yaml", RepositoryInitializer.ARGOCD_APPLICATION);
+    GENERATED.put("check-on-pr.yml", RepositoryInitializer.CHECK_WORKFLOW);
+  }
+
+  @TempDir Path repo;
+
+  static InitOptions exampleOptions() {
+    ManifestInventory inventory = ManifestInventory.scan(Path.of("docs", "example"), List.of(Path.of("unsigned")), new ManifestReader());
+    return InitOptions.of("acme", "platform-policies", "main").withInventory(inventory)
+        .withOtherSigningWorkflows(List.of("refresh-allowlist.yml"));
+  }
+
+  @Test
+  void generatedExamples_areExactlyWhatInitWritesForTheBundledExample() throws IOException {
+    Map<Path, String> rendered = new RepositoryInitializer().render(exampleOptions());
+    for (Map.Entry<String, Path> example : GENERATED.entrySet()) {
+      Path file = EXAMPLES.resolve(example.getKey());
+      String expected = rendered.get(example.getValue());
+      if (Boolean.getBoolean("countersign.writeExamples")) {
+        Files.writeString(file, expected, StandardCharsets.UTF_8);
+      }
+      assertThat(Files.readString(file, StandardCharsets.UTF_8)).as(example.getKey()).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void doctor_onTheExamplesAssembledIntoARepository_findsNothing() throws IOException {
+    for (Map.Entry<String, Path> example : GENERATED.entrySet()) {
+      copy(EXAMPLES.resolve(example.getKey()), repo.resolve(example.getValue()));
+    }
+    for (String workflow : List.of("sign-on-merge.yml", "promote.yml", "refresh-allowlist.yml")) {
+      copy(EXAMPLES.resolve(workflow), repo.resolve(".github/workflows").resolve(workflow));
+    }
+    try (Stream<Path> walk = Files.walk(Path.of("docs/example/unsigned"))) {
+      for (Path file : walk.filter(Files::isRegularFile).toList()) {
+        copy(file, repo.resolve("unsigned").resolve(Path.of("docs/example/unsigned").relativize(file)));
+      }
+    }
+
+    CliRun doctor = CliRun.run(Map.of(), "doctor", "--repo", repo.toString(), "--owner", "acme", "--name", "platform-policies");
+
+    assertThat(doctor.exitCode()).as(doctor.all()).isZero();
+    assertThat(doctor.out()).isEqualTo("doctor: the chain holds: 0 findings, 1 Kyverno manifests rule read\n");
+  }
+
+  private static void copy(Path from, Path to) throws IOException {
+    Files.createDirectories(to.getParent());
+    Files.copy(from, to);
+  }
+}
