@@ -12,6 +12,7 @@ import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.promotion.CommitAuthorship;
+import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionJob;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestPublisher;
@@ -91,7 +92,7 @@ final class PromoteCommand implements Callable<Integer> {
       GitRemote gitRemote = git.remote(env, workspace);
       String target = stripSlashes(to);
       PromotionSettings settings = pullRequest.settings(baseBranch, PromotionSettings.promoteBranch(target),
-          "countersign: promote " + stripSlashes(from) + " to " + target, target);
+          "countersign: promote " + stripSlashes(from) + " to " + target, target, PromotionBody.Purpose.PROMOTE);
       PullRequestPublisher publisher = new PullRequestPublisher(
           workspace, PullRequestOptions.host(env, pushToken), gitRemote, reporter, settings);
       CommitAuthorship authorship = new CommitAuthorship(
@@ -119,8 +120,11 @@ final class PromoteCommand implements Callable<Integer> {
         return ExitCode.REJECTED.code();
       }
       var result = ((PromotionJob.Published) outcome).result();
-      PromotionReport.publish(reporter, result, target);
+      PromotionReport.publish(reporter, result, settings);
       runtime.out().println("result: " + result.outcome().word() + " (" + result.detail() + ")");
+      result.failure().ifPresent(failure -> {
+        throw failure;
+      });
       return ExitCode.OK.code();
     }
   }

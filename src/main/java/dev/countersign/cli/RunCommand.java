@@ -164,8 +164,8 @@ final class RunCommand implements Callable<Integer> {
     if (!mayProposeAPullRequest) {
       return path -> Optional.empty();
     }
-    String botBranch = pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target), "", "")
-        .botBranch();
+    String botBranch = pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target), "-", "-",
+        dev.countersign.promotion.PromotionBody.Purpose.SIGN).botBranch();
     // Looked up on first use only: a run with nothing to sign never asks the remote.
     java.util.function.Supplier<Optional<String>> tip = new java.util.function.Supplier<>() {
       private Optional<String> found;
@@ -213,7 +213,7 @@ final class RunCommand implements Callable<Integer> {
     return new RunPullRequests(runtime, reporter, workspace, options,
         pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target),
             fromWorktree ? "countersign: refresh signed manifests on " + target : "countersign: sign manifests on " + target,
-            signedDirectory),
+            signedDirectory, dev.countersign.promotion.PromotionBody.Purpose.SIGN),
         () -> PullRequestOptions.host(runtime.env(), git.pushToken(runtime.env())),
         format.reader(), format.format(), () -> signer.signingPublicKeys(runtime));
   }
