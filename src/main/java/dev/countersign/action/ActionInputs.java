@@ -74,7 +74,10 @@ public final class ActionInputs {
           new Input("draft", "--draft", Kind.FLAG, false, "open the pull request as a draft"),
           new Input("delete_branch", "--delete-branch", Kind.FLAG, false, "delete the pull request branch when closing it as no longer needed"),
           new Input("certificate_identity", "--certificate-identity", Kind.VALUE, false, "promote: accepted keyless signer (SAN)"),
-          new Input("certificate_oidc_issuer", "--certificate-oidc-issuer", Kind.VALUE, false, "promote: OIDC issuer of the accepted signer"));
+          new Input("certificate_oidc_issuer", "--certificate-oidc-issuer", Kind.VALUE, false, "promote: OIDC issuer of the accepted signer"),
+          new Input("sign_commits", "--sign-commits", Kind.FLAG, false, "make the commit through GitHub's API so GitHub signs it (Verified)"),
+          new Input("body", "--body", Kind.VALUE, false, "text above the generated table in the pull request body"),
+          new Input("assignees", "--assignee", Kind.LINES, false, "users to assign the pull request to, one per line"));
 
   /** The input that names the subcommand the Action runs; {@value #DEFAULT_COMMAND} by default. */
   public static final String COMMAND = "command";

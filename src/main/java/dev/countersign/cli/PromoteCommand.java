@@ -93,13 +93,15 @@ final class PromoteCommand implements Callable<Integer> {
       String target = stripSlashes(to);
       PromotionSettings settings = pullRequest.settings(baseBranch, PromotionSettings.promoteBranch(target),
           "countersign: promote " + stripSlashes(from) + " to " + target, target, PromotionBody.Purpose.PROMOTE);
+      dev.countersign.github.GitHubApi api = PullRequestOptions.api(runtime, reporter, pushToken);
+      dev.countersign.git.GitWorkspace publishing = git.publishing(workspace, () -> api);
       PullRequestPublisher publisher = new PullRequestPublisher(
-          workspace, PullRequestOptions.host(env, pushToken), gitRemote, reporter, settings);
+          publishing, new dev.countersign.github.GitHubPullRequestHost(api), gitRemote, reporter, settings);
       CommitAuthorship authorship = new CommitAuthorship(
           git.author(env),
           git.committer(),
           env.getOrDefault("GITHUB_RUN_ID", "local"), false);
-      PromotionJob.Outcome outcome = new PromotionJob(workspace, publisher, reader, trust.verifier(),
+      PromotionJob.Outcome outcome = new PromotionJob(publishing, publisher, reader, trust.verifier(),
           new SignatureFacts(reader, trust.format(), trust.policy().keys()), authorship, reporter)
           .run(from, to, gitRemote);
       ownership.adoptRootOwned(workTree.resolve(".git"));

@@ -1,11 +1,13 @@
 package dev.countersign.cli;
 
+import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
+import dev.countersign.pipeline.Progress;
+import java.security.SecureRandom;
 import dev.countersign.support.Sleeper;
 import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestHost;
-import dev.countersign.support.Env;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -59,9 +61,20 @@ final class PullRequestOptions {
         Optional.ofNullable(body).orElse(""), purpose);
   }
 
-  /** GitHub at GITHUB_API_URL, repository GITHUB_REPOSITORY, with {@code token}. */
-  static PullRequestHost host(Env env, Optional<String> token) {
-    return GitHubPullRequestHost.fromEnvironment(env, token.orElse(null), Sleeper.real());
+  /**
+   * GitHub at GITHUB_API_URL, repository GITHUB_REPOSITORY, with {@code token}; retries and waits
+   * are reported to {@code progress}.
+   *
+   * @throws dev.countersign.support.problems.EnvironmentProblem without a token or repository
+   */
+  static GitHubApi api(Runtime runtime, Progress progress, Optional<String> token) {
+    return GitHubApi.fromEnvironment(runtime.env(), token.orElse(null), runtime.clock(), new SecureRandom(),
+        Sleeper.real(), progress::info);
+  }
+
+  /** The pull request host on {@link #api}. */
+  static PullRequestHost host(Runtime runtime, Progress progress, Optional<String> token) {
+    return new GitHubPullRequestHost(api(runtime, progress, token));
   }
 
   private static List<String> clean(List<String> values) {
