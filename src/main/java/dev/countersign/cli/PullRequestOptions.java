@@ -4,7 +4,6 @@ import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
 import dev.countersign.pipeline.Progress;
 import java.security.SecureRandom;
-import dev.countersign.support.Sleeper;
 import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestHost;
@@ -69,7 +68,7 @@ final class PullRequestOptions {
    */
   static GitHubApi api(Runtime runtime, Progress progress, Optional<String> token) {
     return GitHubApi.fromEnvironment(runtime.env(), token.orElse(null), runtime.clock(), new SecureRandom(),
-        Sleeper.real(), progress::info);
+        runtime.sleeper(), progress::info);
   }
 
   /** The pull request host on {@link #api}. */

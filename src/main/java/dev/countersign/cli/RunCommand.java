@@ -15,7 +15,6 @@ import dev.countersign.pipeline.ReconcileJob;
 import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
 import dev.countersign.pipeline.SigningStep;
-import dev.countersign.support.Sleeper;
 import dev.countersign.signing.SignJob;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
@@ -138,7 +137,7 @@ final class RunCommand implements Callable<Integer> {
       if (fromWorktree) {
         return pullRequests(runtime, reporter, publishing, target, options, pullRequests).refresh(step);
       }
-      ReconcileResult result = new ReconcileJob(publishing, step, reporter, runtime.clock(), Sleeper.real(),
+      ReconcileResult result = new ReconcileJob(publishing, step, reporter, runtime.clock(), runtime.sleeper(),
           new SecureRandom(), options).run();
       ownership.adoptRootOwned(workTree.toAbsolutePath().resolve(".git"));
       boolean propose = !noPush && !dryRun

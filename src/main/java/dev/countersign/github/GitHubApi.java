@@ -173,7 +173,7 @@ public final class GitHubApi {
             "perhaps you should retry later; the next run picks up where this one stopped",
             failure);
         case UNREACHABLE -> new RemoteProblem(
-            "Could not reach GitHub at " + apiUrl + " (" + connectionCause(e) + ") in " + gaveUp.why() + " while "
+            "Could not reach GitHub at " + apiUrl + " (" + connectionCause(e) + ") " + gaveUp.why() + " while "
                 + operation,
             "perhaps you should retry, or check GITHUB_API_URL and the runner's network",
             failure);

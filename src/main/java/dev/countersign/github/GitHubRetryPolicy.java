@@ -109,7 +109,7 @@ public final class GitHubRetryPolicy {
     }
     if (status >= 500) {
       return attempt >= attempts
-          ? new GiveUp(Failure.SERVER_ERROR, attempt + (attempt == 1 ? " try" : " tries"))
+          ? new GiveUp(Failure.SERVER_ERROR, inARow(attempt))
           : new Retry(Failure.SERVER_ERROR, backoff(attempt));
     }
     return new Final();
@@ -118,7 +118,7 @@ public final class GitHubRetryPolicy {
   /** After a try that got no HTTP answer. */
   public Decision afterConnectionFailure(int attempt) {
     return attempt >= attempts
-        ? new GiveUp(Failure.UNREACHABLE, attempt + (attempt == 1 ? " try" : " tries"))
+        ? new GiveUp(Failure.UNREACHABLE, inARow(attempt))
         : new Retry(Failure.UNREACHABLE, backoff(attempt));
   }
 
@@ -175,6 +175,10 @@ public final class GitHubRetryPolicy {
     } catch (NumberFormatException | NullPointerException noReset) {
       return "";
     }
+  }
+
+  private static String inARow(int attempt) {
+    return attempt == 1 ? "on its only try" : "on " + attempt + " tries in a row";
   }
 
   private Duration backoff(int attempt) {

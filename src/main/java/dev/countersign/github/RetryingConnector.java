@@ -124,7 +124,9 @@ final class RetryingConnector implements GitHubConnector {
   private record Replayable(GitHubConnectorRequest request, byte[] bytes) implements GitHubConnectorRequest {
 
     static GitHubConnectorRequest of(GitHubConnectorRequest request) throws IOException {
-      if (!request.hasBody()) {
+      // hub4j's own requests hand out a fresh stream over their bytes on every body() call, and
+      // must stay themselves: hub4j reads its object mapping context back from response.request().
+      if (!request.hasBody() || request instanceof org.kohsuke.github.GitHubRequest) {
         return request;
       }
       try (InputStream in = request.body()) {
