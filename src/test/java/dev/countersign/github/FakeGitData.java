@@ -46,7 +46,7 @@ import org.eclipse.jgit.treewalk.TreeWalk;
  * reported {@code verification.verified: true}, as GitHub does for bot tokens; one with a custom
  * identity is not signed.
  */
-final class FakeGitData {
+public final class FakeGitData {
 
   static final PersonIdent BOT_IDENTITY = new PersonIdent("github-actions[bot]",
       "41898282+github-actions[bot]@users.noreply.github.com", Instant.parse("2026-11-22T06:00:00Z"), ZoneOffset.UTC);
@@ -56,7 +56,7 @@ final class FakeGitData {
   record Answer(int status, String json) {}
 
   /** A commit made through the API. */
-  record MadeCommit(String sha, String tree, List<String> parents, String message, boolean verified) {}
+  public record MadeCommit(String sha, String tree, List<String> parents, String message, boolean verified) {}
 
   private final Path bare;
   private final String apiBase;
