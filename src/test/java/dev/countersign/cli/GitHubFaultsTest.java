@@ -116,6 +116,19 @@ class GitHubFaultsTest {
   }
 
   @Test
+  void aHostileErrorPage_cannotInjectWorkflowCommands() throws Exception {
+    s.github.failNext("GET", PULLS, 502, "<html><head><title>\n::add-mask::x\n::set-env name=JAVA_TOOL_OPTIONS::"
+        + "-javaagent:/tmp/evil.jar</title></head></html>", 1);
+
+    CliRun run = pullRequestRun();
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out().lines()).noneMatch(l -> l.startsWith("::set-env") || l.startsWith("::add-mask::x"));
+    assertThat(run.out()).contains("an HTML page \"::add-mask::x ::set-env name=JAVA_TOOL_OPTIONS::");
+    assertHealed("created");
+  }
+
+  @Test
   void secondaryRateLimit403_withRetryAfter_waitsExactlyThat_thenSucceeds() throws Exception {
     s.github.failNext("POST", PULLS, 403, Map.of("Retry-After", "7", "x-ratelimit-remaining", "4990"), SECONDARY, 1);
 
