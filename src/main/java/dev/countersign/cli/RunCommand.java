@@ -129,7 +129,8 @@ final class RunCommand implements Callable<Integer> {
           new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
               ProgressReporters.insidePipeline(runtime)),
           Math.max(1, parallel), proposedSignatures(env, workspace, options, target, proposeOnly));
-      GitWorkspace publishing = git.publishing(workspace, pullRequests::api);
+      // Nothing is pushed on a dry run or with --no-push, so nothing needs GitHub's API then.
+      GitWorkspace publishing = dryRun || noPush ? workspace : git.publishing(workspace, pullRequests::api);
       SigningStep step = noSign ? SigningStep.moveOnly() : signingStep;
       if (noSign) {
         reporter.warning("--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory will verify");
