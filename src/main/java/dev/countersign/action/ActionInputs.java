@@ -77,7 +77,11 @@ public final class ActionInputs {
           new Input("certificate_oidc_issuer", "--certificate-oidc-issuer", Kind.VALUE, false, "promote: OIDC issuer of the accepted signer"),
           new Input("policy_from", "--policy-from", Kind.VALUE, false, "check: rules from the base commit, or the work tree"),
           new Input("tlog_upload", "--tlog-upload", Kind.FLAG, false, "run with key: also record the signatures in a Rekor v1 log (bundle annotation)"),
-          new Input("rekor_url", "--rekor-url", Kind.VALUE, false, "run with key and tlog_upload: the Rekor v1 log"));
+          new Input("rekor_url", "--rekor-url", Kind.VALUE, false, "run with key and tlog_upload: the Rekor v1 log"),
+
+          new Input("sign_commits", "--sign-commits", Kind.FLAG, false, "make the commit through GitHub's API so GitHub signs it (Verified)"),
+          new Input("body", "--body", Kind.VALUE, false, "text above the generated table in the pull request body"),
+          new Input("assignees", "--assignee", Kind.LINES, false, "users to assign the pull request to, one per line"));
 
   /**
    * Inputs action.yml gives a default: the runner sets them on every step, so their presence says

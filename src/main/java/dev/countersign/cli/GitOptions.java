@@ -26,6 +26,10 @@ final class GitOptions {
   @Option(names = "--token", paramLabel = "TOKEN", description = "Token to push and open pull requests with (default: GITHUB_TOKEN); sent as preemptive basic auth, never from the checkout's stored credentials.")
   String token;
 
+  @Option(names = "--sign-commits",
+      description = "Make the commit through GitHub's API so that GitHub signs it (Verified), for branches that require signed commits; needs GITHUB_REPOSITORY and a token. See docs/promotion.md.")
+  boolean signCommits;
+
   @Option(names = "--author", paramLabel = "NAME <EMAIL>", description = "Commit author (default: the triggering actor's noreply address, else github-actions[bot]).")
   String author;
 
@@ -68,5 +72,14 @@ final class GitOptions {
 
   GitIdentity committer() {
     return Optional.ofNullable(committer).map(GitIdentity::parse).orElse(GitIdentity.GITHUB_ACTIONS_BOT);
+  }
+
+  /**
+   * The workspace pushes go through: {@code workspace} itself, or with {@code --sign-commits} one
+   * that makes each pushed commit through GitHub's API.
+   */
+  dev.countersign.git.GitWorkspace publishing(dev.countersign.git.GitWorkspace workspace,
+      java.util.function.Supplier<dev.countersign.github.GitHubApi> api) {
+    return signCommits ? new dev.countersign.github.GitHubSignedCommits(workspace, api.get()) : workspace;
   }
 }

@@ -12,6 +12,7 @@ import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.promotion.CommitAuthorship;
+import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionJob;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestPublisher;
@@ -91,14 +92,16 @@ final class PromoteCommand implements Callable<Integer> {
       GitRemote gitRemote = git.remote(env, workspace);
       String target = stripSlashes(to);
       PromotionSettings settings = pullRequest.settings(baseBranch, PromotionSettings.promoteBranch(target),
-          "countersign: promote " + stripSlashes(from) + " to " + target, target);
+          "countersign: promote " + stripSlashes(from) + " to " + target, target, PromotionBody.Purpose.PROMOTE);
+      dev.countersign.github.GitHubApi api = PullRequestOptions.api(runtime, reporter, pushToken);
+      dev.countersign.git.GitWorkspace publishing = git.publishing(workspace, () -> api);
       PullRequestPublisher publisher = new PullRequestPublisher(
-          workspace, PullRequestOptions.host(env, pushToken), gitRemote, reporter, settings);
+          publishing, new dev.countersign.github.GitHubPullRequestHost(api), gitRemote, reporter, settings);
       CommitAuthorship authorship = new CommitAuthorship(
           git.author(env),
           git.committer(),
           env.getOrDefault("GITHUB_RUN_ID", "local"), false);
-      PromotionJob.Outcome outcome = new PromotionJob(workspace, publisher, reader, trust.verifier(),
+      PromotionJob.Outcome outcome = new PromotionJob(publishing, publisher, reader, trust.verifier(),
           new SignatureFacts(reader, trust.format(), trust.policy().keys()), authorship, reporter)
           .run(from, to, gitRemote);
       ownership.adoptRootOwned(workTree.resolve(".git"));
@@ -119,8 +122,11 @@ final class PromoteCommand implements Callable<Integer> {
         return ExitCode.REJECTED.code();
       }
       var result = ((PromotionJob.Published) outcome).result();
-      PromotionReport.publish(reporter, result, target);
+      PromotionReport.publish(reporter, result, settings);
       runtime.out().println("result: " + result.outcome().word() + " (" + result.detail() + ")");
+      result.failure().ifPresent(failure -> {
+        throw failure;
+      });
       return ExitCode.OK.code();
     }
   }

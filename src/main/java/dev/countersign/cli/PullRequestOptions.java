@@ -1,10 +1,12 @@
 package dev.countersign.cli;
 
+import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
-import dev.countersign.support.Sleeper;
+import dev.countersign.pipeline.Progress;
+import java.security.SecureRandom;
+import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestHost;
-import dev.countersign.support.Env;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -30,6 +32,12 @@ final class PullRequestOptions {
   @Option(names = "--team-reviewer", paramLabel = "SLUG", split = ",", description = "Team to request a review from (repeatable).")
   List<String> teamReviewers = new ArrayList<>();
 
+  @Option(names = "--assignee", paramLabel = "LOGIN", split = ",", description = "User to assign the pull request to (repeatable).")
+  List<String> assignees = new ArrayList<>();
+
+  @Option(names = "--body", paramLabel = "TEXT", description = "Text to put above the generated table in the pull request body (the table always stays).")
+  String body;
+
   @Option(names = "--draft", description = "Open the pull request as a draft.")
   boolean draft;
 
@@ -44,15 +52,28 @@ final class PullRequestOptions {
       description = "For file:// remotes: the receive-pack program to push with (like git push --receive-pack).")
   String receivePack;
 
-  PromotionSettings settings(String base, String defaultBranch, String defaultTitle, String verifyDirectory) {
+  PromotionSettings settings(String base, String defaultBranch, String defaultTitle, String verifyDirectory,
+      PromotionBody.Purpose purpose) {
     return new PromotionSettings(base, Optional.ofNullable(prBranch).filter(b -> !b.isBlank()).orElse(defaultBranch),
         Optional.ofNullable(title).filter(t -> !t.isBlank()).orElse(defaultTitle),
-        clean(labels), clean(reviewers), clean(teamReviewers), draft, deleteBranch, verifyDirectory);
+        clean(labels), clean(reviewers), clean(teamReviewers), draft, deleteBranch, verifyDirectory, clean(assignees),
+        Optional.ofNullable(body).orElse(""), purpose);
   }
 
-  /** GitHub at GITHUB_API_URL, repository GITHUB_REPOSITORY, with {@code token}. */
-  static PullRequestHost host(Env env, Optional<String> token) {
-    return GitHubPullRequestHost.fromEnvironment(env, token.orElse(null), Sleeper.real());
+  /**
+   * GitHub at GITHUB_API_URL, repository GITHUB_REPOSITORY, with {@code token}; retries and waits
+   * are reported to {@code progress}.
+   *
+   * @throws dev.countersign.support.problems.EnvironmentProblem without a token or repository
+   */
+  static GitHubApi api(Runtime runtime, Progress progress, Optional<String> token) {
+    return GitHubApi.fromEnvironment(runtime.env(), token.orElse(null), runtime.clock(), new SecureRandom(),
+        runtime.sleeper(), progress::info);
+  }
+
+  /** The pull request host on {@link #api}. */
+  static PullRequestHost host(Runtime runtime, Progress progress, Optional<String> token) {
+    return new GitHubPullRequestHost(api(runtime, progress, token));
   }
 
   private static List<String> clean(List<String> values) {

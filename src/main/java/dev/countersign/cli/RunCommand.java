@@ -7,6 +7,7 @@ import dev.countersign.action.RunTrigger;
 import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.git.GitIdentity;
 import dev.countersign.git.GitRemote;
+import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.pipeline.ManifestSigningStep;
@@ -15,7 +16,6 @@ import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
 import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.pipeline.SigningStep;
-import dev.countersign.support.Sleeper;
 import dev.countersign.signing.SignJob;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
@@ -121,28 +121,34 @@ final class RunCommand implements Callable<Integer> {
               "No branch to reconcile: HEAD is detached and no --branch was given",
               "pass --branch BRANCH"))
           : trigger.get().branch();
-      ReconcileOptions options = options(env, workspace, target, pullRequestMode);
+      PullRequests pullRequests = new PullRequests(runtime, reporter, git.pushToken(env));
+      // GitHub already knows whether the push would be refused: then go straight to the pull
+      // request instead of making a push that cannot succeed on every run.
+      boolean proposeOnly = pullRequestMode || !dryRun && !noPush && protectedOnGitHub(env, pullRequests, target, reporter);
+      ReconcileOptions options = options(env, workspace, target, proposeOnly);
       SignJob signJob = new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
           ProgressReporters.insidePipeline(runtime));
       SignatureReuse reuse = new SignatureReuse(format.reader(), format.format(), signJob::signerIdentity,
           memoized(signer.verificationRoot()));
       ManifestSigningStep signingStep = new ManifestSigningStep(format.reader(), format.format(), signJob,
-          Math.max(1, parallel), proposedSignatures(env, workspace, options, target, pullRequestMode), reuse);
+          Math.max(1, parallel), proposedSignatures(env, workspace, options, target, proposeOnly), reuse);
+      // Nothing is pushed on a dry run or with --no-push, so nothing needs GitHub's API then.
+      GitWorkspace publishing = dryRun || noPush ? workspace : git.publishing(workspace, pullRequests::api);
       SigningStep step = noSign ? SigningStep.moveOnly() : signingStep;
       if (noSign) {
         reporter.warning("--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory will verify");
       }
       if (fromWorktree) {
-        return pullRequests(runtime, reporter, workspace, target, options).refresh(step, reuse);
+        return pullRequests(runtime, reporter, publishing, target, options, pullRequests).refresh(step, reuse);
       }
-      ReconcileResult result = new ReconcileJob(workspace, step, reporter, runtime.clock(), Sleeper.real(),
+      ReconcileResult result = new ReconcileJob(publishing, step, reporter, runtime.clock(), runtime.sleeper(),
           new SecureRandom(), options, dev.countersign.manifest.ManifestTree.of(format.reader())).run();
       ownership.adoptRootOwned(workTree.toAbsolutePath().resolve(".git"));
       boolean propose = !noPush && !dryRun
           && (result.outcome() == ReconcileResult.Outcome.REFUSED
-              || pullRequestMode && result.outcome() != ReconcileResult.Outcome.DRY_RUN);
+              || proposeOnly && result.outcome() != ReconcileResult.Outcome.DRY_RUN);
       if (propose) {
-        return pullRequests(runtime, reporter, workspace, target, options).propose(result);
+        return pullRequests(runtime, reporter, publishing, target, options, pullRequests).propose(result);
       }
       ReconcileReport.publish(reporter, result, noSign ? Map.of() : signingStep.entries());
       runtime.out().println("result: " + ReconcileReport.name(result.outcome()) + " (" + result.detail().lines().findFirst().orElse("") + ")");
@@ -167,8 +173,8 @@ final class RunCommand implements Callable<Integer> {
     if (!mayProposeAPullRequest) {
       return path -> Optional.empty();
     }
-    String botBranch = pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target), "", "")
-        .botBranch();
+    String botBranch = pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target), "-", "-",
+        dev.countersign.promotion.PromotionBody.Purpose.SIGN).botBranch();
     // Looked up on first use only: a run with nothing to sign never asks the remote.
     java.util.function.Supplier<Optional<String>> tip = new java.util.function.Supplier<>() {
       private Optional<String> found;
@@ -224,14 +230,60 @@ final class RunCommand implements Callable<Integer> {
     };
   }
 
-  private RunPullRequests pullRequests(
-      Runtime runtime, Reporter reporter, JGitWorkspace workspace, String target, ReconcileOptions options) {
+  /**
+   * True when GitHub says {@code target} is protected. Asked only where GitHub's API is known
+   * ({@code GITHUB_API_URL}, set in every Actions job) with a repository and a token; any doubt
+   * (no answer, an error) keeps the direct push, whose refusal still becomes a pull request.
+   */
+  private boolean protectedOnGitHub(Env env, PullRequests pullRequests, String target, Reporter reporter) {
+    if (fromWorktree || env.get("GITHUB_API_URL").isEmpty() || env.get("GITHUB_REPOSITORY").isEmpty()) {
+      return false;
+    }
+    try {
+      if (pullRequests.host().isProtected(target).orElse(false)) {
+        reporter.info("GitHub says " + target + " is protected: proposing the signing commit through a pull request"
+            + " instead of pushing it");
+        return true;
+      }
+    } catch (dev.countersign.support.problems.CountersignException noAnswer) {
+      // No token or repository: the push path decides, as without the lookup.
+    }
+    return false;
+  }
+
+  /** The GitHub API and pull request host, built on first use and shared by every step of the run. */
+  static final class PullRequests {
+    private final Runtime runtime;
+    private final Reporter reporter;
+    private final Optional<String> token;
+    private dev.countersign.github.GitHubApi api;
+
+    PullRequests(Runtime runtime, Reporter reporter, Optional<String> token) {
+      this.runtime = runtime;
+      this.reporter = reporter;
+      this.token = token;
+    }
+
+    dev.countersign.github.GitHubApi api() {
+      if (api == null) {
+        api = PullRequestOptions.api(runtime, reporter, token);
+      }
+      return api;
+    }
+
+    dev.countersign.promotion.PullRequestHost host() {
+      return new dev.countersign.github.GitHubPullRequestHost(api());
+    }
+  }
+
+  private RunPullRequests pullRequests(Runtime runtime, Reporter reporter, GitWorkspace workspace, String target,
+      ReconcileOptions options, PullRequests pullRequests) {
     String signedDirectory = options.dirs().get(0).to();
     return new RunPullRequests(runtime, reporter, workspace, options,
         pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target),
             fromWorktree ? "countersign: refresh signed manifests on " + target : "countersign: sign manifests on " + target,
-            signedDirectory),
-        () -> PullRequestOptions.host(runtime.env(), git.pushToken(runtime.env())),
+            signedDirectory, dev.countersign.promotion.PromotionBody.Purpose.SIGN),
+        pullRequests::host,
         format.reader(), format.format(), () -> signer.signingPublicKeys(runtime));
   }
 

@@ -130,9 +130,12 @@ final class RunPullRequests {
   }
 
   private int report(PromotionResult result, List<String> signedFiles) {
-    PromotionReport.publish(reporter, result, settings.verifyDirectory());
+    PromotionReport.publish(reporter, result, settings);
     reporter.output("signed-files", String.join("\n", signedFiles));
     runtime.out().println("result: " + result.outcome().word() + " (" + result.detail() + ")");
+    result.failure().ifPresent(failure -> {
+      throw failure;
+    });
     return ExitCode.OK.code();
   }
 }

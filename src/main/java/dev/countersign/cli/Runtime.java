@@ -1,6 +1,7 @@
 package dev.countersign.cli;
 
 import dev.countersign.support.Env;
+import dev.countersign.support.Sleeper;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.Optional;
@@ -14,9 +15,16 @@ import java.util.Optional;
  * @param err standard error
  * @param interactive true when attached to a terminal (progress bars)
  * @param passwordPrompt asks the person at the terminal for a secret without echoing it
+ * @param sleeper waits between retries (pushes, GitHub API calls); tests record instead
  */
 public record Runtime(
-    Env env, Clock clock, PrintWriter out, PrintWriter err, boolean interactive, PasswordPrompt passwordPrompt) {
+    Env env, Clock clock, PrintWriter out, PrintWriter err, boolean interactive, PasswordPrompt passwordPrompt,
+    Sleeper sleeper) {
+
+  public Runtime(Env env, Clock clock, PrintWriter out, PrintWriter err, boolean interactive,
+      PasswordPrompt passwordPrompt) {
+    this(env, clock, out, err, interactive, passwordPrompt, Sleeper.real());
+  }
 
   /** Reads a secret from the terminal; empty when there is no terminal. */
   @FunctionalInterface
@@ -34,5 +42,10 @@ public record Runtime(
   /** A runtime for tests and embedding: no terminal. */
   public static Runtime of(Env env, Clock clock, PrintWriter out, PrintWriter err) {
     return new Runtime(env, clock, out, err, false, PasswordPrompt.NONE);
+  }
+
+  /** A runtime for tests whose waits go to {@code sleeper}. */
+  public static Runtime of(Env env, Clock clock, PrintWriter out, PrintWriter err, Sleeper sleeper) {
+    return new Runtime(env, clock, out, err, false, PasswordPrompt.NONE, sleeper);
   }
 }

@@ -131,4 +131,19 @@ public interface GitWorkspace {
 
   /** One content a path held, and the newest commit that held it. */
   record FileVersion(String commitId, byte[] bytes) {}
+
+  /**
+   * {@code commitId} as a change to its first parent.
+   *
+   * @throws dev.countersign.support.problems.InternalProblem when it has no parent, or changes
+   *     something other than regular files (a symbolic link, a submodule, an executable bit)
+   */
+  CommitContent commitContent(String commitId);
+
+  /**
+   * Moves HEAD (the checked-out branch, or the detached HEAD) to {@code commitId}, a commit with
+   * exactly HEAD's tree made elsewhere (the same change committed through GitHub's API). Index and
+   * work tree already match it, so they are left alone.
+   */
+  void adoptCommit(String commitId);
 }

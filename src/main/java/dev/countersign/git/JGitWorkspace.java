@@ -746,6 +746,64 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
+  public CommitContent commitContent(String commitId) {
+    try (RevWalk walk = new RevWalk(repository);
+        TreeWalk tw = new TreeWalk(repository)) {
+      RevCommit commit = walk.parseCommit(resolve(commitId));
+      if (commit.getParentCount() == 0) {
+        throw new InternalProblem("The commit " + commit.name() + " has no parent to describe it against");
+      }
+      RevCommit parent = walk.parseCommit(commit.getParent(0));
+      tw.addTree(parent.getTree());
+      tw.addTree(commit.getTree());
+      tw.setRecursive(true);
+      tw.setFilter(org.eclipse.jgit.treewalk.filter.TreeFilter.ANY_DIFF);
+      ChangeSet changes = ChangeSet.empty();
+      ObjectReader reader = tw.getObjectReader();
+      while (tw.next()) {
+        FileMode after = tw.getFileMode(1);
+        FileMode before = tw.getFileMode(0);
+        if (after == FileMode.MISSING) {
+          changes = changes.delete(tw.getPathString());
+        } else if (after == FileMode.REGULAR_FILE && (before == FileMode.MISSING || before == FileMode.REGULAR_FILE)) {
+          changes = changes.write(tw.getPathString(), reader.open(tw.getObjectId(1), Constants.OBJ_BLOB).getBytes());
+        } else {
+          // countersign only ever writes and deletes regular files; anything else is not ours.
+          throw new InternalProblem("The commit " + commit.name() + " changes " + tw.getPathString()
+              + " to a " + after + ", which only regular files may be");
+        }
+      }
+      return new CommitContent(commit.name(), parent.name(), parent.getTree().name(), commit.getFullMessage(), changes);
+    } catch (IOException e) {
+      throw readProblem(commitId, e);
+    }
+  }
+
+  @Override
+  public void adoptCommit(String commitId) {
+    try (RevWalk walk = new RevWalk(repository)) {
+      ObjectId head = repository.resolve(Constants.HEAD + "^{commit}");
+      RevCommit adopted = walk.parseCommit(resolve(commitId));
+      if (head == null || !walk.parseCommit(head).getTree().equals(adopted.getTree())) {
+        throw new InternalProblem("The commit " + commitId + " does not hold HEAD's tree, so HEAD cannot move to it");
+      }
+      RefUpdate update = repository.updateRef(Constants.HEAD);
+      update.setNewObjectId(adopted);
+      update.setExpectedOldObjectId(head);
+      update.setRefLogMessage("countersign: the same commit, as the remote made it", false);
+      RefUpdate.Result result = update.forceUpdate();
+      if (result == RefUpdate.Result.LOCK_FAILURE || result == RefUpdate.Result.IO_FAILURE
+          || result == RefUpdate.Result.REJECTED) {
+        throw new EnvironmentProblem(
+            "Could not move HEAD to " + commitId + " (" + result + ") in " + directory,
+            "perhaps you should make sure no other git process is using the repository");
+      }
+    } catch (IOException e) {
+      throw readProblem(commitId, e);
+    }
+  }
+
+  @Override
   public void close() {
     repository.close();
   }

@@ -163,11 +163,12 @@ public final class ReconcileJob {
       }
 
       PushOutcome outcome = workspace.push(options.remote(), options.branch());
-      if (outcome instanceof PushOutcome.Pushed) {
-        progress.info("Pushed " + abbreviate(commit) + " to " + options.branch() + " (attempt " + attempt
+      if (outcome instanceof PushOutcome.Pushed pushed) {
+        // The commit on the branch: the local one, or GitHub's when it was made through the API.
+        progress.info("Pushed " + abbreviate(pushed.commitId()) + " to " + options.branch() + " (attempt " + attempt
             + ", " + Duration.between(started, clock.instant()).toMillis() + " ms)");
         return new ReconcileResult(
-            ReconcileResult.Outcome.PUSHED, sorted(written), sorted(unchanged), Optional.of(commit),
+            ReconcileResult.Outcome.PUSHED, sorted(written), sorted(unchanged), Optional.of(pushed.commitId()),
             "pushed to " + options.branch(), attempt);
       }
 

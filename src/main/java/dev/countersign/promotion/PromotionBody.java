@@ -24,6 +24,22 @@ public final class PromotionBody {
 
   private PromotionBody() {}
 
+  /** What the pull request does, in the first sentence of its body. */
+  public enum Purpose {
+    /** {@code countersign promote}: copies verified signed manifests to another directory. */
+    PROMOTE("promotes signed manifests", "Nothing to promote"),
+    /** The merged-PR pipeline and the scheduled refresh: newly signed manifests. */
+    SIGN("adds newly signed manifests", "Nothing to sign");
+
+    private final String does;
+    private final String nothing;
+
+    Purpose(String does, String nothing) {
+      this.does = does;
+      this.nothing = nothing;
+    }
+  }
+
   /** True when {@code body} was written by {@link #render}. */
   public static boolean isPromotionBody(String body) {
     return body != null && body.startsWith(MARKER);
@@ -35,13 +51,25 @@ public final class PromotionBody {
    *     ({@code deploy/signed})
    */
   public static String render(PromotionPlan plan, String verifyDirectory) {
+    return render(plan, verifyDirectory, Purpose.PROMOTE, "");
+  }
+
+  /**
+   * @param purpose the first sentence: promoting, or signing
+   * @param preamble the user's own text (the {@code body} input), placed after the marker and
+   *     before the generated table, which always stays; blank for none
+   */
+  public static String render(PromotionPlan plan, String verifyDirectory, Purpose purpose, String preamble) {
     StringBuilder out = new StringBuilder();
     out.append(MARKER).append('\n');
+    if (preamble != null && !preamble.isBlank()) {
+      out.append(preamble.strip().replace("\r\n", "\n")).append("\n\n");
+    }
     if (plan.isEmpty()) {
-      return out.append("Nothing to promote: no signed manifest differs from the base branch.\n")
+      return out.append(purpose.nothing).append(": no signed manifest differs from the base branch.\n")
           .toString();
     }
-    out.append("This pull request promotes signed manifests (")
+    out.append("This pull request ").append(purpose.does).append(" (")
         .append(summary(plan))
         .append(").\n\n");
     out.append("| File | Change | Message digest | Signer | Rekor log index |\n");

@@ -16,6 +16,9 @@ import java.util.Objects;
  * @param draft open as a draft (only at creation; GitHub cannot change it later)
  * @param deleteBranch delete the bot branch when its pull request is closed as no longer needed
  * @param verifyDirectory the directory the body's "verify locally" command checks
+ * @param assignees user logins to assign the pull request to
+ * @param bodyPreamble the user's text placed above the generated table ({@code --body}); blank for none
+ * @param purpose what the body says the pull request does
  */
 public record PromotionSettings(
     String base,
@@ -26,7 +29,10 @@ public record PromotionSettings(
     List<String> teamReviewers,
     boolean draft,
     boolean deleteBranch,
-    String verifyDirectory) {
+    String verifyDirectory,
+    List<String> assignees,
+    String bodyPreamble,
+    PromotionBody.Purpose purpose) {
 
   public PromotionSettings {
     Objects.requireNonNull(base, "base");
@@ -36,11 +42,27 @@ public record PromotionSettings(
     labels = List.copyOf(labels);
     reviewers = List.copyOf(reviewers);
     teamReviewers = List.copyOf(teamReviewers);
+    assignees = List.copyOf(assignees);
+    bodyPreamble = bodyPreamble == null ? "" : bodyPreamble;
+    Objects.requireNonNull(purpose, "purpose");
     if (base.equals(botBranch)) {
       throw new dev.countersign.support.problems.UsageProblem(
           "The pull request branch " + botBranch + " is the base branch itself",
           "perhaps you should choose another --pr-branch");
     }
+  }
+
+  /** Settings for {@code countersign promote} without assignees or preamble. */
+  public PromotionSettings(String base, String botBranch, String title, List<String> labels, List<String> reviewers,
+      List<String> teamReviewers, boolean draft, boolean deleteBranch, String verifyDirectory) {
+    this(base, botBranch, title, labels, reviewers, teamReviewers, draft, deleteBranch, verifyDirectory, List.of(), "",
+        PromotionBody.Purpose.PROMOTE);
+  }
+
+  /** The same settings for a pull request with {@code newPurpose}. */
+  public PromotionSettings withPurpose(PromotionBody.Purpose newPurpose) {
+    return new PromotionSettings(base, botBranch, title, labels, reviewers, teamReviewers, draft, deleteBranch,
+        verifyDirectory, assignees, bodyPreamble, newPurpose);
   }
 
   /** {@code countersign/promote-<target>}: the target directory with {@code /} kept as path separators. */
@@ -61,7 +83,8 @@ public record PromotionSettings(
   }
 
   /** The draft for {@code body}. */
-  PullRequestDraft draftFor(String body) {
-    return new PullRequestDraft(title, body, botBranch, base, labels, reviewers, teamReviewers, draft);
+  PullRequestDraft draftFor(PromotionPlan plan) {
+    return new PullRequestDraft(title, PromotionBody.render(plan, verifyDirectory, purpose, bodyPreamble), botBranch,
+        base, labels, reviewers, teamReviewers, draft, assignees);
   }
 }

@@ -1,5 +1,6 @@
 package dev.countersign.promotion;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -12,6 +13,10 @@ import java.util.TreeSet;
  * @param headBranch the branch being merged, without an {@code owner:} prefix
  * @param baseBranch the branch merged into
  * @param labels label names, sorted
+ * @param adopted {@link PullRequestHost#create} found this one already open (GitHub's 422 "A pull
+ *     request already exists") and updated it instead of opening a new one
+ * @param warnings what could not be applied after the pull request was opened or updated
+ *     (labels, reviewers, assignees), one sentence each; the pull request itself stands
  */
 public record PullRequest(
     int number,
@@ -21,7 +26,9 @@ public record PullRequest(
     String title,
     String body,
     boolean draft,
-    Set<String> labels) {
+    Set<String> labels,
+    boolean adopted,
+    List<String> warnings) {
 
   public PullRequest {
     Objects.requireNonNull(url, "url");
@@ -30,5 +37,20 @@ public record PullRequest(
     Objects.requireNonNull(title, "title");
     body = body == null ? "" : body;
     labels = Set.copyOf(new TreeSet<>(labels));
+    warnings = List.copyOf(warnings);
+  }
+
+  /** A pull request read from the host: neither adopted nor carrying warnings. */
+  public PullRequest(int number, String url, String headBranch, String baseBranch, String title, String body,
+      boolean draft, Set<String> labels) {
+    this(number, url, headBranch, baseBranch, title, body, draft, labels, false, List.of());
+  }
+
+  public PullRequest adopted(boolean value) {
+    return new PullRequest(number, url, headBranch, baseBranch, title, body, draft, labels, value, warnings);
+  }
+
+  public PullRequest withWarnings(List<String> value) {
+    return new PullRequest(number, url, headBranch, baseBranch, title, body, draft, labels, adopted, value);
   }
 }

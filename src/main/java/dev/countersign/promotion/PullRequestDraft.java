@@ -12,6 +12,7 @@ import java.util.Objects;
  * @param reviewers user logins asked to review
  * @param teamReviewers team slugs (in the repository's organisation) asked to review
  * @param draft open as a draft; only applies when the pull request is created
+ * @param assignees user logins the pull request is assigned to
  */
 public record PullRequestDraft(
     String title,
@@ -21,7 +22,8 @@ public record PullRequestDraft(
     List<String> labels,
     List<String> reviewers,
     List<String> teamReviewers,
-    boolean draft) {
+    boolean draft,
+    List<String> assignees) {
 
   public PullRequestDraft {
     requireText(title, "title");
@@ -31,6 +33,13 @@ public record PullRequestDraft(
     labels = distinct(labels);
     reviewers = distinct(reviewers);
     teamReviewers = distinct(teamReviewers);
+    assignees = distinct(assignees);
+  }
+
+  /** A draft with no assignees. */
+  public PullRequestDraft(String title, String body, String head, String base, List<String> labels,
+      List<String> reviewers, List<String> teamReviewers, boolean draft) {
+    this(title, body, head, base, labels, reviewers, teamReviewers, draft, List.of());
   }
 
   /** A draft with no labels or reviewers, opened ready for review. */
@@ -39,19 +48,23 @@ public record PullRequestDraft(
   }
 
   public PullRequestDraft withLabels(List<String> newLabels) {
-    return new PullRequestDraft(title, body, head, base, newLabels, reviewers, teamReviewers, draft);
+    return new PullRequestDraft(title, body, head, base, newLabels, reviewers, teamReviewers, draft, assignees);
   }
 
   public PullRequestDraft withReviewers(List<String> users, List<String> teams) {
-    return new PullRequestDraft(title, body, head, base, labels, users, teams, draft);
+    return new PullRequestDraft(title, body, head, base, labels, users, teams, draft, assignees);
   }
 
   public PullRequestDraft withTitleAndBody(String newTitle, String newBody) {
-    return new PullRequestDraft(newTitle, newBody, head, base, labels, reviewers, teamReviewers, draft);
+    return new PullRequestDraft(newTitle, newBody, head, base, labels, reviewers, teamReviewers, draft, assignees);
   }
 
   public PullRequestDraft asDraft() {
-    return new PullRequestDraft(title, body, head, base, labels, reviewers, teamReviewers, true);
+    return new PullRequestDraft(title, body, head, base, labels, reviewers, teamReviewers, true, assignees);
+  }
+
+  public PullRequestDraft withAssignees(List<String> users) {
+    return new PullRequestDraft(title, body, head, base, labels, reviewers, teamReviewers, draft, users);
   }
 
   private static void requireText(String value, String name) {

@@ -4,6 +4,8 @@ import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
 import dev.countersign.pipeline.Progress;
+import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import java.util.Optional;
 
@@ -14,13 +16,22 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>nothing differs from the base: an open pull request from the bot branch is closed (and
- *       the branch deleted when asked), result {@code closed}; without one, {@code noop};
+ *       the branch deleted when asked), result {@code closed}; without one, {@code noop}, and a
+ *       bot branch whose pull request a person merged is deleted when asked;
  *   <li>a new commit: force-pushed to the bot branch with a lease on the tip the caller saw
  *       (absent: only if the branch still does not exist), so a push someone else made since is
- *       never overwritten; then the pull request is opened, or its title and body updated;
+ *       never overwritten; then the pull request is opened ({@code created}), or its title and
+ *       body updated ({@code updated}, also when opening found one already open);
  *   <li>the bot branch already holds the content: the pull request is opened if missing, updated
  *       if its title, body or labels differ, else nothing at all is sent ({@code noop}).
  * </ul>
+ *
+ * <p>Order: everything is read and computed first (the open pull request included), so a failing
+ * API stops the run before anything changed; then the branch is pushed; then the pull request is
+ * written. If that last step fails, the result is {@code failed}: it names the branch and pull
+ * request as they were left, and carries the problem for the caller to exit with after writing
+ * the outputs. The next run heals it (it finds the branch holding the content and opens or
+ * updates the pull request).
  */
 public final class PullRequestPublisher {
 
@@ -59,9 +70,10 @@ public final class PullRequestPublisher {
     Optional<PullRequest> open = host.findOpen(settings.botBranch(), settings.base());
     if (plan.isEmpty()) {
       if (open.isEmpty()) {
-        progress.info("No-op: " + settings.base() + " already has the content; no pull request to open");
+        String deleted = settings.deleteBranch() ? deleteMergedBranch() : "";
+        progress.info("No-op: " + settings.base() + " already has the content; no pull request to open" + deleted);
         return new PromotionResult(PromotionResult.Outcome.NOOP, Optional.empty(), Optional.empty(), plan,
-            settings.base() + " already has the content");
+            settings.base() + " already has the content" + deleted);
       }
       host.close(open.get());
       progress.info("Closed pull request #" + open.get().number() + ": " + settings.base() + " already has its content");
@@ -72,12 +84,14 @@ public final class PullRequestPublisher {
       return new PromotionResult(PromotionResult.Outcome.CLOSED, open, Optional.empty(), plan,
           "closed #" + open.get().number() + ": " + settings.base() + " already has its content");
     }
+    PullRequestDraft draft = settings.draftFor(plan);
 
+    Optional<String> pushed = Optional.empty();
     if (newCommit.isPresent()) {
-      PushOutcome pushed = workspace.pushWithLease(remote, settings.botBranch(), expectedTip);
-      if (!(pushed instanceof PushOutcome.Pushed)) {
-        String why = pushed instanceof PushOutcome.Rejected r ? r.status() + " " + r.message()
-            : ((PushOutcome.Refused) pushed).describe();
+      PushOutcome outcome = workspace.pushWithLease(remote, settings.botBranch(), expectedTip);
+      if (!(outcome instanceof PushOutcome.Pushed done)) {
+        String why = outcome instanceof PushOutcome.Rejected r ? r.status() + " " + r.message()
+            : ((PushOutcome.Refused) outcome).describe();
         throw new RemoteProblem(
             "The push to " + settings.botBranch() + " was rejected (" + why.strip() + "): it is no longer at "
                 + expectedTip.map(PullRequestPublisher::abbreviate).orElse("\"absent\"")
@@ -85,28 +99,75 @@ public final class PullRequestPublisher {
             "perhaps you should leave " + settings.botBranch() + " to countersign (or pass another --pr-branch)"
                 + " and run again; nothing was overwritten");
       }
-      progress.info("Pushed " + abbreviate(newCommit.get()) + " to " + settings.botBranch());
+      // With API-made commits (sign_commits) the pushed commit is GitHub's, not the local one.
+      pushed = Optional.of(done.commitId());
+      progress.info("Pushed " + abbreviate(done.commitId()) + " to " + settings.botBranch());
     }
 
-    PullRequestDraft draft = settings.draftFor(PromotionBody.render(plan, settings.verifyDirectory()));
-    if (open.isEmpty()) {
-      PullRequest created = host.create(draft);
-      progress.info("Opened pull request #" + created.number() + " " + created.url());
-      return new PromotionResult(PromotionResult.Outcome.CREATED, Optional.of(created), newCommit, plan,
-          "opened #" + created.number());
+    Optional<String> head = pushed.or(() -> expectedTip);
+    try {
+      if (open.isEmpty()) {
+        PullRequest created = host.create(draft);
+        warn(created);
+        if (created.adopted()) {
+          progress.info("Updated pull request #" + created.number() + " " + created.url()
+              + " (it was already open)");
+          return new PromotionResult(PromotionResult.Outcome.UPDATED, Optional.of(created), pushed, plan,
+              "updated #" + created.number() + ", which was already open", head, Optional.empty());
+        }
+        progress.info("Opened pull request #" + created.number() + " " + created.url());
+        return new PromotionResult(PromotionResult.Outcome.CREATED, Optional.of(created), pushed, plan,
+            "opened #" + created.number(), head, Optional.empty());
+      }
+      PullRequest current = open.get();
+      boolean upToDate = current.title().equals(draft.title()) && current.body().equals(draft.body())
+          && current.labels().containsAll(draft.labels());
+      if (upToDate && pushed.isEmpty()) {
+        progress.info("No-op: pull request #" + current.number() + " is up to date");
+        return new PromotionResult(PromotionResult.Outcome.NOOP, open, Optional.empty(), plan,
+            "#" + current.number() + " is up to date", head, Optional.empty());
+      }
+      PullRequest updated = upToDate ? current : host.update(current, draft);
+      warn(updated);
+      progress.info("Updated pull request #" + updated.number() + " " + updated.url());
+      return new PromotionResult(PromotionResult.Outcome.UPDATED, Optional.of(updated), pushed, plan,
+          "updated #" + updated.number(), head, Optional.empty());
+    } catch (CountersignException failed) {
+      String state = (pushed.map(c -> settings.botBranch() + " now holds " + abbreviate(c))
+              .orElse(settings.botBranch() + " already held this content"))
+          + open.map(pr -> " and pull request #" + pr.number() + " still describes what it held before")
+              .orElse(" but no pull request is open for it")
+          + "; the next run " + (open.isPresent() ? "updates" : "opens") + " the pull request without signing again";
+      return new PromotionResult(PromotionResult.Outcome.FAILED, open, pushed, plan,
+          "the pull request step failed: " + state, pushed.or(() -> expectedTip), Optional.of(withState(failed, state)));
     }
-    PullRequest current = open.get();
-    boolean upToDate = current.title().equals(draft.title()) && current.body().equals(draft.body())
-        && current.labels().containsAll(draft.labels());
-    if (upToDate && newCommit.isEmpty()) {
-      progress.info("No-op: pull request #" + current.number() + " is up to date");
-      return new PromotionResult(PromotionResult.Outcome.NOOP, open, Optional.empty(), plan,
-          "#" + current.number() + " is up to date");
+  }
+
+  /** When a person merged the bot branch's pull request, the branch has served its purpose. */
+  private String deleteMergedBranch() {
+    Optional<String> tip = workspace.fetchIfExists(remote, settings.botBranch());
+    if (tip.isEmpty() || !host.mergedAt(settings.botBranch(), settings.base(), tip.get())) {
+      return "";
     }
-    PullRequest updated = upToDate ? current : host.update(current, draft);
-    progress.info("Updated pull request #" + updated.number() + " " + updated.url());
-    return new PromotionResult(PromotionResult.Outcome.UPDATED, Optional.of(updated), newCommit, plan,
-        "updated #" + updated.number());
+    host.deleteBranch(settings.botBranch());
+    progress.info("Deleted branch " + settings.botBranch() + ": its pull request was merged");
+    return "; deleted " + settings.botBranch() + ", whose pull request was merged";
+  }
+
+  private void warn(PullRequest pullRequest) {
+    pullRequest.warnings().forEach(progress::warning);
+  }
+
+  /** The same kind of problem, its message extended by what was left behind. */
+  private static CountersignException withState(CountersignException failure, String state) {
+    String message = failure.getMessage() + ". State left: " + state;
+    if (failure instanceof RemoteProblem) {
+      return new RemoteProblem(message, failure.hint().orElse(null), failure);
+    }
+    if (failure instanceof EnvironmentProblem) {
+      return new EnvironmentProblem(message, failure.hint().orElse(null), failure);
+    }
+    return failure;
   }
 
   static String abbreviate(String commitId) {

@@ -80,9 +80,17 @@ public final class FakeGitHub implements AutoCloseable {
     final Set<String> labels = new LinkedHashSet<>();
     final Set<String> reviewers = new LinkedHashSet<>();
     final Set<String> teams = new LinkedHashSet<>();
+    final Set<String> assignees = new LinkedHashSet<>();
+    String mergedSha;
   }
 
-  private record Fault(String method, Pattern path, int status, String body) {}
+  private record Fault(String method, Pattern path, int status, Map<String, String> headers, String body) {}
+
+  private record Hook(String method, Pattern path, Runnable action) {}
+
+  private final Deque<Hook> hooks = new ArrayDeque<>();
+  private final List<String> requests = new ArrayList<>();
+  private FakeGitData gitData;
 
   private FakeGitHub(String token) {
     this.token = token;
@@ -127,9 +135,61 @@ public final class FakeGitHub implements AutoCloseable {
 
   /** The next {@code times} requests matching {@code method} and {@code pathRegex} get this answer. */
   public synchronized void failNext(String method, String pathRegex, int status, String body, int times) {
+    failNext(method, pathRegex, status, Map.of(), body, times);
+  }
+
+  /** Like {@link #failNext(String, String, int, String, int)}, with response headers (rate limits). */
+  public synchronized void failNext(
+      String method, String pathRegex, int status, Map<String, String> headers, String body, int times) {
     for (int i = 0; i < times; i++) {
-      faults.add(new Fault(method, Pattern.compile(pathRegex), status, body));
+      faults.add(new Fault(method, Pattern.compile(pathRegex), status, headers, body));
     }
+  }
+
+  /** Runs {@code action} just before the next request matching {@code method} and {@code pathRegex} is answered (a race). */
+  public synchronized void beforeNext(String method, String pathRegex, Runnable action) {
+    hooks.add(new Hook(method, Pattern.compile(pathRegex), action));
+  }
+
+  /**
+   * Serves the Git Data API (blobs, trees, commits, refs) and branch reads from the bare
+   * repository {@code bare}, the same one tests use as the git remote: see {@link FakeGitData}.
+   */
+  public synchronized FakeGitHub backedBy(java.nio.file.Path bare) {
+    gitData = new FakeGitData(bare, base + REPO);
+    return this;
+  }
+
+  /** GitHub will report {@code branch} as protected and refuse API ref updates to it. */
+  public synchronized void protect(String branch) {
+    gitData.protect(branch);
+  }
+
+  /** Commits made through the Git Data API, in order. */
+  public synchronized List<FakeGitData.MadeCommit> apiCommits() {
+    return gitData.made();
+  }
+
+  /** A person merges pull request {@code number} as its branch stands now; GitHub closes it. */
+  public synchronized void merge(int number) {
+    Pull p = pulls.get(number);
+    p.open = false;
+    p.mergedSha = gitData.tip(p.head).orElseThrow();
+  }
+
+  /** Every request received, in order, as {@code METHOD /path} (query left out). */
+  public synchronized List<String> requests() {
+    return List.copyOf(requests);
+  }
+
+  /** Forgets the requests received so far. */
+  public synchronized void clearRequests() {
+    requests.clear();
+    server.resetRequests();
+  }
+
+  public synchronized Set<String> assignees(int number) {
+    return Set.copyOf(pulls.get(number).assignees);
   }
 
   /** Opens a pull request as an earlier run would have, straight into the fake's state. */
@@ -176,6 +236,8 @@ public final class FakeGitHub implements AutoCloseable {
   private static final Pattern REVIEWERS = Pattern.compile(REPO + "/pulls/(\\d+)/requested_reviewers");
   private static final Pattern REF = Pattern.compile(REPO + "/git/refs/heads/(.+)");
   private static final Pattern USER = Pattern.compile("/users/([^/]+)");
+  private static final Pattern BRANCH = Pattern.compile(REPO + "/branches/(.+)");
+  private static final Pattern ASSIGNEES = Pattern.compile(REPO + "/issues/(\\d+)/assignees");
   private static final Pattern TEAM = Pattern.compile("/orgs/" + OWNER + "/teams/([^/]+)");
 
   private final class Router implements ResponseDefinitionTransformerV2 {
@@ -202,6 +264,7 @@ public final class FakeGitHub implements AutoCloseable {
     int q = url.indexOf('?');
     String path = q < 0 ? url : url.substring(0, q);
     Map<String, String> query = q < 0 ? Map.of() : parseQuery(url.substring(q + 1));
+    requests.add(method + " " + path);
     if (!("token " + token).equals(request.getHeader("Authorization"))) {
       return answer(401, "{\"message\":\"Bad credentials\",\"documentation_url\":\"https://docs.github.com/rest\"}");
     }
@@ -209,11 +272,47 @@ public final class FakeGitHub implements AutoCloseable {
       Fault fault = it.next();
       if (fault.method().equals(method) && fault.path().matcher(path).matches()) {
         it.remove();
-        return answer(fault.status(), fault.body());
+        ResponseDefinitionBuilder fail = ResponseDefinitionBuilder.responseDefinition().withStatus(fault.status())
+            .withHeader("Content-Type", fault.body().startsWith("<") ? "text/html" : "application/json; charset=utf-8")
+            .withBody(fault.body());
+        fault.headers().forEach(fail::withHeader);
+        return fail.build();
+      }
+    }
+    for (Iterator<Hook> it = hooks.iterator(); it.hasNext(); ) {
+      Hook hook = it.next();
+      if (hook.method().equals(method) && hook.path().matcher(path).matches()) {
+        it.remove();
+        hook.action().run();
       }
     }
     JsonNode in = request.getBodyAsString().isBlank() ? JSON.createObjectNode() : JSON.readTree(request.getBodyAsString());
     Matcher m;
+    if (gitData != null && path.startsWith(REPO + "/")) {
+      Optional<FakeGitData.Answer> git = gitData.route(method, path.substring(REPO.length()), in);
+      if (git.isPresent()) {
+        if (method.equals("DELETE") && git.get().status() == 204) {
+          String branch = path.substring((REPO + "/git/refs/heads/").length());
+          pulls.values().stream().filter(p -> p.head.equals(branch)).forEach(p -> p.open = false);
+          return ResponseDefinitionBuilder.responseDefinition().withStatus(204).build();
+        }
+        return answer(git.get().status(), git.get().json());
+      }
+    }
+    if (method.equals("GET") && (m = BRANCH.matcher(path)).matches()) {
+      if (!branches.contains(m.group(1))) {
+        return answer(404, "{\"message\":\"Branch not found\",\"documentation_url\":\"https://docs.github.com/rest/branches/branches#get-a-branch\"}");
+      }
+      return answer(200, "{\"name\":\"" + m.group(1) + "\",\"commit\":{\"sha\":\"" + "0".repeat(40) + "\"},\"protected\":false}");
+    }
+    if (method.equals("POST") && (m = ASSIGNEES.matcher(path)).matches()) {
+      Pull p = pulls.get(Integer.parseInt(m.group(1)));
+      if (p == null) {
+        return notFound();
+      }
+      in.path("assignees").forEach(a -> p.assignees.add(a.asText()));
+      return answer(201, render(p).toString());
+    }
     if (method.equals("GET") && path.equals("/user")) {
       return answer(403, "{\"message\":\"Resource not accessible by integration\"}");
     }
@@ -223,7 +322,8 @@ public final class FakeGitHub implements AutoCloseable {
     if (method.equals("GET") && path.equals(REPO + "/pulls")) {
       ArrayNode list = JSON.createArrayNode();
       for (Pull p : pulls.values()) {
-        boolean stateOk = !"open".equals(query.get("state")) || p.open;
+        String state = query.getOrDefault("state", "open");
+        boolean stateOk = state.equals("all") || state.equals("open") == p.open;
         boolean headOk = !query.containsKey("head") || query.get("head").equals(OWNER + ":" + p.head);
         boolean baseOk = !query.containsKey("base") || query.get("base").equals(p.baseRef);
         if (stateOk && headOk && baseOk) {
@@ -323,9 +423,23 @@ public final class FakeGitHub implements AutoCloseable {
     pr.put("title", p.title);
     pr.put("body", p.body);
     pr.put("draft", p.draft);
+    if (p.mergedSha != null) {
+      pr.put("merged", true);
+      pr.put("merged_at", "2026-11-22T07:00:00Z");
+    } else {
+      pr.putNull("merged_at");
+      pr.put("merged", false);
+    }
     ObjectNode head = (ObjectNode) pr.get("head");
     head.put("ref", p.head);
     head.put("label", OWNER + ":" + p.head);
+    if (p.mergedSha != null) {
+      head.put("sha", p.mergedSha);
+    } else if (gitData != null) {
+      gitData.tip(p.head).ifPresent(sha -> head.put("sha", sha));
+    }
+    ArrayNode assignees = pr.putArray("assignees");
+    p.assignees.forEach(login -> assignees.add(user(login)));
     ObjectNode baseNode = (ObjectNode) pr.get("base");
     baseNode.put("ref", p.baseRef);
     baseNode.put("label", OWNER + ":" + p.baseRef);

@@ -11,6 +11,7 @@ import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
+import dev.countersign.testing.HostedPullRequest;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -86,8 +87,8 @@ class GitHubPullRequestHostTest {
     assertThatThrownBy(() -> host("ghs_expired").create(PROMOTION))
         .isInstanceOfSatisfying(EnvironmentProblem.class, p -> {
           assertThat(p.getMessage()).isEqualTo(
-              "GitHub rejected the token (HTTP 401: Bad credentials) while opening a pull request"
-                  + " from promote/signed into main");
+              "GitHub rejected the token (HTTP 401: Bad credentials; see https://docs.github.com/rest) while opening"
+                  + " a pull request from promote/signed into main");
           assertThat(p.hint()).get().asString().startsWith("perhaps you should check the token");
           assertThat(p.exitCode()).isEqualTo(ExitCode.ENVIRONMENT);
           assertThat(p.getMessage() + p.hint().orElse("")).doesNotContain("ghs_expired");
@@ -103,7 +104,8 @@ class GitHubPullRequestHostTest {
     assertThatThrownBy(() -> host(TOKEN).create(PROMOTION))
         .isInstanceOfSatisfying(EnvironmentProblem.class, p -> {
           assertThat(p.getMessage()).isEqualTo(
-              "GitHub refused access (HTTP 403: Resource not accessible by integration) while"
+              "GitHub refused access (HTTP 403: Resource not accessible by integration; see"
+                  + " https://docs.github.com/rest/pulls/pulls#create-a-pull-request) while"
                   + " opening a pull request from promote/signed into main");
           assertThat(p.hint()).contains(PERMISSIONS_HINT);
           assertThat(p.getCause()).isInstanceOf(HttpException.class);
@@ -111,53 +113,64 @@ class GitHubPullRequestHostTest {
   }
 
   @Test
-  void findOpen_whenGitHubFails_isRemoteProblemNamingStatusAndOperation() {
+  void findOpen_whenGitHubKeepsFailing_givesUpAfterThreeTries_namingStatusAndOperation() {
     github.failNext("GET", ".*/pulls", 502, "{\"message\":\"Server Error\"}", 5);
 
     assertThatThrownBy(() -> host(TOKEN).findOpen("promote/signed", "main"))
         .isInstanceOfSatisfying(RemoteProblem.class, p -> {
           assertThat(p.getMessage()).isEqualTo(
-              "GitHub answered HTTP 502 (Server Error) while looking for an open pull request from"
-                  + " promote/signed into main");
-          assertThat(p.hint()).contains("perhaps you should retry later");
+              "GitHub answered HTTP 502 (Server Error) on 3 tries in a row while looking for an open pull"
+                  + " request from promote/signed into main");
+          assertThat(p.hint()).get().asString().startsWith("perhaps you should retry later");
           assertThat(p.exitCode()).isEqualTo(ExitCode.REMOTE);
         });
+    assertThat(github.requests()).filteredOn(r -> r.endsWith("/pulls")).hasSize(3);
+    assertThat(sleeps).hasSize(2);
   }
 
   @Test
-  void create_whenRateLimited_isRemoteProblemNotPermissions() {
-    github.failNext("POST", ".*/pulls", 403,
-        "{\"message\":\"API rate limit exceeded for installation ID 4242.\"}", 1);
-
-    assertThatThrownBy(() -> host(TOKEN).create(PROMOTION))
-        .isInstanceOf(RemoteProblem.class)
-        .hasMessage("GitHub answered HTTP 403 (API rate limit exceeded for installation ID 4242.)"
-            + " while opening a pull request from promote/signed into main");
-  }
-
-  @Test
-  void create_whenLabelsNeverResolve_givesUpAfterBoundedBackoff() {
+  void create_whenLabelsNeverResolve_givesUpAfterBoundedBackoff_andTheOpenedPullRequestStands() {
     github.failNext("POST", ".*/issues/\\d+/labels", 422,
         "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"Could not resolve to a node with"
             + " the global id of 'PR_x'.\"}]}", 10);
 
-    assertThatThrownBy(() -> host(TOKEN).create(PROMOTION.withLabels(List.of("promotion"))))
-        .isInstanceOf(RemoteProblem.class)
-        .hasMessage("GitHub answered HTTP 422 (Validation Failed: Could not resolve to a node with the"
-            + " global id of 'PR_x'.) while adding labels [promotion] to pull request #273");
+    var created = host(TOKEN).create(PROMOTION.withLabels(List.of("promotion")));
+
+    assertThat(created.number()).isEqualTo(273);
+    assertThat(created.warnings()).containsExactly("GitHub answered HTTP 422 (Validation Failed: Could not resolve"
+        + " to a node with the global id of 'PR_x'.) while adding labels [promotion] to pull request #273");
     assertThat(sleeps).containsExactly(
         Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(8));
     github.server().verify(GitHubPullRequestHost.NODE_ATTEMPTS, postRequestedFor(urlMatching(".*/labels")));
+    assertThat(github.hosted(273)).get().extracting(HostedPullRequest::open).isEqualTo(true);
   }
 
   @Test
-  void create_whenLabelRefusedForAnotherReason_doesNotRetry() {
+  void create_whenLabelRefusedForAnotherReason_doesNotRetry_andWarns() {
     github.failNext("POST", ".*/issues/\\d+/labels", 422,
         "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"name is too long\"}]}", 1);
 
-    assertThatThrownBy(() -> host(TOKEN).create(PROMOTION.withLabels(List.of("x".repeat(60)))))
-        .isInstanceOf(RemoteProblem.class)
-        .hasMessageContaining("(Validation Failed: name is too long)");
+    var created = host(TOKEN).create(PROMOTION.withLabels(List.of("x".repeat(60))));
+
+    assertThat(created.warnings()).singleElement().asString().contains("(Validation Failed: name is too long)");
+    assertThat(sleeps).isEmpty();
+  }
+
+  @Test
+  void create_whenAReviewerIsNotACollaborator_opensThePullRequest_andReturnsAWarning() {
+    github.failNext("POST", ".*/pulls/\\d+/requested_reviewers", 422,
+        "{\"message\":\"Reviews may only be requested from collaborators. One or more of the users or teams you"
+            + " specified is not a collaborator of the hub4j-test-org/github-api repository.\",\"documentation_url\":"
+            + "\"https://docs.github.com/rest/pulls/review-requests#request-reviewers-for-a-pull-request\"}", 1);
+
+    var created = host(TOKEN).create(PROMOTION.withReviewers(List.of("outsider"), List.of())
+        .withAssignees(List.of("octocat")));
+
+    assertThat(created.number()).isEqualTo(273);
+    assertThat(created.warnings()).singleElement().asString()
+        .startsWith("GitHub answered HTTP 422 (Reviews may only be requested from collaborators.")
+        .contains("while requesting reviews from [outsider] on pull request #273");
+    assertThat(github.assignees(273)).containsExactly("octocat");
     assertThat(sleeps).isEmpty();
   }
 
@@ -195,8 +208,8 @@ class GitHubPullRequestHostTest {
 
     assertThatThrownBy(() -> host.findOpen("promote/signed", "main"))
         .isInstanceOf(RemoteProblem.class)
-        .hasMessage("Could not reach GitHub at " + url + " (ConnectException) while looking for an"
-            + " open pull request from promote/signed into main")
+        .hasMessage("Could not reach GitHub at " + url + " (ConnectException) on 3 tries in a row while looking"
+            + " for an open pull request from promote/signed into main")
         .extracting(e -> ((CountersignException) e).hint().orElseThrow())
         .isEqualTo("perhaps you should retry, or check GITHUB_API_URL and the runner's network");
   }
@@ -207,7 +220,13 @@ class GitHubPullRequestHostTest {
             "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"a\"},{\"code\":\"missing\"},{\"message\":\"b\"}]}"))
         .isEqualTo("Validation Failed: a: b");
     assertThat(GitHubPullRequestHost.apiMessage("<html>\n  Bad gateway </html>"))
-        .isEqualTo("<html> Bad gateway </html>");
+        .isEqualTo("an HTML page of 28 characters instead of GitHub's JSON");
+    assertThat(GitHubPullRequestHost.apiMessage("<!DOCTYPE html><html><head><title>Unicorn! &middot; GitHub</title>"
+        + "</head><body>" + "x".repeat(5000) + "</body></html>"))
+        .isEqualTo("an HTML page \"Unicorn! &middot; GitHub\" of 5093 characters instead of GitHub's JSON");
+    assertThat(GitHubPullRequestHost.apiMessage(
+            "{\"message\":\"Not Found\",\"documentation_url\":\"https://docs.github.com/rest\"}"))
+        .isEqualTo("Not Found; see https://docs.github.com/rest");
     assertThat(GitHubPullRequestHost.apiMessage(null)).isEqualTo("no message");
   }
 }

@@ -29,7 +29,32 @@ public final class InMemoryPullRequestHost implements PullRequestHost {
   private final List<Update> updated = new ArrayList<>();
   private final List<Integer> closed = new ArrayList<>();
   private final List<String> deletedBranches = new ArrayList<>();
+  private final Map<Integer, String> mergedAt = new TreeMap<>();
+  private final Set<String> protectedBranches = new TreeSet<>();
   private int nextNumber = 1;
+
+  /** A person merges pull request {@code number} while its branch is at {@code headCommit}. */
+  public void merge(int number, String headCommit) {
+    HostedPullRequest pr = pulls.get(number);
+    pulls.put(number, closedCopy(pr));
+    mergedAt.put(number, headCommit);
+  }
+
+  /** The host will say {@code branch} is protected. */
+  public void protect(String branch) {
+    protectedBranches.add(branch);
+  }
+
+  @Override
+  public boolean mergedAt(String headBranch, String baseBranch, String headCommit) {
+    return mergedAt.entrySet().stream().anyMatch(e -> e.getValue().equals(headCommit)
+        && pulls.get(e.getKey()).head().equals(headBranch) && pulls.get(e.getKey()).base().equals(baseBranch));
+  }
+
+  @Override
+  public Optional<Boolean> isProtected(String branch) {
+    return Optional.of(protectedBranches.contains(branch));
+  }
 
   /** Drafts that opened a new pull request, in call order. */
   public List<PullRequestDraft> opened() {
@@ -81,7 +106,7 @@ public final class InMemoryPullRequestHost implements PullRequestHost {
   public PullRequest create(PullRequestDraft draft) {
     Optional<HostedPullRequest> existing = openFor(draft.head(), draft.base());
     if (existing.isPresent()) {
-      return update(view(existing.get()), draft);
+      return update(view(existing.get()), draft).adopted(true);
     }
     opened.add(draft);
     return view(seedOpen(draft));
