@@ -65,7 +65,7 @@ public final class ActionInputs {
           new Input("sarif_file", "--sarif-file", Kind.VALUE, false, "check also writes SARIF here"),
           new Input("from_worktree", "--from-worktree", Kind.FLAG, false, "sign manifests an earlier step generated into the work tree (scheduled refresh)"),
           new Input("from", "--from", Kind.VALUE, false, "promote: source directory of signed manifests"),
-          new Input("to", "--to", Kind.VALUE, false, "promote: target directory"),
+          new Input("to", "--to", Kind.VALUE, false, "promote: target directory; publish: REGISTRY/REPOSITORY[:TAG]"),
           new Input("pr_branch", "--pr-branch", Kind.VALUE, false, "branch countersign owns for the pull request"),
           new Input("title", "--title", Kind.VALUE, false, "pull request title"),
           new Input("labels", "--label", Kind.LINES, false, "pull request labels, one per line"),
@@ -74,7 +74,16 @@ public final class ActionInputs {
           new Input("draft", "--draft", Kind.FLAG, false, "open the pull request as a draft"),
           new Input("delete_branch", "--delete-branch", Kind.FLAG, false, "delete the pull request branch when closing it as no longer needed"),
           new Input("certificate_identity", "--certificate-identity", Kind.VALUE, false, "promote: accepted keyless signer (SAN)"),
-          new Input("certificate_oidc_issuer", "--certificate-oidc-issuer", Kind.VALUE, false, "promote: OIDC issuer of the accepted signer"));
+          new Input("certificate_oidc_issuer", "--certificate-oidc-issuer", Kind.VALUE, false, "promote: OIDC issuer of the accepted signer"),
+          new Input("source", "--source", Kind.VALUE, false, "publish: signed directory or file to push as an OCI artifact"),
+          new Input("publish_to", "--publish-to", Kind.VALUE, false, "run: after the signing commit is pushed, publish the signed directory to this REGISTRY/REPOSITORY[:TAG]"),
+          new Input("registry_token", "--registry-token", Kind.VALUE, true, "publish: registry password or token"),
+          new Input("registry_username", "--registry-username", Kind.VALUE, false, "publish: registry user name for registry_token"),
+          new Input("emit_manifest", "--emit-manifest", Kind.VALUE, false, "publish: write a Flux OCIRepository pinning the artifact to this file"),
+          new Input("emit_kind", "--emit-kind", Kind.VALUE, false, "publish: flux or reference"),
+          new Input("emit_name", "--emit-name", Kind.VALUE, false, "publish: metadata.name of the emitted manifest"),
+          new Input("emit_namespace", "--emit-namespace", Kind.VALUE, false, "publish: metadata.namespace of the emitted manifest"),
+          new Input("force", "--force", Kind.FLAG, false, "publish: overwrite an existing emit_manifest file"));
 
   /** The input that names the subcommand the Action runs; {@value #DEFAULT_COMMAND} by default. */
   public static final String COMMAND = "command";

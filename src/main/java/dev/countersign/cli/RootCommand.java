@@ -22,6 +22,7 @@ import picocli.CommandLine.Option;
       CheckCommand.class,
       InitCommand.class,
       PromoteCommand.class,
+      PublishCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class RootCommand implements Runnable {

@@ -271,6 +271,24 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     }
   }
 
+  /** The full id of the commit {@code revision} names (HEAD, a branch, an abbreviated id). */
+  public String resolveCommit(String revision) {
+    try (RevWalk walk = new RevWalk(repository)) {
+      return walk.parseCommit(resolve(revision)).name();
+    } catch (IOException e) {
+      throw readProblem(revision, e);
+    }
+  }
+
+  /** The committer time of {@code commitId} (what {@code publish} stamps its artifact with, instead of the clock). */
+  public java.time.Instant commitTime(String commitId) {
+    try (RevWalk walk = new RevWalk(repository)) {
+      return java.time.Instant.ofEpochSecond(walk.parseCommit(resolve(commitId)).getCommitTime());
+    } catch (IOException e) {
+      throw readProblem(commitId, e);
+    }
+  }
+
   @Override
   public String lastCommitMessage(String revision) {
     try (RevWalk walk = new RevWalk(repository)) {
