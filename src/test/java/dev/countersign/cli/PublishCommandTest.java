@@ -350,6 +350,10 @@ class PublishCommandTest {
 
   /** A git repository whose signed/ holds two manifests signed with the demo key, committed at a fixed time. */
   private Path signedRepository(String name, String value) throws Exception {
+    return signedRepository(tmp, name, value);
+  }
+
+  static Path signedRepository(Path tmp, String name, String value) throws Exception {
     Path repo = tmp.resolve(name + "-" + value + "-repo");
     Files.createDirectories(repo.resolve("signed/apps"));
     Files.writeString(repo.resolve("signed/cm.yaml"), ActionPipelineTest.configMap(name, value));
@@ -364,7 +368,7 @@ class PublishCommandTest {
     return repo;
   }
 
-  private static void commitAll(Path repo) throws Exception {
+  static void commitAll(Path repo) throws Exception {
     try (Git git = Git.init().setDirectory(repo.toFile()).setInitialBranch("main").call()) {
       git.add().addFilepattern(".").call();
       PersonIdent who = new PersonIdent("Test", "test@example.com",
@@ -423,7 +427,7 @@ class PublishCommandTest {
     return new String(bytes, offset, end - offset, StandardCharsets.US_ASCII);
   }
 
-  private String digestIn(String output) {
+  static String digestIn(String output) {
     Matcher m = DIGEST.matcher(output);
     assertThat(m.find()).as(output).isTrue();
     return m.group(1);
