@@ -83,7 +83,8 @@ public final class ActionInputs {
           new Input("emit_kind", "--emit-kind", Kind.VALUE, false, "publish: flux or reference"),
           new Input("emit_name", "--emit-name", Kind.VALUE, false, "publish: metadata.name of the emitted manifest"),
           new Input("emit_namespace", "--emit-namespace", Kind.VALUE, false, "publish: metadata.namespace of the emitted manifest"),
-          new Input("force", "--force", Kind.FLAG, false, "publish: overwrite an existing emit_manifest file"));
+          new Input("force", "--force", Kind.FLAG, false, "publish: overwrite an existing emit_manifest file"),
+          new Input("plain_http", "--plain-http", Kind.FLAG, false, "publish: plain HTTP to a registry on localhost (a job service container)"));
 
   /** The input that names the subcommand the Action runs; {@value #DEFAULT_COMMAND} by default. */
   public static final String COMMAND = "command";
