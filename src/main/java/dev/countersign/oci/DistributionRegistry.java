@@ -368,7 +368,7 @@ public final class DistributionRegistry implements Registry {
   }
 
   private void expect(HttpResponse<byte[]> response, int status, String action) {
-    if (response.statusCode() == status || (status == 200 && response.statusCode() == 200)) {
+    if (response.statusCode() == status) {
       return;
     }
     if (response.statusCode() >= 500 || response.statusCode() == 429) {
