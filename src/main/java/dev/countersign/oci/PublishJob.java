@@ -71,10 +71,19 @@ public final class PublishJob {
     this.signingKeys = signingKeys;
   }
 
+  /**
+   * Signs first (the digest is known before anything is sent), then pushes: a signing failure
+   * (no identity token, Fulcio or Rekor down) leaves the registry untouched.
+   */
   public Result publish(OciReference target, SortedMap<String, byte[]> files, ArtifactLayout.Provenance provenance) {
     ArtifactLayout.Artifact artifact = ArtifactLayout.build(files, provenance);
     String repository = target.repository();
     String digest = artifact.digest();
+    OciReference pinned = target.withDigest(digest);
+    byte[] payload = CosignSignatureFormat.payload(pinned, digest);
+    Optional<SignatureMaterial> material = signer.map(s -> s.get().sign(payload));
+    Optional<String> chain = material.flatMap(SignatureMaterial::certificatePem).map(this::issuingChainPem);
+
     pushBlobIfMissing(repository, artifact.config());
     pushBlobIfMissing(repository, artifact.layer());
     String reference = target.tag().orElse(digest);
@@ -83,21 +92,20 @@ public final class PublishJob {
       registry.putManifest(repository, reference, ArtifactLayout.MANIFEST_MEDIA_TYPE, artifact.manifest());
       pushed = true;
     }
-    OciReference pinned = target.withDigest(digest);
-    if (signer.isEmpty()) {
+    if (material.isEmpty()) {
       return new Result(pinned, digest, pushed, Signature.UNSIGNED, Optional.empty(), Optional.empty(), registry.writes());
     }
     try {
-      return sign(pinned, digest, pushed);
+      return attach(pinned, digest, pushed, payload, material.get(), chain);
     } catch (CountersignException e) {
       throw afterPush(e, pinned);
     }
   }
 
-  private Result sign(OciReference pinned, String digest, boolean pushed) {
+  /** Adds the signature to the {@code .sig} manifest, unless an equivalent one is there. */
+  private Result attach(OciReference pinned, String digest, boolean pushed, byte[] payload, SignatureMaterial material,
+      Optional<String> chain) {
     String repository = pinned.repository();
-    byte[] payload = CosignSignatureFormat.payload(pinned, digest);
-    SignatureMaterial material = signer.get().get().sign(payload);
     String signatureBase64 = Base64.getEncoder().encodeToString(material.signature());
     Optional<PayloadSignatureVerifier.CertificateIdentity> identity = material.certificatePem().map(pem -> {
       try {
@@ -132,7 +140,6 @@ public final class PublishJob {
             registry.writes());
       }
     }
-    Optional<String> chain = material.certificatePem().map(this::issuingChainPem);
     layers.add(new CosignSignatureFormat.SignatureLayer(payloadDigest, payload.length,
         CosignSignatureFormat.annotations(signatureBase64, material.certificatePem(), chain,
             material.rekorBundle().map(b -> b.toJson()))));

@@ -314,6 +314,17 @@ class PublishCommandTest {
   }
 
   @Test
+  void keylessWithoutAnIdentityToken_failsBeforeAnythingIsPushed() throws Exception {
+    Path repo = signedRepository("notoken", "l");
+    List<String> before = registry.snapshot();
+    CliRun run = CliRun.run(new HashMap<>(), "publish", "--repo", repo.toString(), "signed", "--to", registry.host() + "/team/notoken",
+        "--plain-http", "--trusted-root", stack.trustedRoot().toString(), "--signing-config", stack.signingConfig().toString());
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
+    assertThat(run.err()).contains("No OIDC identity token is available while signing keylessly");
+    assertThat(registry.snapshot()).as("nothing pushed").isEqualTo(before);
+  }
+
+  @Test
   void unreachableRegistry_isARemoteProblem() throws Exception {
     Path repo = signedRepository("down", "j");
     int closedPort;
