@@ -11,7 +11,6 @@ import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.TrustedRoot;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
