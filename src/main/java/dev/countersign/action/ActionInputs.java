@@ -65,7 +65,7 @@ public final class ActionInputs {
           new Input("sarif_file", "--sarif-file", Kind.VALUE, false, "check also writes SARIF here"),
           new Input("from_worktree", "--from-worktree", Kind.FLAG, false, "sign manifests an earlier step generated into the work tree (scheduled refresh)"),
           new Input("from", "--from", Kind.VALUE, false, "promote: source directory of signed manifests"),
-          new Input("to", "--to", Kind.VALUE, false, "promote: target directory"),
+          new Input("to", "--to", Kind.VALUE, false, "promote: target directory; publish: REGISTRY/REPOSITORY[:TAG]"),
           new Input("pr_branch", "--pr-branch", Kind.VALUE, false, "branch countersign owns for the pull request"),
           new Input("title", "--title", Kind.VALUE, false, "pull request title"),
           new Input("labels", "--label", Kind.LINES, false, "pull request labels, one per line"),
@@ -78,10 +78,20 @@ public final class ActionInputs {
           new Input("policy_from", "--policy-from", Kind.VALUE, false, "check: rules from the base commit, or the work tree"),
           new Input("tlog_upload", "--tlog-upload", Kind.FLAG, false, "run with key: also record the signatures in a Rekor v1 log (bundle annotation)"),
           new Input("rekor_url", "--rekor-url", Kind.VALUE, false, "run with key and tlog_upload: the Rekor v1 log"),
-
           new Input("sign_commits", "--sign-commits", Kind.FLAG, false, "make the commit through GitHub's API so GitHub signs it (Verified)"),
           new Input("body", "--body", Kind.VALUE, false, "text above the generated table in the pull request body"),
-          new Input("assignees", "--assignee", Kind.LINES, false, "users to assign the pull request to, one per line"));
+          new Input("assignees", "--assignee", Kind.LINES, false, "users to assign the pull request to, one per line"),
+          new Input("source", "--source", Kind.VALUE, false, "publish: signed directory or file to push as an OCI artifact"),
+          new Input("publish_to", "--publish-to", Kind.VALUE, false, "run: after the signing commit is pushed, publish the signed directory to this REGISTRY/REPOSITORY[:TAG]"),
+          new Input("registry_token", "--registry-token", Kind.VALUE, true, "publish: registry password or token"),
+          new Input("registry_username", "--registry-username", Kind.VALUE, false, "publish: registry user name for registry_token"),
+          new Input("emit_manifest", "--emit-manifest", Kind.VALUE, false, "publish: write a Flux OCIRepository pinning the artifact to this file"),
+          new Input("emit_kind", "--emit-kind", Kind.VALUE, false, "publish: flux or reference"),
+          new Input("emit_name", "--emit-name", Kind.VALUE, false, "publish: metadata.name of the emitted manifest"),
+          new Input("emit_namespace", "--emit-namespace", Kind.VALUE, false, "publish: metadata.namespace of the emitted manifest"),
+          new Input("force", "--force", Kind.FLAG, false, "publish: overwrite an existing emit_manifest file"),
+          new Input("plain_http", "--plain-http", Kind.FLAG, false, "publish: plain HTTP to a registry on localhost (a job service container)"));
+
 
   /**
    * Inputs action.yml gives a default: the runner sets them on every step, so their presence says

@@ -16,11 +16,11 @@ import picocli.CommandLine.ParentCommand;
  * path and secrets never appear on a command line.
  */
 @Command(name = "action", mixinStandardHelpOptions = true, hidden = true,
-    description = "Run as the GitHub Action: the `command` input (run, check or promote) with options from INPUT_* variables.")
+    description = "Run as the GitHub Action: the `command` input (run, check, promote or publish) with options from INPUT_* variables.")
 final class ActionCommand implements Callable<Integer> {
 
   /** Subcommands the Action may run. */
-  static final List<String> COMMANDS = List.of("run", "check", "promote", "doctor");
+  static final List<String> COMMANDS = List.of("run", "check", "promote", "doctor", "publish");
 
   @ParentCommand RootCommand root;
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

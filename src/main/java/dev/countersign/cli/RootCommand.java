@@ -23,6 +23,7 @@ import picocli.CommandLine.Option;
       InitCommand.class,
       DoctorCommand.class,
       PromoteCommand.class,
+      PublishCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class RootCommand implements Runnable {

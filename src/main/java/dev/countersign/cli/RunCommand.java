@@ -16,6 +16,7 @@ import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
 import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.pipeline.SigningStep;
+import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.SignJob;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
@@ -23,6 +24,7 @@ import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.function.Supplier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,6 +94,12 @@ final class RunCommand implements Callable<Integer> {
 
   @Mixin PullRequestOptions pullRequest;
 
+  @Option(names = "--publish-to", paramLabel = "REGISTRY/REPOSITORY[:TAG]",
+      description = "After the signing commit is pushed, publish the (first) signed directory at that commit as a signed OCI artifact (see `publish`), with the same signer.")
+  String publishTo;
+
+  @Mixin RegistryOptions registryOptions;
+
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
@@ -110,6 +118,14 @@ final class RunCommand implements Callable<Integer> {
       throw new UsageProblem("--from-worktree cannot be combined with --dry-run, --no-push or --no-sign",
           "run the refresh without them; it changes nothing when the generated content is unchanged");
     }
+    dev.countersign.oci.OciReference publishTarget = null;
+    if (publishTo != null) {
+      publishTarget = dev.countersign.oci.OciReference.parse(publishTo, "--publish-to");
+      if (noSign || fromWorktree || pullRequestMode || publishTarget.digest().isPresent()) {
+        throw new UsageProblem("--publish-to cannot be combined with --no-sign, --from-worktree, --mode pull-request or a digest",
+            "publish what a pushed signing commit holds: run in push mode, or use `countersign publish` after the merge");
+      }
+    }
     Optional<RunTrigger.Reconcile> trigger = trigger(env, reporter);
     if (trigger.isEmpty()) {
       return ExitCode.OK.code();
@@ -126,8 +142,9 @@ final class RunCommand implements Callable<Integer> {
       // request instead of making a push that cannot succeed on every run.
       boolean proposeOnly = pullRequestMode || !dryRun && !noPush && protectedOnGitHub(env, pullRequests, target, reporter);
       ReconcileOptions options = options(env, workspace, target, proposeOnly);
-      SignJob signJob = new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
-          ProgressReporters.insidePipeline(runtime));
+      // One signer for the run: the artifact signature of --publish-to reuses its certificate.
+      Supplier<MessageSigner> runSigner = memoized(signer.signerFactory(runtime, reporter::mask));
+      SignJob signJob = new SignJob(format.reader(), format.format(), runSigner, ProgressReporters.insidePipeline(runtime));
       SignatureReuse reuse = new SignatureReuse(format.reader(), format.format(), signJob::signerIdentity,
           memoized(signer.verificationRoot()));
       ManifestSigningStep signingStep = new ManifestSigningStep(format.reader(), format.format(), signJob,
@@ -152,12 +169,50 @@ final class RunCommand implements Callable<Integer> {
       }
       ReconcileReport.publish(reporter, result, noSign ? Map.of() : signingStep.entries());
       runtime.out().println("result: " + ReconcileReport.name(result.outcome()) + " (" + result.detail().lines().findFirst().orElse("") + ")");
+      if (publishTo != null) {
+        publishArtifact(runtime, reporter, workspace, options, result, runSigner);
+      }
       if (result.outcome() == ReconcileResult.Outcome.REFUSED) {
         throw new EnvironmentProblem("The remote refused the push to " + target + ": " + result.detail(),
             "the branch is protected; sign through a pull request instead, or allow the token to push");
       }
       return ExitCode.OK.code();
     }
+  }
+
+  /**
+   * {@code --publish-to}: publishes the first signed directory as it is in the signing commit, only
+   * once that commit is on the remote branch (content that was not pushed, or went to a pull
+   * request, is not reviewed and gated yet, so it is not published).
+   */
+  private void publishArtifact(Runtime runtime, Reporter reporter, JGitWorkspace workspace, ReconcileOptions options,
+      ReconcileResult result, java.util.function.Supplier<dev.countersign.signing.MessageSigner> runSigner) {
+    if (result.outcome() != ReconcileResult.Outcome.PUSHED || result.commitId().isEmpty()) {
+      reporter.info("Nothing published: the run pushed no signing commit (" + ReconcileReport.name(result.outcome()) + ")");
+      return;
+    }
+    dev.countersign.oci.OciReference target = dev.countersign.oci.OciReference.parse(publishTo, "--publish-to");
+    String commit = result.commitId().get();
+    dev.countersign.oci.CommitSource.Contents contents = dev.countersign.oci.CommitSource.read(workspace,
+        workspace.directory().resolve(options.dirs().get(0).to()), commit, Optional.empty(), runtime.env(), format.reader(), format.format());
+    dev.countersign.oci.PublishJob.Result published = new dev.countersign.oci.PublishJob(
+        registryOptions.registry(runtime, reporter, target), Optional.of(runSigner), PublishCommand.trustedRoot(signer),
+        () -> signer.signingPublicKeys(runtime)).publish(target, contents.files(), contents.provenance());
+    PublishCommand.report(runtime, reporter, published, contents);
+  }
+
+  private static <T> java.util.function.Supplier<T> memoized(java.util.function.Supplier<T> factory) {
+    return new java.util.function.Supplier<>() {
+      private T value;
+
+      @Override
+      public synchronized T get() {
+        if (value == null) {
+          value = factory.get();
+        }
+        return value;
+      }
+    };
   }
 
   /**
@@ -188,20 +243,6 @@ final class RunCommand implements Callable<Integer> {
       }
     };
     return path -> tip.get().flatMap(commit -> workspace.readFile(commit, path));
-  }
-
-  private static <T> java.util.function.Supplier<T> memoized(java.util.function.Supplier<T> supplier) {
-    return new java.util.function.Supplier<>() {
-      private T value;
-
-      @Override
-      public synchronized T get() {
-        if (value == null) {
-          value = supplier.get();
-        }
-        return value;
-      }
-    };
   }
 
   /** What the event says to do; empty (after reporting the reason) when it says nothing. */

@@ -1,6 +1,12 @@
 package dev.countersign.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.countersign.action.Reporter;
 import dev.countersign.keys.PublicKeys;
+import dev.countersign.oci.ArtifactVerifier;
+import dev.countersign.oci.OciReference;
+import dev.countersign.verification.PayloadSignatureVerifier;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.support.ExitCode;
@@ -40,8 +46,14 @@ final class VerifyCommand implements Callable<Integer> {
   @ParentCommand RootCommand root;
   @Mixin SignCommand.FormatOptions format;
 
-  @Parameters(paramLabel = "PATH", arity = "1..*", description = "Signed manifest files or directories.")
-  List<Path> paths;
+  @Parameters(paramLabel = "PATH", arity = "0..*", description = "Signed manifest files or directories.")
+  List<Path> paths = new ArrayList<>();
+
+  @Option(names = "--oci", paramLabel = "REGISTRY/REPOSITORY@DIGEST",
+      description = "Verify the cosign signature of this OCI artifact (as `countersign publish` pushes it) instead of manifest files.")
+  String oci;
+
+  @Mixin RegistryOptions registryOptions;
 
   @Option(names = "--key", paramLabel = "FILE", description = "Accept keyed signatures by this public key (repeatable).")
   List<Path> keys = new ArrayList<>();
@@ -99,12 +111,19 @@ final class VerifyCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
+    if ((oci == null) == paths.isEmpty()) {
+      throw new UsageProblem(oci == null ? "verify needs PATH (manifest files or directories) or --oci" : "--oci cannot be combined with PATH arguments",
+          "verify files: countersign verify PATH...; verify an artifact: countersign verify --oci REGISTRY/REPOSITORY@sha256:DIGEST");
+    }
     TrustPolicy policy = trustPolicy();
     boolean keyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
     // With only keys, a given --trusted-root still checks the log entries of keyed signatures
     // that carry a bundle; the public-good root is fetched only for keyless identities.
     TrustedRoot root = trustedRoot != null ? TrustedRoot.fromFile(trustedRoot)
         : keyless ? TrustedRoot.fromPublicGoodTuf(null) : null;
+    if (oci != null) {
+      return verifyArtifact(runtime, root, policy);
+    }
     SignedManifestFormat signedFormat = format.format();
     ManifestVerifier verifier = new ManifestVerifier(root, policy, signedFormat,
         clusterObject ? ContentMatch.CLUSTER_OBJECT : ContentMatch.EXACT);
@@ -112,6 +131,33 @@ final class VerifyCommand implements Callable<Integer> {
         .verify(ManifestTree.of(format.reader()).expand(paths));
     print(runtime, verdicts);
     return verdicts.stream().allMatch(DocumentVerdict::passed) ? ExitCode.OK.code() : ExitCode.REJECTED.code();
+  }
+
+  private int verifyArtifact(Runtime runtime, TrustedRoot trustedRoot, TrustPolicy policy) {
+    OciReference reference = OciReference.parse(oci, "--oci");
+    if (reference.digest().isEmpty()) {
+      throw new UsageProblem("--oci needs a digest (REGISTRY/REPOSITORY@sha256:...), not only a tag",
+          "a tag can be moved; verify the digest the emitted manifest pins");
+    }
+    Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
+    ArtifactVerifier verifier = new ArtifactVerifier(registryOptions.registry(runtime, reporter, reference),
+        new PayloadSignatureVerifier(trustedRoot, policy), policy.minSigners());
+    ArtifactVerifier.Verdict verdict = verifier.verify(reference);
+    if (output == Output.json) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("artifact", reference.toString());
+      row.put("verified", verdict.passed());
+      row.put("reason", verdict.reason());
+      row.put("signers", verdict.signers());
+      try {
+        runtime.out().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(List.of(row)));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    } else {
+      runtime.out().println((verdict.passed() ? "PASS " : "FAIL ") + reference + ": " + verdict.reason());
+    }
+    return verdict.passed() ? ExitCode.OK.code() : ExitCode.REJECTED.code();
   }
 
   private TrustPolicy trustPolicy() {

@@ -386,7 +386,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
             String path = tw.getPathString();
             if (versions.containsKey(path) && isRegularFile(tw.getFileMode(0)) && seen.get(path).add(tw.getObjectId(0).copy())) {
               versions.get(path).add(new FileVersion(commit.name(),
-                  tw.getObjectReader().open(tw.getObjectId(0), Constants.OBJ_BLOB).getBytes()));
+                  load(tw.getObjectReader(), tw.getObjectId(0), path)));
             }
           }
         }
@@ -397,6 +397,24 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       return versions;
     } catch (IOException e) {
       throw readProblem(commitId + ":" + versions.keySet(), e);
+    }
+  }
+
+  /** The full id of the commit {@code revision} names (HEAD, a branch, an abbreviated id). */
+  public String resolveCommit(String revision) {
+    try (RevWalk walk = new RevWalk(repository)) {
+      return walk.parseCommit(resolve(revision)).name();
+    } catch (IOException e) {
+      throw readProblem(revision, e);
+    }
+  }
+
+  /** The committer time of {@code commitId} (what {@code publish} stamps its artifact with, instead of the clock). */
+  public java.time.Instant commitTime(String commitId) {
+    try (RevWalk walk = new RevWalk(repository)) {
+      return java.time.Instant.ofEpochSecond(walk.parseCommit(resolve(commitId)).getCommitTime());
+    } catch (IOException e) {
+      throw readProblem(commitId, e);
     }
   }
 

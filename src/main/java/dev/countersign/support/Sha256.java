@@ -21,4 +21,9 @@ public final class Sha256 {
   public static String hex(byte[] data) {
     return HexFormat.of().formatHex(of(data));
   }
+
+  /** {@code sha256:} + {@link #hex}: an OCI content digest. */
+  public static String digest(byte[] data) {
+    return "sha256:" + hex(data);
+  }
 }

@@ -18,7 +18,7 @@ class ActionInputsTest {
     });
     assertThat(ActionInputs.all()).extracting(ActionInputs.Input::name).doesNotHaveDuplicates();
     assertThat(ActionInputs.all()).filteredOn(ActionInputs.Input::secret).extracting(ActionInputs.Input::name)
-        .containsExactly("token", "identity_token");
+        .containsExactly("token", "identity_token", "registry_token");
   }
 
   @Test

@@ -17,7 +17,7 @@ class HelpTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"run", "sign", "verify", "check", "init", "keygen", "promote", "doctor"})
+  @ValueSource(strings = {"run", "sign", "verify", "check", "init", "keygen", "promote", "doctor", "publish"})
   void everyCommand_hasHelp(String command) {
     CliRun run = CliRun.run(Map.of(), command, "--help");
     assertThat(run.exitCode()).isZero();

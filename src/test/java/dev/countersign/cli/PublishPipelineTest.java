@@ -1,0 +1,136 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.git.GitFixture;
+import dev.countersign.testing.OciTestRegistry;
+import dev.countersign.testing.RequiresOciRegistry;
+import dev.countersign.testing.RequiresSigstoreStack;
+import dev.countersign.testing.SigstoreTestStack;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Publishing as part of the pipeline: {@code run --publish-to} publishes the signed directory of
+ * the pushed signing commit with the run's signer (one certificate for manifests and artifact),
+ * and the Action's {@code command: publish} maps its inputs to the same command.
+ */
+@RequiresSigstoreStack
+@RequiresOciRegistry
+class PublishPipelineTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final SigstoreTestStack stack;
+  private final OciTestRegistry registry;
+  @TempDir Path tmp;
+  private GitFixture git;
+
+  PublishPipelineTest(SigstoreTestStack stack, OciTestRegistry registry) {
+    this.stack = stack;
+    this.registry = registry;
+  }
+
+  @BeforeEach
+  void origin() throws Exception {
+    git = new GitFixture(tmp.resolve("git"));
+    git.commitToOrigin("main", Map.of(
+        "unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "on"),
+        "unsigned/egress/payments.yaml", ActionPipelineTest.networkPolicy("payments-egress")), Set.of(), "add manifests");
+  }
+
+  @Test
+  void runWithPublishTo_publishesThePushedSignedDirectory_withTheSameCertificate() throws Exception {
+    Path ws = git.clone("ws", 0, false);
+    stack.resetStats();
+    Map<String, String> env = new HashMap<>(stack.githubEnv());
+    CliRun run = CliRun.run(env, "run", "--repo", ws.toString(), "--trusted-root", stack.trustedRoot().toString(),
+        "--signing-config", stack.signingConfig().toString(), "--publish-to", registry.host() + "/team/pipeline:main", "--plain-http");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("result: pushed").contains("pushed    " + registry.host() + "/team/pipeline@sha256:")
+        .contains("signed    ");
+    assertThat(stack.stats().certificates()).as("one Fulcio certificate for the manifests and the artifact").isEqualTo(1);
+    assertThat(stack.stats().logEntries()).isEqualTo(3);
+
+    String digest = PublishCommandTest.digestIn(run.out());
+    JsonNode manifest = JSON.readTree(get("/v2/team/pipeline/manifests/" + digest));
+    assertThat(manifest.path("annotations").path("org.opencontainers.image.revision").asText()).isEqualTo(git.originHead("main"));
+    byte[] layer = get("/v2/team/pipeline/blobs/" + manifest.path("layers").get(0).path("digest").asText());
+    SortedMap<String, String> expected = new TreeMap<>();
+    git.originFiles("main").forEach((path, content) -> {
+      if (path.startsWith("signed/")) {
+        expected.put(path.substring("signed/".length()), content);
+      }
+    });
+    assertThat(PublishCommandTest.untar(layer)).isEqualTo(expected);
+
+    CliRun verify = CliRun.run(new HashMap<>(), "verify", "--oci", registry.host() + "/team/pipeline@" + digest, "--plain-http",
+        "--trusted-root", stack.trustedRoot().toString(), "--certificate-identity", stack.identitySan(),
+        "--certificate-oidc-issuer", stack.identityIssuer());
+    assertThat(verify.exitCode()).as(verify.all()).isZero();
+
+    // A second run has nothing to sign: nothing is published either.
+    CliRun again = CliRun.run(env, "run", "--repo", git.clone("ws2", 0, false).toString(), "--trusted-root", stack.trustedRoot().toString(),
+        "--signing-config", stack.signingConfig().toString(), "--publish-to", registry.host() + "/team/pipeline:main", "--plain-http");
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.all()).contains("Nothing published").doesNotContain("pushed    ");
+  }
+
+  @Test
+  void runWithPublishTo_refusesNoSign() throws Exception {
+    CliRun run = CliRun.run(new HashMap<>(), "run", "--repo", git.clone("ws", 0, false).toString(), "--no-sign",
+        "--publish-to", registry.host() + "/team/pipeline", "--plain-http");
+    assertThat(run.exitCode()).isEqualTo(dev.countersign.support.ExitCode.USAGE.code());
+    assertThat(run.err()).contains("--publish-to cannot be combined with --no-sign");
+  }
+
+  @Test
+  void actionCommandPublish_mapsInputs_andSetsOutputs() throws Exception {
+    Path repo = PublishCommandTest.signedRepository(tmp, "action", "z");
+    Path output = tmp.resolve("github-output");
+    Map<String, String> env = new HashMap<>(stack.githubEnv());
+    env.put("GITHUB_ACTIONS", "true");
+    env.put("GITHUB_OUTPUT", output.toString());
+    env.put("INPUT_COMMAND", "publish");
+    env.put("INPUT_PATH", repo.toString());
+    env.put("INPUT_SOURCE", "signed");
+    env.put("INPUT_TO", registry.host() + "/team/action");
+    env.put("INPUT_PLAIN_HTTP", "true");
+    env.put("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString());
+    env.put("INPUT_SIGNING_CONFIG", stack.signingConfig().toString());
+    env.put("INPUT_EMIT_MANIFEST", tmp.resolve("emitted.yaml").toString());
+    env.put("INPUT_REGISTRY_TOKEN", "unused-token-5b2c");
+    env.put("INPUT_TOKEN", "");
+
+    CliRun run = CliRun.run(env, "action");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    String digest = PublishCommandTest.digestIn(run.out());
+    assertThat(Files.readString(output)).contains("artifact-digest").contains(digest);
+    assertThat(Files.readString(tmp.resolve("emitted.yaml"))).startsWith("# countersign publish \u2014 digest=" + digest);
+    assertThat(run.out()).contains("::add-mask::unused-token-5b2c");
+    assertThat(run.out().replace("::add-mask::unused-token-5b2c", "")).doesNotContain("unused-token-5b2c");
+  }
+
+  private byte[] get(String path) throws Exception {
+    HttpResponse<byte[]> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://" + registry.host() + path))
+        .header("Accept", "application/vnd.oci.image.manifest.v1+json").build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(response.statusCode()).isEqualTo(200);
+    return response.body();
+  }
+}
