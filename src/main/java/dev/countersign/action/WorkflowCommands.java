@@ -125,7 +125,8 @@ public final class WorkflowCommands {
   /**
    * True when the runner would try to read {@code line} as a command: after leading white space
    * it starts with {@code ::}, or it contains {@code ##[} (ignorable characters skipped, as the
-   * runner's comparison does). For tests and self-checks; a conservative superset.
+   * runner's comparison does). A conservative superset; {@link WorkflowLog} checks every line it
+   * writes with it.
    */
   public static boolean looksLikeCommand(String line) {
     StringBuilder significant = new StringBuilder();

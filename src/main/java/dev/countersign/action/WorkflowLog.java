@@ -21,6 +21,9 @@ public final class WorkflowLog extends PrintWriter {
   /** Longest line held back before it is written anyway, so memory stays bounded. */
   static final int MAX_LINE = 64 * 1024;
 
+  /** Shown instead of a line that would still read as a command after neutralizing. */
+  static final String WITHHELD = "(a line was withheld: the runner would have read it as a workflow command)";
+
   private final LineFilter filter;
 
   private WorkflowLog(LineFilter filter) {
@@ -91,7 +94,9 @@ public final class WorkflowLog extends PrintWriter {
     }
 
     private void emit() {
-      raw.write(WorkflowCommands.neutralize(pending.toString()) + "\n");
+      String line = WorkflowCommands.neutralize(pending.toString());
+      // Belt and braces: should neutralizing ever miss a form, withhold the line rather than run it.
+      raw.write((WorkflowCommands.looksLikeCommand(line) ? WITHHELD : line) + "\n");
       pending.setLength(0);
     }
 

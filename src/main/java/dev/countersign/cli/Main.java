@@ -73,7 +73,7 @@ public final class Main {
   }
 
   /** Bytes printed to {@code System.out}/{@code err} by libraries, decoded line by line into a log. */
-  private static final class LineDecoder extends OutputStream {
+  static final class LineDecoder extends OutputStream {
     private final WorkflowLog log;
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
 

@@ -8,6 +8,7 @@ import dev.countersign.action.Reporter;
 import dev.countersign.action.WorkflowCommands;
 import java.io.PrintWriter;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import picocli.CommandLine;
 
@@ -75,7 +76,7 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
    * line of it starts at column 0. In GitHub Actions the writer also neutralizes each line.
    */
   private static void printLabelled(PrintWriter err, String label, String message) {
-    java.util.List<String> lines = WorkflowCommands.lines(String.valueOf(message));
+    List<String> lines = WorkflowCommands.lines(String.valueOf(message));
     err.println(label + lines.get(0));
     for (String continuation : lines.subList(1, lines.size())) {
       err.println("  | " + continuation);

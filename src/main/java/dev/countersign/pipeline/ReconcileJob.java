@@ -2,6 +2,7 @@ package dev.countersign.pipeline;
 
 import dev.countersign.support.Sleeper;
 import dev.countersign.git.ChangeSet;
+import dev.countersign.git.CommitFacts;
 import dev.countersign.git.CommitMessage;
 import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitWorkspace;
@@ -283,14 +284,14 @@ public final class ReconcileJob {
    * then proceeds, and being level-triggered it is a no-op on a tree with nothing unsigned.
    */
   private Optional<String> ownRun(String commit) {
-    dev.countersign.git.CommitFacts facts = workspace.commitFacts(commit);
+    CommitFacts facts = workspace.commitFacts(commit);
     Optional<String> run = CommitMessage.trailer(facts.message(), CommitMessage.MARKER_TRAILER);
     boolean ourCommitter = facts.committerName().equals(options.committer().name())
         && facts.committerEmail().equalsIgnoreCase(options.committer().email());
     if (run.isEmpty() || !ourCommitter || facts.changes().isEmpty() || facts.changes().get().isEmpty()) {
       return Optional.empty();
     }
-    for (dev.countersign.git.CommitFacts.Change change : facts.changes().get()) {
+    for (CommitFacts.Change change : facts.changes().get()) {
       boolean signed = options.dirs().stream().anyMatch(d -> change.path().startsWith(d.to() + "/"));
       boolean unsignedRemoved = change.deleted()
           && options.dirs().stream().anyMatch(d -> change.path().startsWith(d.from() + "/"));
