@@ -41,6 +41,7 @@ public final class SignJob {
   private final SignedManifestFormat format;
   private final Supplier<MessageSigner> signerFactory;
   private final SignProgress progress;
+  private MessageSigner signer;
 
   /**
    * @param signerFactory called at most once, and only when something needs signing, so a no-op
@@ -79,6 +80,22 @@ public final class SignJob {
   /** One item with its message and the decision taken for it. */
   private record Plan(
       Item item, byte[] message, List<ManifestDocument> baseDocuments, boolean unchanged, Optional<Integer> appendIndex) {}
+
+  /**
+   * Creates the signer now and lets it start fetching what the first signature needs (token,
+   * certificate) while the caller reads and canonicalises the manifests. Call it only when
+   * something will need signing: a run with nothing to sign should contact no service.
+   */
+  public synchronized void prepareSigner() {
+    signer().prepare();
+  }
+
+  private synchronized MessageSigner signer() {
+    if (signer == null) {
+      signer = signerFactory.get();
+    }
+    return signer;
+  }
 
   /** Reads, signs and writes files as {@code request} says; all or nothing. */
   public SignReport run(SignRequest request) {
@@ -230,7 +247,7 @@ public final class SignJob {
   }
 
   private List<Signed> signAll(List<Plan> plans, int parallelism, boolean keepSidecars) {
-    MessageSigner signer = signerFactory.get();
+    MessageSigner signer = signer();
     int threads = Math.min(parallelism, plans.size());
     ExecutorService pool = Executors.newFixedThreadPool(threads, daemonThreads());
     AtomicInteger done = new AtomicInteger();

@@ -220,7 +220,7 @@ class SigstoreKeylessSignerTest {
       assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
           .isInstanceOf(RemoteProblem.class)
           .hasMessageContaining("Fulcio")
-          .hasMessageContaining("UNAVAILABLE");
+          .hasMessageContaining("503");
     }
     assertThat(stack.stats().logEntries()).isZero();
   }
