@@ -91,6 +91,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private final ReentrantLock certificateLock = new ReentrantLock();
   private volatile Certified certified;
   private volatile CountersignException certificateFailure;
+  // A token fetched by prepare() for the first certificate (guarded by certificateLock).
+  private IdentityTokenSource.IdentityToken pendingToken;
   private volatile String identity;
 
   private record Built(
@@ -125,9 +127,11 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   }
 
   /**
-   * Starts reading the trust material, fetching the token and the certificate on a background
-   * thread, so that they overlap with reading and canonicalising the manifests. A failure there is
-   * reported by the next {@link #sign}, exactly as if {@code sign} had met it.
+   * Starts reading the trust material, generating the key and fetching the identity token on a
+   * background thread, so that they overlap with reading and canonicalising the manifests. Fulcio
+   * is not asked before the first {@link #sign}: a run that stops on invalid input gets no
+   * certificate. A failure here is reported by the next {@code sign}, exactly as if {@code sign}
+   * had met it.
    */
   @Override
   public void prepare() {
@@ -136,9 +140,19 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
     Thread thread = new Thread(() -> {
       try {
-        certificate(built());
+        Built current = built();
+        certificateLock.lock();
+        try {
+          if (certified == null && pendingToken == null && certificateFailure == null) {
+            pendingToken = current.tokenSource().fetch(current.http());
+          }
+        } finally {
+          certificateLock.unlock();
+        }
+      } catch (CountersignException e) {
+        certificateFailure = certificateFailure == null ? e : certificateFailure;
       } catch (RuntimeException reportedBySign) {
-        // kept in buildFailure / certificateFailure, thrown by sign()
+        // sign() meets it again
       }
     }, "countersign-keyless-prepare");
     thread.setDaemon(true);
@@ -213,7 +227,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   /** Token → Fulcio REST → chain and SCT checks (sigstore-java's FulcioVerifier). */
   private Certified requestCertificate(Built current) {
-    IdentityTokenSource.IdentityToken token = current.tokenSource().fetch(current.http());
+    IdentityTokenSource.IdentityToken token = pendingToken != null ? pendingToken : current.tokenSource().fetch(current.http());
+    pendingToken = null;
     byte[] proofOfPossession = current.key().signDigest(sha256(token.subject().getBytes(StandardCharsets.UTF_8)));
     ObjectNode request = JSON.createObjectNode();
     request.putObject("credentials").put("oidcIdentityToken", token.jwt());
