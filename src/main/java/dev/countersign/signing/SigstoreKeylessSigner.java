@@ -300,14 +300,19 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     } catch (Exception e) {
       throw KeylessFailures.rekorUntrusted("unreadable answer: " + KeylessFailures.describe(e), e);
     }
+    // The entry must be exactly what we sent (sigstore-java's KeylessSigner compares the same
+    // bytes): our digest, our signature and our certificate PEM, so the material below can be
+    // taken from our side of the exchange.
+    byte[] body;
     try {
-      if (!JSON.readTree(Base64.getDecoder().decode(entry.getBody())).equals(JSON.readTree(payload))) {
-        throw new RemoteProblem(
-            "Rekor's entry does not carry the uploaded signature while signing keylessly",
-            ", perhaps you should check that --signing-config names the intended Rekor");
-      }
-    } catch (IOException | IllegalArgumentException e) {
+      body = Base64.getDecoder().decode(entry.getBody());
+    } catch (IllegalArgumentException e) {
       throw new RemoteProblem("Rekor returned an unreadable entry body while signing keylessly", null, e);
+    }
+    if (!Arrays.equals(body, payload.getBytes(StandardCharsets.UTF_8))) {
+      throw new RemoteProblem(
+          "Rekor's entry does not carry the uploaded signature while signing keylessly",
+          ", perhaps you should check that --signing-config names the intended Rekor");
     }
     try {
       current.rekorVerifier().verifyEntry(entry);
@@ -439,9 +444,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
           "Rekor returned a log entry without a SignedEntryTimestamp while signing keylessly",
           ", perhaps you should use a Rekor v1 log (Kyverno needs the SET)");
     }
-    String signatureBase64 = Base64.getEncoder().encodeToString(signature);
-    String certificatePem = certificateFromBody(entry.getBody(), signatureBase64);
-    checkSameCertificate(certificatePem, certificate.leaf());
+    // upload() checked that the logged body is byte for byte the request with this PEM.
+    String certificatePem = new String(certificate.pem(), StandardCharsets.UTF_8);
     RekorBundle rekorBundle =
         new RekorBundle(set, entry.getBody(), entry.getIntegratedTime(), entry.getLogIndex(), entry.getLogID());
     // The Sigstore bundle JSON only when a sidecar asks for it (protobuf printing per signature).
@@ -453,44 +457,6 @@ public final class SigstoreKeylessSigner implements MessageSigner {
         .toJson());
     return new SignatureMaterial(
         signature, Optional.of(certificatePem), Optional.of(rekorBundle), bundleJson, certificate.san());
-  }
-
-  /**
-   * The leaf PEM exactly as the log stored it ({@code spec.signature.publicKey.content}), after
-   * checking that the entry carries our signature string.
-   */
-  private static String certificateFromBody(String bodyBase64, String signatureBase64) {
-    JsonNode body;
-    try {
-      body = JSON.readTree(Base64.getDecoder().decode(bodyBase64));
-    } catch (IOException | IllegalArgumentException e) {
-      throw new RemoteProblem("Rekor returned an unreadable entry body while signing keylessly", null, e);
-    }
-    JsonNode signatureNode = body.path("spec").path("signature");
-    if (!"hashedrekord".equals(body.path("kind").asText())
-        || !signatureBase64.equals(signatureNode.path("content").asText())) {
-      throw new RemoteProblem(
-          "Rekor's entry does not carry the uploaded signature while signing keylessly",
-          ", perhaps you should check that --signing-config names the intended Rekor");
-    }
-    String publicKeyContent = signatureNode.path("publicKey").path("content").asText("");
-    try {
-      return new String(Base64.getDecoder().decode(publicKeyContent), StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      throw new RemoteProblem("Rekor's entry has an undecodable publicKey while signing keylessly", null, e);
-    }
-  }
-
-  private static void checkSameCertificate(String pem, X509Certificate leaf) {
-    try {
-      byte[] logged = Certificates.fromPem(pem).getEncoded();
-      if (!Arrays.equals(logged, leaf.getEncoded())) {
-        throw new RemoteProblem(
-            "Rekor's entry names another certificate than Fulcio issued while signing keylessly", null);
-      }
-    } catch (CertificateException e) {
-      throw new RemoteProblem("Rekor's entry does not hold a certificate while signing keylessly", null, e);
-    }
   }
 
   private static String subjectAlternativeName(X509Certificate leaf) {
