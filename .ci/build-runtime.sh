@@ -2,13 +2,15 @@
 # Builds the small countersign runtime that the container image ships (the Dockerfile runs this
 # script; run it locally to check it and to measure it, see docs/performance.md):
 #
-#   .ci/build-runtime.sh [OUT]          (default OUT: target/runtime; needs `mvn package` first)
+#   .ci/build-runtime.sh [--update-class-list] [OUT]
+#                                       (default OUT: target/runtime; needs `mvn package` first)
 #
 # OUT/jre         a JRE made by jlink with only the modules jdeps finds in target/countersign.jar
 #                 and target/lib (plus the service-provider modules jdeps cannot see)
 # OUT/app         countersign.jar and lib/, the signed third-party jars unsigned (see below)
 # OUT/app/countersign.jsa
-#                 an AppCDS archive (-XX:ArchiveClassesAtExit) from a training run
+#                 a static AppCDS archive of the classes training runs load (verify; keyless
+#                 run against the loopback test stack, or the committed list of its classes)
 # OUT/jvm.options the JVM flags of the launcher, one per line; the Dockerfile's ENTRYPOINT
 #                 repeats them, OUT/bin/countersign uses them
 #
@@ -17,6 +19,8 @@
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+update_class_list=0
+if [[ "${1:-}" == --update-class-list ]]; then update_class_list=1; shift; fi
 out="${1:-$repo_root/target/runtime}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
@@ -91,18 +95,75 @@ cat >"$out/jvm.options" <<EOF
 -Xshare:auto
 EOF
 
-# 5. AppCDS training run: verify the bundled example (signed here with its demo key) with every
-#    launcher flag, so the archive holds the classes of start-up, option parsing, YAML, the
-#    signed-manifest format, keys and verification. The sign run itself is not archived.
+# 5. AppCDS: a static archive (-Xshare:dump) of the classes real runs load, listed by training
+#    runs with -XX:DumpLoadedClassList and merged:
+#      verify    the bundled example, signed here with its demo key (start-up, option parsing,
+#                YAML, the signed-manifest format, keys, verification: `check`, `verify`)
+#      keyless   `run --no-push` of the bundled example against the loopback Sigstore test stack
+#                (jgit, trust material, Fulcio, Rekor, the signer): the Action's common path,
+#                ~1 CPU s of class loading and static initialisers a cold start would pay.
+#                It needs node >= 20 and the stack (bash .ci/install-test-stack); where they are
+#                missing (the image build) the list committed in .ci/appcds-keyless.classlist is
+#                used instead. `--update-class-list` rewrites that file from a fresh keyless run.
+#    A list entry that no longer exists is skipped with a warning: a stale list costs start
+#    time, never correctness.
 java_bin="$out/jre/bin/java"
-mapfile -t flags < <(grep -v SharedArchiveFile "$out/jvm.options")
+mapfile -t flags < <(grep -v -e SharedArchiveFile -e Xshare "$out/jvm.options")
+committed_list="$repo_root/.ci/appcds-keyless.classlist"
 mkdir -p "$scratch/example"
 cp -r "$repo_root/docs/example/unsigned" "$scratch/example/"
 COSIGN_PASSWORD=countersign-demo "$java_bin" "${flags[@]}" -jar "$out/app/countersign.jar" \
   sign --key "$repo_root/docs/example/demo.key" --out "$scratch/example/signed" "$scratch/example/unsigned" >/dev/null
-"$java_bin" "${flags[@]}" -XX:ArchiveClassesAtExit="$out/app/countersign.jsa" -jar "$out/app/countersign.jar" \
-  verify --key "$repo_root/docs/example/demo.pub" "$scratch/example/signed" >/dev/null 2>"$scratch/cds.log" \
-  || { cat "$scratch/cds.log" >&2; exit 1; }
+"$java_bin" "${flags[@]}" -XX:DumpLoadedClassList="$scratch/verify.classlist" -jar "$out/app/countersign.jar" \
+  verify --key "$repo_root/docs/example/demo.pub" "$scratch/example/signed" >/dev/null
+
+stack_dir="${SIGSTORE_STACK_DIR:-$repo_root/target/sigstore-test-stack}"
+keyless_list=""
+if [[ -f "$stack_dir/server.mjs" && -d "$stack_dir/node_modules" ]] && command -v node >/dev/null \
+   && (( $(node -p 'process.versions.node.split(".")[0]') >= 20 )); then
+  log "keyless training run against the loopback Sigstore test stack"
+  stack_out="$scratch/stack"
+  node "$stack_dir/server.mjs" --out "$stack_out" --port 0 --latency-ms 0 >"$scratch/stack.log" 2>&1 &
+  stack_pid=$!
+  trap 'kill "$stack_pid" 2>/dev/null || true; rm -rf "$scratch"' EXIT
+  for _ in $(seq 1 300); do [[ -f "$stack_out/stack.json" ]] && break; sleep 0.1; done
+  [[ -f "$stack_out/stack.json" ]] || { cat "$scratch/stack.log" >&2; echo "build-runtime: the test stack did not start" >&2; exit 1; }
+  "$jdk_bin/keytool" -importcert -noprompt -alias sigstore-test-stack -file "$stack_out/tls-ca.pem" \
+    -keystore "$scratch/trust.p12" -storetype PKCS12 -storepass changeit >/dev/null 2>&1
+  repo="$scratch/keyless-repo"
+  git_q() { git -c user.name=train -c user.email=train@example.invalid -c init.defaultBranch=main -c commit.gpgsign=false "$@" >/dev/null; }
+  git_q init --bare "$scratch/origin.git"
+  git_q clone "$scratch/origin.git" "$repo"
+  cp -r "$repo_root/docs/example/unsigned" "$repo/unsigned"
+  git_q -C "$repo" add -A
+  git_q -C "$repo" commit -m "manifests to sign"
+  git_q -C "$repo" push origin HEAD:main
+  # The stack's GitHub Actions token variables, in this command's environment only.
+  mapfile -t stack_env < <(grep -E '^[A-Z_]+=' "$stack_out/stack.env")
+  (cd "$repo" && env "${stack_env[@]}" "$java_bin" "${flags[@]}" -XX:DumpLoadedClassList="$scratch/keyless.classlist" \
+    -Djavax.net.ssl.trustStore="$scratch/trust.p12" -Djavax.net.ssl.trustStorePassword=changeit \
+    -jar "$out/app/countersign.jar" run --no-push \
+    --trusted-root "$stack_out/trusted_root.json" --signing-config "$stack_out/signing_config.json" >"$scratch/keyless.log" 2>&1) \
+    || { cat "$scratch/keyless.log" >&2; echo "build-runtime: the keyless training run failed" >&2; exit 1; }
+  kill "$stack_pid" 2>/dev/null || true
+  keyless_list="$scratch/keyless.classlist"
+  if [[ "$update_class_list" == 1 ]]; then
+    # Only the application's own class names are kept stable enough to commit; lambda and
+    # invoker lines are regenerated by every build from the verify run.
+    grep -v '^@' "$keyless_list" >"$committed_list"
+    log "wrote $(wc -l <"$committed_list") class names to ${committed_list#"$repo_root"/}"
+  fi
+elif [[ -f "$committed_list" ]]; then
+  log "no test stack or node >= 20 here: keyless classes from ${committed_list#"$repo_root"/}"
+  keyless_list="$committed_list"
+else
+  log "no test stack and no committed class list: the archive covers the verify run only"
+fi
+awk '!seen[$0]++' "$scratch/verify.classlist" ${keyless_list:+"$keyless_list"} >"$scratch/all.classlist"
+"$java_bin" -Xshare:dump -XX:SharedClassListFile="$scratch/all.classlist" \
+  -XX:SharedArchiveFile="$out/app/countersign.jsa" -jar "$out/app/countersign.jar" >"$scratch/cds.log" 2>&1 \
+  || { tail -30 "$scratch/cds.log" >&2; exit 1; }
+log "AppCDS archive: $(grep -c . "$scratch/all.classlist") listed classes ($(grep -ci 'warning' "$scratch/cds.log" || true) warnings)"
 
 # 6. A launcher for local use; the image's ENTRYPOINT is the same command in exec form.
 mkdir -p "$out/bin"

@@ -136,7 +136,7 @@ start_stack() { # latency
   # shellcheck disable=SC1091
   set -a; . "$out/stack.env"; set +a
   stack_url="$SIGSTORE_STACK_URL"
-  # Fulcio is gRPC over TLS: the JVM must trust the stack's CA next to the public roots.
+  # Fulcio is served over TLS: the JVM must trust the stack's CA next to the public roots.
   local java_home cacerts store="$work/truststore-$latency.p12"
   java_home="$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.home/ { print $2 }')"
   cacerts="$java_home/lib/security/cacerts"

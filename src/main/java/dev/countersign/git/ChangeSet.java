@@ -46,6 +46,46 @@ public final class ChangeSet {
     return new ChangeSet(w, d);
   }
 
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Builds a change set in one pass, with the semantics of chained {@link #write}/{@link #delete}
+   * calls (a later operation on a path wins), without their copy per call: those are quadratic,
+   * 1.4 s at 5,000 files (docs/performance.md). Takes ownership of the written arrays: the caller
+   * must not modify them afterwards (they are not copied, which saves holding every signed file
+   * twice). Not thread-safe; single use.
+   */
+  public static final class Builder {
+    private TreeMap<String, byte[]> writes = new TreeMap<>();
+    private TreeSet<String> deletes = new TreeSet<>();
+
+    private Builder() {}
+
+    public Builder write(String path, byte[] bytes) {
+      String p = checkedPath(path);
+      writes.put(p, java.util.Objects.requireNonNull(bytes, "bytes"));
+      deletes.remove(p);
+      return this;
+    }
+
+    public Builder delete(String path) {
+      String p = checkedPath(path);
+      writes.remove(p);
+      deletes.add(p);
+      return this;
+    }
+
+    /** The change set; the builder must not be used afterwards. */
+    public ChangeSet build() {
+      ChangeSet built = new ChangeSet(writes, deletes);
+      writes = null;
+      deletes = null;
+      return built;
+    }
+  }
+
   /** Path to bytes; the arrays are shared, do not modify them. */
   public SortedMap<String, byte[]> writes() {
     return writes;

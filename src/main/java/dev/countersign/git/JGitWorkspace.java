@@ -427,6 +427,20 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     }
   }
 
+  // From this many new blobs on, apply writes one pack instead of loose objects, as git's own
+  // receive-pack does (transfer.unpackLimit 100): a loose object is a temp file, a deflate stream
+  // and a rename each, 1.3 ms per file and most of a 5,000-manifest run's system time.
+  static final int PACK_FROM_BLOBS = 100;
+
+  private ObjectInserter inserterFor(int blobs) {
+    if (blobs >= PACK_FROM_BLOBS
+        && repository.getObjectDatabase() instanceof org.eclipse.jgit.internal.storage.file.ObjectDirectory objects) {
+      // jgit's PackInserter (internal API, stable since jgit 5): one pack + index per flush.
+      return objects.newPackInserter();
+    }
+    return repository.newObjectInserter();
+  }
+
   @Override
   public CommitFacts commitFacts(String revision) {
     try (RevWalk walk = new RevWalk(repository)) {
@@ -472,7 +486,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       workTreeFile(path);
     }
     DirCache index = null;
-    try (ObjectInserter inserter = repository.newObjectInserter()) {
+    try (ObjectInserter inserter = inserterFor(changes.writes().size())) {
       index = repository.lockDirCache();
       DirCacheEditor editor = index.editor();
       for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {

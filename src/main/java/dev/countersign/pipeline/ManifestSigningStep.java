@@ -62,6 +62,10 @@ public final class ManifestSigningStep implements SigningStep {
     List<SignJob.Item> items = new ArrayList<>();
     List<InputProblem> problems = new ArrayList<>();
     List<Result> results = new ArrayList<>();
+    if (!inputs.isEmpty()) {
+      // Token and certificate on a background thread while the manifests are parsed below.
+      job.prepareSigner();
+    }
     for (Input input : inputs) {
       try {
         Path source = Path.of(input.sourcePath());

@@ -138,22 +138,22 @@ public final class ReconcileJob {
 
       SortedMap<String, SigningStep.Result> results = sign(moves);
       refuseOversizedOutput(moves, results);
-      ChangeSet changes = ChangeSet.empty();
+      ChangeSet.Builder changes = ChangeSet.builder();
       List<String> written = new ArrayList<>();
       List<String> unchanged = new ArrayList<>();
       for (Move move : moves) {
         SigningStep.Result result = results.get(move.target());
         if (result instanceof SigningStep.Signed signed
             && !move.existingSigned().map(b -> Arrays.equals(b, signed.signedBytes())).orElse(false)) {
-          changes = changes.write(move.target(), signed.signedBytes());
+          changes.write(move.target(), signed.signedBytes());
           written.add(move.target());
         } else {
           unchanged.add(move.target());
         }
-        changes = changes.delete(move.source());
+        changes.delete(move.source());
       }
 
-      workspace.apply(changes);
+      workspace.apply(changes.build());
       String commit = workspace.commit(new CommitRequest(message(moves, written), options.author(), options.committer()));
       progress.info("Committed " + abbreviate(commit) + ": " + written.size() + " signed, "
           + unchanged.size() + " already signed" + (options.push() ? "; pushing to " + options.branch() : ""));

@@ -17,6 +17,12 @@ public interface MessageSigner extends AutoCloseable {
    */
   SignatureMaterial sign(byte[] message);
 
+  /**
+   * Says that signatures will be asked for soon: a signer may start fetching what the first
+   * signature needs (token, certificate) in the background. Failures surface in {@link #sign}.
+   */
+  default void prepare() {}
+
   /** Who signs, for logs and the reviewer comment: an identity (SAN) or a key fingerprint. */
   String signerDescription();
 

@@ -82,6 +82,22 @@ public final class SignJob {
   private record Plan(
       Item item, byte[] message, List<ManifestDocument> baseDocuments, boolean unchanged, Optional<Integer> appendIndex) {}
 
+  /**
+   * Creates the signer now and lets it start fetching what the first signature needs (token,
+   * certificate) while the caller reads and canonicalises the manifests. Call it only when
+   * something will need signing: a run with nothing to sign should contact no service.
+   */
+  public synchronized void prepareSigner() {
+    signer().prepare();
+  }
+
+  private synchronized MessageSigner signer() {
+    if (signer == null) {
+      signer = signerFactory.get();
+    }
+    return signer;
+  }
+
   /** Reads, signs and writes files as {@code request} says; all or nothing. */
   public SignReport run(SignRequest request) {
     List<Outcome> outcomes = sign(readItems(request), request.append(), request.parallelism(), request.bundleSidecar(),
@@ -274,13 +290,6 @@ public final class SignJob {
    */
   public SignerIdentity signerIdentity() {
     return signer().identity();
-  }
-
-  private synchronized MessageSigner signer() {
-    if (signer == null) {
-      signer = signerFactory.get();
-    }
-    return signer;
   }
 
   private List<Signed> signAll(List<Plan> plans, int parallelism, boolean keepSidecars) {

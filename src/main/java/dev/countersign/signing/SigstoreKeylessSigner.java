@@ -1,29 +1,37 @@
 package dev.countersign.signing;
 
-import dev.countersign.support.Sha256;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.support.Env;
+import dev.countersign.support.Sha256;
+import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.sigstore.AlgorithmRegistry;
-import dev.sigstore.KeylessSigner;
-import dev.sigstore.KeylessSignerException;
 import dev.sigstore.SigningConfigProvider;
 import dev.sigstore.TrustedRootProvider;
 import dev.sigstore.bundle.Bundle;
+import dev.sigstore.bundle.ImmutableBundle;
 import dev.sigstore.encryption.certificates.Certificates;
-import dev.sigstore.oidc.client.OidcClients;
+import dev.sigstore.fulcio.client.FulcioVerifier;
+import dev.sigstore.rekor.client.HashedRekordRequest;
 import dev.sigstore.rekor.client.RekorEntry;
+import dev.sigstore.rekor.client.RekorResponse;
+import dev.sigstore.rekor.client.RekorVerifier;
+import dev.sigstore.trustroot.Service;
 import dev.sigstore.trustroot.SigstoreSigningConfig;
 import dev.sigstore.trustroot.SigstoreTrustedRoot;
 import dev.sigstore.tuf.SigstoreTufClient;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.security.cert.CertPath;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
@@ -34,27 +42,41 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
- * Keyless signing with sigstore-java's {@link KeylessSigner}: an ephemeral P-256 key, a Fulcio
- * certificate for the OIDC identity, and a Rekor v1 {@code hashedrekord} entry per message.
+ * Keyless signing: an ephemeral P-256 key, a Fulcio certificate for the OIDC identity, and a
+ * Rekor v1 {@code hashedrekord} entry per message; the same steps and checks as sigstore-java's
+ * {@code KeylessSigner}, with a lighter transport.
  *
- * <p>One {@code KeylessSigner} serves the whole run, so every message is signed with the same key
- * and certificate (one token, one Fulcio call). It is built on the first {@link #sign}. Rekor v2
- * is never enabled: its entries carry no SET, and Kyverno's verifier needs one.
+ * <p>What is sigstore-java's and what is ours: trust material ({@code trusted_root.json},
+ * {@code signing_config.json} or TUF), service selection, the certificate checks
+ * ({@link FulcioVerifier}: chain to the trusted root, embedded SCT), the log entry checks
+ * ({@link RekorVerifier}: SET, inclusion proof, checkpoint), the {@code hashedrekord} request and
+ * the Sigstore bundle are sigstore-java's. Hand-written, because sigstore-java 2.0 hard-codes
+ * gRPC for Fulcio and a new Apache HttpClient per Rekor request (~1,400 classes, ~1 s of start-up
+ * and several ms of CPU per signature; docs/performance.md): the HTTP exchanges over
+ * {@link SigstoreHttp} (the GitHub Actions token request, Fulcio's REST
+ * {@code POST /api/v2/signingCert}, Rekor's {@code POST /api/v1/log/entries}) and the ECDSA
+ * signature ({@link EphemeralEcdsaKey}).
+ *
+ * <p>One key and one certificate serve the whole run (one token, one Fulcio call); the
+ * certificate is renewed, by one thread, when less than {@link #RENEW_WHEN_LEFT} of its validity
+ * is left. Nothing is contacted before the first {@link #sign} or {@link #prepare}. Rekor v2 is
+ * never used: its entries carry no SET, and Kyverno's verifier needs one.
  *
  * <p>Thread-safe: callers sign from a pool so Rekor uploads overlap.
  */
 public final class SigstoreKeylessSigner implements MessageSigner {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  // sigstore-java renews its certificate when less than this is left (its default); we route the
-  // sign that will trigger a renewal through one thread, so a pool asks Fulcio once, not N times.
-  private static final Duration RENEW_WHEN_LEFT =
-      KeylessSigner.DEFAULT_MIN_SIGNING_CERTIFICATE_LIFETIME.plusSeconds(30);
+  // sigstore-java's KeylessSigner renews when less than 5 minutes are left; so do we, a little
+  // earlier so that a signature never goes out with a certificate about to expire.
+  static final Duration RENEW_WHEN_LEFT = Duration.ofMinutes(5).plusSeconds(30);
 
   private final KeylessOptions options;
   private final Env env;
@@ -63,15 +85,28 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   private final Object buildLock = new Object();
   private volatile Built built;
+  private volatile CountersignException buildFailure;
 
-  // Readers sign with the cached certificate; the writer signs when the certificate must be
-  // (re)fetched, so exactly one sign talks to OIDC and Fulcio while the others wait.
-  private final ReentrantReadWriteLock certificateLock = new ReentrantReadWriteLock();
-  private volatile Instant certificateRenewalDue;
+  // One thread fetches (or renews) the certificate while the others wait for it.
+  private final ReentrantLock certificateLock = new ReentrantLock();
+  private volatile Certified certified;
+  private volatile CountersignException certificateFailure;
+  // A token fetched by prepare() for the first certificate (guarded by certificateLock).
+  private IdentityTokenSource.IdentityToken pendingToken;
   private volatile String identity;
   private volatile SignerIdentity tokenIdentity;
 
-  private record Built(KeylessSigner signer, IdentityTokenSource tokenSource) {}
+  private record Built(
+      URI fulcio,
+      URI rekor,
+      FulcioVerifier fulcioVerifier,
+      RekorVerifier rekorVerifier,
+      IdentityTokenSource tokenSource,
+      EphemeralEcdsaKey key,
+      SigstoreHttp http) {}
+
+  /** The certificate in use: the verified path without the trusted parents, and its PEM. */
+  private record Certified(CertPath path, X509Certificate leaf, byte[] pem, String san, Instant renewalDue) {}
 
   /**
    * @param options trust material and explicit token
@@ -93,7 +128,41 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   }
 
   /**
-   * Signs {@code message}: SHA-256, ECDSA with the ephemeral key, Rekor v1 upload.
+   * Starts reading the trust material, generating the key and fetching the identity token on a
+   * background thread, so that they overlap with reading and canonicalising the manifests. Fulcio
+   * is not asked before the first {@link #sign}: a run that stops on invalid input gets no
+   * certificate. A failure here is reported by the next {@code sign}, exactly as if {@code sign}
+   * had met it.
+   */
+  @Override
+  public void prepare() {
+    if (certified != null) {
+      return;
+    }
+    Thread thread = new Thread(() -> {
+      try {
+        Built current = built();
+        certificateLock.lock();
+        try {
+          if (certified == null && pendingToken == null && certificateFailure == null) {
+            pendingToken = current.tokenSource().fetch(current.http());
+          }
+        } finally {
+          certificateLock.unlock();
+        }
+      } catch (CountersignException e) {
+        certificateFailure = certificateFailure == null ? e : certificateFailure;
+      } catch (RuntimeException reportedBySign) {
+        // sign() meets it again
+      }
+    }, "countersign-keyless-prepare");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /**
+   * Signs {@code message}: SHA-256, ECDSA with the ephemeral key, Rekor v1 upload, and the checks
+   * of the returned entry.
    *
    * @throws dev.countersign.support.problems.EnvironmentProblem when no identity token can be had
    *     or Fulcio rejects it
@@ -104,22 +173,10 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   public SignatureMaterial sign(byte[] message) {
     byte[] digest = sha256(message);
     Built current = built();
-    if (certificateRenewalIsDue()) {
-      certificateLock.writeLock().lock();
-      try {
-        if (certificateRenewalIsDue()) {
-          return signWith(current, message, digest);
-        }
-      } finally {
-        certificateLock.writeLock().unlock();
-      }
-    }
-    certificateLock.readLock().lock();
-    try {
-      return signWith(current, message, digest);
-    } finally {
-      certificateLock.readLock().unlock();
-    }
+    Certified certificate = certificate(current);
+    byte[] signature = current.key().signDigest(digest);
+    RekorEntry entry = upload(current, certificate, digest, signature);
+    return toMaterial(certificate, entry, digest, signature);
   }
 
   /** The certificate SAN once known, else a description of where the identity will come from. */
@@ -137,10 +194,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   @Override
   public void close() {
-    Built current = built;
-    if (current != null) {
-      current.signer().close();
-    }
+    certified = null;
   }
 
   /**
@@ -156,16 +210,23 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     if (known != null) {
       return known;
     }
-    synchronized (buildLock) {
+    Built current = built();
+    certificateLock.lock();
+    try {
       if (tokenIdentity == null) {
-        Built current = built();
-        try {
-          tokenIdentity = identityFromToken(current.tokenSource().getIDToken(env.vars()).getIdToken());
-        } catch (dev.sigstore.oidc.client.OidcException e) {
-          throw KeylessFailures.translate(e, current.tokenSource().kind());
+        IdentityTokenSource.IdentityToken token = pendingToken;
+        if (token == null) {
+          token = current.tokenSource().fetch(current.http());
+          if (certified == null) {
+            // The first certificate request takes this token instead of asking again.
+            pendingToken = token;
+          }
         }
+        tokenIdentity = identityFromToken(token.jwt());
       }
       return tokenIdentity;
+    } finally {
+      certificateLock.unlock();
     }
   }
 
@@ -200,24 +261,130 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     return new SignerIdentity.Keyless(subject, issuer);
   }
 
-  private boolean certificateRenewalIsDue() {
-    Instant due = certificateRenewalDue;
-    return due == null || !clock.instant().isBefore(due);
+  private Certified certificate(Built current) {
+    Certified known = certified;
+    if (known != null && clock.instant().isBefore(known.renewalDue())) {
+      return known;
+    }
+    certificateLock.lock();
+    try {
+      if (certificateFailure != null) {
+        // One attempt per run: a pool of signers must not ask a failing Fulcio N times.
+        throw certificateFailure;
+      }
+      known = certified;
+      if (known != null && clock.instant().isBefore(known.renewalDue())) {
+        return known;
+      }
+      try {
+        Certified fresh = requestCertificate(current);
+        certified = fresh;
+        identity = fresh.san();
+        return fresh;
+      } catch (CountersignException e) {
+        certificateFailure = e;
+        throw e;
+      }
+    } finally {
+      certificateLock.unlock();
+    }
   }
 
-  private SignatureMaterial signWith(Built current, byte[] message, byte[] digest) {
-    Bundle bundle;
+  /** Token → Fulcio REST → chain and SCT checks (sigstore-java's FulcioVerifier). */
+  private Certified requestCertificate(Built current) {
+    IdentityTokenSource.IdentityToken token = pendingToken != null ? pendingToken : current.tokenSource().fetch(current.http());
+    pendingToken = null;
+    byte[] proofOfPossession = current.key().signDigest(sha256(token.subject().getBytes(StandardCharsets.UTF_8)));
+    ObjectNode request = JSON.createObjectNode();
+    request.putObject("credentials").put("oidcIdentityToken", token.jwt());
+    ObjectNode publicKeyRequest = request.putObject("publicKeyRequest");
+    publicKeyRequest.putObject("publicKey").put("algorithm", "ECDSA").put("content", current.key().publicKeyPem());
+    publicKeyRequest.put("proofOfPossession", Base64.getEncoder().encodeToString(proofOfPossession));
+    SigstoreHttp.Response response;
     try {
-      bundle = current.signer().sign(digest);
-    } catch (KeylessSignerException | RuntimeException e) {
-      // RuntimeException: Fulcio's io.grpc.StatusRuntimeException escapes sigstore-java unwrapped.
-      throw KeylessFailures.translate(e, current.tokenSource().kind());
+      response = current.http().postJson(current.fulcio().resolve("/api/v2/signingCert"),
+          Map.of("Accept", "application/json"), request.toString());
+    } catch (IOException e) {
+      throw KeylessFailures.fulcioUnreachable(e);
     }
-    SignatureMaterial material = toMaterial(bundle);
-    X509Certificate leaf = Certificates.getLeaf(bundle.getCertPath());
-    certificateRenewalDue = leaf.getNotAfter().toInstant().minus(RENEW_WHEN_LEFT);
-    identity = material.signer();
-    return material;
+    if (!response.is(201) && !response.is(200)) {
+      throw KeylessFailures.fulcioStatus(response, current.tokenSource().kind());
+    }
+    CertPath chain = chainFrom(response);
+    try {
+      CertPath trimmed = current.fulcioVerifier().trimTrustedParent(chain);
+      current.fulcioVerifier().verifySigningCertificate(trimmed);
+      X509Certificate leaf = Certificates.getLeaf(trimmed);
+      if (!leaf.getPublicKey().equals(current.key().publicKey())) {
+        throw new RemoteProblem("Fulcio certified another public key than ours" + KeylessFailures.STEP, null);
+      }
+      Instant renewalDue = leaf.getNotAfter().toInstant().minus(RENEW_WHEN_LEFT);
+      return new Certified(trimmed, leaf, Certificates.toPemBytes(trimmed), subjectAlternativeName(leaf), renewalDue);
+    } catch (CountersignException e) {
+      throw e;
+    } catch (Exception e) {
+      throw KeylessFailures.fulcioUntrusted(e);
+    }
+  }
+
+  /** {@code signedCertificateEmbeddedSct.chain.certificates}: PEM strings, leaf first. */
+  private static CertPath chainFrom(SigstoreHttp.Response response) {
+    try {
+      JsonNode certificates = JSON.readTree(response.body()).path("signedCertificateEmbeddedSct").path("chain").path("certificates");
+      if (certificates.isArray() && certificates.size() > 0) {
+        StringBuilder pem = new StringBuilder();
+        certificates.forEach(c -> pem.append(c.asText()).append('\n'));
+        return Certificates.fromPemChain(pem.toString());
+      }
+    } catch (IOException | CertificateException e) {
+      throw new RemoteProblem("Fulcio returned an unreadable certificate chain" + KeylessFailures.STEP
+          + ": " + KeylessFailures.describe(e), KeylessFailures.RETRY_HINT, e);
+    }
+    throw new RemoteProblem("Fulcio returned no certificate chain with an embedded SCT" + KeylessFailures.STEP,
+        ", perhaps you should check that --signing-config names a Fulcio that embeds SCTs");
+  }
+
+  /** Rekor v1 upload, then sigstore-java's entry checks (SET, inclusion proof, checkpoint). */
+  private static RekorEntry upload(Built current, Certified certificate, byte[] digest, byte[] signature) {
+    String payload = HashedRekordRequest.newHashedRekordRequest(digest, certificate.pem(), signature).toJsonPayload();
+    URI entries = current.rekor().resolve("/api/v1/log/entries");
+    SigstoreHttp.Response response;
+    try {
+      response = current.http().postJson(entries, Map.of("Accept", "application/json"), payload);
+    } catch (IOException e) {
+      throw KeylessFailures.rekorUnreachable(e);
+    }
+    if (!response.is(201)) {
+      throw KeylessFailures.rekorStatus(response);
+    }
+    RekorEntry entry;
+    try {
+      URI location = entries.resolve(response.location().orElseThrow(
+          () -> new IOException("no Location header in Rekor's 201 answer")));
+      entry = RekorResponse.newRekorResponse(location, response.body()).getEntry();
+    } catch (Exception e) {
+      throw KeylessFailures.rekorUntrusted("unreadable answer: " + KeylessFailures.describe(e), e);
+    }
+    // The entry must be exactly what we sent (sigstore-java's KeylessSigner compares the same
+    // bytes): our digest, our signature and our certificate PEM, so the material below can be
+    // taken from our side of the exchange.
+    byte[] body;
+    try {
+      body = Base64.getDecoder().decode(entry.getBody());
+    } catch (IllegalArgumentException e) {
+      throw new RemoteProblem("Rekor returned an unreadable entry body while signing keylessly", null, e);
+    }
+    if (!Arrays.equals(body, payload.getBytes(StandardCharsets.UTF_8))) {
+      throw new RemoteProblem(
+          "Rekor's entry does not carry the uploaded signature while signing keylessly",
+          ", perhaps you should check that --signing-config names the intended Rekor");
+    }
+    try {
+      current.rekorVerifier().verifyEntry(entry);
+    } catch (Exception e) {
+      throw KeylessFailures.rekorUntrusted(String.valueOf(e.getMessage()), e);
+    }
+    return entry;
   }
 
   private Built built() {
@@ -226,8 +393,16 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       return current;
     }
     synchronized (buildLock) {
+      if (buildFailure != null) {
+        throw buildFailure;
+      }
       if (built == null) {
-        built = build();
+        try {
+          built = build();
+        } catch (CountersignException e) {
+          buildFailure = e;
+          throw e;
+        }
       }
       return built;
     }
@@ -236,51 +411,60 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private Built build() {
     IdentityTokenSource tokenSource =
         IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched);
-    KeylessSigner.Builder builder =
-        KeylessSigner.builder()
-            .signingAlgorithm(AlgorithmRegistry.SigningAlgorithm.PKIX_ECDSA_P256_SHA_256)
-            // Rekor v1 only: v2 entries have no SignedEntryTimestamp for the bundle annotation.
-            .enableRekorV2(false)
-            .forceCredentialProviders(OidcClients.of(tokenSource));
     if (options.trustedRoot().isPresent() != options.signingConfig().isPresent()) {
       throw new UsageProblem(
           "--trusted-root and --signing-config were not given together while signing keylessly",
           ", perhaps you should pass both (custom Sigstore) or neither (public-good Sigstore)");
     }
+    SigstoreTrustedRoot root;
+    SigstoreSigningConfig config;
     if (options.trustedRoot().isPresent()) {
-      SigstoreTrustedRoot root = readTrustedRoot(options.trustedRoot().get());
-      SigstoreSigningConfig config = readSigningConfig(options.signingConfig().get());
-      builder.trustedRootProvider(() -> root).signingConfigProvider(() -> config);
+      root = readTrustedRoot(options.trustedRoot().get());
+      config = readSigningConfig(options.signingConfig().get());
     } else {
-      SigstoreTufClient.Builder tuf = SigstoreTufClient.builder().usePublicGoodInstance();
-      builder.trustedRootProvider(TrustedRootProvider.from(tuf)).signingConfigProvider(SigningConfigProvider.from(tuf));
-    }
-    try {
-      return new Built(builder.build(), tokenSource);
-    } catch (IOException e) {
-      throw new RemoteProblem(
-          "Could not fetch the Sigstore trust material with TUF while signing keylessly: " + e.getMessage(),
-          ", perhaps you should retry, or pass --trusted-root and --signing-config files",
-          e);
-    } catch (Exception e) {
-      if (options.trustedRoot().isEmpty()) {
+      try {
+        SigstoreTufClient.Builder tuf = SigstoreTufClient.builder().usePublicGoodInstance();
+        root = TrustedRootProvider.from(tuf).get();
+        config = SigningConfigProvider.from(tuf).get();
+      } catch (Exception e) {
         throw new RemoteProblem(
             "Could not use the Sigstore public-good trust material (TUF) while signing keylessly: "
                 + e.getMessage(),
             ", perhaps you should retry, or pass --trusted-root and --signing-config files",
             e);
       }
+    }
+    // As sigstore-java's KeylessSigner.Builder.build(): Fulcio v1 API, Rekor v1 (never v2).
+    Optional<Service> fulcio = Service.select(config.getCas(), List.of(1));
+    Optional<Service> rekor = Service.select(config.getTLogs(), List.of(1));
+    if (fulcio.isEmpty() || rekor.isEmpty()) {
       throw new UsageProblem(
-          "Could not set up signing from "
-              + options.trustedRoot().get()
-              + " and "
-              + options.signingConfig().get()
-              + " while signing keylessly: "
-              + e.getMessage(),
+          "Could not set up signing from " + describeTrust() + " while signing keylessly: no "
+              + (fulcio.isEmpty() ? "Fulcio (caUrls)" : "Rekor v1 (rekorTlogUrls)") + " valid now",
           ", perhaps you should check that the signing config names a Fulcio (caUrls) and a"
-              + " Rekor v1 (rekorTlogUrls) valid now",
+              + " Rekor v1 (rekorTlogUrls) valid now");
+    }
+    try {
+      return new Built(
+          fulcio.get().getUrl(),
+          rekor.get().getUrl(),
+          FulcioVerifier.newFulcioVerifier(root),
+          RekorVerifier.newRekorVerifier(root),
+          tokenSource,
+          EphemeralEcdsaKey.generate(new SecureRandom()),
+          new SigstoreHttp());
+    } catch (Exception e) {
+      throw new UsageProblem(
+          "Could not set up signing from " + describeTrust() + " while signing keylessly: " + e.getMessage(),
+          ", perhaps you should check that the trusted root's certificate authorities and"
+              + " transparency logs are readable",
           e);
     }
+  }
+
+  private String describeTrust() {
+    return options.trustedRoot().map(root -> root + " and " + options.signingConfig().orElseThrow())
+        .orElse("the Sigstore public-good trust material");
   }
 
   private static SigstoreTrustedRoot readTrustedRoot(Path file) {
@@ -317,75 +501,27 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
   }
 
-  /** The annotation material, taken from the Rekor upload response inside the bundle. */
-  private static SignatureMaterial toMaterial(Bundle bundle) {
-    byte[] signature =
-        bundle
-            .getMessageSignature()
-            .orElseThrow(() -> new InternalProblem("sigstore-java returned a bundle without a message signature"))
-            .getSignature();
-    List<RekorEntry> entries = bundle.getEntries();
-    if (entries.size() != 1) {
-      throw new InternalProblem(
-          "sigstore-java returned " + entries.size() + " log entries for one signature, expected 1");
-    }
-    RekorEntry entry = entries.get(0);
+  /** The annotation material, taken from the Rekor upload response. */
+  private static SignatureMaterial toMaterial(Certified certificate, RekorEntry entry, byte[] digest, byte[] signature) {
     String set = entry.getVerification().getSignedEntryTimestamp();
     if (set == null || set.isEmpty()) {
       throw new RemoteProblem(
           "Rekor returned a log entry without a SignedEntryTimestamp while signing keylessly",
           ", perhaps you should use a Rekor v1 log (Kyverno needs the SET)");
     }
-    String signatureBase64 = Base64.getEncoder().encodeToString(signature);
-    String certificatePem = certificateFromBody(entry.getBody(), signatureBase64);
-    X509Certificate leaf = Certificates.getLeaf(bundle.getCertPath());
-    checkSameCertificate(certificatePem, leaf);
+    // upload() checked that the logged body is byte for byte the request with this PEM.
+    String certificatePem = new String(certificate.pem(), StandardCharsets.UTF_8);
     RekorBundle rekorBundle =
         new RekorBundle(set, entry.getBody(), entry.getIntegratedTime(), entry.getLogIndex(), entry.getLogID());
+    // The Sigstore bundle JSON only when a sidecar asks for it (protobuf printing per signature).
+    Supplier<Optional<String>> bundleJson = () -> Optional.of(ImmutableBundle.builder()
+        .certPath(certificate.path())
+        .addEntries(entry)
+        .messageSignature(Bundle.MessageSignature.of(AlgorithmRegistry.HashAlgorithm.SHA2_256, digest, signature))
+        .build()
+        .toJson());
     return new SignatureMaterial(
-        signature,
-        Optional.of(certificatePem),
-        Optional.of(rekorBundle),
-        Optional.of(bundle.toJson()),
-        subjectAlternativeName(leaf));
-  }
-
-  /**
-   * The leaf PEM exactly as the log stored it ({@code spec.signature.publicKey.content}), after
-   * checking that the entry carries our signature string.
-   */
-  private static String certificateFromBody(String bodyBase64, String signatureBase64) {
-    JsonNode body;
-    try {
-      body = JSON.readTree(Base64.getDecoder().decode(bodyBase64));
-    } catch (IOException | IllegalArgumentException e) {
-      throw new RemoteProblem("Rekor returned an unreadable entry body while signing keylessly", null, e);
-    }
-    JsonNode signatureNode = body.path("spec").path("signature");
-    if (!"hashedrekord".equals(body.path("kind").asText())
-        || !signatureBase64.equals(signatureNode.path("content").asText())) {
-      throw new RemoteProblem(
-          "Rekor's entry does not carry the uploaded signature while signing keylessly",
-          ", perhaps you should check that --signing-config names the intended Rekor");
-    }
-    String publicKeyContent = signatureNode.path("publicKey").path("content").asText("");
-    try {
-      return new String(Base64.getDecoder().decode(publicKeyContent), StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      throw new RemoteProblem("Rekor's entry has an undecodable publicKey while signing keylessly", null, e);
-    }
-  }
-
-  private static void checkSameCertificate(String pem, X509Certificate leaf) {
-    try {
-      byte[] logged = Certificates.fromPem(pem).getEncoded();
-      if (!Arrays.equals(logged, leaf.getEncoded())) {
-        throw new RemoteProblem(
-            "Rekor's entry names another certificate than Fulcio issued while signing keylessly", null);
-      }
-    } catch (CertificateException e) {
-      throw new RemoteProblem("Rekor's entry does not hold a certificate while signing keylessly", null, e);
-    }
+        signature, Optional.of(certificatePem), Optional.of(rekorBundle), bundleJson, certificate.san());
   }
 
   private static String subjectAlternativeName(X509Certificate leaf) {

@@ -113,6 +113,47 @@ class JGitWorkspaceTest {
   }
 
   @Test
+  void apply_manyFiles_writesOnePackThatGitItselfReadsAndFscks() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    int n = JGitWorkspace.PACK_FROM_BLOBS + 20;
+    ChangeSet.Builder changes = ChangeSet.builder();
+    for (int i = 0; i < n; i++) {
+      changes.write("signed/f" + i + ".yaml", ("kind: F\nmetadata: {name: f" + i + "}\n").getBytes(StandardCharsets.UTF_8));
+    }
+    changes.delete("unsigned/a.yaml");
+    long packsBefore = packs(clone);
+    try (JGitWorkspace ws = open(clone)) {
+      ws.apply(changes.build());
+      String id = ws.commit(new CommitRequest("many\n", AUTHOR, BOT));
+
+      assertThat(ws.readFiles(id, "signed")).hasSize(n);
+      assertThat(packs(clone)).as("the blobs went into one new pack").isEqualTo(packsBefore + 1);
+      assertThat(git(clone, "fsck", "--full", "--strict")).isEqualTo("");
+      assertThat(git(clone, "cat-file", "-p", id + ":signed/f7.yaml")).isEqualTo("kind: F\nmetadata: {name: f7}\n");
+      assertThat(git(clone, "status", "--porcelain")).as("index and work tree agree with the commit").isEmpty();
+    }
+  }
+
+  private static long packs(Path clone) throws Exception {
+    Path dir = clone.resolve(".git/objects/pack");
+    if (!Files.isDirectory(dir)) {
+      return 0;
+    }
+    try (var files = Files.list(dir)) {
+      return files.filter(p -> p.getFileName().toString().endsWith(".pack")).count();
+    }
+  }
+
+  private static String git(Path dir, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("git", "-C", dir.toString()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor()).as("git %s: %s", String.join(" ", args), out).isZero();
+    return out;
+  }
+
+  @Test
   void apply_autocrlfConfigured_commitsTheExactBytes() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     try (Repository repo = GitFixture.open(clone)) {

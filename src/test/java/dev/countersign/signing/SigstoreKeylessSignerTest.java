@@ -150,6 +150,43 @@ class SigstoreKeylessSignerTest {
   }
 
   @Test
+  void prepare_fetchesTheTokenButAsksFulcioNothing_andTheFirstSignUsesThatToken() throws Exception {
+    List<String> fetched = new CopyOnWriteArrayList<>();
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetched::add)) {
+      signer.prepare();
+      // The background thread hands the token to the callback once it has it.
+      for (int i = 0; i < 600 && fetched.isEmpty(); i++) {
+        Thread.sleep(50);
+      }
+      assertThat(fetched).as("token fetched by prepare()").hasSize(1);
+      SigstoreTestStack.Stats prepared = stack.stats();
+      assertThat(prepared.certificates() + prepared.logEntries()).as("%s", prepared.raw()).isZero();
+
+      signer.sign("a".getBytes(StandardCharsets.UTF_8));
+      signer.sign("b".getBytes(StandardCharsets.UTF_8));
+    }
+    SigstoreTestStack.Stats stats = stack.stats();
+    assertThat(stats.tokens()).as("%s", stats.raw()).isEqualTo(1);
+    assertThat(stats.certificates()).isEqualTo(1);
+    assertThat(stats.logEntries()).isEqualTo(2);
+    assertThat(fetched).hasSize(1);
+  }
+
+  @Test
+  void prepare_whenTheTokenEndpointFails_signReportsTheSameProblem() {
+    stack.injectFault("{\"oidc\":{\"after\":0,\"status\":500}}");
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      signer.prepare();
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageContaining("OIDC")
+          .hasMessageContaining("500");
+    }
+    assertThat(stack.stats().certificates()).isZero();
+  }
+
+  @Test
   void tokenCallback_runsBeforeFulcioIsAsked() {
     List<Integer> certificatesWhenTokenArrived = new CopyOnWriteArrayList<>();
     try (SigstoreKeylessSigner signer =
@@ -220,7 +257,7 @@ class SigstoreKeylessSignerTest {
       assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
           .isInstanceOf(RemoteProblem.class)
           .hasMessageContaining("Fulcio")
-          .hasMessageContaining("UNAVAILABLE");
+          .hasMessageContaining("503");
     }
     assertThat(stack.stats().logEntries()).isZero();
   }
