@@ -2,6 +2,7 @@ package dev.countersign.cli;
 
 import dev.countersign.action.Annotation;
 import dev.countersign.action.Reporter;
+import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.gate.GateFinding;
 import dev.countersign.gate.GateReport;
 import dev.countersign.gate.GateReportFormats;
@@ -89,7 +90,12 @@ final class CheckCommand implements Callable<Integer> {
     }
     out.flush();
     if (sarifFile != null) {
-      writeSarif(report);
+      // In the Action the SARIF file lands in the workspace; the runner user must own it.
+      Path workTree = repository.toAbsolutePath();
+      try (WorkspaceOwnership.HandBack handBack =
+          WorkspaceOwnership.forProcess(workTree).handBackOnExit(workTree, runtime.err()::println)) {
+        writeSarif(report);
+      }
     }
     return report.passed() ? ExitCode.OK.code() : ExitCode.REJECTED.code();
   }

@@ -114,7 +114,9 @@ final class RunCommand implements Callable<Integer> {
       return ExitCode.OK.code();
     }
     WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree.toAbsolutePath());
-    try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
+    // Closed last: files are handed back on every way out (success, failure, SIGTERM).
+    try (WorkspaceOwnership.HandBack handBack = ownership.handBackOnExit(workTree.toAbsolutePath(), runtime.err()::println);
+        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
       String target = trigger.get().branch().isEmpty()
           ? workspace.currentBranch().orElseThrow(() -> new UsageProblem(
               "No branch to reconcile: HEAD is detached and no --branch was given",
@@ -134,7 +136,6 @@ final class RunCommand implements Callable<Integer> {
       }
       ReconcileResult result = new ReconcileJob(workspace, step, reporter, runtime.clock(), Sleeper.real(),
           new SecureRandom(), options).run();
-      ownership.adoptRootOwned(workTree.toAbsolutePath().resolve(".git"));
       boolean propose = !noPush && !dryRun
           && (result.outcome() == ReconcileResult.Outcome.REFUSED
               || pullRequestMode && result.outcome() != ReconcileResult.Outcome.DRY_RUN);
