@@ -1,5 +1,6 @@
 package dev.countersign.cli;
 
+import dev.countersign.git.FileStoreTiming;
 import dev.countersign.support.Env;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +16,8 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    // Before jgit first looks at a file: no 3-second timestamp probe in a fresh container.
+    FileStoreTiming.install();
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
     java.io.Console console = System.console();
