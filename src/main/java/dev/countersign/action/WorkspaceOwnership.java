@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Hands files countersign writes into the workspace to the workspace's owner. Docker actions run
@@ -13,7 +14,8 @@ import java.util.function.Consumer;
  * runners), which cannot modify root-owned files (actions/runner#1282). When not running as
  * root, or when the workspace is root's, this does nothing.
  *
- * <p>Pass it as the {@code afterWrite} callback of {@code JGitWorkspace.open}.
+ * <p>Pass it as the {@code afterWrite} callback of {@code JGitWorkspace.open}, and hold a
+ * {@link #handBackOnExit} guard around everything a command does in the workspace.
  */
 public final class WorkspaceOwnership implements Consumer<Path> {
 
@@ -88,6 +90,60 @@ public final class WorkspaceOwnership implements Consumer<Path> {
           e);
     }
     return changed[0];
+  }
+
+  /**
+   * Hands every root-owned entry under {@code root} to the workspace owner when the returned
+   * guard closes (success, rejection or exception: use try-with-resources) and, should the JVM
+   * be stopped before that (SIGTERM from a cancelled job, System.exit), from a shutdown hook. A
+   * failed run must leave the runner user able to use the workspace: its next {@code git fetch}
+   * rewrites FETCH_HEAD, refs and the index, which jgit may have created as root.
+   *
+   * <p>A shutdown hook runs while other threads still write; a file created after its walk
+   * stays root-owned. Nothing better exists for a signal: the JVM does not stop the other
+   * threads first.
+   *
+   * @param onHookFailure told what went wrong when the shutdown hook could not hand files back
+   *     (nobody else can report it by then)
+   */
+  public HandBack handBackOnExit(Path root, Consumer<String> onHookFailure) {
+    if (!active) {
+      return new HandBack(() -> 0, null);
+    }
+    Supplier<Integer> handBack = () -> adoptRootOwned(root);
+    Thread hook = new Thread(() -> {
+      try {
+        handBack.get();
+      } catch (RuntimeException e) {
+        onHookFailure.accept(e.getMessage());
+      }
+    }, "countersign-workspace-ownership");
+    Runtime.getRuntime().addShutdownHook(hook);
+    return new HandBack(handBack, hook);
+  }
+
+  /** The guard {@link #handBackOnExit} returns. */
+  public static final class HandBack implements AutoCloseable {
+    private final Supplier<Integer> handBack;
+    private final Thread hook;
+
+    private HandBack(Supplier<Integer> handBack, Thread hook) {
+      this.handBack = handBack;
+      this.hook = hook;
+    }
+
+    /** Hands the files back now, in this thread; the shutdown hook is no longer needed. */
+    @Override
+    public void close() {
+      if (hook != null) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          return; // the hook is running or about to: it hands the files back
+        }
+      }
+      handBack.get();
+    }
   }
 
   @Override

@@ -9,6 +9,7 @@ import dev.countersign.governance.RepositoryFiles;
 import dev.countersign.support.Env;
 import java.util.Optional;
 import dev.countersign.action.Reporter;
+import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.gate.GateReport;
 import dev.countersign.gate.GateReportFormats;
 import dev.countersign.gate.MergeGate;
@@ -99,7 +100,12 @@ final class CheckCommand implements Callable<Integer> {
     if (revision.isEmpty()) {
       report = check(repository, RepositoryFiles.workTree(repository), Optional.empty(), roots);
     } else {
-      try (JGitWorkspace git = JGitWorkspace.open(repository, runtime.clock())) {
+      // Fetching the base branch writes into .git (FETCH_HEAD, objects): in the Action the runner
+      // user must own them afterwards, whatever the outcome.
+      Path workTree = repository.toAbsolutePath();
+      try (WorkspaceOwnership.HandBack handBack =
+              WorkspaceOwnership.forProcess(workTree).handBackOnExit(workTree, runtime.err()::println);
+          JGitWorkspace git = JGitWorkspace.open(repository, runtime.clock())) {
         BaseCommit base = new BaseCommit(git, resolveBase(runtime.env(), git, revision.get()));
         RepositoryFiles rules = policyFrom == PolicySource.worktree ? RepositoryFiles.workTree(repository) : base.files();
         report = check(repository, rules, Optional.of(base), roots);
@@ -124,7 +130,12 @@ final class CheckCommand implements Callable<Integer> {
     }
     out.flush();
     if (sarifFile != null) {
-      writeSarif(report);
+      // In the Action the SARIF file lands in the workspace; the runner user must own it.
+      Path workTree = repository.toAbsolutePath();
+      try (WorkspaceOwnership.HandBack handBack =
+          WorkspaceOwnership.forProcess(workTree).handBackOnExit(workTree, runtime.err()::println)) {
+        writeSarif(report);
+      }
     }
     return report.passed() ? ExitCode.OK.code() : ExitCode.REJECTED.code();
   }

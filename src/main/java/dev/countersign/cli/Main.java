@@ -1,6 +1,7 @@
 package dev.countersign.cli;
 
 import dev.countersign.action.WorkflowLog;
+import dev.countersign.git.FileStoreTiming;
 import dev.countersign.support.Env;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -23,6 +24,8 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    // Before jgit first looks at a file: no 3-second timestamp probe in a fresh container.
+    FileStoreTiming.install();
     Env env = Env.of(System.getenv());
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);

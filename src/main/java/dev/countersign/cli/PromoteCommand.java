@@ -85,7 +85,9 @@ final class PromoteCommand implements Callable<Integer> {
     ManifestReader reader = format.reader();
     Trust trust = trust(workTree, reader);
     WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree);
-    try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
+    // Closed last: files are handed back on every way out (success, rejection, failure, SIGTERM).
+    try (WorkspaceOwnership.HandBack handBack = ownership.handBackOnExit(workTree, runtime.err()::println);
+        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
       String baseBranch = Optional.ofNullable(base).filter(b -> !b.isBlank())
           .or(workspace::currentBranch).orElse("main");
       Optional<String> pushToken = git.pushToken(env);
@@ -104,7 +106,6 @@ final class PromoteCommand implements Callable<Integer> {
       PromotionJob.Outcome outcome = new PromotionJob(publishing, publisher, reader, trust.verifier(),
           new SignatureFacts(reader, trust.format(), trust.policy().keys()), authorship, reporter)
           .run(from, to, gitRemote);
-      ownership.adoptRootOwned(workTree.resolve(".git"));
       if (outcome instanceof PromotionJob.Rejected rejected) {
         for (DocumentVerdict failure : rejected.failures()) {
           // The annotation carries file and line (printed as a "file:line:" prefix outside Actions).

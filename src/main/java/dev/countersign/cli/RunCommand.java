@@ -131,7 +131,9 @@ final class RunCommand implements Callable<Integer> {
       return ExitCode.OK.code();
     }
     WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree.toAbsolutePath());
-    try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
+    // Closed last: files are handed back on every way out (success, failure, SIGTERM).
+    try (WorkspaceOwnership.HandBack handBack = ownership.handBackOnExit(workTree.toAbsolutePath(), runtime.err()::println);
+        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
       String target = trigger.get().branch().isEmpty()
           ? workspace.currentBranch().orElseThrow(() -> new UsageProblem(
               "No branch to reconcile: HEAD is detached and no --branch was given",
@@ -160,7 +162,6 @@ final class RunCommand implements Callable<Integer> {
       }
       ReconcileResult result = new ReconcileJob(publishing, step, reporter, runtime.clock(), runtime.sleeper(),
           new SecureRandom(), options, dev.countersign.manifest.ManifestTree.of(format.reader())).run();
-      ownership.adoptRootOwned(workTree.toAbsolutePath().resolve(".git"));
       boolean propose = !noPush && !dryRun
           && (result.outcome() == ReconcileResult.Outcome.REFUSED
               || proposeOnly && result.outcome() != ReconcileResult.Outcome.DRY_RUN);

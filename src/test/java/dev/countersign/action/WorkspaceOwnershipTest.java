@@ -92,4 +92,94 @@ class WorkspaceOwnershipTest {
     assertThat(uidOf(workspace.resolve(".git"))).isEqualTo(1001);
     assertThat(uidOf(foreign)).isEqualTo(4242);
   }
+
+  @Test
+  void handBackOnExit_asRoot_whenTheCommandFails_theWholeWorkspaceGoesBackToItsOwner() throws Exception {
+    Assumptions.assumeTrue(uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
+    Path workspace = Files.createDirectories(tmp.resolve("workspace"));
+    Files.setAttribute(workspace, "unix:uid", 1001);
+    Files.setAttribute(workspace, "unix:gid", 1001);
+    Path foreign = Files.writeString(workspace.resolve("theirs.txt"), "y");
+    Files.setAttribute(foreign, "unix:uid", 4242);
+    java.util.List<String> hookFailures = new java.util.ArrayList<>();
+    Path fetchHead = workspace.resolve(".git/FETCH_HEAD");
+    Path fetchedRef = workspace.resolve(".git/refs/countersign/fetched/main");
+    Path leftover = workspace.resolve("signed/.tmp-a.yaml");
+
+    WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workspace);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> {
+      try (WorkspaceOwnership.HandBack handBack = ownership.handBackOnExit(workspace, hookFailures::add)) {
+        Files.createDirectories(fetchedRef.getParent());
+        Files.writeString(fetchHead, "abc\n");
+        Files.writeString(fetchedRef, "abc\n");
+        Files.createDirectories(leftover.getParent());
+        Files.writeString(leftover, "half");
+        throw new IllegalStateException("signing failed");
+      }
+    }).hasMessage("signing failed");
+
+    for (Path p : java.util.List.of(workspace.resolve(".git"), fetchHead, workspace.resolve(".git/refs/countersign"),
+        fetchedRef, leftover.getParent(), leftover)) {
+      assertThat(uidOf(p)).as(p.toString()).isEqualTo(1001);
+      assertThat((Integer) Files.getAttribute(p, "unix:gid")).as(p.toString()).isEqualTo(1001);
+    }
+    assertThat(uidOf(foreign)).isEqualTo(4242);
+    assertThat(hookFailures).isEmpty();
+  }
+
+  @Test
+  void handBackOnExit_notRoot_changesNothing() throws Exception {
+    Path workspace = Files.createDirectories(tmp.resolve("workspace"));
+    Path file = Files.writeString(workspace.resolve("a.yaml"), "x");
+    int before = uidOf(file);
+
+    try (WorkspaceOwnership.HandBack handBack = WorkspaceOwnership.of(workspace, 1001).handBackOnExit(workspace, m -> {})) {
+      Files.writeString(file, "y");
+    }
+
+    assertThat(uidOf(file)).isEqualTo(before);
+  }
+
+  @Test
+  void handBackOnExit_asRoot_whenTheProcessGetsSigterm_theShutdownHookHandsFilesBack() throws Exception {
+    Assumptions.assumeTrue(uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
+    Path workspace = Files.createDirectories(tmp.resolve("workspace"));
+    Files.setAttribute(workspace, "unix:uid", 1001);
+    Files.setAttribute(workspace, "unix:gid", 1001);
+    Path javaBin = Path.of(System.getProperty("java.home"), "bin", "java");
+    Path output = tmp.resolve("command.out");
+    Process process = new ProcessBuilder(javaBin.toString(), "-cp", System.getProperty("java.class.path"),
+        SignalledCommand.class.getName(), workspace.toString())
+        .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+    try {
+      while (!Files.readString(output).contains("files written") && process.isAlive()) {
+        Thread.sleep(50);
+      }
+      assertThat(Files.readString(output)).isEqualTo("files written\n");
+      process.destroy(); // SIGTERM, as a cancelled job's docker stop
+      assertThat(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    } finally {
+      process.destroyForcibly();
+    }
+
+    assertThat(Files.readString(output)).isEqualTo("files written\n"); // the hook reported no failure
+    assertThat(process.exitValue()).isEqualTo(143);
+    assertThat(uidOf(workspace.resolve(".git"))).isEqualTo(1001);
+    assertThat(uidOf(workspace.resolve(".git/FETCH_HEAD"))).isEqualTo(1001);
+  }
+
+  /** A command killed while it holds the guard: writes a root-owned file, then waits for the signal. */
+  static final class SignalledCommand {
+    public static void main(String[] args) throws Exception {
+      Path workspace = Path.of(args[0]);
+      WorkspaceOwnership.HandBack handBack =
+          WorkspaceOwnership.forProcess(workspace).handBackOnExit(workspace, System.out::println);
+      Files.createDirectories(workspace.resolve(".git"));
+      Files.writeString(workspace.resolve(".git/FETCH_HEAD"), "abc\n");
+      System.out.println("files written");
+      System.out.flush();
+      Thread.sleep(60_000);
+      handBack.close();
+    }
+  }
 }

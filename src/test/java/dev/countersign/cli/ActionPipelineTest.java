@@ -214,6 +214,39 @@ class ActionPipelineTest {
     assertThat(git.originFiles("main").keySet()).noneMatch(p -> p.startsWith("unsigned/"));
   }
 
+  @Test
+  void rekorFailsMidRun_asRootInARunnersWorkspace_everyFileIncludingGitInternalsGoesBackToTheRunner() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0, "a docker action runs as root");
+    Path ws = git.clone("ws", 1, true);
+    try (var walk = Files.walk(ws)) { // as actions/checkout leaves it: the runner user's
+      for (Path p : walk.toList()) {
+        Files.setAttribute(p, "unix:uid", 1001, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:gid", 118, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+      }
+    }
+    stack.injectFault("{\"rekor\":{\"after\":1,\"status\":503}}");
+    CliRun failed;
+    try {
+      failed = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+    } finally {
+      stack.clearFaults();
+    }
+
+    assertThat(failed.exitCode()).as(failed.all()).isEqualTo(ExitCode.REMOTE.code());
+    List<String> notTheRunners = new ArrayList<>();
+    try (var walk = Files.walk(ws)) {
+      for (Path p : walk.toList()) {
+        if ((Integer) Files.getAttribute(p, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS) != 1001
+            || (Integer) Files.getAttribute(p, "unix:gid", java.nio.file.LinkOption.NOFOLLOW_LINKS) != 118) {
+          notTheRunners.add(ws.relativize(p).toString());
+        }
+      }
+    }
+    assertThat(notTheRunners).isEmpty();
+    assertThat(ws.resolve(".git/FETCH_HEAD")).exists(); // the run did write git internals as root
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource({
     "pull_request.closed.not-merged.octokit.json, pull_request, 0, closed without merging",
