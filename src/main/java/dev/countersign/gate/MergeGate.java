@@ -51,8 +51,9 @@ import java.util.function.Supplier;
  *
  * Every failure is a {@link GateFinding} located by repository-relative file and line; only
  * input the gate refuses to judge (a link, an unusable name or an oversized file under a signed
- * or unsigned directory, see {@link ManifestTree}) and configuration that stops the gate from deciding (a missing key file, a malformed governance
- * policy file, an unreachable trust root) is thrown. Reads files only; the trusted root is
+ * or unsigned directory, see {@link ManifestTree}) and configuration that stops the gate from
+ * deciding (a missing key file, a malformed governance policy file, an unreachable trust root)
+ * is thrown. Reads files only; the trusted root is
  * obtained only when keyless signers are configured and there are signed files to verify.
  */
 public final class MergeGate {

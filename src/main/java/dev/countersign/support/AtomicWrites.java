@@ -69,6 +69,10 @@ public final class AtomicWrites {
                 : Optional.empty());
         move(entry.getValue(), current);
       }
+    } catch (dev.countersign.support.problems.InputProblem linkAppeared) {
+      // A link that appeared between stage and commit: undo what was done, then report it.
+      rollback(previous, temporaries, createdDirectories);
+      throw linkAppeared;
     } catch (IOException e) {
       rollback(previous, temporaries, createdDirectories);
       throw new EnvironmentProblem(

@@ -96,7 +96,8 @@ class TrustBoundaryFilesTest {
       files.put("unsigned/" + names.get(i), configMap("cm-" + i, "v" + i));
     }
     files.put("unsigned/notes.md", "not a manifest either\n");
-    files.put("policies/probe.yaml", PROBE_EVERY_CONFIGMAP);
+    // The probe is part of the base branch's rules, the manifests come with the pull request.
+    baseCommit = git.commitToOrigin("main", Map.of("policies/probe.yaml", PROBE_EVERY_CONFIGMAP), Set.of(), "probe");
     git.commitToOrigin("main", files, Set.of(), "awkward names");
     Set<String> expected = names.stream().map(n -> "unsigned/" + n).collect(Collectors.toCollection(TreeSet::new));
 
@@ -120,7 +121,7 @@ class TrustBoundaryFilesTest {
         p -> p.startsWith("unsigned/") && !p.equals("unsigned/notes.md"));
 
     // verify signed/ and the gate on the result both cover every file run wrote.
-    Path after = git.clone("after", 1, true);
+    Path after = git.clone("after", 0, true);
     CliRun verify = CliRun.run(Map.of(), "verify", "--trusted-root", stack.trustedRoot().toString(),
         "--certificate-identity", stack.identitySan(), "--certificate-oidc-issuer", stack.identityIssuer(),
         after.resolve("signed").toString());
@@ -283,7 +284,7 @@ class TrustBoundaryFilesTest {
         "unsigned/esc\u001b[31m.yaml", configMap("e", "1")), Set.of(), "names");
     String before = git.originHead("main");
 
-    Path ws = git.clone("ws", 1, true);
+    Path ws = git.clone("ws", 0, true);
     for (CliRun refused : List.of(run(ws), check(ws, "text"))) {
       assertThat(refused.exitCode()).as(refused.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
       assertThat(refused.out())
@@ -309,7 +310,7 @@ class TrustBoundaryFilesTest {
         "      name: inner",
         "")), Set.of(), "a list");
     String before = git.originHead("main");
-    Path ws = git.clone("ws", 1, true);
+    Path ws = git.clone("ws", 0, true);
 
     CliRun run = run(ws);
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
