@@ -36,7 +36,7 @@ public record Runtime(
 
   /** The same effects with other standard writers. */
   public Runtime withWriters(PrintWriter newOut, PrintWriter newErr) {
-    return new Runtime(env, clock, newOut, newErr, interactive, passwordPrompt);
+    return new Runtime(env, clock, newOut, newErr, interactive, passwordPrompt, sleeper);
   }
 
   /** A runtime for tests and embedding: no terminal. */
