@@ -39,6 +39,9 @@ public final class KyvernoPolicies {
   public List<KyvernoManifestRule> discover(Path repositoryRoot) {
     List<KyvernoManifestRule> rules = new ArrayList<>();
     for (Path relative : yamlFiles(repositoryRoot)) {
+      if (!mentionsKyverno(repositoryRoot.resolve(relative))) {
+        continue;
+      }
       ManifestFile file;
       try {
         file = reader.read(repositoryRoot.resolve(relative), relative);
@@ -149,6 +152,17 @@ public final class KyvernoPolicies {
     }
     files.sort(null);
     return files;
+  }
+
+  /** A cheap look before parsing: most YAML in a repository is not a Kyverno policy. */
+  private boolean mentionsKyverno(Path file) {
+    try (java.io.InputStream in = java.nio.channels.Channels.newInputStream(Files.newByteChannel(file,
+        Set.of(java.nio.file.StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
+      byte[] bytes = in.readNBytes((int) Math.min(reader.maxBytes(), Integer.MAX_VALUE - 9L));
+      return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).contains("kyverno.io/");
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
   }
 
   private static List<String> strings(Object value) {

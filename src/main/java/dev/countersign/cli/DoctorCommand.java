@@ -42,7 +42,7 @@ final class DoctorCommand implements Callable<Integer> {
   String name;
 
   @Option(names = "--branch", paramLabel = "BRANCH",
-      description = "The branch scheduled and dispatched runs sign on (default: the checked-out branch, else main).")
+      description = "The branch scheduled and dispatched runs sign on (default: a pull request's base, the pushed or checked-out branch, else main).")
   String branch;
 
   @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text, json or sarif (default: ${DEFAULT-VALUE}).")
@@ -84,7 +84,8 @@ final class DoctorCommand implements Callable<Integer> {
     }
     Optional<String> checkedOut = headBranch;
     String defaultBranch = branch != null ? branch
-        : runtime.env().get("GITHUB_REF").filter(r -> r.startsWith("refs/heads/")).map(r -> r.substring("refs/heads/".length()))
+        : runtime.env().get("GITHUB_BASE_REF").filter(r -> !r.isBlank())
+            .or(() -> runtime.env().get("GITHUB_REF").filter(r -> r.startsWith("refs/heads/")).map(r -> r.substring("refs/heads/".length())))
             .or(() -> checkedOut).orElse("main");
 
     GateReport report = new ChainDoctor(repository, policy, github, defaultBranch, new ManifestReader()).examine();

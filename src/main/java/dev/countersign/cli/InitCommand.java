@@ -7,6 +7,7 @@ import dev.countersign.init.ManifestInventory;
 import dev.countersign.init.RepositoryInitializer;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.workflow.WorkflowFile;
 import dev.countersign.workflow.Workflows;
@@ -125,7 +126,15 @@ final class InitCommand implements Callable<Integer> {
     }
     ManifestInventory inventory = ManifestInventory.scan(workTree, List.of(base.unsignedDir(), base.signedDir()), new ManifestReader());
     List<String> others = new ArrayList<>(signingWorkflows);
-    for (WorkflowFile workflow : Workflows.read(workTree)) {
+    List<WorkflowFile> workflows;
+    try {
+      workflows = Workflows.read(workTree);
+    } catch (InputProblem unreadable) {
+      runtime.err().println("warning: could not look for other signing workflows: " + unreadable.getMessage()
+          + "; name them with --signing-workflow FILE");
+      workflows = List.of();
+    }
+    for (WorkflowFile workflow : workflows) {
       if (!workflow.fileName().equals(InitOptions.SIGNING_WORKFLOW)
           && workflow.countersignSteps().stream().anyMatch(WorkflowFile.CountersignStep::signsKeylessly)
           && !others.contains(workflow.fileName())) {

@@ -24,6 +24,7 @@ class InitCommandTest {
       "https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/release";
 
   @TempDir Path repo;
+  @TempDir Path elsewhere;
 
   private StringWriter out = new StringWriter();
   private StringWriter err = new StringWriter();
@@ -143,6 +144,34 @@ class InitCommandTest {
     // Flags override what the checkout says.
     assertThat(run(Env.empty(), "init", "--repo", repo.toString(), "--force", "--owner", "acme", "--branch", "main")).isEqualTo(0);
     assertThat(out.toString()).contains("signer: https://github.com/acme/web.shop/.github/workflows/sign-on-merge.yml@refs/heads/main");
+  }
+
+  @Test
+  void init_manifestWhoseKindOrNamespaceWouldInjectYaml_isRefusedAndNothingIsWritten() throws Exception {
+    // A pull request author controls manifest contents; init copies kinds and namespaces into policies.
+    Files.createDirectories(repo.resolve("unsigned"));
+    Files.writeString(repo.resolve("unsigned/evil.yaml"), "apiVersion: v1\nkind: \"ConfigMap\\\"]\\n  x: [\\\"\"\n"
+        + "metadata:\n  name: evil\n  namespace: shop\n");
+
+    int code = run(Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString());
+
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString()).contains("The kind \"ConfigMap\"]");
+    assertThat(repo.resolve(".countersign")).doesNotExist();
+    assertThat(repo.resolve(".github")).doesNotExist();
+  }
+
+  @Test
+  void init_symlinkedManifestOrWorkflow_isNotFollowed() throws Exception {
+    Path outside = elsewhere.resolve("outside.yaml");
+    Files.writeString(outside, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: secret-ns\n");
+    Files.createDirectories(repo.resolve("unsigned"));
+    Files.createSymbolicLink(repo.resolve("unsigned/link.yaml"), outside);
+
+    assertThat(run(Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString())).isEqualTo(0);
+
+    assertThat(out.toString()).contains("kinds: ConfigMap, Deployment, Service (no manifests found yet; defaults)")
+        .doesNotContain("secret-ns");
   }
 
   @SuppressWarnings("unchecked")

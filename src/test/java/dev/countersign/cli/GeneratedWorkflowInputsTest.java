@@ -1,0 +1,68 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.action.ActionInputs;
+import dev.countersign.init.InitOptions;
+import dev.countersign.init.RepositoryInitializer;
+import dev.countersign.support.Env;
+import dev.countersign.workflow.WorkflowFile;
+import dev.countersign.workflow.Workflows;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * Every countersign step in the generated workflows and in workflows-examples/ becomes, through
+ * the Action's input mapping, a command line the command accepts: no missing required option (the
+ * old promote.yml had no --from/--to), no input the command ignores, no option that does not exist.
+ */
+class GeneratedWorkflowInputsTest {
+
+  @Test
+  void everyCountersignStep_parsesAsItsCommand() throws Exception {
+    List<WorkflowFile> workflows = new ArrayList<>();
+    for (Map.Entry<Path, String> file : new RepositoryInitializer().render(InitOptions.of("acme", "deploy", "main").withPromotion(true))
+        .entrySet()) {
+      if (file.getKey().startsWith(Workflows.DIRECTORY)) {
+        workflows.add(Workflows.parse(file.getValue(), file.getKey()));
+      }
+    }
+    for (String example : List.of("sign-on-merge.yml", "check-on-pr.yml", "promote.yml", "refresh-allowlist.yml")) {
+      Path path = Path.of("workflows-examples", example);
+      workflows.add(Workflows.parse(Files.readString(path), path));
+    }
+    assertThat(workflows).extracting(WorkflowFile::fileName).contains("promote.yml");
+
+    int steps = 0;
+    for (WorkflowFile workflow : workflows) {
+      for (WorkflowFile.CountersignStep step : workflow.countersignSteps()) {
+        steps++;
+        Map<String, String> env = new HashMap<>();
+        step.with().forEach((name, value) -> env.put("INPUT_" + name.toUpperCase(Locale.ROOT),
+            value.contains("${{") ? "expression-value" : value));
+        CommandLine root = RootCommand.commandLine(Runtime.of(Env.of(env), Clock.systemUTC(),
+            new PrintWriter(Writer.nullWriter()), new PrintWriter(Writer.nullWriter())));
+        CommandLine command = root.getSubcommands().get(step.command());
+        assertThat(command).as(workflow.file() + ": command " + step.command()).isNotNull();
+        var spec = command.getCommandSpec();
+        List<String> ignored = ActionInputs.ignoredInputs(Env.of(env), option -> spec.findOption(option) != null).stream()
+            .filter(name -> !name.equals(ActionInputs.COMMAND)).toList();
+        assertThat(ignored).as(workflow.file() + ":" + step.line() + " inputs the command ignores").isEmpty();
+        List<String> args = ActionInputs.arguments(Env.of(env), step.command(), option -> spec.findOption(option) != null);
+        // Throws on a missing required option or an unknown one.
+        root.parseArgs(args.toArray(String[]::new));
+      }
+    }
+    assertThat(steps).isGreaterThanOrEqualTo(7);
+  }
+}
