@@ -150,7 +150,9 @@ class GitHubFaultsTest {
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(s.sleeps).containsExactly(Duration.ofSeconds(60));
+    assertThat(s.writes()).filteredOn(CREATE::equals).hasSize(2);
     assertHealed("created");
+    assertRerunIsQuiet();
   }
 
   @Test
@@ -188,7 +190,10 @@ class GitHubFaultsTest {
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(s.sleeps).containsExactly(Duration.ofSeconds(3));
+    assertThat(s.github.requests()).filteredOn(r -> r.endsWith("/pulls")).startsWith(
+        "GET /repos/" + FakeGitHub.REPOSITORY + "/pulls", "GET /repos/" + FakeGitHub.REPOSITORY + "/pulls");
     assertHealed("created");
+    assertRerunIsQuiet();
   }
 
   @Test
