@@ -353,5 +353,12 @@ class GitHubFaultsTest {
     assertThat(s.git.originFiles("main").keySet()).contains("signed/config/flags.yaml");
     assertThat(s.writes()).isEmpty();
     assertThat(s.git.originHead(BOT)).isNull();
+
+    // Nothing left to sign: the next run asks GitHub nothing at all.
+    s.github.clearRequests();
+    CliRun again = s.run();
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(s.outputs()).containsEntry("result", "noop");
+    assertThat(s.github.requests()).isEmpty();
   }
 }
