@@ -142,7 +142,8 @@ final class RunCommand implements Callable<Integer> {
       PullRequests pullRequests = new PullRequests(runtime, reporter, git.pushToken(env));
       // GitHub already knows whether the push would be refused: then go straight to the pull
       // request instead of making a push that cannot succeed on every run.
-      boolean proposeOnly = pullRequestMode || !dryRun && !noPush && protectedOnGitHub(env, pullRequests, target, reporter);
+      boolean proposeOnly = pullRequestMode
+          || !dryRun && !noPush && mayHaveWork(workspace) && protectedOnGitHub(env, pullRequests, target, reporter);
       ReconcileOptions options = options(env, workspace, target, proposeOnly);
       // One signer for the run: the artifact signature of --publish-to reuses its certificate.
       Supplier<MessageSigner> runSigner = memoized(signer.signerFactory(runtime, reporter::mask));
@@ -270,6 +271,22 @@ final class RunCommand implements Callable<Integer> {
       case "pull-request", "pull_request", "pr" -> true;
       default -> throw new UsageProblem("Unknown --mode \"" + mode + "\"", "use push or pull-request");
     };
+  }
+
+  /**
+   * False when HEAD certainly leaves nothing to push (it is countersign's own commit, or no
+   * unsigned directory holds a manifest), so a run with nothing to sign asks GitHub nothing. A
+   * wrong "true" only costs the lookup.
+   */
+  private boolean mayHaveWork(JGitWorkspace workspace) {
+    String head = workspace.headCommitId();
+    if (dev.countersign.git.CommitMessage.trailer(workspace.lastCommitMessage(head),
+        dev.countersign.git.CommitMessage.MARKER_TRAILER).isPresent()) {
+      return false;
+    }
+    return dirPairs().stream().anyMatch(pair -> workspace.readFiles(head, pair.from()).keySet().stream()
+        .map(path -> path.toLowerCase(java.util.Locale.ROOT))
+        .anyMatch(path -> path.endsWith(".yaml") || path.endsWith(".yml")));
   }
 
   /**

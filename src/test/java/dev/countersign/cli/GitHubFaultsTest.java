@@ -150,7 +150,9 @@ class GitHubFaultsTest {
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(s.sleeps).containsExactly(Duration.ofSeconds(60));
+    assertThat(s.writes()).filteredOn(CREATE::equals).hasSize(2);
     assertHealed("created");
+    assertRerunIsQuiet();
   }
 
   @Test
@@ -188,7 +190,10 @@ class GitHubFaultsTest {
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(s.sleeps).containsExactly(Duration.ofSeconds(3));
+    assertThat(s.github.requests()).filteredOn(r -> r.endsWith("/pulls")).startsWith(
+        "GET /repos/" + FakeGitHub.REPOSITORY + "/pulls", "GET /repos/" + FakeGitHub.REPOSITORY + "/pulls");
     assertHealed("created");
+    assertRerunIsQuiet();
   }
 
   @Test
@@ -348,5 +353,12 @@ class GitHubFaultsTest {
     assertThat(s.git.originFiles("main").keySet()).contains("signed/config/flags.yaml");
     assertThat(s.writes()).isEmpty();
     assertThat(s.git.originHead(BOT)).isNull();
+
+    // Nothing left to sign: the next run asks GitHub nothing at all.
+    s.github.clearRequests();
+    CliRun again = s.run();
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(s.outputs()).containsEntry("result", "noop");
+    assertThat(s.github.requests()).isEmpty();
   }
 }

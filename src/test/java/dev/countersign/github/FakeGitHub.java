@@ -44,8 +44,12 @@ import java.util.regex.Pattern;
  * the values (numbers, titles, labels...) come from what earlier requests stored.
  *
  * <p>Requests without {@code Authorization: token <token>} get 401, and {@code GET /user} gets
- * the 403 the Actions job token gets. {@link #failNext} injects errors. Every request stays in
- * WireMock's journal ({@link #server()}) for {@code verify}.
+ * the 403 the Actions job token gets. {@link #failNext} injects errors (with headers, for rate
+ * limits), {@link #beforeNext} runs a race just before a request is answered. Every request stays
+ * in WireMock's journal ({@link #server()}) for {@code verify}, and in {@link #requests()} in order.
+ *
+ * <p>{@link #backedBy} adds the Git Data API and branch reads over a real bare repository (see
+ * {@link FakeGitData}), the same one the tests push to with git.
  */
 public final class FakeGitHub implements AutoCloseable {
 

@@ -149,6 +149,62 @@ class PullRequestPublisherTest {
   }
 
   @Test
+  void mergedBotBranch_withAnEmptyPlan_isDeletedWhenAsked_butAClosedUnmergedOneIsKept() throws Exception {
+    try (JGitWorkspace ws = JGitWorkspace.open(git.clone("ws", 0, false), CLOCK)) {
+      PullRequestPublisher publisher = publisher(ws, settings(true));
+      PromotionResult opened = publisher.publish(PLAN, Optional.of(commit(ws, "prod/a.yaml", "a\n")), Optional.empty());
+      int number = opened.pullRequest().orElseThrow().number();
+      host.close(opened.pullRequest().get());
+
+      PromotionResult unmerged = publisher.publish(new PromotionPlan(List.of()), Optional.empty(), Optional.empty());
+      assertThat(unmerged.outcome()).isEqualTo(PromotionResult.Outcome.NOOP);
+      assertThat(host.deletedBranches()).isEmpty();
+
+      host.merge(number, git.originHead(BOT));
+      PromotionResult merged = publisher.publish(new PromotionPlan(List.of()), Optional.empty(), Optional.empty());
+      assertThat(merged.outcome()).isEqualTo(PromotionResult.Outcome.NOOP);
+      assertThat(merged.detail()).contains("deleted " + BOT + ", whose pull request was merged");
+      assertThat(host.deletedBranches()).containsExactly(BOT);
+    }
+  }
+
+  @Test
+  void pullRequestStepFailing_afterThePush_isAFailedResult_namingTheStateLeft() throws Exception {
+    PullRequestHost failing = new PullRequestHost() {
+      @Override public Optional<PullRequest> findOpen(String head, String base) {
+        return Optional.empty();
+      }
+      @Override public PullRequest create(PullRequestDraft draft) {
+        throw new RemoteProblem("GitHub answered HTTP 502 (Bad Gateway) on 3 tries in a row while opening", "retry");
+      }
+      @Override public PullRequest update(PullRequest existing, PullRequestDraft draft) {
+        throw new AssertionError();
+      }
+      @Override public void close(PullRequest pullRequest) {}
+      @Override public void deleteBranch(String branch) {}
+      @Override public boolean mergedAt(String head, String base, String commit) {
+        return false;
+      }
+      @Override public Optional<Boolean> isProtected(String branch) {
+        return Optional.empty();
+      }
+    };
+    try (JGitWorkspace ws = JGitWorkspace.open(git.clone("ws", 0, false), CLOCK)) {
+      String commit = commit(ws, "prod/a.yaml", "a\n");
+      PromotionResult result = new PullRequestPublisher(ws, failing, git.remote(), Progress.silent(), settings(false))
+          .publish(PLAN, Optional.of(commit), Optional.empty());
+
+      assertThat(result.outcome()).isEqualTo(PromotionResult.Outcome.FAILED);
+      assertThat(result.commitId()).contains(commit);
+      assertThat(result.headCommit()).contains(commit);
+      assertThat(git.originHead(BOT)).isEqualTo(commit);
+      assertThat(result.failure()).get().isInstanceOf(RemoteProblem.class).extracting(Throwable::getMessage)
+          .asString().endsWith("State left: " + BOT + " now holds " + commit.substring(0, 12)
+              + " but no pull request is open for it; the next run opens the pull request without signing again");
+    }
+  }
+
+  @Test
   void defaultBranchNames_areStableAndSafe() {
     assertThat(PromotionSettings.promoteBranch("envs/prod/signed/")).isEqualTo("countersign/promote-envs/prod/signed");
     assertThat(PromotionSettings.signBranch("main")).isEqualTo("countersign/sign-main");
