@@ -39,9 +39,6 @@ FROM ${RUNTIME_IMAGE}
 # says en_US.UTF-8, which this image does not have, and glibc would fall back to ASCII).
 ENV LANG=C.UTF-8 LC_ALL=C.UTF-8
 COPY --from=build /opt/countersign /opt/countersign
-# Java takes the file-name encoding from the locale; without one it is ASCII, and a manifest named
-# café.yaml could not be read by check or written by run. C.UTF-8 is built into Debian's glibc.
-ENV LANG=C.UTF-8
 # Fail the build if the AppCDS archive cannot be used in this image (-Xshare:on is strict).
 RUN ["/opt/countersign/jre/bin/java", "-Xshare:on", "-XX:SharedArchiveFile=/opt/countersign/app/countersign.jsa", \
      "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", "/opt/countersign/app/countersign.jar", "--version"]
