@@ -30,8 +30,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 @Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"The merge gate: verify every signed manifest, validate every unsigned one, and apply the governance policies,",
-        "as the trust policy describes them. Run it on the pull request's merge result.",
+    description = {"The merge gate: verify signed manifests, validate unsigned ones, apply the governance policies.",
+        "Everything as the trust policy describes it. Run it on the pull request's merge result.",
         "On pull_request and merge_group events the rules (trust policy, keys, governance policies) come from the base commit,",
         "and signed files may change only the way countersign changes them (see docs/check.md).",
         "Exit 0 when everything passes, 1 when anything fails."})

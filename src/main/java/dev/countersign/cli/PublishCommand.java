@@ -22,8 +22,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 @Command(name = "publish", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Push signed manifests (as committed) to an OCI registry as one artifact, and sign its digest the way cosign does,",
-        "so Flux (OCIRepository verify.provider: cosign) or Kyverno verifyImages can check it. See docs/publish.md."})
+    description = {"Push committed signed manifests to an OCI registry as one artifact and sign its digest as cosign does.",
+        "Flux (OCIRepository verify.provider: cosign) or Kyverno verifyImages can then check it. See docs/publish.md."})
 final class PublishCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;

@@ -284,9 +284,9 @@ final class RunCommand implements Callable<Integer> {
         dev.countersign.git.CommitMessage.MARKER_TRAILER).isPresent()) {
       return false;
     }
-    return dirPairs().stream().anyMatch(pair -> workspace.readFiles(head, pair.from()).keySet().stream()
-        .map(path -> path.toLowerCase(java.util.Locale.ROOT))
-        .anyMatch(path -> path.endsWith(".yaml") || path.endsWith(".yml")));
+    // Entries only (names and sizes from object headers): no blob is loaded here.
+    return dirPairs().stream().anyMatch(pair -> workspace.entries(head, pair.from()).stream()
+        .anyMatch(entry -> dev.countersign.manifest.ManifestTree.isManifestName(entry.path())));
   }
 
   /**

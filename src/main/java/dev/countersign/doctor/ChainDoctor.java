@@ -289,7 +289,7 @@ public final class ChainDoctor {
       String destination = argoDestination(pair.signed());
       for (Path signedSide : List.of(pair.unsigned(), pair.signed())) {
         boolean signed = signedSide.equals(pair.signed());
-        for (Path file : ManifestTree.of(reader).under(root.resolve(signedSide))) {
+        for (Path file : ManifestTree.listUnder(root.resolve(signedSide))) {
           Path relative = root.relativize(file.toAbsolutePath().normalize());
           if (!seen.add(relative)) {
             continue;
@@ -415,7 +415,7 @@ public final class ChainDoctor {
   /** The namespace the Argo CD Application that syncs {@code signedDir} deploys to, else {@code default}. */
   private String argoDestination(Path signedDir) {
     Path argo = root.resolve(".countersign").resolve("cluster");
-    for (Path file : ManifestTree.of(reader).under(argo)) {
+    for (Path file : ManifestTree.listUnder(argo)) {
       try {
         for (ManifestDocument document : reader.read(file, root.relativize(file)).documents()) {
           if (document.kind().equals("Application") && document.group().equals("argoproj.io")) {

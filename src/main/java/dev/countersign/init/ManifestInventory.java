@@ -48,7 +48,7 @@ public record ManifestInventory(SortedSet<Kind> kinds, SortedSet<String> namespa
     SortedSet<String> namespaces = new TreeSet<>();
     boolean withoutNamespace = false;
     for (Path directory : directories) {
-      for (Path file : ManifestTree.of(reader).under(root.resolve(directory))) {
+      for (Path file : ManifestTree.listUnder(root.resolve(directory))) {
         ManifestFile manifest;
         try {
           manifest = reader.read(file, root.relativize(file));

@@ -270,11 +270,37 @@ public final class ManifestTree {
   }
 
   /**
-   * The manifests below the directory {@code dir}, as {@link #expand} gives them; none when
-   * {@code dir} is not a directory (a link to one included: it is not followed).
+   * Every manifest-named entry below the directory {@code dir}, sorted, for commands that only
+   * describe a repository ({@code init}, {@code doctor}) and skip what they cannot read: nothing
+   * is refused here, no link is followed (a link is listed, and {@link ManifestReader} refuses to
+   * read it). None when {@code dir} is not a directory (a link to one included).
    */
-  public List<Path> under(Path dir) {
-    return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) ? expand(List.of(dir)) : List.of();
+  public static List<Path> listUnder(Path dir) {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return List.of();
+    }
+    List<Path> files = new ArrayList<>();
+    try {
+      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+          if ((attributes.isRegularFile() || attributes.isSymbolicLink()) && isManifestName(file.getFileName().toString())) {
+            files.add(file);
+          }
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path file, IOException e) {
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      throw new EnvironmentProblem("Could not list the files under " + dir + ": " + e.getMessage(),
+          "perhaps you should check that the directory is readable", e);
+    }
+    files.sort(Comparator.naturalOrder());
+    return files;
   }
 
   private static Optional<BasicFileAttributes> lstat(Path path) {
