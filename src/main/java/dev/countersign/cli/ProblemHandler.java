@@ -42,6 +42,13 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
             at.withTitle("invalid manifest"));
       }
       runtime.out().flush();
+    } else if (exception instanceof CountersignException problem && runtime.env().inGitHubActions()) {
+      // Any other problem (a service, git, the environment) also gets one annotation, so the
+      // run's summary page says why the step failed, not only its log.
+      Reporter.forEnvironment(runtime.env(), runtime.out(), err).error(
+          problem.getMessage() + problem.hint().map(h -> " (" + hintText(h) + ")").orElse(""),
+          Annotation.NONE.withTitle("countersign " + titleFor(problem)));
+      runtime.out().flush();
     }
     if (exception instanceof InputProblem inputs && inputs.all().size() > 1) {
       for (InputProblem each : inputs.all()) {
@@ -81,6 +88,15 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
     for (String continuation : lines.subList(1, lines.size())) {
       err.println("  | " + continuation);
     }
+  }
+
+  private static String titleFor(CountersignException problem) {
+    return switch (problem.exitCode()) {
+      case REMOTE -> "remote service failed";
+      case ENVIRONMENT -> "environment problem";
+      case USAGE -> "usage problem";
+      default -> "failed";
+    };
   }
 
   /** House style writes hints as ", perhaps you should ..." to follow a message; alone they lose the comma. */

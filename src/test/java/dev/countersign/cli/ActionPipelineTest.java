@@ -204,6 +204,9 @@ class ActionPipelineTest {
 
     assertThat(failed.exitCode()).as(failed.all()).isEqualTo(ExitCode.REMOTE.code());
     assertThat(failed.err()).contains("Rekor");
+    // The run page shows why the step failed, not only the log: one annotation for the problem.
+    assertThat(failed.out().lines().filter(l -> l.startsWith("::error title=countersign remote service failed::")))
+        .singleElement().asString().contains("Rekor");
     assertThat(git.originHead("main")).isEqualTo(before);
     assertThat(readTree(ws.resolve("unsigned"))).isEqualTo(unsignedBefore);
     assertThat(ws.resolve("signed")).doesNotExist();
