@@ -145,7 +145,8 @@ final class PublishCommand implements Callable<Integer> {
   private ManifestVerifier verifier(JGitWorkspace workspace, String commit) {
     RepositoryFiles files = new BaseCommit(workspace, commit).files();
     if (files.read(policy).isEmpty()) {
-      throw new UsageProblem("No trust policy found at " + policy + " in " + files.describe() + " while starting countersign publish",
+      throw new UsageProblem("No trust policy found at " + policy + " in commit " + commit.substring(0, Math.min(12, commit.length()))
+          + " while starting countersign publish",
           "perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE: publish signs only manifests"
               + " that verify against the repository's trust policy");
     }
