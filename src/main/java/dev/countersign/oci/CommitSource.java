@@ -93,7 +93,7 @@ public final class CommitSource {
 
   /**
    * Verifies the committed bytes of one file exactly as {@code check} verifies a signed file: an
-   * unsigned document, a signature that does not verify for the policy's signers, or content that
+   * unsigned document, a signature that does not verify for the verifier's signers, or content that
    * differs from its signed message is a failed verdict.
    */
   private static void verify(String path, byte[] bytes, ManifestReader reader, ManifestVerifier verifier,
@@ -103,11 +103,8 @@ public final class CommitSource {
     try {
       file = new ManifestFile(display, display, reader.parse(bytes, display), bytes);
     } catch (InputProblem e) {
+      // Not YAML, or no Kubernetes object at all (parse refuses a file without one).
       unreadable.add(e);
-      return;
-    }
-    if (file.documents().isEmpty()) {
-      rejected.add(new DocumentVerdict(display, 0, 0, "the file", false, "holds no document, so no signature covers it", List.of()));
       return;
     }
     verifier.verify(file).stream().filter(v -> !v.passed()).forEach(rejected::add);
