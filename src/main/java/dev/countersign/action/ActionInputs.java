@@ -60,7 +60,7 @@ public final class ActionInputs {
           new Input("dry_run", "--dry-run", Kind.FLAG, false, "print the plan, change nothing"),
           new Input("no_sign", "--no-sign", Kind.FLAG, false, "move without signing (testing only)"),
           new Input("path", "--repo", Kind.VALUE, false, "repository work tree; default the workspace"),
-          new Input("policy", "--policy", Kind.VALUE, false, "trust policy file for check and promote"),
+          new Input("policy", "--policy", Kind.VALUE, false, "trust policy file for check, promote and publish"),
           new Input("output", "--output", Kind.VALUE, false, "check output format: text, json or sarif"),
           new Input("sarif_file", "--sarif-file", Kind.VALUE, false, "check also writes SARIF here"),
           new Input("from_worktree", "--from-worktree", Kind.FLAG, false, "sign manifests an earlier step generated into the work tree (scheduled refresh)"),

@@ -1,6 +1,12 @@
 package dev.countersign.cli;
 
+import dev.countersign.action.Annotation;
 import dev.countersign.action.Reporter;
+import dev.countersign.gate.BaseCommit;
+import dev.countersign.governance.PolicyFile;
+import dev.countersign.governance.PolicyFileLoader;
+import dev.countersign.governance.RepositoryFiles;
+import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.oci.CommitSource;
 import dev.countersign.oci.EmittedManifest;
@@ -9,6 +15,10 @@ import dev.countersign.oci.PublishJob;
 import dev.countersign.signing.MessageSigner;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.ContentMatch;
+import dev.countersign.verification.DocumentVerdict;
+import dev.countersign.verification.ManifestVerifier;
+import dev.countersign.verification.TrustPolicy;
 import dev.countersign.verification.TrustedRoot;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -45,6 +55,11 @@ final class PublishCommand implements Callable<Integer> {
 
   @Option(names = "--revision", paramLabel = "REV", defaultValue = "HEAD", description = "Commit to publish from (default: ${DEFAULT-VALUE}).")
   String revision;
+
+  @Option(names = "--policy", paramLabel = "FILE", defaultValue = ".countersign/policy.yaml",
+      description = {"The trust policy every published manifest must verify against, read from the published commit,",
+          "relative to the repository (default: ${DEFAULT-VALUE})."})
+  Path policy;
 
   @Option(names = "--source-url", paramLabel = "URL",
       description = "org.opencontainers.image.source (default: the GitHub repository of the run, else the origin remote).")
@@ -102,7 +117,10 @@ final class PublishCommand implements Callable<Integer> {
       // A relative SOURCE is resolved against --repo when given, else the current directory.
       Path sourcePath = repo != null ? workTree.resolve(source) : source.toAbsolutePath();
       CommitSource.Contents contents = CommitSource.read(workspace, sourcePath, commit, Optional.ofNullable(sourceUrl), runtime.env(),
-          format.reader(), format.format());
+          format.reader(), verifier(workspace, commit));
+      if (!contents.verified()) {
+        return rejected(runtime, reporter, contents);
+      }
       if (noSign) {
         reporter.warning("--no-sign: the artifact is pushed WITHOUT a signature; Flux and Kyverno will refuse it, and nothing vouches for its content");
       }
@@ -117,6 +135,36 @@ final class PublishCommand implements Callable<Integer> {
       });
     }
     return ExitCode.OK.code();
+  }
+
+  /**
+   * The exact verifier for the published files: the trust policy, its key files and its annotation
+   * domain as they are in the commit being published (read from git objects, like check's base
+   * commit), so neither the work tree nor an uncommitted edit decides what is trusted.
+   */
+  private ManifestVerifier verifier(JGitWorkspace workspace, String commit) {
+    RepositoryFiles files = new BaseCommit(workspace, commit).files();
+    if (files.read(policy).isEmpty()) {
+      throw new UsageProblem("No trust policy found at " + policy + " in commit " + commit.substring(0, Math.min(12, commit.length()))
+          + " while starting countersign publish",
+          "perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE: publish signs only manifests"
+              + " that verify against the repository's trust policy");
+    }
+    PolicyFile policyFile = new PolicyFileLoader().load(files, policy);
+    TrustPolicy trustPolicy = policyFile.toTrustPolicy(files);
+    SignedManifestFormat policyFormat = new SignedManifestFormat(policyFile.annotationDomain(), format.reader());
+    TrustedRoot root = trustPolicy.identities().isEmpty() ? null : signer.verificationRoot().get();
+    return new ManifestVerifier(root, trustPolicy, policyFormat, ContentMatch.EXACT);
+  }
+
+  /** Prints every failed verdict (an error annotation on the file in a workflow) and gives exit 1; nothing was pushed or signed. */
+  static int rejected(Runtime runtime, Reporter reporter, CommitSource.Contents contents) {
+    for (DocumentVerdict v : contents.rejected()) {
+      reporter.error(v.description() + " does not verify: " + v.reason(), Annotation.at(v.file().toString(), v.line()));
+    }
+    long files = contents.rejected().stream().map(DocumentVerdict::file).distinct().count();
+    runtime.out().println("rejected: " + files + " file(s) do not verify; nothing was pushed or signed");
+    return ExitCode.REJECTED.code();
   }
 
   /** The trust material keyless signing uses: --trusted-root, else the public-good root (TUF, on first use). */

@@ -171,14 +171,12 @@ final class RunCommand implements Callable<Integer> {
       }
       ReconcileReport.publish(reporter, result, noSign ? Map.of() : signingStep.entries());
       runtime.out().println("result: " + ReconcileReport.name(result.outcome()) + " (" + result.detail().lines().findFirst().orElse("") + ")");
-      if (publishTo != null) {
-        publishArtifact(runtime, reporter, workspace, options, result, runSigner);
-      }
+      int published = publishTo == null ? ExitCode.OK.code() : publishArtifact(runtime, reporter, workspace, options, result, runSigner, reuse);
       if (result.outcome() == ReconcileResult.Outcome.REFUSED) {
         throw new EnvironmentProblem("The remote refused the push to " + target + ": " + result.detail(),
             "the branch is protected; sign through a pull request instead, or allow the token to push");
       }
-      return ExitCode.OK.code();
+      return published;
     }
   }
 
@@ -187,20 +185,27 @@ final class RunCommand implements Callable<Integer> {
    * once that commit is on the remote branch (content that was not pushed, or went to a pull
    * request, is not reviewed and gated yet, so it is not published).
    */
-  private void publishArtifact(Runtime runtime, Reporter reporter, JGitWorkspace workspace, ReconcileOptions options,
-      ReconcileResult result, java.util.function.Supplier<dev.countersign.signing.MessageSigner> runSigner) {
+  private int publishArtifact(Runtime runtime, Reporter reporter, JGitWorkspace workspace, ReconcileOptions options,
+      ReconcileResult result, java.util.function.Supplier<dev.countersign.signing.MessageSigner> runSigner, SignatureReuse reuse) {
     if (result.outcome() != ReconcileResult.Outcome.PUSHED || result.commitId().isEmpty()) {
       reporter.info("Nothing published: the run pushed no signing commit (" + ReconcileReport.name(result.outcome()) + ")");
-      return;
+      return ExitCode.OK.code();
     }
     dev.countersign.oci.OciReference target = dev.countersign.oci.OciReference.parse(publishTo, "--publish-to");
     String commit = result.commitId().get();
+    // Every published file verifies exactly for this run's signer (what it signed, or kept only
+    // after that same check): the artifact is signed only over bytes verified here.
     dev.countersign.oci.CommitSource.Contents contents = dev.countersign.oci.CommitSource.read(workspace,
-        workspace.directory().resolve(options.dirs().get(0).to()), commit, Optional.empty(), runtime.env(), format.reader(), format.format());
+        workspace.directory().resolve(options.dirs().get(0).to()), commit, Optional.empty(), runtime.env(), format.reader(),
+        reuse.verifier());
+    if (!contents.verified()) {
+      return PublishCommand.rejected(runtime, reporter, contents);
+    }
     dev.countersign.oci.PublishJob.Result published = new dev.countersign.oci.PublishJob(
         registryOptions.registry(runtime, reporter, target), Optional.of(runSigner), PublishCommand.trustedRoot(signer),
         () -> signer.signingPublicKeys(runtime)).publish(target, contents.files(), contents.provenance());
     PublishCommand.report(runtime, reporter, published, contents);
+    return ExitCode.OK.code();
   }
 
   private static <T> java.util.function.Supplier<T> memoized(java.util.function.Supplier<T> factory) {

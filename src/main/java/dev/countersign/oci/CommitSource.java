@@ -1,15 +1,15 @@
 package dev.countersign.oci;
 
 import dev.countersign.git.JGitWorkspace;
-import dev.countersign.manifest.ManifestDocument;
+import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
-import dev.countersign.manifest.SignedContent;
-import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.support.Env;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.DocumentVerdict;
+import dev.countersign.verification.ManifestVerifier;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,12 +22,27 @@ import java.util.TreeMap;
 /**
  * What {@code publish} puts in the artifact: the signed manifest files under SOURCE as they are
  * in a commit (never the work tree, so what is published is what was reviewed and committed),
- * with the commit's id and time as provenance.
+ * with the commit's id and time as provenance, each file verified before it may be published.
  */
 public final class CommitSource {
 
-  /** The files (paths relative to SOURCE) and where they came from. */
-  public record Contents(SortedMap<String, byte[]> files, ArtifactLayout.Provenance provenance) {}
+  /**
+   * The files (paths relative to SOURCE) and where they came from.
+   *
+   * @param rejected the failed verdicts (files named by repository-relative path); when not
+   *     empty, nothing may be published or signed
+   */
+  public record Contents(SortedMap<String, byte[]> files, ArtifactLayout.Provenance provenance, List<DocumentVerdict> rejected) {
+
+    public Contents {
+      rejected = List.copyOf(rejected);
+    }
+
+    /** True when every document of every file verified. */
+    public boolean verified() {
+      return rejected.isEmpty();
+    }
+  }
 
   private CommitSource() {}
 
@@ -36,11 +51,13 @@ public final class CommitSource {
    * @param commitId the commit to read
    * @param sourceUrl {@code --source-url}, else the GitHub repository of the run, else origin
    * @throws UsageProblem when SOURCE is outside the work tree or holds no manifest
+   * @param verifier judges every file exactly ({@link dev.countersign.verification.ContentMatch#EXACT})
+   *     before it may be published: countersign signs an artifact only over manifests it verified
    * @throws InputProblem when an entry is not a regular file (a symbolic link, a submodule) or a
-   *     manifest is not signed
+   *     manifest cannot be parsed
    */
   public static Contents read(JGitWorkspace workspace, Path source, String commitId, Optional<String> sourceUrl, Env env,
-      ManifestReader reader, SignedManifestFormat format) {
+      ManifestReader reader, ManifestVerifier verifier) {
     Path root = workspace.directory().toAbsolutePath().normalize();
     Path absolute = source.toAbsolutePath().normalize();
     if (!absolute.startsWith(root) || absolute.equals(root)) {
@@ -51,15 +68,16 @@ public final class CommitSource {
     // The one file set (links, submodules, unusable names and oversized files refused, every
     // .yaml/.yml in any case), read from the commit as run and check see it.
     SortedMap<String, byte[]> files = new TreeMap<>();
-    List<InputProblem> unsigned = new ArrayList<>();
+    List<InputProblem> unreadable = new ArrayList<>();
+    List<DocumentVerdict> rejected = new ArrayList<>();
     for (Map.Entry<String, byte[]> entry : new CommitManifests(workspace, ManifestTree.of(reader)).read(commitId, prefix).entrySet()) {
       String path = entry.getKey();
       String relative = path.equals(prefix) ? path.substring(path.lastIndexOf('/') + 1) : path.substring(prefix.length() + 1);
-      requireSigned(path, entry.getValue(), reader, format, unsigned);
+      verify(path, entry.getValue(), reader, verifier, unreadable, rejected);
       files.put(relative, entry.getValue());
     }
-    if (!unsigned.isEmpty()) {
-      throw InputProblem.combine(unsigned);
+    if (!unreadable.isEmpty()) {
+      throw InputProblem.combine(unreadable);
     }
     if (files.isEmpty()) {
       throw new UsageProblem("There are no manifest files (.yaml/.yml) under " + prefix + " in commit " + abbreviate(commitId),
@@ -70,34 +88,26 @@ public final class CommitSource {
             .replaceAll("/+$", "") + "/" + r))
         .or(() -> workspace.remoteUrl("origin"))
         .map(CommitSource::withoutCredentials);
-    return new Contents(files, new ArtifactLayout.Provenance(commitId, workspace.commitTime(commitId), url));
+    return new Contents(files, new ArtifactLayout.Provenance(commitId, workspace.commitTime(commitId), url), rejected);
   }
 
-  private static void requireSigned(String path, byte[] bytes, ManifestReader reader, SignedManifestFormat format,
-      List<InputProblem> problems) {
+  /**
+   * Verifies the committed bytes of one file exactly as {@code check} verifies a signed file: an
+   * unsigned document, a signature that does not verify for the verifier's signers, or content that
+   * differs from its signed message is a failed verdict.
+   */
+  private static void verify(String path, byte[] bytes, ManifestReader reader, ManifestVerifier verifier,
+      List<InputProblem> unreadable, List<DocumentVerdict> rejected) {
     Path display = Path.of(path);
-    List<ManifestDocument> documents;
+    ManifestFile file;
     try {
-      documents = reader.parse(bytes, display);
+      file = new ManifestFile(display, display, reader.parse(bytes, display), bytes);
     } catch (InputProblem e) {
-      problems.add(e);
+      // Not YAML, or no Kubernetes object at all (parse refuses a file without one).
+      unreadable.add(e);
       return;
     }
-    for (ManifestDocument document : documents) {
-      Optional<SignedContent> content;
-      try {
-        content = format.decode(document);
-      } catch (IllegalArgumentException e) {
-        problems.add(new InputProblem(display, document.line(), "has signature annotations that cannot be decoded: " + e.getMessage(),
-            "sign it again with countersign"));
-        return;
-      }
-      if (content.isEmpty() || content.get().signatureSets().isEmpty()) {
-        problems.add(new InputProblem(display, document.line(), document.describe() + " is not signed",
-            "publish takes signed manifests: sign them (countersign sign / run) and commit first"));
-        return;
-      }
-    }
+    verifier.verify(file).stream().filter(v -> !v.passed()).forEach(rejected::add);
   }
 
   /** A repository URL without {@code user:password@}. */

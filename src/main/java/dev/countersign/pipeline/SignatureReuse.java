@@ -76,7 +76,11 @@ public final class SignatureReuse {
     }
   }
 
-  private synchronized ManifestVerifier verifier() {
+  /**
+   * The exact verifier for this run's signer (its certificate identity and issuer, or its key):
+   * what decides reuse, and what {@code run --publish-to} checks every published file with.
+   */
+  public synchronized ManifestVerifier verifier() {
     if (verifier == null) {
       SignerIdentity signer = identity.get();
       if (signer instanceof SignerIdentity.Keyless keyless) {

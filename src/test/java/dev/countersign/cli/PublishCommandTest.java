@@ -301,16 +301,105 @@ class PublishCommandTest {
   }
 
   @Test
-  void unsignedManifests_areRefused_andNothingIsPushed() throws Exception {
+  void unsignedManifests_areRejected_andNothingIsPushedOrSigned() throws Exception {
     Path repo = tmp.resolve("unsigned-repo");
     Files.createDirectories(repo.resolve("signed"));
     Files.writeString(repo.resolve("signed/cm.yaml"), ActionPipelineTest.configMap("plain", "x"));
+    writePolicy(repo);
+    commitAll(repo);
+    assertRejected(repo, "unsigned", "signed/cm.yaml", "the file is not signed");
+  }
+
+  @Test
+  void forgedSignatureAnnotation_isRejected_nothingPushed_noCertificate() throws Exception {
+    Path repo = signedRepository("forged", "m");
+    String signed = committedText(repo, "signed/cm.yaml");
+    Matcher signature = Pattern.compile("(cosign\\.sigstore\\.dev/signature: )(\\S+)").matcher(signed);
+    assertThat(signature.find()).as(signed).isTrue();
+    String forged = signed.substring(0, signature.start(2))
+        + Base64.getEncoder().encodeToString("not a signature over this message".getBytes(StandardCharsets.UTF_8))
+        + signed.substring(signature.end(2));
+    Files.writeString(repo.resolve("signed/cm.yaml"), forged);
+    commitAll(repo);
+    assertRejected(repo, "forged", "signed/cm.yaml", "the signature does not verify with the key");
+  }
+
+  @Test
+  void fileEditedAfterSigning_isRejected_nothingPushed_noCertificate() throws Exception {
+    Path repo = signedRepository("edited", "n");
+    restoreCommitted(repo);
+    String signed = committedText(repo, "signed/apps/second.yaml");
+    assertThat(signed).contains("value: n2");
+    Files.writeString(repo.resolve("signed/apps/second.yaml"), signed.replace("value: n2", "value: evil"));
+    commitAll(repo);
+    assertRejected(repo, "edited", "signed/apps/second.yaml", "content differs from the signed message at data.value");
+  }
+
+  @Test
+  void fileSignedByAnotherIdentity_isRejected_nothingPushed_noCertificate() throws Exception {
+    Path repo = signedRepository("stranger", "o");
+    restoreCommitted(repo);
+    // Signed keylessly by the test stack's workflow identity: a valid signature, but the
+    // repository's policy trusts only the demo key.
+    Files.writeString(repo.resolve("signed/stranger.yaml"), ActionPipelineTest.configMap("stranger", "o3"));
+    CliRun sign = CliRun.run(new HashMap<>(stack.githubEnv()), "sign", "--trusted-root", stack.trustedRoot().toString(),
+        "--signing-config", stack.signingConfig().toString(), repo.resolve("signed/stranger.yaml").toString());
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    commitAll(repo);
+    assertRejected(repo, "stranger", "signed/stranger.yaml", "is a keyless signature");
+    // Verification reads the policy from the commit: the same file passes once the commit's
+    // policy trusts that identity too (control).
+    Files.writeString(repo.resolve(".countersign/policy.yaml"), POLICY + "signers:\n  - issuer: " + stack.identityIssuer()
+        + "\n    subject: " + stack.identitySan() + "\n");
+    CliRun uncommitted = publishKeyless(repo, registry.host() + "/team/stranger");
+    assertThat(uncommitted.exitCode()).as("a work-tree policy does not count: " + uncommitted.all()).isEqualTo(ExitCode.REJECTED.code());
+    commitAll(repo);
+    CliRun trusted = publishKeyless(repo, registry.host() + "/team/stranger");
+    assertThat(trusted.exitCode()).as(trusted.all()).isZero();
+  }
+
+  @Test
+  void noSign_stillVerifies_andRejectsAnEditedFile() throws Exception {
+    Path repo = signedRepository("nosign-edited", "q");
+    String signed = committedText(repo, "signed/cm.yaml");
+    Files.writeString(repo.resolve("signed/cm.yaml"), signed.replace("value: q", "value: evil"));
     commitAll(repo);
     List<String> before = registry.snapshot();
-    CliRun run = publishKeyless(repo, registry.host() + "/team/unsigned");
-    assertThat(run.exitCode()).isEqualTo(ExitCode.INVALID_INPUT.code());
-    assertThat(run.err()).contains("signed/cm.yaml").contains("is not signed");
+    CliRun run = CliRun.run(new HashMap<>(), "publish", "--repo", repo.toString(), "signed", "--to", registry.host() + "/team/nosign-edited",
+        "--plain-http", "--no-sign");
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.err()).contains("signed/cm.yaml");
     assertThat(registry.snapshot()).isEqualTo(before);
+  }
+
+  @Test
+  void missingTrustPolicy_isAUsageError_beforeAnythingIsPushed() throws Exception {
+    Path repo = signedRepository("nopolicy", "r");
+    restoreCommitted(repo);
+    Files.delete(repo.resolve(".countersign/policy.yaml"));
+    commitAll(repo);
+    List<String> before = registry.snapshot();
+    CliRun run = publishKeyless(repo, registry.host() + "/team/nopolicy");
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains("No trust policy found at .countersign/policy.yaml");
+    assertThat(registry.snapshot()).isEqualTo(before);
+  }
+
+  /** Publishing {@code repo} keylessly exits 1 naming {@code file}; the registry is untouched and no certificate is issued. */
+  private void assertRejected(Path repo, String name, String file, String reason) throws Exception {
+    List<String> before = registry.snapshot();
+    stack.resetStats();
+    CliRun run = publishKeyless(repo, registry.host() + "/team/" + name + ":v1");
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    // In the workflow environment the finding is an error annotation on the file (stdout).
+    assertThat(run.all()).contains("::error file=" + file + ",").contains("does not verify").contains(reason);
+    assertThat(run.out()).contains("nothing was pushed or signed").doesNotContain("pushed    ").doesNotContain("signed    ");
+    assertThat(registry.snapshot()).as("registry storage").isEqualTo(before);
+    assertThat(status("/v2/team/" + name + "/manifests/v1")).as("no manifest for the tag").isEqualTo(404);
+    assertThat(registry.snapshot().stream().filter(p -> p.contains("repositories/team/" + name + "/"))).as("nothing for the repository")
+        .isEmpty();
+    assertThat(stack.stats().certificates()).as("no Fulcio certificate requested").isZero();
+    assertThat(stack.stats().logEntries()).as("no Rekor entry").isZero();
   }
 
   @Test
@@ -370,6 +459,7 @@ class PublishCommandTest {
     Files.writeString(repo.resolve("signed/cm.yaml"), ActionPipelineTest.configMap(name, value));
     Files.writeString(repo.resolve("signed/apps/second.yaml"), ActionPipelineTest.configMap(name + "-second", value + "2"));
     Files.writeString(repo.resolve("signed/README.md"), "not a manifest\n");
+    writePolicy(repo);
     CliRun sign = CliRun.run(new HashMap<>(Map.of("COSIGN_PASSWORD", "countersign-demo")), "sign", "--key", DEMO_KEY,
         repo.resolve("signed").toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
@@ -379,6 +469,20 @@ class PublishCommandTest {
     return repo;
   }
 
+  private static final String POLICY = "apiVersion: countersign.dev/v1alpha1\nkind: TrustPolicy\nkeys:\n  - path: .countersign/cosign.pub\n";
+
+  /** The repository's trust policy: the demo key signs its manifests. */
+  static void writePolicy(Path repo) throws IOException {
+    Files.createDirectories(repo.resolve(".countersign"));
+    Files.copy(Path.of(DEMO_PUB), repo.resolve(".countersign/cosign.pub"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.writeString(repo.resolve(".countersign/policy.yaml"), POLICY);
+  }
+
+  /** Undoes the uncommitted work-tree edit {@link #signedRepository} leaves, before a test commits again. */
+  private static void restoreCommitted(Path repo) throws Exception {
+    Files.writeString(repo.resolve("signed/cm.yaml"), committedText(repo, "signed/cm.yaml"));
+  }
+
   static void commitAll(Path repo) throws Exception {
     try (Git git = Git.init().setDirectory(repo.toFile()).setInitialBranch("main").call()) {
       git.add().addFilepattern(".").call();
@@ -386,6 +490,21 @@ class PublishCommandTest {
           Instant.parse("2026-01-02T03:04:05Z"), ZoneOffset.UTC);
       git.commit().setMessage("manifests").setAuthor(who).setCommitter(who).setSign(false).call();
     }
+  }
+
+  private static String committedText(Path repo, String path) throws Exception {
+    try (Git git = Git.open(repo.toFile())) {
+      var repository = git.getRepository();
+      try (var walk = org.eclipse.jgit.treewalk.TreeWalk.forPath(repository, path, repository.parseCommit(repository.resolve("HEAD")).getTree())) {
+        return new String(repository.open(walk.getObjectId(0)).getBytes(), StandardCharsets.UTF_8);
+      }
+    }
+  }
+
+  private int status(String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://" + registry.host() + path))
+        .header("Accept", "application/vnd.oci.image.manifest.v1+json").method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 
   private static String head(Path repo) throws Exception {

@@ -15,7 +15,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.countersign.support.ExitCode;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -125,6 +127,68 @@ class PublishPipelineTest {
     assertThat(Files.readString(tmp.resolve("emitted.yaml"))).startsWith("# countersign publish \u2014 digest=" + digest);
     assertThat(run.out()).contains("::add-mask::unused-token-5b2c");
     assertThat(run.out().replace("::add-mask::unused-token-5b2c", "")).doesNotContain("unused-token-5b2c");
+  }
+
+  @Test
+  void runWithPublishTo_rejectsASignedFileNotByTheRunsSigner_andPublishesNothing() throws Exception {
+    // A file in signed/ that this run neither signed nor verified: signed with the demo key,
+    // while the run signs keylessly. The signing commit is pushed; the artifact is not.
+    Path scratch = tmp.resolve("scratch");
+    Files.createDirectories(scratch);
+    Files.writeString(scratch.resolve("planted.yaml"), ActionPipelineTest.configMap("planted", "x"));
+    CliRun sign = CliRun.run(new HashMap<>(Map.of("COSIGN_PASSWORD", "countersign-demo")), "sign", "--key", "docs/example/demo.key",
+        scratch.toString());
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    git.commitToOrigin("main", Map.of("signed/planted.yaml", Files.readString(scratch.resolve("planted.yaml"))), Set.of(), "plant");
+
+    Path ws = git.clone("ws", 0, false);
+    List<String> before = registry.snapshot();
+    CliRun run = CliRun.run(new HashMap<>(stack.githubEnv()), "run", "--repo", ws.toString(), "--trusted-root", stack.trustedRoot().toString(),
+        "--signing-config", stack.signingConfig().toString(), "--publish-to", registry.host() + "/team/planted:main", "--plain-http");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out()).contains("result: pushed").contains("::error file=signed/planted.yaml,").contains("does not verify")
+        .contains("nothing was pushed or signed").doesNotContain("pushed    ");
+    assertThat(registry.snapshot()).as("registry storage").isEqualTo(before);
+  }
+
+  @Test
+  void actionCommandPublish_rejectsAHandEditedFile_beforeAnyCertificate() throws Exception {
+    Path repo = PublishCommandTest.signedRepository(tmp, "action-edited", "e");
+    // The committed file, edited by hand (signatures kept), and committed again.
+    String committed;
+    try (org.eclipse.jgit.api.Git g = org.eclipse.jgit.api.Git.open(repo.toFile())) {
+      var repository = g.getRepository();
+      try (var walk = org.eclipse.jgit.treewalk.TreeWalk.forPath(repository, "signed/cm.yaml",
+          repository.parseCommit(repository.resolve("HEAD")).getTree())) {
+        committed = new String(repository.open(walk.getObjectId(0)).getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      }
+    }
+    assertThat(committed).contains("value: e\n");
+    Files.writeString(repo.resolve("signed/cm.yaml"), committed.replace("value: e\n", "value: evil\n"));
+    PublishCommandTest.commitAll(repo);
+
+    Map<String, String> env = new HashMap<>(stack.githubEnv());
+    env.put("GITHUB_ACTIONS", "true");
+    env.put("GITHUB_OUTPUT", tmp.resolve("github-output").toString());
+    env.put("INPUT_COMMAND", "publish");
+    env.put("INPUT_PATH", repo.toString());
+    env.put("INPUT_SOURCE", "signed");
+    env.put("INPUT_TO", registry.host() + "/team/action-edited:v1");
+    env.put("INPUT_PLAIN_HTTP", "true");
+    env.put("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString());
+    env.put("INPUT_SIGNING_CONFIG", stack.signingConfig().toString());
+    env.put("INPUT_TOKEN", "");
+    List<String> before = registry.snapshot();
+    stack.resetStats();
+
+    CliRun run = CliRun.run(env, "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out()).contains("::error file=signed/cm.yaml,").contains("content differs from the signed message");
+    assertThat(registry.snapshot()).as("registry storage").isEqualTo(before);
+    assertThat(stack.stats().certificates()).as("no Fulcio certificate").isZero();
+    assertThat(Files.exists(tmp.resolve("github-output")) ? Files.readString(tmp.resolve("github-output")) : "").doesNotContain("artifact-digest");
   }
 
   private byte[] get(String path) throws Exception {
