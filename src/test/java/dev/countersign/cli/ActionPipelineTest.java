@@ -303,28 +303,9 @@ class ActionPipelineTest {
   }
 
   private Map<String, String> actionEnv(Path ws, String eventName, String eventJson, String outputName) {
-    try {
-      Path eventFile = Files.createTempFile(tmp, "event", ".json");
-      Files.writeString(eventFile, eventJson);
-      Map<String, String> env = new HashMap<>(stack.githubEnv());
-      env.put("GITHUB_ACTIONS", "true");
-      env.put("GITHUB_EVENT_NAME", eventName);
-      env.put("GITHUB_EVENT_PATH", eventFile.toString());
-      env.put("GITHUB_WORKSPACE", ws.toString());
-      env.put("GITHUB_REPOSITORY", "octo-org/octo-repo");
-      env.put("GITHUB_REF", "refs/heads/main");
-      env.put("GITHUB_RUN_ID", "4242");
-      env.put("GITHUB_OUTPUT", tmp.resolve(outputName).toString());
-      env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
-      env.put("INPUT_TOKEN", TOKEN);
-      env.put("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString());
-      env.put("INPUT_SIGNING_CONFIG", stack.signingConfig().toString());
-      env.put("INPUT_COMMAND", "");
-      env.put("INPUT_DRY_RUN", "false");
-      return env;
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    Map<String, String> env = ActionTestEnv.of(stack, tmp, ws, eventName, eventJson, TOKEN, outputName);
+    env.put("GITHUB_RUN_ID", "4242"); // what the Countersign-Run trailer must carry
+    return env;
   }
 
   private CliRun verify(Path dir, String san) {

@@ -20,6 +20,12 @@ final class ActionTestEnv {
 
   /** GITHUB_* and INPUT_* for {@code action} in workspace {@code ws}; outputs and summary under {@code tmp}. */
   static Map<String, String> of(SigstoreTestStack stack, Path tmp, Path ws, String eventName, String eventJson) {
+    return of(stack, tmp, ws, eventName, eventJson, TOKEN, "output");
+  }
+
+  /** As {@link #of(SigstoreTestStack, Path, Path, String, String)}, pushing with {@code token}, outputs in {@code tmp/outputName}. */
+  static Map<String, String> of(SigstoreTestStack stack, Path tmp, Path ws, String eventName, String eventJson,
+      String token, String outputName) {
     try {
       Path eventFile = Files.createTempFile(tmp, "event", ".json");
       Files.writeString(eventFile, eventJson);
@@ -31,9 +37,9 @@ final class ActionTestEnv {
       env.put("GITHUB_REPOSITORY", "octo-org/octo-repo");
       env.put("GITHUB_REF", "refs/heads/main");
       env.put("GITHUB_RUN_ID", "4343");
-      env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
+      env.put("GITHUB_OUTPUT", tmp.resolve(outputName).toString());
       env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
-      env.put("INPUT_TOKEN", TOKEN);
+      env.put("INPUT_TOKEN", token);
       env.put("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString());
       env.put("INPUT_SIGNING_CONFIG", stack.signingConfig().toString());
       env.put("INPUT_COMMAND", "");
