@@ -208,8 +208,8 @@ final class RunCommand implements Callable<Integer> {
     return ExitCode.OK.code();
   }
 
-  private static <T> java.util.function.Supplier<T> memoized(java.util.function.Supplier<T> factory) {
-    return new java.util.function.Supplier<>() {
+  private static <T> Supplier<T> memoized(Supplier<T> factory) {
+    return new Supplier<>() {
       private T value;
 
       @Override
@@ -238,17 +238,7 @@ final class RunCommand implements Callable<Integer> {
     String botBranch = pullRequest.settings(target, dev.countersign.promotion.PromotionSettings.signBranch(target), "-", "-",
         dev.countersign.promotion.PromotionBody.Purpose.SIGN).botBranch();
     // Looked up on first use only: a run with nothing to sign never asks the remote.
-    java.util.function.Supplier<Optional<String>> tip = new java.util.function.Supplier<>() {
-      private Optional<String> found;
-
-      @Override
-      public synchronized Optional<String> get() {
-        if (found == null) {
-          found = workspace.fetchIfExists(options.remote(), botBranch);
-        }
-        return found;
-      }
-    };
+    Supplier<Optional<String>> tip = memoized(() -> workspace.fetchIfExists(options.remote(), botBranch));
     return path -> tip.get().flatMap(commit -> workspace.readFile(commit, path));
   }
 
