@@ -19,8 +19,8 @@ import java.util.stream.Collectors;
  * Speaks GitHub Actions workflow commands on stdout and appends to the step's output and summary
  * files. Every line goes through one {@link WorkflowLog}: commands are escaped as the Actions
  * toolkit escapes them ({@link WorkflowCommands#format}), every other line is neutralized so the
- * runner never executes it. Outputs use {@code name=value}, or a
- * {@code name<<ghadelimiter_<uuid>} heredoc for multi-line values.
+ * runner never executes it. Outputs use {@code name=value}, or a {@code name<<ghadelimiter_<uuid>}
+ * heredoc for multi-line values.
  */
 public final class ActionsReporter implements Reporter {
 
@@ -37,7 +37,11 @@ public final class ActionsReporter implements Reporter {
    * @param summaryFile {@code GITHUB_STEP_SUMMARY}
    * @param uuids source of heredoc delimiter suffixes (random UUIDs in production)
    */
-  public ActionsReporter(PrintWriter out, Optional<Path> outputFile, Optional<Path> summaryFile, Supplier<String> uuids) {
+  public ActionsReporter(
+      PrintWriter out,
+      Optional<Path> outputFile,
+      Optional<Path> summaryFile,
+      Supplier<String> uuids) {
     this.out = WorkflowLog.over(out);
     this.outputFile = outputFile;
     this.summaryFile = summaryFile;
@@ -105,7 +109,10 @@ public final class ActionsReporter implements Reporter {
       String delimiter = "ghadelimiter_" + uuids.get();
       if (value.contains(delimiter)) {
         throw new InternalProblem(
-            "Unexpected input: the value of output " + name + " contains the delimiter " + delimiter);
+            "Unexpected input: the value of output "
+                + name
+                + " contains the delimiter "
+                + delimiter);
       }
       record = name + "<<" + delimiter + "\n" + value + "\n" + delimiter + "\n";
     }
@@ -118,8 +125,8 @@ public final class ActionsReporter implements Reporter {
 
   /**
    * Appends to the job summary, but never past {@value #MAX_SUMMARY_BYTES} bytes in the step's
-   * summary file (GitHub refuses a step summary over 1 MiB and shows none of it): what does not
-   * fit is cut at a line and replaced by a note saying how many more table rows there were.
+   * summary file (GitHub refuses a step summary over 1 MiB and shows none of it): what does not fit
+   * is cut at a line and replaced by a note saying how many more table rows there were.
    */
   @Override
   public void summary(String markdown) {
@@ -131,10 +138,13 @@ public final class ActionsReporter implements Reporter {
     try {
       used = Files.exists(file) ? Files.size(file) : 0;
     } catch (IOException e) {
-      throw new EnvironmentProblem("Could not read the size of GITHUB_STEP_SUMMARY (" + file + ")",
-          "perhaps you should check the runner's file commands directory", e);
+      throw new EnvironmentProblem(
+          "Could not read the size of GITHUB_STEP_SUMMARY (" + file + ")",
+          "perhaps you should check the runner's file commands directory",
+          e);
     }
-    String text = capped(markdown.endsWith("\n") ? markdown : markdown + "\n", MAX_SUMMARY_BYTES - used);
+    String text =
+        capped(markdown.endsWith("\n") ? markdown : markdown + "\n", MAX_SUMMARY_BYTES - used);
     if (!text.isEmpty()) {
       append(file, text, "GITHUB_STEP_SUMMARY");
     }
@@ -171,8 +181,13 @@ public final class ActionsReporter implements Reporter {
     List<String> rest = lines.subList(index, lines.size());
     long rows = rest.stream().filter(l -> l.startsWith("|")).count();
     long others = rest.stream().filter(l -> !l.isBlank() && !l.startsWith("|")).count();
-    String note = String.format(java.util.Locale.ROOT, noteTemplate,
-        others == 0 ? rows : rows + others, others == 0 ? (rows == 1 ? "row" : "rows") : "lines", MAX_SUMMARY_BYTES);
+    String note =
+        String.format(
+            java.util.Locale.ROOT,
+            noteTemplate,
+            others == 0 ? rows : rows + others,
+            others == 0 ? (rows == 1 ? "row" : "rows") : "lines",
+            MAX_SUMMARY_BYTES);
     return kept + note;
   }
 
@@ -187,7 +202,12 @@ public final class ActionsReporter implements Reporter {
 
   private static String row(List<String> cells) {
     return cells.stream()
-        .map(c -> c.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>"))
+        .map(
+            c ->
+                c.replace("\\", "\\\\")
+                    .replace("|", "\\|")
+                    .replace("\r\n", "<br>")
+                    .replace("\n", "<br>"))
         .collect(Collectors.joining(" | ", "| ", " |\n"));
   }
 
@@ -197,10 +217,13 @@ public final class ActionsReporter implements Reporter {
 
   private static void append(Path file, String text, String which) {
     try {
-      Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      Files.writeString(
+          file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     } catch (IOException e) {
       throw new EnvironmentProblem(
-          "Could not append to " + which + " (" + file + ")", "perhaps you should check the runner's file commands directory", e);
+          "Could not append to " + which + " (" + file + ")",
+          "perhaps you should check the runner's file commands directory",
+          e);
     }
   }
 }

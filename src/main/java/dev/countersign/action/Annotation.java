@@ -17,14 +17,26 @@ public record Annotation(
     Optional<String> title) {
 
   public static final Annotation NONE =
-      new Annotation(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+      new Annotation(
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty());
 
   public static Annotation at(String file) {
     return NONE.withFile(file);
   }
 
   public static Annotation at(String file, int line) {
-    return new Annotation(Optional.of(file), Optional.of(line), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+    return new Annotation(
+        Optional.of(file),
+        Optional.of(line),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
   }
 
   public Annotation withFile(String value) {

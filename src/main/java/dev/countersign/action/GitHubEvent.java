@@ -24,10 +24,10 @@ import java.util.Optional;
  * GitHub client that might call the API to fill gaps. Payload text (titles, branch names) is
  * attacker-controlled: use it as data only.
  *
- * <p>Bounded and typed: a payload larger than {@value #MAX_BYTES} bytes, nested deeper than
- * {@value #MAX_DEPTH} levels, not a JSON object, or with a field of the wrong type where the run
- * decision reads it is an {@link EnvironmentProblem} (exit 3) naming {@code GITHUB_EVENT_PATH},
- * never a crash. (GitHub caps webhook payloads at 25 MB; its objects nest about ten deep.)
+ * <p>Bounded and typed: a payload larger than {@value #MAX_BYTES} bytes, nested deeper than {@value
+ * #MAX_DEPTH} levels, not a JSON object, or with a field of the wrong type where the run decision
+ * reads it is an {@link EnvironmentProblem} (exit 3) naming {@code GITHUB_EVENT_PATH}, never a
+ * crash. (GitHub caps webhook payloads at 25 MB; its objects nest about ten deep.)
  */
 public record GitHubEvent(String name, JsonNode payload) {
 
@@ -37,26 +37,35 @@ public record GitHubEvent(String name, JsonNode payload) {
   /** Deepest nesting of arrays and objects accepted. */
   static final int MAX_DEPTH = 100;
 
-  private static final String HINT = "perhaps you should not override GITHUB_EVENT_PATH in the workflow";
+  private static final String HINT =
+      "perhaps you should not override GITHUB_EVENT_PATH in the workflow";
 
-  private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
-      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
-      .build());
+  private static final ObjectMapper JSON =
+      new ObjectMapper(
+          JsonFactory.builder()
+              .streamReadConstraints(
+                  StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+              .build());
 
   public GitHubEvent {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(payload, "payload");
   }
 
-  /** Reads the event of the current run from {@code GITHUB_EVENT_NAME} and {@code GITHUB_EVENT_PATH}. */
+  /**
+   * Reads the event of the current run from {@code GITHUB_EVENT_NAME} and {@code
+   * GITHUB_EVENT_PATH}.
+   */
   public static GitHubEvent read(Env env) {
     String name =
         env.get("GITHUB_EVENT_NAME")
             .map(String::strip)
             .orElseThrow(
-                () -> new EnvironmentProblem(
-                    "GITHUB_EVENT_NAME is not set while reading the triggering event",
-                    "perhaps you should run this inside GitHub Actions, or run countersign run with --branch outside it"));
+                () ->
+                    new EnvironmentProblem(
+                        "GITHUB_EVENT_NAME is not set while reading the triggering event",
+                        "perhaps you should run this inside GitHub Actions, or run countersign run"
+                            + " with --branch outside it"));
     Optional<String> path = env.get("GITHUB_EVENT_PATH");
     if (path.isEmpty()) {
       // Some runners (act, older GHES) omit the payload for schedule; decide from the env then.
@@ -66,23 +75,47 @@ public record GitHubEvent(String name, JsonNode payload) {
     try {
       if (Files.isDirectory(file)) {
         throw new EnvironmentProblem(
-            "The event payload " + file + " named by GITHUB_EVENT_PATH is a directory while reading the " + name + " event", HINT);
+            "The event payload "
+                + file
+                + " named by GITHUB_EVENT_PATH is a directory while reading the "
+                + name
+                + " event",
+            HINT);
       }
       long size = Files.size(file);
       if (size > MAX_BYTES) {
         throw new EnvironmentProblem(
-            "The event payload " + file + " named by GITHUB_EVENT_PATH is " + size + " bytes, more than the "
-                + MAX_BYTES + " countersign reads, while reading the " + name + " event", HINT);
+            "The event payload "
+                + file
+                + " named by GITHUB_EVENT_PATH is "
+                + size
+                + " bytes, more than the "
+                + MAX_BYTES
+                + " countersign reads, while reading the "
+                + name
+                + " event",
+            HINT);
       }
-      return parse(name, Files.readAllBytes(file), "The " + name + " event payload " + file + " (GITHUB_EVENT_PATH)");
+      return parse(
+          name,
+          Files.readAllBytes(file),
+          "The " + name + " event payload " + file + " (GITHUB_EVENT_PATH)");
     } catch (NoSuchFileException e) {
       throw new EnvironmentProblem(
-          "The event payload " + file + " named by GITHUB_EVENT_PATH does not exist while reading the " + name + " event",
+          "The event payload "
+              + file
+              + " named by GITHUB_EVENT_PATH does not exist while reading the "
+              + name
+              + " event",
           HINT,
           e);
     } catch (IOException e) {
       throw new EnvironmentProblem(
-          "Could not read the event payload " + file + " named by GITHUB_EVENT_PATH while reading the " + name + " event",
+          "Could not read the event payload "
+              + file
+              + " named by GITHUB_EVENT_PATH while reading the "
+              + name
+              + " event",
           "perhaps you should check the runner's file permissions",
           e);
     }
@@ -90,7 +123,10 @@ public record GitHubEvent(String name, JsonNode payload) {
 
   /** Parses a payload document; an empty document is an empty payload. */
   public static GitHubEvent parse(String name, String json) {
-    return parse(name, json.getBytes(StandardCharsets.UTF_8), "The " + name + " event payload (GITHUB_EVENT_PATH)");
+    return parse(
+        name,
+        json.getBytes(StandardCharsets.UTF_8),
+        "The " + name + " event payload (GITHUB_EVENT_PATH)");
   }
 
   private static GitHubEvent parse(String name, byte[] json, String what) {
@@ -101,7 +137,8 @@ public record GitHubEvent(String name, JsonNode payload) {
     try {
       node = JSON.readTree(json);
     } catch (StreamConstraintsException e) {
-      throw new EnvironmentProblem(what + " nests deeper than " + MAX_DEPTH + " levels" + where(e.getLocation()), HINT, e);
+      throw new EnvironmentProblem(
+          what + " nests deeper than " + MAX_DEPTH + " levels" + where(e.getLocation()), HINT, e);
     } catch (JsonProcessingException e) {
       throw new EnvironmentProblem(what + " is not valid JSON" + where(e.getLocation()), HINT, e);
     } catch (IOException | RuntimeException e) {
@@ -117,14 +154,17 @@ public record GitHubEvent(String name, JsonNode payload) {
   }
 
   private static String where(JsonLocation location) {
-    return location == null || location.getLineNr() < 1 ? "" : " (line " + location.getLineNr() + ")";
+    return location == null || location.getLineNr() < 1
+        ? ""
+        : " (line " + location.getLineNr() + ")";
   }
 
   /**
    * The text at a path of field names, e.g. {@code text("pull_request", "base", "ref")}; empty when
    * a field on the way is absent or null.
    *
-   * @throws EnvironmentProblem when a field on the way is not an object, or the value is an object or array
+   * @throws EnvironmentProblem when a field on the way is not an object, or the value is an object
+   *     or array
    */
   public Optional<String> text(String... path) {
     JsonNode node = at(path);
@@ -169,8 +209,15 @@ public record GitHubEvent(String name, JsonNode payload) {
 
   private EnvironmentProblem wrongType(String[] path, JsonNode node, String expected) {
     return new EnvironmentProblem(
-        "The " + name + " event payload (GITHUB_EVENT_PATH) has " + describe(node) + " at "
-            + (path.length == 0 ? "its top level" : String.join(".", path)) + " where " + expected + " belongs",
+        "The "
+            + name
+            + " event payload (GITHUB_EVENT_PATH) has "
+            + describe(node)
+            + " at "
+            + (path.length == 0 ? "its top level" : String.join(".", path))
+            + " where "
+            + expected
+            + " belongs",
         HINT);
   }
 

@@ -7,9 +7,9 @@ import java.nio.file.Path;
 import java.util.UUID;
 
 /**
- * What the user sees: progress lines, annotations, step outputs and the job summary. Inside
- * GitHub Actions it speaks workflow commands ({@link ActionsReporter}); elsewhere it prints plain
- * lines ({@link ConsoleReporter}). All output goes through the writers it is given.
+ * What the user sees: progress lines, annotations, step outputs and the job summary. Inside GitHub
+ * Actions it speaks workflow commands ({@link ActionsReporter}); elsewhere it prints plain lines
+ * ({@link ConsoleReporter}). All output goes through the writers it is given.
  */
 public interface Reporter extends Progress {
 
@@ -47,5 +47,4 @@ public interface Reporter extends Progress {
     }
     return new ConsoleReporter(out, err);
   }
-
 }

@@ -40,10 +40,12 @@ public sealed interface RunTrigger {
    */
   static RunTrigger decide(GitHubEvent event, Env env, Optional<String> branchOverride) {
     RunTrigger decided = decide(event, env);
-    if (decided instanceof Reconcile reconcile && branchOverride.isPresent()
+    if (decided instanceof Reconcile reconcile
+        && branchOverride.isPresent()
         && !branchOverride.get().equals(reconcile.branch())) {
       String branch = shortBranch(branchOverride.get());
-      return new Reconcile(branch, reconcile.reason() + "; reconciling " + branch + " as the branch input asks");
+      return new Reconcile(
+          branch, reconcile.reason() + "; reconciling " + branch + " as the branch input asks");
     }
     return decided;
   }
@@ -54,8 +56,10 @@ public sealed interface RunTrigger {
       case "pull_request_target":
         throw new EnvironmentProblem(
             "countersign refuses to run on pull_request_target: that event runs with the base"
-                + " repository's secrets and signing identity while the code may come from the pull request",
-            "perhaps you should trigger the workflow on pull_request with types: [closed] (it signs after the merge)");
+                + " repository's secrets and signing identity while the code may come from the pull"
+                + " request",
+            "perhaps you should trigger the workflow on pull_request with types: [closed] (it signs"
+                + " after the merge)");
       case "pull_request":
         return pullRequest(event);
       case "push":
@@ -64,8 +68,11 @@ public sealed interface RunTrigger {
       case "workflow_dispatch":
         return branchOfRun(event, env);
       default:
-        return new Skip("the " + name + " event does not start signing; countersign runs on a merged"
-            + " pull_request, push, schedule or workflow_dispatch");
+        return new Skip(
+            "the "
+                + name
+                + " event does not start signing; countersign runs on a merged"
+                + " pull_request, push, schedule or workflow_dispatch");
     }
   }
 
@@ -73,18 +80,27 @@ public sealed interface RunTrigger {
     String action = event.text("action").orElse("(none)");
     String number = event.text("pull_request", "number").or(() -> event.text("number")).orElse("?");
     if (!action.equals("closed")) {
-      return new Skip("pull request #" + number + " was " + action + ", not merged; signing waits for the merge");
+      return new Skip(
+          "pull request #"
+              + number
+              + " was "
+              + action
+              + ", not merged; signing waits for the merge");
     }
     if (!event.isTrue("pull_request", "merged")) {
       return new Skip("pull request #" + number + " was closed without merging; nothing to sign");
     }
     String base =
-        event.text("pull_request", "base", "ref")
+        event
+            .text("pull_request", "base", "ref")
             .orElseThrow(
-                () -> new EnvironmentProblem(
-                    "The merged pull_request payload has no pull_request.base.ref while deciding which branch to sign",
-                    "perhaps you should pass the branch input explicitly"));
-    return new Reconcile(shortBranch(base), "pull request #" + number + " was merged into " + shortBranch(base));
+                () ->
+                    new EnvironmentProblem(
+                        "The merged pull_request payload has no pull_request.base.ref while"
+                            + " deciding which branch to sign",
+                        "perhaps you should pass the branch input explicitly"));
+    return new Reconcile(
+        shortBranch(base), "pull request #" + number + " was merged into " + shortBranch(base));
   }
 
   private static RunTrigger push(GitHubEvent event, Env env) {
@@ -93,10 +109,16 @@ public sealed interface RunTrigger {
       return new Skip("the push deleted " + ref + "; nothing to sign");
     }
     if (ref.startsWith("refs/tags/")) {
-      return new Skip("the push was of tag " + ref.substring("refs/tags/".length()) + ", not a branch; nothing to sign");
+      return new Skip(
+          "the push was of tag "
+              + ref.substring("refs/tags/".length())
+              + ", not a branch; nothing to sign");
     }
     if (!ref.startsWith("refs/heads/")) {
-      return new Skip("the push was to " + (ref.isEmpty() ? "an unknown ref" : ref) + ", not a branch; nothing to sign");
+      return new Skip(
+          "the push was to "
+              + (ref.isEmpty() ? "an unknown ref" : ref)
+              + ", not a branch; nothing to sign");
     }
     refuseUnmergedCheckout(env, "push");
     String branch = ref.substring("refs/heads/".length());
@@ -112,11 +134,15 @@ public sealed interface RunTrigger {
     }
     Optional<String> defaultBranch = event.text("repository", "default_branch");
     if (defaultBranch.isPresent() && ref.map(r -> !r.startsWith("refs/")).orElse(true)) {
-      return new Reconcile(defaultBranch.get(), event.name() + " run on the default branch " + defaultBranch.get());
+      return new Reconcile(
+          defaultBranch.get(), event.name() + " run on the default branch " + defaultBranch.get());
     }
     throw new EnvironmentProblem(
-        "Cannot tell which branch the " + event.name() + " run should sign (GITHUB_REF is "
-            + ref.orElse("unset") + ")",
+        "Cannot tell which branch the "
+            + event.name()
+            + " run should sign (GITHUB_REF is "
+            + ref.orElse("unset")
+            + ")",
         "perhaps you should pass the branch input");
   }
 
@@ -124,7 +150,10 @@ public sealed interface RunTrigger {
     Optional<String> ref = env.get("GITHUB_REF");
     if (ref.isPresent() && ref.get().startsWith("refs/pull/")) {
       throw new EnvironmentProblem(
-          "countersign refuses to sign a pull request checkout (" + ref.get() + ") on a " + eventName
+          "countersign refuses to sign a pull request checkout ("
+              + ref.get()
+              + ") on a "
+              + eventName
               + " run: that code is not merged",
           "perhaps you should run it on the branch the pull request merges into");
     }

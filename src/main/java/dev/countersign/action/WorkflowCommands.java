@@ -10,9 +10,9 @@ import java.util.regex.Pattern;
  * means, and how it writes every other line so that the runner never executes it.
  *
  * <p>The runner (actions/runner {@code ActionCommand}) splits the output of a step into lines at
- * {@code \n}, {@code \r} and {@code \r\n}, and reads a line as a command when, after leading
- * white space, it starts with {@code ::} (v2 syntax), or when it contains {@code ##[} anywhere
- * (v1 syntax). Both matches are .NET culture-sensitive string comparisons, which skip "ignorable"
+ * {@code \n}, {@code \r} and {@code \r\n}, and reads a line as a command when, after leading white
+ * space, it starts with {@code ::} (v2 syntax), or when it contains {@code ##[} anywhere (v1
+ * syntax). Both matches are .NET culture-sensitive string comparisons, which skip "ignorable"
  * characters such as U+00AD or U+200B, so {@code :\u00AD:} counts as {@code ::}.
  *
  * <p>{@link #neutralize} therefore (1) shows invisible and control characters as {@code \\uXXXX},
@@ -46,7 +46,10 @@ public final class WorkflowCommands {
         if (!NAME.matcher(p.getKey().toLowerCase(java.util.Locale.ROOT)).matches()) {
           throw new IllegalArgumentException("not a workflow command property: " + p.getKey());
         }
-        sb.append(first ? "" : ",").append(p.getKey()).append('=').append(escapeProperty(neutralizeText(p.getValue())));
+        sb.append(first ? "" : ",")
+            .append(p.getKey())
+            .append('=')
+            .append(escapeProperty(neutralizeText(p.getValue())));
         first = false;
       }
     }
@@ -59,7 +62,10 @@ public final class WorkflowCommands {
     return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A");
   }
 
-  /** A command property as {@code @actions/core} escapes it: data escapes plus {@code :} and {@code ,}. */
+  /**
+   * A command property as {@code @actions/core} escapes it: data escapes plus {@code :} and {@code
+   * ,}.
+   */
   public static String escapeProperty(String s) {
     return escapeData(s).replace(":", "%3A").replace(",", "%2C");
   }
@@ -93,19 +99,24 @@ public final class WorkflowCommands {
    */
   public static String neutralize(String line) {
     StringBuilder visible = new StringBuilder(line.length() + 8);
-    line.codePoints().forEach(cp -> {
-      if (isInvisible(cp)) {
-        visible.append(String.format(java.util.Locale.ROOT, cp > 0xFFFF ? "\\U%08X" : "\\u%04X", cp));
-      } else {
-        visible.appendCodePoint(cp);
-      }
-    });
+    line.codePoints()
+        .forEach(
+            cp -> {
+              if (isInvisible(cp)) {
+                visible.append(
+                    String.format(java.util.Locale.ROOT, cp > 0xFFFF ? "\\U%08X" : "\\u%04X", cp));
+              } else {
+                visible.appendCodePoint(cp);
+              }
+            });
     String text = visible.toString().replace("##[", "##%5B");
     int first = 0;
     while (first < text.length() && isLeadingSpace(text.charAt(first))) {
       first++;
     }
-    return text.startsWith("::", first) ? text.substring(0, first) + "%3A" + text.substring(first + 1) : text;
+    return text.startsWith("::", first)
+        ? text.substring(0, first) + "%3A" + text.substring(first + 1)
+        : text;
   }
 
   /** Every line of {@code text} neutralized; the line separators are kept as they are. */
@@ -123,8 +134,8 @@ public final class WorkflowCommands {
   }
 
   /**
-   * True when the runner would try to read {@code line} as a command: after leading white space
-   * it starts with {@code ::}, or it contains {@code ##[} (ignorable characters skipped, as the
+   * True when the runner would try to read {@code line} as a command: after leading white space it
+   * starts with {@code ::}, or it contains {@code ##[} (ignorable characters skipped, as the
    * runner's comparison does). A conservative superset; {@link WorkflowLog} checks every line it
    * writes with it.
    */
@@ -133,7 +144,8 @@ public final class WorkflowCommands {
     line.codePoints().filter(cp -> !isInvisible(cp)).forEach(significant::appendCodePoint);
     String s = significant.toString();
     int first = 0;
-    while (first < s.length() && (isLeadingSpace(s.charAt(first)) || Character.isWhitespace(s.charAt(first)))) {
+    while (first < s.length()
+        && (isLeadingSpace(s.charAt(first)) || Character.isWhitespace(s.charAt(first)))) {
       first++;
     }
     return s.startsWith("::", first) || s.contains("##[");
@@ -145,24 +157,37 @@ public final class WorkflowCommands {
   }
 
   /**
-   * Characters a reader cannot see or that a culture-sensitive comparison ignores: controls
-   * (except tab), format characters, line and paragraph separators, private use, unassigned code
-   * points, lone surrogates, and Unicode's other default-ignorable code points (variation
-   * selectors, the combining grapheme joiner, Hangul fillers, ...).
+   * Characters a reader cannot see or that a culture-sensitive comparison ignores: controls (except
+   * tab), format characters, line and paragraph separators, private use, unassigned code points,
+   * lone surrogates, and Unicode's other default-ignorable code points (variation selectors, the
+   * combining grapheme joiner, Hangul fillers, ...).
    */
   static boolean isInvisible(int cp) {
     if (cp == '\t') {
       return false;
     }
     switch (Character.getType(cp)) {
-      case Character.CONTROL, Character.FORMAT, Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR,
-          Character.PRIVATE_USE, Character.UNASSIGNED, Character.SURROGATE -> {
+      case Character.CONTROL,
+          Character.FORMAT,
+          Character.LINE_SEPARATOR,
+          Character.PARAGRAPH_SEPARATOR,
+          Character.PRIVATE_USE,
+          Character.UNASSIGNED,
+          Character.SURROGATE -> {
         return true;
       }
       default -> {
-        return cp == 0x034F || cp == 0x115F || cp == 0x1160 || cp == 0x17B4 || cp == 0x17B5
-            || (cp >= 0x180B && cp <= 0x180F) || cp == 0x3164 || (cp >= 0xFE00 && cp <= 0xFE0F)
-            || cp == 0xFFA0 || (cp >= 0x1BCA0 && cp <= 0x1BCA3) || (cp >= 0x1D173 && cp <= 0x1D17A)
+        return cp == 0x034F
+            || cp == 0x115F
+            || cp == 0x1160
+            || cp == 0x17B4
+            || cp == 0x17B5
+            || (cp >= 0x180B && cp <= 0x180F)
+            || cp == 0x3164
+            || (cp >= 0xFE00 && cp <= 0xFE0F)
+            || cp == 0xFFA0
+            || (cp >= 0x1BCA0 && cp <= 0x1BCA3)
+            || (cp >= 0x1D173 && cp <= 0x1D17A)
             || (cp >= 0xE0000 && cp <= 0xE0FFF);
       }
     }

@@ -9,8 +9,8 @@ import java.util.Map;
  * through it in the ordinary way ({@code print}, {@code println}, picocli's usage messages, stack
  * traces) is untrusted: it is cut into lines where the runner cuts them and each line is
  * {@linkplain WorkflowCommands#neutralize neutralized}, so no file name, YAML value, remote
- * response or exception message can become a workflow command. Only {@link #command} writes a
- * line the runner executes.
+ * response or exception message can become a workflow command. Only {@link #command} writes a line
+ * the runner executes.
  *
  * <p>Whole lines reach the underlying writer in one call each, so lines from several threads never
  * interleave into a command. A line without its terminator is held back until the terminator, the
@@ -22,7 +22,8 @@ public final class WorkflowLog extends PrintWriter {
   static final int MAX_LINE = 64 * 1024;
 
   /** Shown instead of a line that would still read as a command after neutralizing. */
-  static final String WITHHELD = "(a line was withheld: the runner would have read it as a workflow command)";
+  static final String WITHHELD =
+      "(a line was withheld: the runner would have read it as a workflow command)";
 
   private final LineFilter filter;
 
@@ -39,7 +40,9 @@ public final class WorkflowLog extends PrintWriter {
     return raw instanceof WorkflowLog log ? log : new WorkflowLog(new LineFilter(raw));
   }
 
-  /** Writes one workflow command countersign means to issue (see {@link WorkflowCommands#format}). */
+  /**
+   * Writes one workflow command countersign means to issue (see {@link WorkflowCommands#format}).
+   */
   public void command(String name, Map<String, String> properties, String data) {
     filter.trusted(WorkflowCommands.format(name, properties, data));
   }
@@ -95,7 +98,8 @@ public final class WorkflowLog extends PrintWriter {
 
     private void emit() {
       String line = WorkflowCommands.neutralize(pending.toString());
-      // Belt and braces: should neutralizing ever miss a form, withhold the line rather than run it.
+      // Belt and braces: should neutralizing ever miss a form, withhold the line rather than run
+      // it.
       raw.write((WorkflowCommands.looksLikeCommand(line) ? WITHHELD : line) + "\n");
       pending.setLength(0);
     }

@@ -9,13 +9,13 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Hands files countersign writes into the workspace to the workspace's owner. Docker actions run
- * as root while the runner's later steps run as the runner user (uid 1001 on GitHub-hosted
- * runners), which cannot modify root-owned files (actions/runner#1282). When not running as
- * root, or when the workspace is root's, this does nothing.
+ * Hands files countersign writes into the workspace to the workspace's owner. Docker actions run as
+ * root while the runner's later steps run as the runner user (uid 1001 on GitHub-hosted runners),
+ * which cannot modify root-owned files (actions/runner#1282). When not running as root, or when the
+ * workspace is root's, this does nothing.
  *
- * <p>Pass it as the {@code afterWrite} callback of {@code JGitWorkspace.open}, and hold a
- * {@link #handBackOnExit} guard around everything a command does in the workspace.
+ * <p>Pass it as the {@code afterWrite} callback of {@code JGitWorkspace.open}, and hold a {@link
+ * #handBackOnExit} guard around everything a command does in the workspace.
  */
 public final class WorkspaceOwnership implements Consumer<Path> {
 
@@ -34,7 +34,10 @@ public final class WorkspaceOwnership implements Consumer<Path> {
     int processUid;
     try {
       processUid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-    } catch (IOException | UnsupportedOperationException | IllegalArgumentException | SecurityException e) {
+    } catch (IOException
+        | UnsupportedOperationException
+        | IllegalArgumentException
+        | SecurityException e) {
       return new WorkspaceOwnership(false, -1, -1);
     }
     return of(workspace, processUid);
@@ -73,35 +76,36 @@ public final class WorkspaceOwnership implements Consumer<Path> {
     }
     int[] changed = {0};
     try (var paths = Files.walk(root)) {
-      paths.forEach(p -> {
-        try {
-          if ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) == 0) {
-            accept(p);
-            changed[0]++;
-          }
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      });
+      paths.forEach(
+          p -> {
+            try {
+              if ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) == 0) {
+                accept(p);
+                changed[0]++;
+              }
+            } catch (IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          });
     } catch (IOException | java.io.UncheckedIOException e) {
       throw new EnvironmentProblem(
           "Could not give the files under " + root + " to the workspace owner (uid " + uid + ")",
-          "perhaps you should check that the container runs as root, as GitHub requires for docker actions",
+          "perhaps you should check that the container runs as root, as GitHub requires for docker"
+              + " actions",
           e);
     }
     return changed[0];
   }
 
   /**
-   * Hands every root-owned entry under {@code root} to the workspace owner when the returned
-   * guard closes (success, rejection or exception: use try-with-resources) and, should the JVM
-   * be stopped before that (SIGTERM from a cancelled job, System.exit), from a shutdown hook. A
-   * failed run must leave the runner user able to use the workspace: its next {@code git fetch}
-   * rewrites FETCH_HEAD, refs and the index, which jgit may have created as root.
+   * Hands every root-owned entry under {@code root} to the workspace owner when the returned guard
+   * closes (success, rejection or exception: use try-with-resources) and, should the JVM be stopped
+   * before that (SIGTERM from a cancelled job, System.exit), from a shutdown hook. A failed run
+   * must leave the runner user able to use the workspace: its next {@code git fetch} rewrites
+   * FETCH_HEAD, refs and the index, which jgit may have created as root.
    *
-   * <p>A shutdown hook runs while other threads still write; a file created after its walk
-   * stays root-owned. Nothing better exists for a signal: the JVM does not stop the other
-   * threads first.
+   * <p>A shutdown hook runs while other threads still write; a file created after its walk stays
+   * root-owned. Nothing better exists for a signal: the JVM does not stop the other threads first.
    *
    * @param onHookFailure told what went wrong when the shutdown hook could not hand files back
    *     (nobody else can report it by then)
@@ -111,13 +115,16 @@ public final class WorkspaceOwnership implements Consumer<Path> {
       return new HandBack(() -> 0, null);
     }
     Supplier<Integer> handBack = () -> adoptRootOwned(root);
-    Thread hook = new Thread(() -> {
-      try {
-        handBack.get();
-      } catch (RuntimeException e) {
-        onHookFailure.accept(e.getMessage());
-      }
-    }, "countersign-workspace-ownership");
+    Thread hook =
+        new Thread(
+            () -> {
+              try {
+                handBack.get();
+              } catch (RuntimeException e) {
+                onHookFailure.accept(e.getMessage());
+              }
+            },
+            "countersign-workspace-ownership");
     Runtime.getRuntime().addShutdownHook(hook);
     return new HandBack(handBack, hook);
   }
@@ -157,7 +164,8 @@ public final class WorkspaceOwnership implements Consumer<Path> {
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not give " + path + " to the workspace owner (uid " + uid + ") after writing it",
-          "perhaps you should check that the container runs as root, as GitHub requires for docker actions",
+          "perhaps you should check that the container runs as root, as GitHub requires for docker"
+              + " actions",
           e);
     }
   }

@@ -38,7 +38,10 @@ public record KyvernoManifestRule(
     keyless = List.copyOf(keyless);
   }
 
-  /** A keyless entry; {@code subject} is empty when the entry sets none (then Kyverno accepts any signer). */
+  /**
+   * A keyless entry; {@code subject} is empty when the entry sets none (then Kyverno accepts any
+   * signer).
+   */
   public record KeylessEntry(String subject, boolean usesRegExp, int line) {}
 
   /**
@@ -52,8 +55,10 @@ public record KyvernoManifestRule(
       namespaces = List.copyOf(namespaces);
     }
 
-    public boolean matches(String group, String version, String kind, String namespace, String name) {
-      boolean kindMatches = kinds.stream().anyMatch(pattern -> kindMatches(pattern, group, version, kind));
+    public boolean matches(
+        String group, String version, String kind, String namespace, String name) {
+      boolean kindMatches =
+          kinds.stream().anyMatch(pattern -> kindMatches(pattern, group, version, kind));
       if (!kindMatches) {
         return false;
       }
@@ -84,7 +89,10 @@ public record KyvernoManifestRule(
     }
   }
 
-  /** Whether an object of this group/version/kind in {@code namespace} (empty: cluster-scoped) enters the rule. */
+  /**
+   * Whether an object of this group/version/kind in {@code namespace} (empty: cluster-scoped)
+   * enters the rule.
+   */
   public boolean matches(String group, String version, String kind, String namespace, String name) {
     if (policyNamespace.isPresent() && !policyNamespace.get().equals(namespace)) {
       return false;

@@ -25,7 +25,8 @@ import java.util.stream.Stream;
 public final class KyvernoPolicies {
 
   /** Directories never searched: version control, dependencies, build output. */
-  private static final Set<String> SKIPPED = Set.of(".git", "node_modules", "target", "build", "vendor");
+  private static final Set<String> SKIPPED =
+      Set.of(".git", "node_modules", "target", "build", "vendor");
 
   private static final int MAX_FILES = 5000;
 
@@ -35,7 +36,10 @@ public final class KyvernoPolicies {
     this.reader = reader;
   }
 
-  /** Every manifests rule in every Kyverno policy file below {@code repositoryRoot}, by file then line. */
+  /**
+   * Every manifests rule in every Kyverno policy file below {@code repositoryRoot}, by file then
+   * line.
+   */
   public List<KyvernoManifestRule> discover(Path repositoryRoot) {
     List<KyvernoManifestRule> rules = new ArrayList<>();
     for (Path relative : yamlFiles(repositoryRoot)) {
@@ -57,11 +61,14 @@ public final class KyvernoPolicies {
 
   /** The manifests rules of one document; none unless it is a Kyverno ClusterPolicy or Policy. */
   public static List<KyvernoManifestRule> rules(Path file, ManifestDocument document) {
-    if (!document.group().equals("kyverno.io") || !(document.kind().equals("ClusterPolicy") || document.kind().equals("Policy"))) {
+    if (!document.group().equals("kyverno.io")
+        || !(document.kind().equals("ClusterPolicy") || document.kind().equals("Policy"))) {
       return List.of();
     }
-    Optional<String> policyNamespace = document.kind().equals("Policy")
-        ? Optional.of(document.namespace().orElse("default")) : Optional.empty();
+    Optional<String> policyNamespace =
+        document.kind().equals("Policy")
+            ? Optional.of(document.namespace().orElse("default"))
+            : Optional.empty();
     String policy = document.describe();
     List<KyvernoManifestRule> found = new ArrayList<>();
     List<Object> rules = list(map(document.content().get("spec")).get("rules"));
@@ -87,18 +94,29 @@ public final class KyvernoPolicies {
           if (entry.containsKey("keyless")) {
             Map<String, Object> keylessEntry = map(entry.get("keyless"));
             Object subject = keylessEntry.get("subject");
-            keyless.add(new KyvernoManifestRule.KeylessEntry(subject instanceof String s ? s : "",
-                keylessEntry.containsKey("subjectRegExp"), document.lineOf(entryPath + ".keyless.subject")));
+            keyless.add(
+                new KyvernoManifestRule.KeylessEntry(
+                    subject instanceof String s ? s : "",
+                    keylessEntry.containsKey("subjectRegExp"),
+                    document.lineOf(entryPath + ".keyless.subject")));
           }
         }
       }
       Map<String, Object> dryRun = map(manifests.get("dryRun"));
       Object namespace = dryRun.get("namespace");
-      found.add(new KyvernoManifestRule(file, policy, String.valueOf(rule.getOrDefault("name", "rule-" + i)),
-          document.lineOf(rulePath), filters(map(rule.get("match"))), policyNamespace, keyless, keyed,
-          Boolean.TRUE.equals(dryRun.get("enable")) || "true".equals(dryRun.get("enable")),
-          namespace instanceof String s && !s.isEmpty() ? Optional.of(s) : Optional.empty(),
-          document.lineOf(manifestsPath + ".dryRun")));
+      found.add(
+          new KyvernoManifestRule(
+              file,
+              policy,
+              String.valueOf(rule.getOrDefault("name", "rule-" + i)),
+              document.lineOf(rulePath),
+              filters(map(rule.get("match"))),
+              policyNamespace,
+              keyless,
+              keyed,
+              Boolean.TRUE.equals(dryRun.get("enable")) || "true".equals(dryRun.get("enable")),
+              namespace instanceof String s && !s.isEmpty() ? Optional.of(s) : Optional.empty(),
+              document.lineOf(manifestsPath + ".dryRun")));
     }
     return found;
   }
@@ -110,7 +128,8 @@ public final class KyvernoPolicies {
     }
     List<Object> all = list(match.get("all"));
     if (!all.isEmpty()) {
-      // All filters must hold: the kinds of the first that names kinds, the namespaces of the first that names namespaces.
+      // All filters must hold: the kinds of the first that names kinds, the namespaces of the first
+      // that names namespaces.
       List<String> kinds = List.of();
       List<String> namespaces = List.of();
       for (Object each : all) {
@@ -127,22 +146,25 @@ public final class KyvernoPolicies {
   }
 
   private static KyvernoManifestRule.ResourceFilter filter(Map<String, Object> resources) {
-    return new KyvernoManifestRule.ResourceFilter(strings(resources.get("kinds")), strings(resources.get("namespaces")));
+    return new KyvernoManifestRule.ResourceFilter(
+        strings(resources.get("kinds")), strings(resources.get("namespaces")));
   }
 
   private List<Path> yamlFiles(Path root) {
     List<Path> files = new ArrayList<>();
     try (Stream<Path> walk = Files.walk(root)) {
       walk.filter(path -> !path.equals(root))
-          .filter(path -> root.relativize(path).toString().replace('\\', '/').split("/").length < 30)
-          .filter(path -> {
-            for (Path part : root.relativize(path)) {
-              if (SKIPPED.contains(part.toString())) {
-                return false;
-              }
-            }
-            return true;
-          })
+          .filter(
+              path -> root.relativize(path).toString().replace('\\', '/').split("/").length < 30)
+          .filter(
+              path -> {
+                for (Path part : root.relativize(path)) {
+                  if (SKIPPED.contains(part.toString())) {
+                    return false;
+                  }
+                }
+                return true;
+              })
           .filter(path -> Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS))
           .filter(path -> ManifestTree.isManifestName(path.getFileName().toString()))
           .limit(MAX_FILES)
@@ -156,10 +178,13 @@ public final class KyvernoPolicies {
 
   /** A cheap look before parsing: most YAML in a repository is not a Kyverno policy. */
   private boolean mentionsKyverno(Path file) {
-    try (java.io.InputStream in = java.nio.channels.Channels.newInputStream(Files.newByteChannel(file,
-        Set.of(java.nio.file.StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
+    try (java.io.InputStream in =
+        java.nio.channels.Channels.newInputStream(
+            Files.newByteChannel(
+                file, Set.of(java.nio.file.StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
       byte[] bytes = in.readNBytes((int) Math.min(reader.maxBytes(), Integer.MAX_VALUE - 9L));
-      return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).contains("kyverno.io/");
+      return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1)
+          .contains("kyverno.io/");
     } catch (IOException | RuntimeException e) {
       return false;
     }

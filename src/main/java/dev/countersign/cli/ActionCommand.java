@@ -10,13 +10,18 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ParentCommand;
 
 /**
- * The GitHub Action's entry point ({@code args: [action]} in action.yml): runs the subcommand
- * named by the {@code command} input with the options the other {@code INPUT_*} variables map to
- * (one table, {@link ActionInputs}), in this process, so the Action and the CLI share one code
- * path and secrets never appear on a command line.
+ * The GitHub Action's entry point ({@code args: [action]} in action.yml): runs the subcommand named
+ * by the {@code command} input with the options the other {@code INPUT_*} variables map to (one
+ * table, {@link ActionInputs}), in this process, so the Action and the CLI share one code path and
+ * secrets never appear on a command line.
  */
-@Command(name = "action", mixinStandardHelpOptions = true, hidden = true,
-    description = "Run as the GitHub Action: the `command` input (run, check, promote or publish) with options from INPUT_* variables.")
+@Command(
+    name = "action",
+    mixinStandardHelpOptions = true,
+    hidden = true,
+    description =
+        "Run as the GitHub Action: the `command` input (run, check, promote or publish) with"
+            + " options from INPUT_* variables.")
 final class ActionCommand implements Callable<Integer> {
 
   /** Subcommands the Action may run. */
@@ -31,17 +36,22 @@ final class ActionCommand implements Callable<Integer> {
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
     // Before anything else is printed: the runner hides only what it has been told to.
     ActionInputs.masks(runtime.env()).forEach(reporter::mask);
-    String command = ActionInputs.read(runtime.env(), ActionInputs.COMMAND).orElse(ActionInputs.DEFAULT_COMMAND);
+    String command =
+        ActionInputs.read(runtime.env(), ActionInputs.COMMAND).orElse(ActionInputs.DEFAULT_COMMAND);
     CommandLine sub = spec.parent().subcommands().get(command);
     if (sub == null || !COMMANDS.contains(command)) {
-      throw new UsageProblem("Unknown command \"" + command + "\" in the Action's `command` input",
+      throw new UsageProblem(
+          "Unknown command \"" + command + "\" in the Action's `command` input",
           "use one of " + COMMANDS);
     }
     CommandLine.Model.CommandSpec subSpec = sub.getCommandSpec();
-    for (String ignored : ActionInputs.ignoredInputs(runtime.env(), option -> subSpec.findOption(option) != null)) {
+    for (String ignored :
+        ActionInputs.ignoredInputs(runtime.env(), option -> subSpec.findOption(option) != null)) {
       reporter.warning("Input " + ignored + " has no effect on command " + command);
     }
-    List<String> args = ActionInputs.arguments(runtime.env(), command, option -> subSpec.findOption(option) != null);
+    List<String> args =
+        ActionInputs.arguments(
+            runtime.env(), command, option -> subSpec.findOption(option) != null);
     return RootCommand.commandLine(runtime).execute(args.toArray(String[]::new));
   }
 }

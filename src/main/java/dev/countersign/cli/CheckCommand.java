@@ -1,21 +1,19 @@
 package dev.countersign.cli;
 
-import dev.countersign.action.Annotation;
 import dev.countersign.action.GitHubEvent;
-import dev.countersign.gate.BaseCommit;
-import dev.countersign.git.GitRemote;
-import dev.countersign.git.JGitWorkspace;
-import dev.countersign.governance.RepositoryFiles;
-import dev.countersign.support.Env;
-import java.util.Optional;
 import dev.countersign.action.Reporter;
 import dev.countersign.action.WorkspaceOwnership;
+import dev.countersign.gate.BaseCommit;
 import dev.countersign.gate.GateReport;
 import dev.countersign.gate.GateReportFormats;
 import dev.countersign.gate.MergeGate;
+import dev.countersign.git.GitRemote;
+import dev.countersign.git.JGitWorkspace;
 import dev.countersign.governance.PolicyFile;
 import dev.countersign.governance.PolicyFileLoader;
+import dev.countersign.governance.RepositoryFiles;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
@@ -23,79 +21,138 @@ import dev.countersign.verification.TrustedRoot;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"The merge gate: verify signed manifests, validate unsigned ones, apply the governance policies.",
-        "Everything as the trust policy describes it. Run it on the pull request's merge result.",
-        "On pull_request and merge_group events the rules (trust policy, keys, governance policies) come from the base commit,",
-        "and signed files may change only the way countersign changes them (see docs/check.md).",
-        "Exit 0 when everything passes, 1 when anything fails."})
+@Command(
+    name = "check",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "The merge gate: verify signed manifests, validate unsigned ones, apply the governance"
+          + " policies.",
+      "Everything as the trust policy describes it. Run it on the pull request's merge result.",
+      "On pull_request and merge_group events the rules (trust policy, keys, governance policies)"
+          + " come from the base commit,",
+      "and signed files may change only the way countersign changes them (see docs/check.md).",
+      "Exit 0 when everything passes, 1 when anything fails."
+    })
 final class CheckCommand implements Callable<Integer> {
 
-  enum Output { text, json, sarif }
+  enum Output {
+    text,
+    json,
+    sarif
+  }
 
   /** Where the rules that judge the change come from. */
-  enum PolicySource { auto, base, worktree }
+  enum PolicySource {
+    auto,
+    base,
+    worktree
+  }
 
   /** Events whose payload names the commit the change targets. */
-  private static final java.util.Set<String> CHANGE_EVENTS = java.util.Set.of("pull_request", "pull_request_target", "merge_group");
+  private static final java.util.Set<String> CHANGE_EVENTS =
+      java.util.Set.of("pull_request", "pull_request_target", "merge_group");
 
   @ParentCommand RootCommand root;
 
-  @Option(names = "--repo", paramLabel = "DIR",
-      description = "The checked-out work tree; finding paths are relative to it (default: GITHUB_WORKSPACE, else the current directory).")
+  @Option(
+      names = "--repo",
+      paramLabel = "DIR",
+      description =
+          "The checked-out work tree; finding paths are relative to it (default: GITHUB_WORKSPACE,"
+              + " else the current directory).")
   Path repo;
 
-  @Option(names = "--policy", paramLabel = "FILE", defaultValue = ".countersign/policy.yaml",
+  @Option(
+      names = "--policy",
+      paramLabel = "FILE",
+      defaultValue = ".countersign/policy.yaml",
       description = "The trust policy, relative to the repository (default: ${DEFAULT-VALUE}).")
   Path policy;
 
-  @Option(names = "--policy-from", paramLabel = "SOURCE", defaultValue = "auto",
-      description = {"Where the trust policy, its keys and the governance policies are read: base (the commit the change targets,",
-          "from git objects), worktree (the checked-out files; for local runs), or auto (default: base when there is a base",
-          "commit, from --base or a pull_request/merge_group event, else worktree)."})
+  @Option(
+      names = "--policy-from",
+      paramLabel = "SOURCE",
+      defaultValue = "auto",
+      description = {
+        "Where the trust policy, its keys and the governance policies are read: base (the commit"
+            + " the change targets,",
+        "from git objects), worktree (the checked-out files; for local runs), or auto (default:"
+            + " base when there is a base",
+        "commit, from --base or a pull_request/merge_group event, else worktree)."
+      })
   PolicySource policyFrom;
 
-  @Option(names = "--base", paramLabel = "REV",
-      description = "The commit the change targets (default: from the pull_request or merge_group event). Enables the signed-directory rules.")
+  @Option(
+      names = "--base",
+      paramLabel = "REV",
+      description =
+          "The commit the change targets (default: from the pull_request or merge_group event)."
+              + " Enables the signed-directory rules.")
   String baseRevision;
 
-  @Option(names = "--trusted-root", paramLabel = "FILE",
-      description = "Sigstore trusted_root.json for keyless signers (default: the public-good root via TUF, fetched only when needed).")
+  @Option(
+      names = "--trusted-root",
+      paramLabel = "FILE",
+      description =
+          "Sigstore trusted_root.json for keyless signers (default: the public-good root via TUF,"
+              + " fetched only when needed).")
   Path trustedRoot;
 
-  @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
+  @Option(
+      names = "--output",
+      paramLabel = "FORMAT",
+      defaultValue = "text",
       description = "text, json or sarif (default: ${DEFAULT-VALUE}).")
   Output output;
 
-  @Option(names = "--sarif-file", paramLabel = "PATH",
+  @Option(
+      names = "--sarif-file",
+      paramLabel = "PATH",
       description = "Also write the findings as SARIF 2.1.0 here, for GitHub code scanning.")
   Path sarifFile;
 
-  @Option(names = "--max-file-size", paramLabel = "BYTES", defaultValue = "1048576",
-      description = "Refuse manifest files larger than this, before reading them; keep it equal to run's (default: ${DEFAULT-VALUE}, 1 MiB).")
+  @Option(
+      names = "--max-file-size",
+      paramLabel = "BYTES",
+      defaultValue = "1048576",
+      description =
+          "Refuse manifest files larger than this, before reading them; keep it equal to run's"
+              + " (default: ${DEFAULT-VALUE}, 1 MiB).")
   long maxFileSize;
 
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
-    Path repository = repo != null ? repo : runtime.env().get("GITHUB_WORKSPACE").map(Path::of).orElse(Path.of("."));
+    Path repository =
+        repo != null
+            ? repo
+            : runtime.env().get("GITHUB_WORKSPACE").map(Path::of).orElse(Path.of("."));
     if (!Files.isDirectory(repository)) {
-      throw new UsageProblem("The repository directory " + repository + " does not exist while starting countersign check",
+      throw new UsageProblem(
+          "The repository directory "
+              + repository
+              + " does not exist while starting countersign check",
           "perhaps you should pass --repo DIR, the checked-out work tree");
     }
     Optional<String> revision = baseRevision(runtime.env());
     if (policyFrom == PolicySource.base && revision.isEmpty()) {
-      throw new UsageProblem("--policy-from base needs the commit the change targets while starting countersign check",
+      throw new UsageProblem(
+          "--policy-from base needs the commit the change targets while starting countersign check",
           "perhaps you should pass --base REV, or run on a pull_request or merge_group event");
     }
     Supplier<TrustedRoot> roots =
-        () -> trustedRoot != null ? TrustedRoot.fromFile(trustedRoot) : TrustedRoot.fromPublicGoodTuf(null);
+        () ->
+            trustedRoot != null
+                ? TrustedRoot.fromFile(trustedRoot)
+                : TrustedRoot.fromPublicGoodTuf(null);
     GateReport report;
     if (revision.isEmpty()) {
       report = check(repository, RepositoryFiles.workTree(repository), Optional.empty(), roots);
@@ -104,10 +161,14 @@ final class CheckCommand implements Callable<Integer> {
       // user must own them afterwards, whatever the outcome.
       Path workTree = repository.toAbsolutePath();
       try (WorkspaceOwnership.HandBack handBack =
-              WorkspaceOwnership.forProcess(workTree).handBackOnExit(workTree, runtime.err()::println);
+              WorkspaceOwnership.forProcess(workTree)
+                  .handBackOnExit(workTree, runtime.err()::println);
           JGitWorkspace git = JGitWorkspace.open(repository, runtime.clock())) {
         BaseCommit base = new BaseCommit(git, resolveBase(runtime.env(), git, revision.get()));
-        RepositoryFiles rules = policyFrom == PolicySource.worktree ? RepositoryFiles.workTree(repository) : base.files();
+        RepositoryFiles rules =
+            policyFrom == PolicySource.worktree
+                ? RepositoryFiles.workTree(repository)
+                : base.files();
         report = check(repository, rules, Optional.of(base), roots);
       }
     }
@@ -115,8 +176,12 @@ final class CheckCommand implements Callable<Integer> {
     PrintWriter out = runtime.out();
     boolean actions = runtime.env().inGitHubActions();
     if (actions) {
-      // Workflow commands are read from stderr too; keep stdout machine-readable for json and sarif.
-      annotate(Reporter.forEnvironment(runtime.env(), output == Output.text ? out : runtime.err(), runtime.err()), report);
+      // Workflow commands are read from stderr too; keep stdout machine-readable for json and
+      // sarif.
+      annotate(
+          Reporter.forEnvironment(
+              runtime.env(), output == Output.text ? out : runtime.err(), runtime.err()),
+          report);
     }
     switch (output) {
       case text -> {
@@ -133,22 +198,35 @@ final class CheckCommand implements Callable<Integer> {
       // In the Action the SARIF file lands in the workspace; the runner user must own it.
       Path workTree = repository.toAbsolutePath();
       try (WorkspaceOwnership.HandBack handBack =
-          WorkspaceOwnership.forProcess(workTree).handBackOnExit(workTree, runtime.err()::println)) {
+          WorkspaceOwnership.forProcess(workTree)
+              .handBackOnExit(workTree, runtime.err()::println)) {
         writeSarif(report);
       }
     }
     return report.passed() ? ExitCode.OK.code() : ExitCode.REJECTED.code();
   }
 
-  private GateReport check(Path repository, RepositoryFiles rules, Optional<BaseCommit> base, Supplier<TrustedRoot> roots) {
+  private GateReport check(
+      Path repository,
+      RepositoryFiles rules,
+      Optional<BaseCommit> base,
+      Supplier<TrustedRoot> roots) {
     if (rules.read(policy).isEmpty()) {
-      throw new UsageProblem("No trust policy found at " + policy + " in "
-          + (rules instanceof RepositoryFiles.WorkTree ? repository.toString() : rules.describe())
-          + " while starting countersign check",
-          "perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE");
+      throw new UsageProblem(
+          "No trust policy found at "
+              + policy
+              + " in "
+              + (rules instanceof RepositoryFiles.WorkTree
+                  ? repository.toString()
+                  : rules.describe())
+              + " while starting countersign check",
+          "perhaps you should run \"countersign init\" and commit its files, or pass --policy"
+              + " FILE");
     }
     PolicyFile policyFile = new PolicyFileLoader().load(rules, policy);
-    return new MergeGate(repository, policyFile, new ManifestReader(maxFileSize), roots, rules, base).check();
+    return new MergeGate(
+            repository, policyFile, new ManifestReader(maxFileSize), roots, rules, base)
+        .check();
   }
 
   /** {@code --base}, else the base commit the pull_request or merge_group event names. */
@@ -156,17 +234,26 @@ final class CheckCommand implements Callable<Integer> {
     if (baseRevision != null) {
       return Optional.of(baseRevision.strip()).filter(r -> !r.isEmpty());
     }
-    Optional<String> event = env.get("GITHUB_EVENT_NAME").map(String::strip).filter(CHANGE_EVENTS::contains);
+    Optional<String> event =
+        env.get("GITHUB_EVENT_NAME").map(String::strip).filter(CHANGE_EVENTS::contains);
     if (event.isEmpty()) {
       return Optional.empty();
     }
     GitHubEvent payload = GitHubEvent.read(env);
-    Optional<String> sha = event.get().equals("merge_group")
-        ? payload.text("merge_group", "base_sha")
-        : payload.text("pull_request", "base", "sha");
-    return Optional.of(sha.filter(s -> s.matches("[0-9a-f]{40}")).orElseThrow(() -> new EnvironmentProblem(
-        "The " + event.get() + " event names no base commit while starting countersign check",
-        "perhaps you should run check on pull_request or merge_group events only, or pass --base REV")));
+    Optional<String> sha =
+        event.get().equals("merge_group")
+            ? payload.text("merge_group", "base_sha")
+            : payload.text("pull_request", "base", "sha");
+    return Optional.of(
+        sha.filter(s -> s.matches("[0-9a-f]{40}"))
+            .orElseThrow(
+                () ->
+                    new EnvironmentProblem(
+                        "The "
+                            + event.get()
+                            + " event names no base commit while starting countersign check",
+                        "perhaps you should run check on pull_request or merge_group events only,"
+                            + " or pass --base REV")));
   }
 
   /**
@@ -187,20 +274,25 @@ final class CheckCommand implements Callable<Integer> {
         return found.get();
       }
     }
-    throw new EnvironmentProblem("The base commit " + revision + " is not in the clone while starting countersign check",
-        "perhaps you should check out with fetch-depth: 0 (actions/checkout), or fetch the base branch before check");
+    throw new EnvironmentProblem(
+        "The base commit " + revision + " is not in the clone while starting countersign check",
+        "perhaps you should check out with fetch-depth: 0 (actions/checkout), or fetch the base"
+            + " branch before check");
   }
 
   private static Optional<String> baseBranch(Env env) {
-    Optional<String> event = env.get("GITHUB_EVENT_NAME").map(String::strip).filter(CHANGE_EVENTS::contains);
+    Optional<String> event =
+        env.get("GITHUB_EVENT_NAME").map(String::strip).filter(CHANGE_EVENTS::contains);
     if (event.isEmpty()) {
       return Optional.empty();
     }
     GitHubEvent payload = GitHubEvent.read(env);
-    Optional<String> ref = event.get().equals("merge_group")
-        ? payload.text("merge_group", "base_ref")
-        : payload.text("pull_request", "base", "ref");
-    return ref.map(r -> r.startsWith("refs/heads/") ? r.substring("refs/heads/".length()) : r).filter(r -> !r.isBlank());
+    Optional<String> ref =
+        event.get().equals("merge_group")
+            ? payload.text("merge_group", "base_ref")
+            : payload.text("pull_request", "base", "ref");
+    return ref.map(r -> r.startsWith("refs/heads/") ? r.substring("refs/heads/".length()) : r)
+        .filter(r -> !r.isBlank());
   }
 
   private static void annotate(Reporter reporter, GateReport report) {

@@ -18,49 +18,90 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "doctor", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Check the chain from merged pull request to object admitted by Kyverno, joint by joint.",
-        "Signing workflows' identities in the trust policy and every Kyverno policy, Kyverno coverage of every kind and",
-        "namespace, dry-run against server defaults, workflow permissions, action pinning, and the signers of signed files.",
-        "Exit 0 when it holds, 1 on findings."})
+@Command(
+    name = "doctor",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Check the chain from merged pull request to object admitted by Kyverno, joint by joint.",
+      "Signing workflows' identities in the trust policy and every Kyverno policy, Kyverno coverage"
+          + " of every kind and",
+      "namespace, dry-run against server defaults, workflow permissions, action pinning, and the"
+          + " signers of signed files.",
+      "Exit 0 when it holds, 1 on findings."
+    })
 final class DoctorCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;
 
-  @Option(names = "--repo", paramLabel = "DIR",
+  @Option(
+      names = "--repo",
+      paramLabel = "DIR",
       description = "The work tree (default: GITHUB_WORKSPACE, else the current directory).")
   Path repo;
 
-  @Option(names = "--policy", paramLabel = "FILE", defaultValue = ".countersign/policy.yaml",
+  @Option(
+      names = "--policy",
+      paramLabel = "FILE",
+      defaultValue = ".countersign/policy.yaml",
       description = "The trust policy, relative to the repository (default: ${DEFAULT-VALUE}).")
   Path policy;
 
-  @Option(names = "--owner", paramLabel = "OWNER", description = "GitHub owner (default: from the origin URL, else GITHUB_REPOSITORY).")
+  @Option(
+      names = "--owner",
+      paramLabel = "OWNER",
+      description = "GitHub owner (default: from the origin URL, else GITHUB_REPOSITORY).")
   String owner;
 
-  @Option(names = "--name", paramLabel = "NAME", description = "GitHub repository name (default: from the origin URL, else GITHUB_REPOSITORY).")
+  @Option(
+      names = "--name",
+      paramLabel = "NAME",
+      description =
+          "GitHub repository name (default: from the origin URL, else GITHUB_REPOSITORY).")
   String name;
 
-  @Option(names = "--branch", paramLabel = "BRANCH",
-      description = "The branch scheduled and dispatched runs sign on (default: a pull request's base, the pushed or checked-out branch, else main).")
+  @Option(
+      names = "--branch",
+      paramLabel = "BRANCH",
+      description =
+          "The branch scheduled and dispatched runs sign on (default: a pull request's base, the"
+              + " pushed or checked-out branch, else main).")
   String branch;
 
-  @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text, json or sarif (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--output",
+      paramLabel = "FORMAT",
+      defaultValue = "text",
+      description = "text, json or sarif (default: ${DEFAULT-VALUE}).")
   CheckCommand.Output output;
 
-  @Option(names = "--sarif-file", paramLabel = "PATH", description = "Also write the findings as SARIF 2.1.0 here.")
+  @Option(
+      names = "--sarif-file",
+      paramLabel = "PATH",
+      description = "Also write the findings as SARIF 2.1.0 here.")
   Path sarifFile;
 
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
-    Path repository = repo != null ? repo : runtime.env().get("GITHUB_WORKSPACE").map(Path::of).orElse(Path.of("."));
+    Path repository =
+        repo != null
+            ? repo
+            : runtime.env().get("GITHUB_WORKSPACE").map(Path::of).orElse(Path.of("."));
     if (!Files.isDirectory(repository)) {
-      throw new UsageProblem("The repository directory " + repository + " does not exist while starting countersign doctor",
+      throw new UsageProblem(
+          "The repository directory "
+              + repository
+              + " does not exist while starting countersign doctor",
           "perhaps you should pass --repo DIR, the checked-out work tree");
     }
     if (!Files.isRegularFile(repository.resolve(policy))) {
-      throw new UsageProblem("No trust policy found at " + policy + " in " + repository + " while starting countersign doctor",
+      throw new UsageProblem(
+          "No trust policy found at "
+              + policy
+              + " in "
+              + repository
+              + " while starting countersign doctor",
           "perhaps you should run \"countersign init\" first, or pass --policy FILE");
     }
     Optional<String> originUrl = Optional.empty();
@@ -71,39 +112,69 @@ final class DoctorCommand implements Callable<Integer> {
         headBranch = workspace.currentBranch();
       }
     }
-    Optional<GitHubRepository> detected = originUrl.flatMap(GitHubRepository::fromRemoteUrl)
-        .or(() -> runtime.env().get("GITHUB_REPOSITORY").flatMap(GitHubRepository::fromSlug));
-    Optional<GitHubRepository> github = owner != null || name != null
-        ? Optional.of(new GitHubRepository(owner != null ? owner : detected.map(GitHubRepository::owner).orElse(""),
-            name != null ? name : detected.map(GitHubRepository::name).orElse("")))
-        : detected;
+    Optional<GitHubRepository> detected =
+        originUrl
+            .flatMap(GitHubRepository::fromRemoteUrl)
+            .or(() -> runtime.env().get("GITHUB_REPOSITORY").flatMap(GitHubRepository::fromSlug));
+    Optional<GitHubRepository> github =
+        owner != null || name != null
+            ? Optional.of(
+                new GitHubRepository(
+                    owner != null ? owner : detected.map(GitHubRepository::owner).orElse(""),
+                    name != null ? name : detected.map(GitHubRepository::name).orElse("")))
+            : detected;
     if (github.isEmpty() || github.get().owner().isEmpty() || github.get().name().isEmpty()) {
-      throw new UsageProblem("The GitHub repository is unknown while starting countersign doctor: origin is "
+      throw new UsageProblem(
+          "The GitHub repository is unknown while starting countersign doctor: origin is "
               + originUrl.map(u -> "\"" + u + "\", not a github.com URL").orElse("not set"),
           "perhaps you should pass --owner OWNER --name NAME (signing identities name them)");
     }
     Optional<String> checkedOut = headBranch;
-    String defaultBranch = branch != null ? branch
-        : runtime.env().get("GITHUB_BASE_REF").filter(r -> !r.isBlank())
-            .or(() -> runtime.env().get("GITHUB_REF").filter(r -> r.startsWith("refs/heads/")).map(r -> r.substring("refs/heads/".length())))
-            .or(() -> checkedOut).orElse("main");
+    String defaultBranch =
+        branch != null
+            ? branch
+            : runtime
+                .env()
+                .get("GITHUB_BASE_REF")
+                .filter(r -> !r.isBlank())
+                .or(
+                    () ->
+                        runtime
+                            .env()
+                            .get("GITHUB_REF")
+                            .filter(r -> r.startsWith("refs/heads/"))
+                            .map(r -> r.substring("refs/heads/".length())))
+                .or(() -> checkedOut)
+                .orElse("main");
 
-    GateReport report = new ChainDoctor(repository, policy, github, defaultBranch, new ManifestReader()).examine();
+    GateReport report =
+        new ChainDoctor(repository, policy, github, defaultBranch, new ManifestReader()).examine();
 
     PrintWriter out = runtime.out();
     boolean actions = runtime.env().inGitHubActions();
     if (actions) {
-      FindingOutput.annotate(Reporter.forEnvironment(runtime.env(), output == CheckCommand.Output.text ? out : runtime.err(),
-          runtime.err()), report, "countersign doctor");
+      FindingOutput.annotate(
+          Reporter.forEnvironment(
+              runtime.env(),
+              output == CheckCommand.Output.text ? out : runtime.err(),
+              runtime.err()),
+          report,
+          "countersign doctor");
     }
     switch (output) {
       case text -> {
         if (!actions) {
           GateReportFormats.findingLines(report).forEach(out::println);
         }
-        out.println((report.passed() ? "doctor: the chain holds: " : "doctor: the chain is broken: ")
-            + report.errors() + (report.errors() == 1 ? " finding" : " findings") + ", "
-            + report.policiesApplied() + " Kyverno manifests rule" + (report.policiesApplied() == 1 ? "" : "s") + " read");
+        out.println(
+            (report.passed() ? "doctor: the chain holds: " : "doctor: the chain is broken: ")
+                + report.errors()
+                + (report.errors() == 1 ? " finding" : " findings")
+                + ", "
+                + report.policiesApplied()
+                + " Kyverno manifests rule"
+                + (report.policiesApplied() == 1 ? "" : "s")
+                + " read");
       }
       case json -> out.print(GateReportFormats.json(report));
       case sarif -> out.print(GateReportFormats.sarif(report, FindingOutput.version()));

@@ -11,16 +11,25 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** What {@code check} and {@code doctor} share when reporting findings: annotations, outputs, the SARIF file. */
+/**
+ * What {@code check} and {@code doctor} share when reporting findings: annotations, outputs, the
+ * SARIF file.
+ */
 final class FindingOutput {
 
   private FindingOutput() {}
 
-  /** One annotation per finding, the job summary under {@code title}, and the result/errors/warnings outputs. */
+  /**
+   * One annotation per finding, the job summary under {@code title}, and the result/errors/warnings
+   * outputs.
+   */
   static void annotate(Reporter reporter, GateReport report, String title) {
     for (GateFinding finding : report.findings()) {
-      Annotation at = (finding.line() > 0 ? Annotation.at(finding.uri(), finding.line()) : Annotation.at(finding.uri()))
-          .withTitle("countersign " + finding.check().label());
+      Annotation at =
+          (finding.line() > 0
+                  ? Annotation.at(finding.uri(), finding.line())
+                  : Annotation.at(finding.uri()))
+              .withTitle("countersign " + finding.check().label());
       String message = finding.text() + " (" + finding.rule() + ")";
       if (finding.severity() == GateFinding.Severity.ERROR) {
         reporter.error(message, at);
@@ -40,10 +49,13 @@ final class FindingOutput {
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      Files.writeString(sarifFile, GateReportFormats.sarif(report, version()), StandardCharsets.UTF_8);
+      Files.writeString(
+          sarifFile, GateReportFormats.sarif(report, version()), StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new EnvironmentProblem("Could not write the SARIF file " + sarifFile + " while reporting the " + what,
-          "perhaps you should check that its directory is writable", e);
+      throw new EnvironmentProblem(
+          "Could not write the SARIF file " + sarifFile + " while reporting the " + what,
+          "perhaps you should check that its directory is writable",
+          e);
     }
   }
 

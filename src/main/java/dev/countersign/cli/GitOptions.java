@@ -12,33 +12,58 @@ import java.util.Optional;
 import picocli.CommandLine.Option;
 
 /**
- * Where the repository is, where it pushes, with which token and as whom: shared by the
- * commands that commit and push ({@code run}, {@code promote}).
+ * Where the repository is, where it pushes, with which token and as whom: shared by the commands
+ * that commit and push ({@code run}, {@code promote}).
  */
 final class GitOptions {
 
-  @Option(names = "--repo", paramLabel = "DIR", description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
+  @Option(
+      names = "--repo",
+      paramLabel = "DIR",
+      description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
   Path repo;
 
-  @Option(names = "--remote", paramLabel = "URL", description = "Where to fetch and push (default: the checkout's origin, else GITHUB_SERVER_URL/GITHUB_REPOSITORY).")
+  @Option(
+      names = "--remote",
+      paramLabel = "URL",
+      description =
+          "Where to fetch and push (default: the checkout's origin, else"
+              + " GITHUB_SERVER_URL/GITHUB_REPOSITORY).")
   String remote;
 
-  @Option(names = "--token", paramLabel = "TOKEN", description = "Token to push and open pull requests with (default: GITHUB_TOKEN); sent as preemptive basic auth, never from the checkout's stored credentials.")
+  @Option(
+      names = "--token",
+      paramLabel = "TOKEN",
+      description =
+          "Token to push and open pull requests with (default: GITHUB_TOKEN); sent as preemptive"
+              + " basic auth, never from the checkout's stored credentials.")
   String token;
 
-  @Option(names = "--sign-commits",
-      description = "Make the commit through GitHub's API so that GitHub signs it (Verified), for branches that require signed commits; needs GITHUB_REPOSITORY and a token. See docs/promotion.md.")
+  @Option(
+      names = "--sign-commits",
+      description =
+          "Make the commit through GitHub's API so that GitHub signs it (Verified), for branches"
+              + " that require signed commits; needs GITHUB_REPOSITORY and a token. See"
+              + " docs/promotion.md.")
   boolean signCommits;
 
-  @Option(names = "--author", paramLabel = "NAME <EMAIL>", description = "Commit author (default: the triggering actor's noreply address, else github-actions[bot]).")
+  @Option(
+      names = "--author",
+      paramLabel = "NAME <EMAIL>",
+      description =
+          "Commit author (default: the triggering actor's noreply address, else"
+              + " github-actions[bot]).")
   String author;
 
-  @Option(names = "--committer", paramLabel = "NAME <EMAIL>", description = "Commit committer (default: github-actions[bot]).")
+  @Option(
+      names = "--committer",
+      paramLabel = "NAME <EMAIL>",
+      description = "Commit committer (default: github-actions[bot]).")
   String committer;
 
   /**
-   * Masks a {@code --token} typed on the command line. The Action entry point has masked its
-   * inputs already, before anything was printed.
+   * Masks a {@code --token} typed on the command line. The Action entry point has masked its inputs
+   * already, before anything was printed.
    */
   void maskToken(Env env, Reporter reporter) {
     if (token != null && !ActionInputs.read(env, "token").equals(Optional.of(token))) {
@@ -47,7 +72,9 @@ final class GitOptions {
   }
 
   Path workTree(Env env) {
-    return Optional.ofNullable(repo).orElseGet(() -> Path.of(env.getOrDefault("GITHUB_WORKSPACE", "."))).toAbsolutePath();
+    return Optional.ofNullable(repo)
+        .orElseGet(() -> Path.of(env.getOrDefault("GITHUB_WORKSPACE", ".")))
+        .toAbsolutePath();
   }
 
   Optional<String> pushToken(Env env) {
@@ -56,30 +83,53 @@ final class GitOptions {
 
   /** {@code --remote}, else the checkout's origin, else the GitHub repository of the run. */
   GitRemote remote(Env env, JGitWorkspace workspace) {
-    String url = Optional.ofNullable(remote)
-        .or(() -> workspace.remoteUrl("origin"))
-        .or(() -> env.get("GITHUB_REPOSITORY").map(r -> GitRemote.githubUrl(env.getOrDefault("GITHUB_SERVER_URL", "https://github.com"), r)))
-        .orElseThrow(() -> new UsageProblem("No remote to push to", "pass --remote URL or add an origin remote"));
+    String url =
+        Optional.ofNullable(remote)
+            .or(() -> workspace.remoteUrl("origin"))
+            .or(
+                () ->
+                    env.get("GITHUB_REPOSITORY")
+                        .map(
+                            r ->
+                                GitRemote.githubUrl(
+                                    env.getOrDefault("GITHUB_SERVER_URL", "https://github.com"),
+                                    r)))
+            .orElseThrow(
+                () ->
+                    new UsageProblem(
+                        "No remote to push to", "pass --remote URL or add an origin remote"));
     return pushToken(env).map(t -> GitRemote.withToken(url, t)).orElse(GitRemote.anonymous(url));
   }
 
   /** As peter-evans/create-pull-request: the actor's noreply address in Actions. */
   GitIdentity author(Env env) {
-    return Optional.ofNullable(author).map(GitIdentity::parse)
-        .or(() -> env.get("GITHUB_ACTOR").flatMap(actor -> env.get("GITHUB_ACTOR_ID").map(id -> GitIdentity.githubUser(actor, id))))
+    return Optional.ofNullable(author)
+        .map(GitIdentity::parse)
+        .or(
+            () ->
+                env.get("GITHUB_ACTOR")
+                    .flatMap(
+                        actor ->
+                            env.get("GITHUB_ACTOR_ID")
+                                .map(id -> GitIdentity.githubUser(actor, id))))
         .orElse(GitIdentity.GITHUB_ACTIONS_BOT);
   }
 
   GitIdentity committer() {
-    return Optional.ofNullable(committer).map(GitIdentity::parse).orElse(GitIdentity.GITHUB_ACTIONS_BOT);
+    return Optional.ofNullable(committer)
+        .map(GitIdentity::parse)
+        .orElse(GitIdentity.GITHUB_ACTIONS_BOT);
   }
 
   /**
    * The workspace pushes go through: {@code workspace} itself, or with {@code --sign-commits} one
    * that makes each pushed commit through GitHub's API.
    */
-  dev.countersign.git.GitWorkspace publishing(dev.countersign.git.GitWorkspace workspace,
+  dev.countersign.git.GitWorkspace publishing(
+      dev.countersign.git.GitWorkspace workspace,
       java.util.function.Supplier<dev.countersign.github.GitHubApi> api) {
-    return signCommits ? new dev.countersign.github.GitHubSignedCommits(workspace, api.get()) : workspace;
+    return signCommits
+        ? new dev.countersign.github.GitHubSignedCommits(workspace, api.get())
+        : workspace;
   }
 }

@@ -22,56 +22,103 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "init", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Write the workflows, trust policy, Kyverno policy and Argo CD Application for this repository.",
-        "They name the same signer identities; the Kyverno ClusterPolicy (with its dry-run RBAC) covers the kinds and namespaces found.",
-        "Reads the owner and name from the origin URL, the branch from HEAD and the manifests in the unsigned and signed",
-        "directories; options override. Refuses to overwrite existing files unless --force."})
+@Command(
+    name = "init",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Write the workflows, trust policy, Kyverno policy and Argo CD Application for this"
+          + " repository.",
+      "They name the same signer identities; the Kyverno ClusterPolicy (with its dry-run RBAC)"
+          + " covers the kinds and namespaces found.",
+      "Reads the owner and name from the origin URL, the branch from HEAD and the manifests in the"
+          + " unsigned and signed",
+      "directories; options override. Refuses to overwrite existing files unless --force."
+    })
 final class InitCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;
 
-  @Option(names = "--repo", paramLabel = "DIR",
-      description = "The repository's work tree to read and write (default: the current directory). "
-          + "Before 0.2 this option named the GitHub repository; a value that is not a directory is still read that way, with a warning.")
+  @Option(
+      names = "--repo",
+      paramLabel = "DIR",
+      description =
+          "The repository's work tree to read and write (default: the current directory). Before"
+              + " 0.2 this option named the GitHub repository; a value that is not a directory is"
+              + " still read that way, with a warning.")
   String repo;
 
-  @Option(names = "--dir", paramLabel = "DIR", hidden = true, description = "Deprecated spelling of --repo DIR.")
+  @Option(
+      names = "--dir",
+      paramLabel = "DIR",
+      hidden = true,
+      description = "Deprecated spelling of --repo DIR.")
   Path legacyDir;
 
-  @Option(names = "--owner", paramLabel = "OWNER",
-      description = "GitHub owner (user or organisation) (default: from the origin URL, else GITHUB_REPOSITORY).")
+  @Option(
+      names = "--owner",
+      paramLabel = "OWNER",
+      description =
+          "GitHub owner (user or organisation) (default: from the origin URL, else"
+              + " GITHUB_REPOSITORY).")
   String owner;
 
-  @Option(names = "--name", paramLabel = "NAME",
-      description = "GitHub repository name (default: from the origin URL, else GITHUB_REPOSITORY).")
+  @Option(
+      names = "--name",
+      paramLabel = "NAME",
+      description =
+          "GitHub repository name (default: from the origin URL, else GITHUB_REPOSITORY).")
   String name;
 
-  @Option(names = "--branch", paramLabel = "BRANCH",
-      description = "The branch pull requests merge into and the signer runs on (default: the checked-out branch, else main).")
+  @Option(
+      names = "--branch",
+      paramLabel = "BRANCH",
+      description =
+          "The branch pull requests merge into and the signer runs on (default: the checked-out"
+              + " branch, else main).")
   String branch;
 
-  @Option(names = "--unsigned-dir", paramLabel = "DIR", defaultValue = "unsigned",
+  @Option(
+      names = "--unsigned-dir",
+      paramLabel = "DIR",
+      defaultValue = "unsigned",
       description = "Where authors put manifests (default: ${DEFAULT-VALUE}).")
   Path unsignedDir;
 
-  @Option(names = "--signed-dir", paramLabel = "DIR", defaultValue = "signed",
+  @Option(
+      names = "--signed-dir",
+      paramLabel = "DIR",
+      defaultValue = "signed",
       description = "Where signed manifests go (default: ${DEFAULT-VALUE}).")
   Path signedDir;
 
-  @Option(names = "--namespace", paramLabel = "NAMESPACE",
-      description = "Namespace Argo CD deploys objects without one to (default: derived from the repository name).")
+  @Option(
+      names = "--namespace",
+      paramLabel = "NAMESPACE",
+      description =
+          "Namespace Argo CD deploys objects without one to (default: derived from the repository"
+              + " name).")
   String namespace;
 
-  @Option(names = "--promotion", description = "Also write the promotion workflow (signed directory to --promote-to).")
+  @Option(
+      names = "--promotion",
+      description = "Also write the promotion workflow (signed directory to --promote-to).")
   boolean promotion;
 
-  @Option(names = "--promote-to", paramLabel = "DIR",
-      description = "Target of the promotion workflow (default: prod/ followed by the signed directory); implies --promotion.")
+  @Option(
+      names = "--promote-to",
+      paramLabel = "DIR",
+      description =
+          "Target of the promotion workflow (default: prod/ followed by the signed directory);"
+              + " implies --promotion.")
   Path promoteTo;
 
-  @Option(names = "--signing-workflow", paramLabel = "FILE",
-      description = "Another workflow file in .github/workflows that signs (repeatable); existing workflows that run countersign are found by themselves.")
+  @Option(
+      names = "--signing-workflow",
+      paramLabel = "FILE",
+      description =
+          "Another workflow file in .github/workflows that signs (repeatable); existing workflows"
+              + " that run countersign are found by themselves.")
   List<String> signingWorkflows = new ArrayList<>();
 
   @Option(names = "--force", description = "Overwrite files that already exist.")
@@ -83,12 +130,20 @@ final class InitCommand implements Callable<Integer> {
     Path workTree = Path.of(".");
     String legacyName = null;
     if (repo != null) {
-      if (Files.isDirectory(Path.of(repo)) || name != null || !repo.matches("[A-Za-z0-9._-]{1,100}")) {
+      if (Files.isDirectory(Path.of(repo))
+          || name != null
+          || !repo.matches("[A-Za-z0-9._-]{1,100}")) {
         workTree = Path.of(repo);
       } else {
         legacyName = repo;
-        runtime.err().println("warning: init --repo now names the work tree, as in run and check; read \"" + repo
-            + "\" as the GitHub repository name: pass --name " + repo + " instead");
+        runtime
+            .err()
+            .println(
+                "warning: init --repo now names the work tree, as in run and check; read \""
+                    + repo
+                    + "\" as the GitHub repository name: pass --name "
+                    + repo
+                    + " instead");
       }
     }
     if (legacyDir != null) {
@@ -96,7 +151,8 @@ final class InitCommand implements Callable<Integer> {
       workTree = legacyDir;
     }
     if (!Files.isDirectory(workTree)) {
-      throw new UsageProblem("The work tree " + workTree + " does not exist while preparing countersign init",
+      throw new UsageProblem(
+          "The work tree " + workTree + " does not exist while preparing countersign init",
           "perhaps you should pass --repo DIR, the repository's checkout");
     }
 
@@ -109,41 +165,59 @@ final class InitCommand implements Callable<Integer> {
       }
     }
     Optional<GitHubRepository> fromOrigin = originUrl.flatMap(GitHubRepository::fromRemoteUrl);
-    Optional<GitHubRepository> fromEnv = runtime.env().get("GITHUB_REPOSITORY").flatMap(GitHubRepository::fromSlug);
+    Optional<GitHubRepository> fromEnv =
+        runtime.env().get("GITHUB_REPOSITORY").flatMap(GitHubRepository::fromSlug);
     Optional<GitHubRepository> detected = fromOrigin.or(() -> fromEnv);
     String ownerName = owner != null ? owner : detected.map(GitHubRepository::owner).orElse(null);
-    String repositoryName = name != null ? name : legacyName != null ? legacyName : detected.map(GitHubRepository::name).orElse(null);
+    String repositoryName =
+        name != null
+            ? name
+            : legacyName != null ? legacyName : detected.map(GitHubRepository::name).orElse(null);
     if (ownerName == null || repositoryName == null) {
-      throw new UsageProblem("The GitHub " + (ownerName == null ? "owner" : "repository name")
-              + " is missing while preparing countersign init: origin is " + originUrl.map(u -> "\"" + u + "\", not a github.com URL").orElse("not set"),
+      throw new UsageProblem(
+          "The GitHub "
+              + (ownerName == null ? "owner" : "repository name")
+              + " is missing while preparing countersign init: origin is "
+              + originUrl.map(u -> "\"" + u + "\", not a github.com URL").orElse("not set"),
           "perhaps you should pass --owner OWNER --name NAME (the signer identity names them)");
     }
     String branchName = branch != null ? branch : headBranch.orElse("main");
 
-    InitOptions base = InitOptions.of(ownerName, repositoryName, branchName).withDirectories(unsignedDir, signedDir);
+    InitOptions base =
+        InitOptions.of(ownerName, repositoryName, branchName)
+            .withDirectories(unsignedDir, signedDir);
     if (namespace != null) {
       base = base.withNamespace(namespace.toLowerCase(Locale.ROOT));
     }
-    ManifestInventory inventory = ManifestInventory.scan(workTree, List.of(base.unsignedDir(), base.signedDir()), new ManifestReader());
+    ManifestInventory inventory =
+        ManifestInventory.scan(
+            workTree, List.of(base.unsignedDir(), base.signedDir()), new ManifestReader());
     List<String> others = new ArrayList<>(signingWorkflows);
     List<WorkflowFile> workflows;
     try {
       workflows = Workflows.read(workTree);
     } catch (InputProblem unreadable) {
-      runtime.err().println("warning: could not look for other signing workflows: " + unreadable.getMessage()
-          + "; name them with --signing-workflow FILE");
+      runtime
+          .err()
+          .println(
+              "warning: could not look for other signing workflows: "
+                  + unreadable.getMessage()
+                  + "; name them with --signing-workflow FILE");
       workflows = List.of();
     }
     for (WorkflowFile workflow : workflows) {
       if (!workflow.fileName().equals(InitOptions.SIGNING_WORKFLOW)
-          && workflow.countersignSteps().stream().anyMatch(WorkflowFile.CountersignStep::signsKeylessly)
+          && workflow.countersignSteps().stream()
+              .anyMatch(WorkflowFile.CountersignStep::signsKeylessly)
           && !others.contains(workflow.fileName())) {
         others.add(workflow.fileName());
       }
     }
-    InitOptions options = base.withInventory(inventory).withOtherSigningWorkflows(others)
-        .withPromotionTarget(promoteTo != null ? Optional.of(promoteTo) : Optional.empty())
-        .withForce(force);
+    InitOptions options =
+        base.withInventory(inventory)
+            .withOtherSigningWorkflows(others)
+            .withPromotionTarget(promoteTo != null ? Optional.of(promoteTo) : Optional.empty())
+            .withForce(force);
     if (promotion && promoteTo == null) {
       options = options.withPromotion(true);
     }
@@ -155,13 +229,28 @@ final class InitCommand implements Callable<Integer> {
     for (String workflow : options.signingWorkflows()) {
       runtime.out().println("signer: " + options.subjectOf(workflow));
     }
-    runtime.out().println("kinds: " + String.join(", ", options.policyKinds().stream().map(ManifestInventory.Kind::kind).distinct().toList())
-        + (inventory.isEmpty() ? " (no manifests found yet; defaults)" : ""));
+    runtime
+        .out()
+        .println(
+            "kinds: "
+                + String.join(
+                    ", ",
+                    options.policyKinds().stream()
+                        .map(ManifestInventory.Kind::kind)
+                        .distinct()
+                        .toList())
+                + (inventory.isEmpty() ? " (no manifests found yet; defaults)" : ""));
     runtime.out().println("namespaces: " + String.join(", ", options.policyNamespaces()));
-    runtime.out().println("next: commit these files; apply the two files in .countersign/cluster/ (Kyverno policy and its dry-run RBAC);"
-        + " require the check-on-pr status on " + options.branch()
-        + " and give sign-on-merge a GitHub App token if " + options.branch() + " is protected (docs/github-token.md);"
-        + " run countersign doctor after any change to the chain");
+    runtime
+        .out()
+        .println(
+            "next: commit these files; apply the two files in .countersign/cluster/ (Kyverno policy"
+                + " and its dry-run RBAC); require the check-on-pr status on "
+                + options.branch()
+                + " and give sign-on-merge a GitHub App token if "
+                + options.branch()
+                + " is protected (docs/github-token.md);"
+                + " run countersign doctor after any change to the chain");
     return ExitCode.OK.code();
   }
 }

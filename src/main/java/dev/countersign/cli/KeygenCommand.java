@@ -16,22 +16,34 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "keygen", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Write a cosign-compatible key pair: PREFIX.key (encrypted, scrypt + secretbox) and PREFIX.pub.",
-        "The password comes from COSIGN_PASSWORD (an empty value is an explicit empty password), else a prompt (twice).",
-        "Without a terminal and without COSIGN_PASSWORD it refuses, unless --no-password."})
+@Command(
+    name = "keygen",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Write a cosign-compatible key pair: PREFIX.key (encrypted, scrypt + secretbox) and"
+          + " PREFIX.pub.",
+      "The password comes from COSIGN_PASSWORD (an empty value is an explicit empty password), else"
+          + " a prompt (twice).",
+      "Without a terminal and without COSIGN_PASSWORD it refuses, unless --no-password."
+    })
 final class KeygenCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;
 
-  @Option(names = "--output-key-prefix", paramLabel = "PREFIX", defaultValue = "cosign",
+  @Option(
+      names = "--output-key-prefix",
+      paramLabel = "PREFIX",
+      defaultValue = "cosign",
       description = "Write PREFIX.key and PREFIX.pub (default: ${DEFAULT-VALUE}).")
   Path prefix;
 
   @Option(names = "--force", description = "Overwrite existing key files.")
   boolean force;
 
-  @Option(names = "--no-password", description = "Encrypt the private key with an empty password (for throwaway test keys).")
+  @Option(
+      names = "--no-password",
+      description = "Encrypt the private key with an empty password (for throwaway test keys).")
   boolean noPassword;
 
   @Override
@@ -41,14 +53,19 @@ final class KeygenCommand implements Callable<Integer> {
     Path publicFile = prefix.resolveSibling(prefix.getFileName() + ".pub");
     for (Path file : new Path[] {privateFile, publicFile}) {
       if (Files.exists(file) && !force) {
-        throw new UsageProblem("Refusing to overwrite " + file, "pass --force, or choose another --output-key-prefix");
+        throw new UsageProblem(
+            "Refusing to overwrite " + file, "pass --force, or choose another --output-key-prefix");
       }
     }
     char[] password = noPassword ? new char[0] : password(runtime);
-    PublicKey publicKey = KeyPairFiles.generate(privateFile, publicFile, password, new SecureRandom());
+    PublicKey publicKey =
+        KeyPairFiles.generate(privateFile, publicFile, password, new SecureRandom());
     Arrays.fill(password, '\0');
     runtime.out().println("Private key written to " + privateFile);
-    runtime.out().println("Public key written to " + publicFile + " (" + PublicKeys.fingerprint(publicKey) + ")");
+    runtime
+        .out()
+        .println(
+            "Public key written to " + publicFile + " (" + PublicKeys.fingerprint(publicKey) + ")");
     return ExitCode.OK.code();
   }
 
@@ -59,8 +76,11 @@ final class KeygenCommand implements Callable<Integer> {
     Optional<char[]> first = runtime.passwordPrompt().ask("Password for the new private key: ");
     if (first.isEmpty()) {
       // No terminal: never fall back silently to an empty password.
-      throw new UsageProblem("No password for the new private key: COSIGN_PASSWORD is not set and there is no terminal to ask",
-          "set COSIGN_PASSWORD (an empty value means an empty password), or pass --no-password for an unencrypted-equivalent test key");
+      throw new UsageProblem(
+          "No password for the new private key: COSIGN_PASSWORD is not set and there is no terminal"
+              + " to ask",
+          "set COSIGN_PASSWORD (an empty value means an empty password), or pass --no-password for"
+              + " an unencrypted-equivalent test key");
     }
     char[] again = runtime.passwordPrompt().ask("Password again: ").orElse(new char[0]);
     if (!Arrays.equals(first.get(), again)) {

@@ -52,13 +52,14 @@ public final class Main {
 
   /**
    * Runs one command line and returns its exit code; what tests and the Action entry call. In
-   * GitHub Actions ({@code GITHUB_ACTIONS=true}) the runtime's writers are wrapped in
-   * {@link WorkflowLog}s first.
+   * GitHub Actions ({@code GITHUB_ACTIONS=true}) the runtime's writers are wrapped in {@link
+   * WorkflowLog}s first.
    */
   public static int run(Runtime runtime, String... args) {
-    Runtime effective = runtime.env().inGitHubActions()
-        ? runtime.withWriters(WorkflowLog.over(runtime.out()), WorkflowLog.over(runtime.err()))
-        : runtime;
+    Runtime effective =
+        runtime.env().inGitHubActions()
+            ? runtime.withWriters(WorkflowLog.over(runtime.out()), WorkflowLog.over(runtime.err()))
+            : runtime;
     try {
       return RootCommand.commandLine(effective).execute(args);
     } finally {
@@ -75,7 +76,9 @@ public final class Main {
     }
   }
 
-  /** Bytes printed to {@code System.out}/{@code err} by libraries, decoded line by line into a log. */
+  /**
+   * Bytes printed to {@code System.out}/{@code err} by libraries, decoded line by line into a log.
+   */
   static final class LineDecoder extends OutputStream {
     private final WorkflowLog log;
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();

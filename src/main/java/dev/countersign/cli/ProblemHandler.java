@@ -1,11 +1,11 @@
 package dev.countersign.cli;
 
-import dev.countersign.support.ExitCode;
-import dev.countersign.support.problems.CountersignException;
-import dev.countersign.support.problems.InputProblem;
 import dev.countersign.action.Annotation;
 import dev.countersign.action.Reporter;
 import dev.countersign.action.WorkflowCommands;
+import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.InputProblem;
 import java.io.PrintWriter;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,8 +14,8 @@ import picocli.CommandLine;
 
 /**
  * Turns exceptions into one clear message on stderr and the exit code of their kind. Prints each
- * distinct message of the cause chain once; the stack trace only with {@code --stacktrace} or
- * when {@code RUNNER_DEBUG=1}.
+ * distinct message of the cause chain once; the stack trace only with {@code --stacktrace} or when
+ * {@code RUNNER_DEBUG=1}.
  */
 final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
 
@@ -36,18 +36,23 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
       // One annotation per bad manifest, on the file and line, in the pull request's diff view.
       Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), err);
       for (InputProblem each : inputs.all()) {
-        Annotation at = each.line().map(line -> Annotation.at(each.file().toString(), line))
-            .orElseGet(() -> Annotation.at(each.file().toString()));
-        reporter.error(each.getMessage() + each.hint().map(h -> " (" + hintText(h) + ")").orElse(""),
+        Annotation at =
+            each.line()
+                .map(line -> Annotation.at(each.file().toString(), line))
+                .orElseGet(() -> Annotation.at(each.file().toString()));
+        reporter.error(
+            each.getMessage() + each.hint().map(h -> " (" + hintText(h) + ")").orElse(""),
             at.withTitle("invalid manifest"));
       }
       runtime.out().flush();
-    } else if (exception instanceof CountersignException problem && runtime.env().inGitHubActions()) {
+    } else if (exception instanceof CountersignException problem
+        && runtime.env().inGitHubActions()) {
       // Any other problem (a service, git, the environment) also gets one annotation, so the
       // run's summary page says why the step failed, not only its log.
-      Reporter.forEnvironment(runtime.env(), runtime.out(), err).error(
-          problem.getMessage() + problem.hint().map(h -> " (" + hintText(h) + ")").orElse(""),
-          Annotation.NONE.withTitle("countersign " + titleFor(problem)));
+      Reporter.forEnvironment(runtime.env(), runtime.out(), err)
+          .error(
+              problem.getMessage() + problem.hint().map(h -> " (" + hintText(h) + ")").orElse(""),
+              Annotation.NONE.withTitle("countersign " + titleFor(problem)));
       runtime.out().flush();
     }
     if (exception instanceof InputProblem inputs && inputs.all().size() > 1) {
@@ -66,8 +71,12 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
       }
       code = problem.exitCode().code();
     } else {
-      printLabelled(err, "error: ", "unexpected " + exception.getClass().getSimpleName() + ": " + exception.getMessage());
-      err.println("hint: this is a bug in countersign; please report it with the output of --stacktrace");
+      printLabelled(
+          err,
+          "error: ",
+          "unexpected " + exception.getClass().getSimpleName() + ": " + exception.getMessage());
+      err.println(
+          "hint: this is a bug in countersign; please report it with the output of --stacktrace");
       code = ExitCode.INTERNAL.code();
     }
     if (stacktrace) {
@@ -79,7 +88,7 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
 
   /**
    * Prints a message that may span lines (exception messages quote file names, YAML and remote
-   * answers): the first line after {@code label}, every further line after {@code "  | "}, so no
+   * answers): the first line after {@code label}, every further line after {@code " | "}, so no
    * line of it starts at column 0. In GitHub Actions the writer also neutralizes each line.
    */
   private static void printLabelled(PrintWriter err, String label, String message) {
@@ -99,7 +108,10 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
     };
   }
 
-  /** House style writes hints as ", perhaps you should ..." to follow a message; alone they lose the comma. */
+  /**
+   * House style writes hints as ", perhaps you should ..." to follow a message; alone they lose the
+   * comma.
+   */
   private static String hintText(String hint) {
     String text = hint.strip();
     return text.startsWith(",") ? text.substring(1).strip() : text;
@@ -108,7 +120,9 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
   private static void printCauses(PrintWriter err, Throwable top) {
     Set<String> seen = new LinkedHashSet<>();
     seen.add(String.valueOf(top.getMessage()));
-    for (Throwable cause = top.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+    for (Throwable cause = top.getCause();
+        cause != null && cause != cause.getCause();
+        cause = cause.getCause()) {
       String message = cause.getMessage();
       if (message != null && seen.add(message)) {
         err.println("  caused by: " + message.lines().findFirst().orElse(""));

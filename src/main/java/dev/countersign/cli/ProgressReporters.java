@@ -31,8 +31,8 @@ final class ProgressReporters {
 
   /**
    * For the signing inside {@code run}/{@code promote}: the pipeline already opens a group and
-   * lists every file, so only a terminal gets the live bar (a second, nested group would break
-   * the Actions log).
+   * lists every file, so only a terminal gets the live bar (a second, nested group would break the
+   * Actions log).
    */
   static SignProgress insidePipeline(Runtime runtime) {
     return runtime.interactive() && !runtime.env().inGitHubActions()
@@ -50,7 +50,10 @@ final class ProgressReporters {
 
     @Override
     public void started(int toSign, int unchanged) {
-      out.command("group", Map.of(), "Signing " + toSign + " manifest(s); " + unchanged + " already signed and unchanged");
+      out.command(
+          "group",
+          Map.of(),
+          "Signing " + toSign + " manifest(s); " + unchanged + " already signed and unchanged");
     }
 
     @Override
@@ -93,8 +96,15 @@ final class ProgressReporters {
       double seconds = Math.max(Duration.between(start, now).toMillis(), 1) / 1000.0;
       int width = 30;
       int filled = total == 0 ? width : (int) ((long) done * width / total);
-      err.print(String.format(Locale.ROOT, "\r[%s%s] %d/%d signed (%.1f/s)",
-          "#".repeat(filled), " ".repeat(width - filled), done, total, done / seconds));
+      err.print(
+          String.format(
+              Locale.ROOT,
+              "\r[%s%s] %d/%d signed (%.1f/s)",
+              "#".repeat(filled),
+              " ".repeat(width - filled),
+              done,
+              total,
+              done / seconds));
       err.flush();
       drew = true;
     }

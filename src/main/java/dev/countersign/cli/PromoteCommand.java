@@ -37,12 +37,21 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "promote", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Copy verified signed manifests to another directory through a pull request.",
-        "For example envs/staging/signed -> envs/prod/signed. Every source file on the base branch is verified against the",
-        "trust policy first; one that fails stops the promotion (exit 1) and nothing is pushed. Files are copied byte for",
-        "byte; target files without a source are removed. The pull request is created or updated on a fixed branch.",
-        "result: created|updated|closed|noop (closed: the base already has the content). See docs/promotion.md."})
+@Command(
+    name = "promote",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Copy verified signed manifests to another directory through a pull request.",
+      "For example envs/staging/signed -> envs/prod/signed. Every source file on the base branch is"
+          + " verified against the",
+      "trust policy first; one that fails stops the promotion (exit 1) and nothing is pushed. Files"
+          + " are copied byte for",
+      "byte; target files without a source are removed. The pull request is created or updated on a"
+          + " fixed branch.",
+      "result: created|updated|closed|noop (closed: the base already has the content). See"
+          + " docs/promotion.md."
+    })
 final class PromoteCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;
@@ -50,29 +59,60 @@ final class PromoteCommand implements Callable<Integer> {
   @Mixin PullRequestOptions pullRequest;
   @Mixin GitOptions git;
 
-  @Option(names = "--from", paramLabel = "DIR", required = true, description = "Source directory of signed manifests, repository-relative.")
+  @Option(
+      names = "--from",
+      paramLabel = "DIR",
+      required = true,
+      description = "Source directory of signed manifests, repository-relative.")
   String from;
 
-  @Option(names = "--to", paramLabel = "DIR", required = true, description = "Target directory, repository-relative.")
+  @Option(
+      names = "--to",
+      paramLabel = "DIR",
+      required = true,
+      description = "Target directory, repository-relative.")
   String to;
 
-  @Option(names = "--base", paramLabel = "BRANCH", description = "Branch to read the source from and to merge into (default: the checked-out branch, else main).")
+  @Option(
+      names = "--base",
+      paramLabel = "BRANCH",
+      description =
+          "Branch to read the source from and to merge into (default: the checked-out branch, else"
+              + " main).")
   String base;
 
-  @Option(names = "--policy", paramLabel = "FILE",
-      description = "Trust policy, relative to the repository (default: .countersign/policy.yaml when no --key or --certificate-identity is given).")
+  @Option(
+      names = "--policy",
+      paramLabel = "FILE",
+      description =
+          "Trust policy, relative to the repository (default: .countersign/policy.yaml when no"
+              + " --key or --certificate-identity is given).")
   Path policy;
 
-  @Option(names = "--key", paramLabel = "FILE", description = "Accept keyed signatures by this public key (repeatable).")
+  @Option(
+      names = "--key",
+      paramLabel = "FILE",
+      description = "Accept keyed signatures by this public key (repeatable).")
   List<Path> keys = new ArrayList<>();
 
-  @Option(names = "--certificate-identity", paramLabel = "SAN", description = "Accept keyless signatures whose certificate SAN is exactly this.")
+  @Option(
+      names = "--certificate-identity",
+      paramLabel = "SAN",
+      description = "Accept keyless signatures whose certificate SAN is exactly this.")
   String identity;
 
-  @Option(names = "--certificate-oidc-issuer", paramLabel = "URL", description = "Required OIDC issuer of the certificate.")
+  @Option(
+      names = "--certificate-oidc-issuer",
+      paramLabel = "URL",
+      description = "Required OIDC issuer of the certificate.")
   String issuer;
 
-  @Option(names = "--trusted-root", paramLabel = "FILE", description = "Sigstore trusted_root.json for keyless signatures (default: the public-good root via TUF).")
+  @Option(
+      names = "--trusted-root",
+      paramLabel = "FILE",
+      description =
+          "Sigstore trusted_root.json for keyless signatures (default: the public-good root via"
+              + " TUF).")
   Path trustedRoot;
 
   @Override
@@ -86,89 +126,140 @@ final class PromoteCommand implements Callable<Integer> {
     Trust trust = trust(workTree, reader);
     WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree);
     // Closed last: files are handed back on every way out (success, rejection, failure, SIGTERM).
-    try (WorkspaceOwnership.HandBack handBack = ownership.handBackOnExit(workTree, runtime.err()::println);
-        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
-      String baseBranch = Optional.ofNullable(base).filter(b -> !b.isBlank())
-          .or(workspace::currentBranch).orElse("main");
+    try (WorkspaceOwnership.HandBack handBack =
+            ownership.handBackOnExit(workTree, runtime.err()::println);
+        JGitWorkspace workspace =
+            JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
+      String baseBranch =
+          Optional.ofNullable(base)
+              .filter(b -> !b.isBlank())
+              .or(workspace::currentBranch)
+              .orElse("main");
       Optional<String> pushToken = git.pushToken(env);
       GitRemote gitRemote = git.remote(env, workspace);
       String target = stripSlashes(to);
-      PromotionSettings settings = pullRequest.settings(baseBranch, PromotionSettings.promoteBranch(target),
-          "countersign: promote " + stripSlashes(from) + " to " + target, target, PromotionBody.Purpose.PROMOTE);
+      PromotionSettings settings =
+          pullRequest.settings(
+              baseBranch,
+              PromotionSettings.promoteBranch(target),
+              "countersign: promote " + stripSlashes(from) + " to " + target,
+              target,
+              PromotionBody.Purpose.PROMOTE);
       dev.countersign.github.GitHubApi api = PullRequestOptions.api(runtime, reporter, pushToken);
       dev.countersign.git.GitWorkspace publishing = git.publishing(workspace, () -> api);
-      PullRequestPublisher publisher = new PullRequestPublisher(
-          publishing, new dev.countersign.github.GitHubPullRequestHost(api), gitRemote, reporter, settings);
-      CommitAuthorship authorship = new CommitAuthorship(
-          git.author(env),
-          git.committer(),
-          env.getOrDefault("GITHUB_RUN_ID", "local"), false);
-      PromotionJob.Outcome outcome = new PromotionJob(publishing, publisher, reader, trust.verifier(),
-          new SignatureFacts(reader, trust.format(), trust.policy().keys()), authorship, reporter)
-          .run(from, to, gitRemote);
+      PullRequestPublisher publisher =
+          new PullRequestPublisher(
+              publishing,
+              new dev.countersign.github.GitHubPullRequestHost(api),
+              gitRemote,
+              reporter,
+              settings);
+      CommitAuthorship authorship =
+          new CommitAuthorship(
+              git.author(env), git.committer(), env.getOrDefault("GITHUB_RUN_ID", "local"), false);
+      PromotionJob.Outcome outcome =
+          new PromotionJob(
+                  publishing,
+                  publisher,
+                  reader,
+                  trust.verifier(),
+                  new SignatureFacts(reader, trust.format(), trust.policy().keys()),
+                  authorship,
+                  reporter)
+              .run(from, to, gitRemote);
       if (outcome instanceof PromotionJob.Rejected rejected) {
         for (DocumentVerdict failure : rejected.failures()) {
-          // The annotation carries file and line (printed as a "file:line:" prefix outside Actions).
-          reporter.error(failure.description() + " does not verify: " + failure.reason(),
+          // The annotation carries file and line (printed as a "file:line:" prefix outside
+          // Actions).
+          reporter.error(
+              failure.description() + " does not verify: " + failure.reason(),
               Annotation.at(failure.file().toString(), failure.line()));
         }
-        List<String> files = rejected.failures().stream().map(f -> f.file().toString()).distinct().toList();
+        List<String> files =
+            rejected.failures().stream().map(f -> f.file().toString()).distinct().toList();
         reporter.output("result", "rejected");
         reporter.output("pull-request-number", "");
         reporter.output("pull-request-url", "");
         reporter.output("commit-sha", "");
-        runtime.err().println("Promotion stopped: " + files.size() + " of " + rejected.checkedFiles()
-            + " source file(s) did not verify (" + String.join(", ", files) + "); nothing was pushed,"
-            + " perhaps you should re-sign them through the pipeline, or check the trust policy");
+        runtime
+            .err()
+            .println(
+                "Promotion stopped: "
+                    + files.size()
+                    + " of "
+                    + rejected.checkedFiles()
+                    + " source file(s) did not verify ("
+                    + String.join(", ", files)
+                    + "); nothing was pushed, perhaps you should re-sign them through the pipeline,"
+                    + " or check the trust policy");
         return ExitCode.REJECTED.code();
       }
       var result = ((PromotionJob.Published) outcome).result();
       PromotionReport.publish(reporter, result, settings);
       runtime.out().println("result: " + result.outcome().word() + " (" + result.detail() + ")");
-      result.failure().ifPresent(failure -> {
-        throw failure;
-      });
+      result
+          .failure()
+          .ifPresent(
+              failure -> {
+                throw failure;
+              });
       return ExitCode.OK.code();
     }
   }
 
-  private record Trust(TrustPolicy policy, SignedManifestFormat format, ManifestVerifier verifier) {}
+  private record Trust(
+      TrustPolicy policy, SignedManifestFormat format, ManifestVerifier verifier) {}
 
   private Trust trust(Path workTree, ManifestReader reader) {
     boolean flags = !keys.isEmpty() || identity != null || issuer != null;
     if (policy != null && flags) {
-      throw new UsageProblem("--policy cannot be combined with --key or --certificate-identity",
+      throw new UsageProblem(
+          "--policy cannot be combined with --key or --certificate-identity",
           "put the signers in the policy file, or pass them as flags without --policy");
     }
     TrustPolicy trustPolicy;
     SignedManifestFormat signedFormat;
     if (flags) {
       if ((identity == null) != (issuer == null)) {
-        throw new UsageProblem("A keyless identity needs both --certificate-identity and --certificate-oidc-issuer",
+        throw new UsageProblem(
+            "A keyless identity needs both --certificate-identity and --certificate-oidc-issuer",
             "pass both, or only --key for keyed signatures");
       }
-      List<IdentityRule> identities = identity == null ? List.of() : List.of(IdentityRule.exact(identity, issuer));
+      List<IdentityRule> identities =
+          identity == null ? List.of() : List.of(IdentityRule.exact(identity, issuer));
       List<PublicKey> publicKeys = keys.stream().map(PublicKeys::read).toList();
       trustPolicy = new TrustPolicy(identities, publicKeys, 1, List.of(), format.domain(), false);
       signedFormat = format.format();
     } else {
       Path policyFile = Optional.ofNullable(policy).orElse(PolicyFile.DEFAULT_LOCATION);
       if (!Files.isRegularFile(workTree.resolve(policyFile))) {
-        throw new UsageProblem("No trust policy found at " + policyFile + " in " + workTree + " while starting countersign promote",
-            "perhaps you should pass --policy FILE, or --key / --certificate-identity with --certificate-oidc-issuer");
+        throw new UsageProblem(
+            "No trust policy found at "
+                + policyFile
+                + " in "
+                + workTree
+                + " while starting countersign promote",
+            "perhaps you should pass --policy FILE, or --key / --certificate-identity with"
+                + " --certificate-oidc-issuer");
       }
       PolicyFile loaded = new PolicyFileLoader().load(workTree, policyFile);
       trustPolicy = loaded.toTrustPolicy(workTree);
       signedFormat = new SignedManifestFormat(loaded.annotationDomain(), reader);
     }
     if (trustPolicy.isUnconstrained()) {
-      throw new UsageProblem("The trust policy names no signer, so every promotion would be refused",
+      throw new UsageProblem(
+          "The trust policy names no signer, so every promotion would be refused",
           "perhaps you should add signers or keys to it");
     }
     boolean keyless = !trustPolicy.identities().isEmpty();
-    TrustedRoot roots = !keyless ? null
-        : trustedRoot != null ? TrustedRoot.fromFile(trustedRoot) : TrustedRoot.fromPublicGoodTuf(null);
-    return new Trust(trustPolicy, signedFormat, new ManifestVerifier(roots, trustPolicy, signedFormat));
+    TrustedRoot roots =
+        !keyless
+            ? null
+            : trustedRoot != null
+                ? TrustedRoot.fromFile(trustedRoot)
+                : TrustedRoot.fromPublicGoodTuf(null);
+    return new Trust(
+        trustPolicy, signedFormat, new ManifestVerifier(roots, trustPolicy, signedFormat));
   }
 
   private static String stripSlashes(String dir) {

@@ -3,11 +3,11 @@ package dev.countersign.cli;
 import dev.countersign.action.Annotation;
 import dev.countersign.action.Reporter;
 import dev.countersign.gate.BaseCommit;
+import dev.countersign.git.JGitWorkspace;
 import dev.countersign.governance.PolicyFile;
 import dev.countersign.governance.PolicyFileLoader;
 import dev.countersign.governance.RepositoryFiles;
 import dev.countersign.manifest.SignedManifestFormat;
-import dev.countersign.git.JGitWorkspace;
 import dev.countersign.oci.CommitSource;
 import dev.countersign.oci.EmittedManifest;
 import dev.countersign.oci.OciReference;
@@ -31,9 +31,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "publish", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Push committed signed manifests to an OCI registry as one artifact and sign its digest as cosign does.",
-        "Flux (OCIRepository verify.provider: cosign) or Kyverno verifyImages can then check it. See docs/publish.md."})
+@Command(
+    name = "publish",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Push committed signed manifests to an OCI registry as one artifact and sign its digest as"
+          + " cosign does.",
+      "Flux (OCIRepository verify.provider: cosign) or Kyverno verifyImages can then check it. See"
+          + " docs/publish.md."
+    })
 final class PublishCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;
@@ -41,51 +48,105 @@ final class PublishCommand implements Callable<Integer> {
   @Mixin SignCommand.FormatOptions format;
   @Mixin RegistryOptions registryOptions;
 
-  @Parameters(paramLabel = "SOURCE", arity = "0..1", description = "Signed directory or file inside the repository (read from the commit).")
+  @Parameters(
+      paramLabel = "SOURCE",
+      arity = "0..1",
+      description = "Signed directory or file inside the repository (read from the commit).")
   Path sourceArgument;
 
-  @Option(names = "--source", paramLabel = "SOURCE", description = "Same as the SOURCE argument (for the Action input `source`).")
+  @Option(
+      names = "--source",
+      paramLabel = "SOURCE",
+      description = "Same as the SOURCE argument (for the Action input `source`).")
   Path sourceOption;
 
-  @Option(names = "--to", paramLabel = "REGISTRY/REPOSITORY[:TAG]", required = true, description = "Where to push the artifact.")
+  @Option(
+      names = "--to",
+      paramLabel = "REGISTRY/REPOSITORY[:TAG]",
+      required = true,
+      description = "Where to push the artifact.")
   String to;
 
-  @Option(names = "--repo", paramLabel = "DIR", description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
+  @Option(
+      names = "--repo",
+      paramLabel = "DIR",
+      description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
   Path repo;
 
-  @Option(names = "--revision", paramLabel = "REV", defaultValue = "HEAD", description = "Commit to publish from (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--revision",
+      paramLabel = "REV",
+      defaultValue = "HEAD",
+      description = "Commit to publish from (default: ${DEFAULT-VALUE}).")
   String revision;
 
-  @Option(names = "--policy", paramLabel = "FILE", defaultValue = ".countersign/policy.yaml",
-      description = {"The trust policy every published manifest must verify against, read from the published commit,",
-          "relative to the repository (default: ${DEFAULT-VALUE})."})
+  @Option(
+      names = "--policy",
+      paramLabel = "FILE",
+      defaultValue = ".countersign/policy.yaml",
+      description = {
+        "The trust policy every published manifest must verify against, read from the published"
+            + " commit,",
+        "relative to the repository (default: ${DEFAULT-VALUE})."
+      })
   Path policy;
 
-  @Option(names = "--source-url", paramLabel = "URL",
-      description = "org.opencontainers.image.source (default: the GitHub repository of the run, else the origin remote).")
+  @Option(
+      names = "--source-url",
+      paramLabel = "URL",
+      description =
+          "org.opencontainers.image.source (default: the GitHub repository of the run, else the"
+              + " origin remote).")
   String sourceUrl;
 
-  @Option(names = "--no-sign", description = "Push without signing. Nothing will verify the artifact; refused with --emit-manifest.")
+  @Option(
+      names = "--no-sign",
+      description =
+          "Push without signing. Nothing will verify the artifact; refused with --emit-manifest.")
   boolean noSign;
 
-  @Option(names = "--emit-manifest", paramLabel = "FILE", description = "Write a manifest pinning the artifact by digest (a Flux OCIRepository by default).")
+  @Option(
+      names = "--emit-manifest",
+      paramLabel = "FILE",
+      description =
+          "Write a manifest pinning the artifact by digest (a Flux OCIRepository by default).")
   Path emitManifest;
 
-  @Option(names = "--emit-kind", paramLabel = "KIND", defaultValue = "flux",
-      description = "flux (an OCIRepository, source.toolkit.fluxcd.io/v1) or reference (plain YAML: artifact, digest, signer). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--emit-kind",
+      paramLabel = "KIND",
+      defaultValue = "flux",
+      description =
+          "flux (an OCIRepository, source.toolkit.fluxcd.io/v1) or reference (plain YAML: artifact,"
+              + " digest, signer). Default: ${DEFAULT-VALUE}.")
   String emitKind;
 
-  @Option(names = "--emit-name", paramLabel = "NAME", description = "metadata.name (default: the repository's last path component).")
+  @Option(
+      names = "--emit-name",
+      paramLabel = "NAME",
+      description = "metadata.name (default: the repository's last path component).")
   String emitName;
 
-  @Option(names = "--emit-namespace", paramLabel = "NAMESPACE", defaultValue = "flux-system", description = "metadata.namespace (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--emit-namespace",
+      paramLabel = "NAMESPACE",
+      defaultValue = "flux-system",
+      description = "metadata.namespace (default: ${DEFAULT-VALUE}).")
   String emitNamespace;
 
-  @Option(names = "--emit-interval", paramLabel = "DURATION", defaultValue = "10m", description = "spec.interval (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--emit-interval",
+      paramLabel = "DURATION",
+      defaultValue = "10m",
+      description = "spec.interval (default: ${DEFAULT-VALUE}).")
   String emitInterval;
 
-  @Option(names = "--emit-key-secret", paramLabel = "NAME",
-      description = "With --key: the Secret holding the cosign public key, for verify.secretRef (default: NAME-cosign-pub).")
+  @Option(
+      names = "--emit-key-secret",
+      paramLabel = "NAME",
+      description =
+          "With --key: the Secret holding the cosign public key, for verify.secretRef (default:"
+              + " NAME-cosign-pub).")
   String emitKeySecret;
 
   @Option(names = "--force", description = "Overwrite an existing --emit-manifest file.")
@@ -98,41 +159,83 @@ final class PublishCommand implements Callable<Integer> {
     if (sourceArgument != null && sourceOption != null && !sourceArgument.equals(sourceOption)) {
       throw new UsageProblem("SOURCE and --source name different paths", "give one of them");
     }
-    Path source = Optional.ofNullable(sourceArgument).or(() -> Optional.ofNullable(sourceOption))
-        .orElseThrow(() -> new UsageProblem("publish needs SOURCE, the signed directory or file", "e.g. countersign publish signed/ --to ghcr.io/org/manifests"));
+    Path source =
+        Optional.ofNullable(sourceArgument)
+            .or(() -> Optional.ofNullable(sourceOption))
+            .orElseThrow(
+                () ->
+                    new UsageProblem(
+                        "publish needs SOURCE, the signed directory or file",
+                        "e.g. countersign publish signed/ --to ghcr.io/org/manifests"));
     OciReference target = OciReference.parse(to, "--to");
     if (target.digest().isPresent()) {
-      throw new UsageProblem("--to takes REGISTRY/REPOSITORY[:TAG], not a digest", "the digest is computed from the content");
+      throw new UsageProblem(
+          "--to takes REGISTRY/REPOSITORY[:TAG], not a digest",
+          "the digest is computed from the content");
     }
     Optional<EmittedManifest.Settings> emit = emitSettings(target);
     if (noSign && emit.isPresent()) {
-      throw new UsageProblem("--no-sign cannot be combined with --emit-manifest: the emitted manifest would ask the cluster to"
-          + " verify a signature that does not exist", "publish signed (drop --no-sign), or drop --emit-manifest");
+      throw new UsageProblem(
+          "--no-sign cannot be combined with --emit-manifest: the emitted manifest would ask the"
+              + " cluster to verify a signature that does not exist",
+          "publish signed (drop --no-sign), or drop --emit-manifest");
     }
     emit.ifPresent(s -> EmittedManifest.checkWritable(emitManifest, force));
-    Optional<Supplier<MessageSigner>> signerFactory = noSign ? Optional.empty() : Optional.of(signer.signerFactory(runtime, reporter::mask));
-    Path workTree = Optional.ofNullable(repo).orElseGet(() -> Path.of(runtime.env().getOrDefault("GITHUB_WORKSPACE", "."))).toAbsolutePath();
+    Optional<Supplier<MessageSigner>> signerFactory =
+        noSign ? Optional.empty() : Optional.of(signer.signerFactory(runtime, reporter::mask));
+    Path workTree =
+        Optional.ofNullable(repo)
+            .orElseGet(() -> Path.of(runtime.env().getOrDefault("GITHUB_WORKSPACE", ".")))
+            .toAbsolutePath();
     try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock())) {
       String commit = workspace.resolveCommit(revision);
       // A relative SOURCE is resolved against --repo when given, else the current directory.
       Path sourcePath = repo != null ? workTree.resolve(source) : source.toAbsolutePath();
-      CommitSource.Contents contents = CommitSource.read(workspace, sourcePath, commit, Optional.ofNullable(sourceUrl), runtime.env(),
-          format.reader(), verifier(workspace, commit));
+      CommitSource.Contents contents =
+          CommitSource.read(
+              workspace,
+              sourcePath,
+              commit,
+              Optional.ofNullable(sourceUrl),
+              runtime.env(),
+              format.reader(),
+              verifier(workspace, commit));
       if (!contents.verified()) {
         return rejected(runtime, reporter, contents);
       }
       if (noSign) {
-        reporter.warning("--no-sign: the artifact is pushed WITHOUT a signature; Flux and Kyverno will refuse it, and nothing vouches for its content");
+        reporter.warning(
+            "--no-sign: the artifact is pushed WITHOUT a signature; Flux and Kyverno will refuse"
+                + " it, and nothing vouches for its content");
       }
-      PublishJob.Result result = new PublishJob(registryOptions.registry(runtime, reporter, target), signerFactory,
-          trustedRoot(signer), () -> signer.signingPublicKeys(runtime)).publish(target, contents.files(), contents.provenance());
+      PublishJob.Result result =
+          new PublishJob(
+                  registryOptions.registry(runtime, reporter, target),
+                  signerFactory,
+                  trustedRoot(signer),
+                  () -> signer.signingPublicKeys(runtime))
+              .publish(target, contents.files(), contents.provenance());
       report(runtime, reporter, result, contents);
-      emit.ifPresent(settings -> {
-        String text = EmittedManifest.render(settings, result.reference(), registryOptions.plainHttp,
-            new EmittedManifest.Signer(result.signer().orElseThrow(), result.issuer()));
-        EmittedManifest.write(emitManifest, text);
-        runtime.out().println("wrote     " + emitManifest + " (" + (settings.kind() == EmittedManifest.Kind.FLUX ? "Flux OCIRepository" : "reference") + ")");
-      });
+      emit.ifPresent(
+          settings -> {
+            String text =
+                EmittedManifest.render(
+                    settings,
+                    result.reference(),
+                    registryOptions.plainHttp,
+                    new EmittedManifest.Signer(result.signer().orElseThrow(), result.issuer()));
+            EmittedManifest.write(emitManifest, text);
+            runtime
+                .out()
+                .println(
+                    "wrote     "
+                        + emitManifest
+                        + " ("
+                        + (settings.kind() == EmittedManifest.Kind.FLUX
+                            ? "Flux OCIRepository"
+                            : "reference")
+                        + ")");
+          });
     }
     return ExitCode.OK.code();
   }
@@ -145,29 +248,44 @@ final class PublishCommand implements Callable<Integer> {
   private ManifestVerifier verifier(JGitWorkspace workspace, String commit) {
     RepositoryFiles files = new BaseCommit(workspace, commit).files();
     if (files.read(policy).isEmpty()) {
-      throw new UsageProblem("No trust policy found at " + policy + " in commit " + commit.substring(0, Math.min(12, commit.length()))
-          + " while starting countersign publish",
-          "perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE: publish signs only manifests"
-              + " that verify against the repository's trust policy");
+      throw new UsageProblem(
+          "No trust policy found at "
+              + policy
+              + " in commit "
+              + commit.substring(0, Math.min(12, commit.length()))
+              + " while starting countersign publish",
+          "perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE:"
+              + " publish signs only manifests that verify against the repository's trust policy");
     }
     PolicyFile policyFile = new PolicyFileLoader().load(files, policy);
     TrustPolicy trustPolicy = policyFile.toTrustPolicy(files);
-    SignedManifestFormat policyFormat = new SignedManifestFormat(policyFile.annotationDomain(), format.reader());
+    SignedManifestFormat policyFormat =
+        new SignedManifestFormat(policyFile.annotationDomain(), format.reader());
     TrustedRoot root = trustPolicy.identities().isEmpty() ? null : signer.verificationRoot().get();
     return new ManifestVerifier(root, trustPolicy, policyFormat, ContentMatch.EXACT);
   }
 
-  /** Prints every failed verdict (an error annotation on the file in a workflow) and gives exit 1; nothing was pushed or signed. */
+  /**
+   * Prints every failed verdict (an error annotation on the file in a workflow) and gives exit 1;
+   * nothing was pushed or signed.
+   */
   static int rejected(Runtime runtime, Reporter reporter, CommitSource.Contents contents) {
     for (DocumentVerdict v : contents.rejected()) {
-      reporter.error(v.description() + " does not verify: " + v.reason(), Annotation.at(v.file().toString(), v.line()));
+      reporter.error(
+          v.description() + " does not verify: " + v.reason(),
+          Annotation.at(v.file().toString(), v.line()));
     }
     long files = contents.rejected().stream().map(DocumentVerdict::file).distinct().count();
-    runtime.out().println("rejected: " + files + " file(s) do not verify; nothing was pushed or signed");
+    runtime
+        .out()
+        .println("rejected: " + files + " file(s) do not verify; nothing was pushed or signed");
     return ExitCode.REJECTED.code();
   }
 
-  /** The trust material keyless signing uses: --trusted-root, else the public-good root (TUF, on first use). */
+  /**
+   * The trust material keyless signing uses: --trusted-root, else the public-good root (TUF, on
+   * first use).
+   */
   static Supplier<TrustedRoot> trustedRoot(SignerOptions signer) {
     return new Supplier<>() {
       private TrustedRoot root;
@@ -175,21 +293,56 @@ final class PublishCommand implements Callable<Integer> {
       @Override
       public synchronized TrustedRoot get() {
         if (root == null) {
-          root = signer.trustedRoot != null ? TrustedRoot.fromFile(signer.trustedRoot) : TrustedRoot.fromPublicGoodTuf(null);
+          root =
+              signer.trustedRoot != null
+                  ? TrustedRoot.fromFile(signer.trustedRoot)
+                  : TrustedRoot.fromPublicGoodTuf(null);
         }
         return root;
       }
     };
   }
 
-  static void report(Runtime runtime, Reporter reporter, PublishJob.Result result, CommitSource.Contents contents) {
-    runtime.out().println((result.artifactPushed() ? "pushed    " : "unchanged ") + result.reference()
-        + "  (" + contents.files().size() + " file(s) from " + contents.provenance().revision().substring(0, Math.min(12, contents.provenance().revision().length()))
-        + ", " + result.writes().blobs() + " blob(s) and " + result.writes().manifests() + " manifest(s) sent)");
+  static void report(
+      Runtime runtime,
+      Reporter reporter,
+      PublishJob.Result result,
+      CommitSource.Contents contents) {
+    runtime
+        .out()
+        .println(
+            (result.artifactPushed() ? "pushed    " : "unchanged ")
+                + result.reference()
+                + "  ("
+                + contents.files().size()
+                + " file(s) from "
+                + contents
+                    .provenance()
+                    .revision()
+                    .substring(0, Math.min(12, contents.provenance().revision().length()))
+                + ", "
+                + result.writes().blobs()
+                + " blob(s) and "
+                + result.writes().manifests()
+                + " manifest(s) sent)");
     switch (result.signature()) {
-      case SIGNED -> runtime.out().println("signed    " + result.reference().withTag(dev.countersign.oci.CosignSignatureFormat.signatureTag(result.digest()))
-          + "  by " + result.signer().orElse("?") + result.issuer().map(i -> " (" + i + ")").orElse(""));
-      case ALREADY_SIGNED -> runtime.out().println("unchanged signature: already signed by " + result.signer().orElse("?"));
+      case SIGNED ->
+          runtime
+              .out()
+              .println(
+                  "signed    "
+                      + result
+                          .reference()
+                          .withTag(
+                              dev.countersign.oci.CosignSignatureFormat.signatureTag(
+                                  result.digest()))
+                      + "  by "
+                      + result.signer().orElse("?")
+                      + result.issuer().map(i -> " (" + i + ")").orElse(""));
+      case ALREADY_SIGNED ->
+          runtime
+              .out()
+              .println("unchanged signature: already signed by " + result.signer().orElse("?"));
       case UNSIGNED -> runtime.out().println("UNSIGNED  " + result.reference());
     }
     reporter.output("artifact-digest", result.digest());
@@ -200,14 +353,27 @@ final class PublishCommand implements Callable<Integer> {
     if (emitManifest == null) {
       return Optional.empty();
     }
-    EmittedManifest.Kind kind = switch (emitKind.strip().toLowerCase(Locale.ROOT)) {
-      case "flux", "ocirepository" -> EmittedManifest.Kind.FLUX;
-      case "reference" -> EmittedManifest.Kind.REFERENCE;
-      default -> throw new UsageProblem("Unknown --emit-kind \"" + emitKind + "\"", "use flux or reference");
-    };
-    String name = Optional.ofNullable(emitName).orElseGet(() -> EmittedManifest.defaultName(target));
-    EmittedManifest.Settings settings = new EmittedManifest.Settings(kind, name, emitNamespace, emitInterval,
-        Optional.ofNullable(emitKeySecret).orElse(name.length() > 52 ? name.substring(0, 52) + "-cosign-pub" : name + "-cosign-pub"));
+    EmittedManifest.Kind kind =
+        switch (emitKind.strip().toLowerCase(Locale.ROOT)) {
+          case "flux", "ocirepository" -> EmittedManifest.Kind.FLUX;
+          case "reference" -> EmittedManifest.Kind.REFERENCE;
+          default ->
+              throw new UsageProblem(
+                  "Unknown --emit-kind \"" + emitKind + "\"", "use flux or reference");
+        };
+    String name =
+        Optional.ofNullable(emitName).orElseGet(() -> EmittedManifest.defaultName(target));
+    EmittedManifest.Settings settings =
+        new EmittedManifest.Settings(
+            kind,
+            name,
+            emitNamespace,
+            emitInterval,
+            Optional.ofNullable(emitKeySecret)
+                .orElse(
+                    name.length() > 52
+                        ? name.substring(0, 52) + "-cosign-pub"
+                        : name + "-cosign-pub"));
     EmittedManifest.check(settings);
     return Optional.of(settings);
   }

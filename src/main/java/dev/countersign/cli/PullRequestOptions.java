@@ -3,61 +3,111 @@ package dev.countersign.cli;
 import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
 import dev.countersign.pipeline.Progress;
-import java.security.SecureRandom;
 import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestHost;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
-/** How a promotion pull request looks. Shared by {@code run --mode pull-request} and {@code promote}. */
+/**
+ * How a promotion pull request looks. Shared by {@code run --mode pull-request} and {@code
+ * promote}.
+ */
 final class PullRequestOptions {
 
-  @Option(names = "--pr-branch", paramLabel = "BRANCH",
-      description = "The branch countersign owns for the pull request and force-pushes with a lease (default: countersign/sign-<branch> for run, countersign/promote-<to> for promote).")
+  @Option(
+      names = "--pr-branch",
+      paramLabel = "BRANCH",
+      description =
+          "The branch countersign owns for the pull request and force-pushes with a lease (default:"
+              + " countersign/sign-<branch> for run, countersign/promote-<to> for promote).")
   String prBranch;
 
   @Option(names = "--title", paramLabel = "TEXT", description = "Pull request title.")
   String title;
 
-  @Option(names = "--label", paramLabel = "LABEL", split = ",", description = "Label to add (repeatable, or comma-separated).")
+  @Option(
+      names = "--label",
+      paramLabel = "LABEL",
+      split = ",",
+      description = "Label to add (repeatable, or comma-separated).")
   List<String> labels = new ArrayList<>();
 
-  @Option(names = "--reviewer", paramLabel = "LOGIN", split = ",", description = "User to request a review from (repeatable).")
+  @Option(
+      names = "--reviewer",
+      paramLabel = "LOGIN",
+      split = ",",
+      description = "User to request a review from (repeatable).")
   List<String> reviewers = new ArrayList<>();
 
-  @Option(names = "--team-reviewer", paramLabel = "SLUG", split = ",", description = "Team to request a review from (repeatable).")
+  @Option(
+      names = "--team-reviewer",
+      paramLabel = "SLUG",
+      split = ",",
+      description = "Team to request a review from (repeatable).")
   List<String> teamReviewers = new ArrayList<>();
 
-  @Option(names = "--assignee", paramLabel = "LOGIN", split = ",", description = "User to assign the pull request to (repeatable).")
+  @Option(
+      names = "--assignee",
+      paramLabel = "LOGIN",
+      split = ",",
+      description = "User to assign the pull request to (repeatable).")
   List<String> assignees = new ArrayList<>();
 
-  @Option(names = "--body", paramLabel = "TEXT", description = "Text to put above the generated table in the pull request body (the table always stays).")
+  @Option(
+      names = "--body",
+      paramLabel = "TEXT",
+      description =
+          "Text to put above the generated table in the pull request body (the table always"
+              + " stays).")
   String body;
 
   @Option(names = "--draft", description = "Open the pull request as a draft.")
   boolean draft;
 
-  @Option(names = "--delete-branch", description = "Delete the pull request branch when its pull request is closed because the base already has the content.")
+  @Option(
+      names = "--delete-branch",
+      description =
+          "Delete the pull request branch when its pull request is closed because the base already"
+              + " has the content.")
   boolean deleteBranch;
 
   /**
    * Like {@code git push --receive-pack}: the program that serves pushes to a {@code file://}
    * remote. Hidden; tests use it so a local remote's server-side hooks (a protected branch) run.
    */
-  @Option(names = "--receive-pack", paramLabel = "PATH", hidden = true,
-      description = "For file:// remotes: the receive-pack program to push with (like git push --receive-pack).")
+  @Option(
+      names = "--receive-pack",
+      paramLabel = "PATH",
+      hidden = true,
+      description =
+          "For file:// remotes: the receive-pack program to push with (like git push"
+              + " --receive-pack).")
   String receivePack;
 
-  PromotionSettings settings(String base, String defaultBranch, String defaultTitle, String verifyDirectory,
+  PromotionSettings settings(
+      String base,
+      String defaultBranch,
+      String defaultTitle,
+      String verifyDirectory,
       PromotionBody.Purpose purpose) {
-    return new PromotionSettings(base, Optional.ofNullable(prBranch).filter(b -> !b.isBlank()).orElse(defaultBranch),
+    return new PromotionSettings(
+        base,
+        Optional.ofNullable(prBranch).filter(b -> !b.isBlank()).orElse(defaultBranch),
         Optional.ofNullable(title).filter(t -> !t.isBlank()).orElse(defaultTitle),
-        clean(labels), clean(reviewers), clean(teamReviewers), draft, deleteBranch, verifyDirectory, clean(assignees),
-        Optional.ofNullable(body).orElse(""), purpose);
+        clean(labels),
+        clean(reviewers),
+        clean(teamReviewers),
+        draft,
+        deleteBranch,
+        verifyDirectory,
+        clean(assignees),
+        Optional.ofNullable(body).orElse(""),
+        purpose);
   }
 
   /**
@@ -67,8 +117,13 @@ final class PullRequestOptions {
    * @throws dev.countersign.support.problems.EnvironmentProblem without a token or repository
    */
   static GitHubApi api(Runtime runtime, Progress progress, Optional<String> token) {
-    return GitHubApi.fromEnvironment(runtime.env(), token.orElse(null), runtime.clock(), new SecureRandom(),
-        runtime.sleeper(), progress::info);
+    return GitHubApi.fromEnvironment(
+        runtime.env(),
+        token.orElse(null),
+        runtime.clock(),
+        new SecureRandom(),
+        runtime.sleeper(),
+        progress::info);
   }
 
   /** The pull request host on {@link #api}. */
@@ -77,6 +132,10 @@ final class PullRequestOptions {
   }
 
   private static List<String> clean(List<String> values) {
-    return values.stream().flatMap(v -> Arrays.stream(v.split("\\R"))).map(String::strip).filter(v -> !v.isEmpty()).toList();
+    return values.stream()
+        .flatMap(v -> Arrays.stream(v.split("\\R")))
+        .map(String::strip)
+        .filter(v -> !v.isEmpty())
+        .toList();
   }
 }

@@ -64,7 +64,8 @@ public final class RootCommand implements Runnable {
     @Override
     public String[] getVersion() throws IOException {
       Properties properties = new Properties();
-      try (InputStream in = RootCommand.class.getResourceAsStream("/dev/countersign/version.properties")) {
+      try (InputStream in =
+          RootCommand.class.getResourceAsStream("/dev/countersign/version.properties")) {
         if (in != null) {
           properties.load(in);
         }

@@ -18,10 +18,20 @@ import java.util.Optional;
  * @param sleeper waits between retries (pushes, GitHub API calls); tests record instead
  */
 public record Runtime(
-    Env env, Clock clock, PrintWriter out, PrintWriter err, boolean interactive, PasswordPrompt passwordPrompt,
+    Env env,
+    Clock clock,
+    PrintWriter out,
+    PrintWriter err,
+    boolean interactive,
+    PasswordPrompt passwordPrompt,
     Sleeper sleeper) {
 
-  public Runtime(Env env, Clock clock, PrintWriter out, PrintWriter err, boolean interactive,
+  public Runtime(
+      Env env,
+      Clock clock,
+      PrintWriter out,
+      PrintWriter err,
+      boolean interactive,
       PasswordPrompt passwordPrompt) {
     this(env, clock, out, err, interactive, passwordPrompt, Sleeper.real());
   }
@@ -45,7 +55,8 @@ public record Runtime(
   }
 
   /** A runtime for tests whose waits go to {@code sleeper}. */
-  public static Runtime of(Env env, Clock clock, PrintWriter out, PrintWriter err, Sleeper sleeper) {
+  public static Runtime of(
+      Env env, Clock clock, PrintWriter out, PrintWriter err, Sleeper sleeper) {
     return new Runtime(env, clock, out, err, false, PasswordPrompt.NONE, sleeper);
   }
 }

@@ -18,34 +18,58 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "sign", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Sign manifest files in the Kyverno / kubectl-sigstore annotation format.",
-        "All or nothing: if any file is invalid or any signature fails, nothing is written."})
+@Command(
+    name = "sign",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Sign manifest files in the Kyverno / kubectl-sigstore annotation format.",
+      "All or nothing: if any file is invalid or any signature fails, nothing is written."
+    })
 final class SignCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;
   @Mixin SignerOptions signer;
   @Mixin FormatOptions format;
 
-  @Parameters(paramLabel = "PATH", arity = "1..*", description = "Manifest files or directories (searched for .yaml/.yml).")
+  @Parameters(
+      paramLabel = "PATH",
+      arity = "1..*",
+      description = "Manifest files or directories (searched for .yaml/.yml).")
   List<Path> paths;
 
-  @Option(names = "--out", paramLabel = "DIR", description = "Write signed files here, mirroring relative paths (default: in place).")
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description = "Write signed files here, mirroring relative paths (default: in place).")
   Path out;
 
-  @Option(names = "--force", description = "Overwrite an existing output file that differs, and sign again files whose signature "
-      + "already covers their content (key rotation, a new signing identity).")
+  @Option(
+      names = "--force",
+      description =
+          "Overwrite an existing output file that differs, and sign again files whose signature "
+              + "already covers their content (key rotation, a new signing identity).")
   boolean force;
 
-  @Option(names = "--append", description = "Add a signature set (signature_N...) instead of replacing existing signatures.")
+  @Option(
+      names = "--append",
+      description =
+          "Add a signature set (signature_N...) instead of replacing existing signatures.")
   boolean append;
 
-  @Option(names = "--bundle-sidecar", description = "Also write FILE.sigstore.json, a standard Sigstore bundle of the message (keyless).")
+  @Option(
+      names = "--bundle-sidecar",
+      description =
+          "Also write FILE.sigstore.json, a standard Sigstore bundle of the message (keyless).")
   boolean bundleSidecar;
 
   // 32: keyless signing is bounded by Rekor round trips (one per manifest); 32 in flight cut
   // 500 manifests at 150 ms latency from ~9.5 s to ~8 s on 2 cores (docs/performance.md).
-  @Option(names = "--parallel", paramLabel = "N", defaultValue = "32", description = "Signatures in flight at once (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--parallel",
+      paramLabel = "N",
+      defaultValue = "32",
+      description = "Signatures in flight at once (default: ${DEFAULT-VALUE}).")
   int parallel;
 
   @Override
@@ -53,36 +77,73 @@ final class SignCommand implements Callable<Integer> {
     Runtime runtime = root.runtime();
     // In a workflow, the OIDC token is masked the moment it is fetched, before anything is printed.
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
-    SignJob job = new SignJob(format.reader(), format.format(), signer.signerFactory(runtime, reporter::mask),
-        ProgressReporters.forRuntime(runtime));
-    SignReport report = job.run(new SignRequest(paths, Optional.ofNullable(out), force, append, bundleSidecar, Math.max(1, parallel)));
+    SignJob job =
+        new SignJob(
+            format.reader(),
+            format.format(),
+            signer.signerFactory(runtime, reporter::mask),
+            ProgressReporters.forRuntime(runtime));
+    SignReport report =
+        job.run(
+            new SignRequest(
+                paths,
+                Optional.ofNullable(out),
+                force,
+                append,
+                bundleSidecar,
+                Math.max(1, parallel)));
     for (SignReport.Entry entry : report.entries()) {
-      runtime.out().println((entry.outcome() == SignReport.Outcome.SIGNED ? "signed    " : "unchanged ")
-          + entry.input() + (entry.output().equals(entry.input()) ? "" : " -> " + entry.output())
-          + "  " + entry.messageDigest()
-          + entry.signer().map(s -> "  " + s).orElse("")
-          + entry.rekorLogIndex().map(i -> "  rekor#" + i).orElse(""));
+      runtime
+          .out()
+          .println(
+              (entry.outcome() == SignReport.Outcome.SIGNED ? "signed    " : "unchanged ")
+                  + entry.input()
+                  + (entry.output().equals(entry.input()) ? "" : " -> " + entry.output())
+                  + "  "
+                  + entry.messageDigest()
+                  + entry.signer().map(s -> "  " + s).orElse("")
+                  + entry.rekorLogIndex().map(i -> "  rekor#" + i).orElse(""));
     }
-    runtime.out().println(report.signedCount() + " signed, " + report.unchangedCount() + " unchanged"
-        + (report.unchangedCount() > 0 ? " (already signed for this content; --force signs them again, e.g. with a new key)" : ""));
+    runtime
+        .out()
+        .println(
+            report.signedCount()
+                + " signed, "
+                + report.unchangedCount()
+                + " unchanged"
+                + (report.unchangedCount() > 0
+                    ? " (already signed for this content; --force signs them again, e.g. with a new"
+                        + " key)"
+                    : ""));
     return ExitCode.OK.code();
   }
 
   /** Annotation domain and reader limits; shared by commands that read or write signed files. */
   static final class FormatOptions {
-    @Option(names = "--annotation-domain", paramLabel = "DOMAIN", defaultValue = "cosign.sigstore.dev",
-        description = "Domain of the signature annotations (Kyverno validate.manifests.annotationDomain; default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--annotation-domain",
+        paramLabel = "DOMAIN",
+        defaultValue = "cosign.sigstore.dev",
+        description =
+            "Domain of the signature annotations (Kyverno validate.manifests.annotationDomain;"
+                + " default: ${DEFAULT-VALUE}).")
     String domain;
 
-    @Option(names = "--max-file-size", paramLabel = "BYTES", defaultValue = "1048576",
-        description = "Refuse manifest files (signed or unsigned) larger than this, before reading them (default: ${DEFAULT-VALUE}, 1 MiB).")
+    @Option(
+        names = "--max-file-size",
+        paramLabel = "BYTES",
+        defaultValue = "1048576",
+        description =
+            "Refuse manifest files (signed or unsigned) larger than this, before reading them"
+                + " (default: ${DEFAULT-VALUE}, 1 MiB).")
     long maxFileSize;
 
     AnnotationDomain domain() {
       try {
         return new AnnotationDomain(domain);
       } catch (IllegalArgumentException e) {
-        throw new dev.countersign.support.problems.UsageProblem("Invalid --annotation-domain: " + e.getMessage(),
+        throw new dev.countersign.support.problems.UsageProblem(
+            "Invalid --annotation-domain: " + e.getMessage(),
             "use a DNS subdomain such as cosign.sigstore.dev");
       }
     }

@@ -14,35 +14,61 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import picocli.CommandLine.Option;
 
-/** How to sign: keyless (Sigstore, default) or with a key. Shared by {@code sign} and {@code run}. */
+/**
+ * How to sign: keyless (Sigstore, default) or with a key. Shared by {@code sign} and {@code run}.
+ */
 final class SignerOptions {
 
-  @Option(names = "--key", paramLabel = "FILE",
-      description = "Sign with this private key (cosign encrypted key or PKCS#8 PEM; password from COSIGN_PASSWORD or a prompt) instead of keylessly.")
+  @Option(
+      names = "--key",
+      paramLabel = "FILE",
+      description =
+          "Sign with this private key (cosign encrypted key or PKCS#8 PEM; password from"
+              + " COSIGN_PASSWORD or a prompt) instead of keylessly.")
   Path key;
 
-  @Option(names = "--tlog-upload",
-      description = "With --key: also record each signature in a Rekor transparency log (adds a bundle annotation; Kyverno then needs Rekor's key).")
+  @Option(
+      names = "--tlog-upload",
+      description =
+          "With --key: also record each signature in a Rekor transparency log (adds a bundle"
+              + " annotation; Kyverno then needs Rekor's key).")
   boolean tlogUpload;
 
-  @Option(names = "--rekor-url", paramLabel = "URL",
+  @Option(
+      names = "--rekor-url",
+      paramLabel = "URL",
       description = "Rekor v1 log for --tlog-upload (default: https://rekor.sigstore.dev).")
   java.net.URI rekorUrl;
 
-  @Option(names = "--keyless",
-      description = "Sign keylessly with Sigstore (the default): an OIDC identity, a Fulcio certificate and a Rekor entry.")
+  @Option(
+      names = "--keyless",
+      description =
+          "Sign keylessly with Sigstore (the default): an OIDC identity, a Fulcio certificate and a"
+              + " Rekor entry.")
   boolean keyless;
 
-  @Option(names = "--identity-token", paramLabel = "JWT",
-      description = "OIDC identity token for keyless signing (default: SIGSTORE_ID_TOKEN, else the GitHub Actions token).")
+  @Option(
+      names = "--identity-token",
+      paramLabel = "JWT",
+      description =
+          "OIDC identity token for keyless signing (default: SIGSTORE_ID_TOKEN, else the GitHub"
+              + " Actions token).")
   String identityToken;
 
-  @Option(names = "--trusted-root", paramLabel = "FILE",
-      description = "Sigstore trusted_root.json for a private or test deployment (with --signing-config). Default: the public-good instance.")
+  @Option(
+      names = "--trusted-root",
+      paramLabel = "FILE",
+      description =
+          "Sigstore trusted_root.json for a private or test deployment (with --signing-config)."
+              + " Default: the public-good instance.")
   Path trustedRoot;
 
-  @Option(names = "--signing-config", paramLabel = "FILE",
-      description = "Sigstore signing_config.json naming the Fulcio, Rekor and OIDC URLs (with --trusted-root).")
+  @Option(
+      names = "--signing-config",
+      paramLabel = "FILE",
+      description =
+          "Sigstore signing_config.json naming the Fulcio, Rekor and OIDC URLs (with"
+              + " --trusted-root).")
   Path signingConfig;
 
   /**
@@ -51,9 +77,11 @@ final class SignerOptions {
    * @param onToken receives every identity token before use (the Action masks it)
    */
   Supplier<MessageSigner> signerFactory(Runtime runtime, Consumer<String> onToken) {
-    if (key != null && (keyless || identityToken != null || trustedRoot != null || signingConfig != null)) {
+    if (key != null
+        && (keyless || identityToken != null || trustedRoot != null || signingConfig != null)) {
       throw new UsageProblem(
-          "--key cannot be combined with --keyless, --identity-token, --trusted-root or --signing-config",
+          "--key cannot be combined with --keyless, --identity-token, --trusted-root or"
+              + " --signing-config",
           "choose keyed signing (--key) or keyless signing");
     }
     if ((trustedRoot == null) != (signingConfig == null)) {
@@ -62,37 +90,50 @@ final class SignerOptions {
           "pass both (a private Sigstore deployment) or neither (the public-good instance)");
     }
     if ((tlogUpload || rekorUrl != null) && key == null) {
-      throw new UsageProblem("--tlog-upload and --rekor-url go with --key",
+      throw new UsageProblem(
+          "--tlog-upload and --rekor-url go with --key",
           "keyless signing always records in the transparency log named by the signing config");
     }
     if (key != null) {
       Path keyFile = key;
-      Optional<java.net.URI> log = tlogUpload || rekorUrl != null
-          ? Optional.of(Optional.ofNullable(rekorUrl).orElse(TransparencyLog.PUBLIC_GOOD)) : Optional.empty();
+      Optional<java.net.URI> log =
+          tlogUpload || rekorUrl != null
+              ? Optional.of(Optional.ofNullable(rekorUrl).orElse(TransparencyLog.PUBLIC_GOOD))
+              : Optional.empty();
       return () -> {
         PrivateKey privateKey = PrivateKeys.read(keyFile, password(runtime, keyFile));
-        return new KeyMessageSigner(privateKey, PrivateKeys.publicKeyOf(privateKey), log.map(TransparencyLog::new));
+        return new KeyMessageSigner(
+            privateKey, PrivateKeys.publicKeyOf(privateKey), log.map(TransparencyLog::new));
       };
     }
     KeylessOptions options =
-        new KeylessOptions(Optional.ofNullable(trustedRoot), Optional.ofNullable(signingConfig), Optional.ofNullable(identityToken));
+        new KeylessOptions(
+            Optional.ofNullable(trustedRoot),
+            Optional.ofNullable(signingConfig),
+            Optional.ofNullable(identityToken));
     return () -> new SigstoreKeylessSigner(options, runtime.env(), runtime.clock(), onToken);
   }
 
   /**
    * The Sigstore trust material that signatures made before this run are verified against before
-   * they are kept: {@code --trusted-root}, else the public-good root through TUF. Read on first
-   * use only.
+   * they are kept: {@code --trusted-root}, else the public-good root through TUF. Read on first use
+   * only.
    */
   Supplier<dev.countersign.verification.TrustedRoot> verificationRoot() {
     Path file = trustedRoot;
-    return () -> file != null ? dev.countersign.verification.TrustedRoot.fromFile(file)
-        : dev.countersign.verification.TrustedRoot.fromPublicGoodTuf(null);
+    return () ->
+        file != null
+            ? dev.countersign.verification.TrustedRoot.fromFile(file)
+            : dev.countersign.verification.TrustedRoot.fromPublicGoodTuf(null);
   }
 
-  /** The public half of {@code --key}, when signing with a key (reads the key; may ask for its password). */
+  /**
+   * The public half of {@code --key}, when signing with a key (reads the key; may ask for its
+   * password).
+   */
   java.util.List<java.security.PublicKey> signingPublicKeys(Runtime runtime) {
-    return key == null ? java.util.List.of()
+    return key == null
+        ? java.util.List.of()
         : java.util.List.of(PrivateKeys.publicKeyOf(PrivateKeys.read(key, password(runtime, key))));
   }
 
@@ -100,6 +141,9 @@ final class SignerOptions {
     if (runtime.env().exact(PrivateKeys.PASSWORD_VARIABLE).isPresent()) {
       return PrivateKeys.passwordFrom(runtime.env());
     }
-    return runtime.passwordPrompt().ask("Password for " + keyFile + ": ").orElseGet(() -> new char[0]);
+    return runtime
+        .passwordPrompt()
+        .ask("Password for " + keyFile + ": ")
+        .orElseGet(() -> new char[0]);
   }
 }

@@ -4,17 +4,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.countersign.action.Reporter;
 import dev.countersign.keys.PublicKeys;
-import dev.countersign.oci.ArtifactVerifier;
-import dev.countersign.oci.OciReference;
-import dev.countersign.verification.PayloadSignatureVerifier;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.oci.ArtifactVerifier;
+import dev.countersign.oci.OciReference;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.ContentMatch;
 import dev.countersign.verification.DocumentVerdict;
 import dev.countersign.verification.IdentityRule;
 import dev.countersign.verification.ManifestVerifier;
+import dev.countersign.verification.PayloadSignatureVerifier;
 import dev.countersign.verification.TrustPolicy;
 import dev.countersign.verification.TrustedRoot;
 import dev.countersign.verification.VerificationRun;
@@ -36,26 +36,45 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-@Command(name = "verify", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Verify signed manifests: content unchanged since signing, and signed by an allowed identity or key.",
-        "Exit 0 when every document verifies, 1 when any is rejected."})
+@Command(
+    name = "verify",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Verify signed manifests: content unchanged since signing, and signed by an allowed identity"
+          + " or key.",
+      "Exit 0 when every document verifies, 1 when any is rejected."
+    })
 final class VerifyCommand implements Callable<Integer> {
 
-  enum Output { text, json }
+  enum Output {
+    text,
+    json
+  }
 
   @ParentCommand RootCommand root;
   @Mixin SignCommand.FormatOptions format;
 
-  @Parameters(paramLabel = "PATH", arity = "0..*", description = "Signed manifest files or directories.")
+  @Parameters(
+      paramLabel = "PATH",
+      arity = "0..*",
+      description = "Signed manifest files or directories.")
   List<Path> paths = new ArrayList<>();
 
-  @Option(names = "--oci", paramLabel = "REGISTRY/REPOSITORY@DIGEST",
-      description = "Verify the cosign signature of this OCI artifact (as `countersign publish` pushes it) instead of manifest files.")
+  @Option(
+      names = "--oci",
+      paramLabel = "REGISTRY/REPOSITORY@DIGEST",
+      description =
+          "Verify the cosign signature of this OCI artifact (as `countersign publish` pushes it)"
+              + " instead of manifest files.")
   String oci;
 
   @Mixin RegistryOptions registryOptions;
 
-  @Option(names = "--key", paramLabel = "FILE", description = "Accept keyed signatures by this public key (repeatable).")
+  @Option(
+      names = "--key",
+      paramLabel = "FILE",
+      description = "Accept keyed signatures by this public key (repeatable).")
   List<Path> keys = new ArrayList<>();
 
   @ArgGroup(exclusive = true)
@@ -65,83 +84,140 @@ final class VerifyCommand implements Callable<Integer> {
   Issuer issuer;
 
   static final class Subject {
-    @Option(names = "--certificate-identity", paramLabel = "SAN", required = true,
-        description = "Accept keyless signatures whose certificate SAN is exactly this (e.g. https://github.com/ORG/REPO/.github/workflows/F.yml@refs/heads/main).")
+    @Option(
+        names = "--certificate-identity",
+        paramLabel = "SAN",
+        required = true,
+        description =
+            "Accept keyless signatures whose certificate SAN is exactly this (e.g."
+                + " https://github.com/ORG/REPO/.github/workflows/F.yml@refs/heads/main).")
     String exact;
 
-    @Option(names = "--certificate-identity-regexp", paramLabel = "REGEX", required = true,
+    @Option(
+        names = "--certificate-identity-regexp",
+        paramLabel = "REGEX",
+        required = true,
         description = "Accept certificate SANs that this regular expression matches in full.")
     String regex;
   }
 
   static final class Issuer {
-    @Option(names = "--certificate-oidc-issuer", paramLabel = "URL", required = true,
-        description = "Required OIDC issuer of the certificate (e.g. https://token.actions.githubusercontent.com).")
+    @Option(
+        names = "--certificate-oidc-issuer",
+        paramLabel = "URL",
+        required = true,
+        description =
+            "Required OIDC issuer of the certificate (e.g."
+                + " https://token.actions.githubusercontent.com).")
     String exact;
 
-    @Option(names = "--certificate-oidc-issuer-regexp", paramLabel = "REGEX", required = true,
+    @Option(
+        names = "--certificate-oidc-issuer-regexp",
+        paramLabel = "REGEX",
+        required = true,
         description = "OIDC issuer regular expression, matched in full.")
     String regex;
   }
 
-  @Option(names = "--trusted-root", paramLabel = "FILE",
-      description = "Sigstore trusted_root.json to verify keyless signatures, and the log entries of keyed ones, offline (default: the public-good root via TUF, for keyless only).")
+  @Option(
+      names = "--trusted-root",
+      paramLabel = "FILE",
+      description =
+          "Sigstore trusted_root.json to verify keyless signatures, and the log entries of keyed"
+              + " ones, offline (default: the public-good root via TUF, for keyless only).")
   Path trustedRoot;
 
-  @Option(names = "--cluster-object",
-      description = {"The files are objects read back from a cluster (kubectl get -o yaml): ignore what the API server and",
-          "controllers add (Kyverno's default ignore fields, anchored, plus --ignore-field). Without it a file must equal",
-          "its signed message exactly, as files in a repository must."})
+  @Option(
+      names = "--cluster-object",
+      description = {
+        "The files are objects read back from a cluster (kubectl get -o yaml): ignore what the API"
+            + " server and",
+        "controllers add (Kyverno's default ignore fields, anchored, plus --ignore-field). Without"
+            + " it a file must equal",
+        "its signed message exactly, as files in a repository must."
+      })
   boolean clusterObject;
 
-  @Option(names = "--ignore-field", paramLabel = "FIELD",
-      description = "With --cluster-object: also ignore differences in this field, a dotted path from the object's root, '*' for one segment (repeatable).")
+  @Option(
+      names = "--ignore-field",
+      paramLabel = "FIELD",
+      description =
+          "With --cluster-object: also ignore differences in this field, a dotted path from the"
+              + " object's root, '*' for one segment (repeatable).")
   List<String> ignoreFields = new ArrayList<>();
 
-  @Option(names = "--min-signers", paramLabel = "N", defaultValue = "1", description = "Distinct signers required (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--min-signers",
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "Distinct signers required (default: ${DEFAULT-VALUE}).")
   int minSigners;
 
-  @Option(names = "--insecure-ignore-identity",
-      description = "Accept any keyless signer whose certificate chains to the trusted root. Unsafe: anyone can get such a certificate.")
+  @Option(
+      names = "--insecure-ignore-identity",
+      description =
+          "Accept any keyless signer whose certificate chains to the trusted root. Unsafe: anyone"
+              + " can get such a certificate.")
   boolean insecureIgnoreIdentity;
 
-  @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--output",
+      paramLabel = "FORMAT",
+      defaultValue = "text",
+      description = "text or json (default: ${DEFAULT-VALUE}).")
   Output output;
 
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
     if ((oci == null) == paths.isEmpty()) {
-      throw new UsageProblem(oci == null ? "verify needs PATH (manifest files or directories) or --oci" : "--oci cannot be combined with PATH arguments",
-          "verify files: countersign verify PATH...; verify an artifact: countersign verify --oci REGISTRY/REPOSITORY@sha256:DIGEST");
+      throw new UsageProblem(
+          oci == null
+              ? "verify needs PATH (manifest files or directories) or --oci"
+              : "--oci cannot be combined with PATH arguments",
+          "verify files: countersign verify PATH...; verify an artifact: countersign verify --oci"
+              + " REGISTRY/REPOSITORY@sha256:DIGEST");
     }
     TrustPolicy policy = trustPolicy();
     boolean keyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
     // With only keys, a given --trusted-root still checks the log entries of keyed signatures
     // that carry a bundle; the public-good root is fetched only for keyless identities.
-    TrustedRoot root = trustedRoot != null ? TrustedRoot.fromFile(trustedRoot)
-        : keyless ? TrustedRoot.fromPublicGoodTuf(null) : null;
+    TrustedRoot root =
+        trustedRoot != null
+            ? TrustedRoot.fromFile(trustedRoot)
+            : keyless ? TrustedRoot.fromPublicGoodTuf(null) : null;
     if (oci != null) {
       return verifyArtifact(runtime, root, policy);
     }
     SignedManifestFormat signedFormat = format.format();
-    ManifestVerifier verifier = new ManifestVerifier(root, policy, signedFormat,
-        clusterObject ? ContentMatch.CLUSTER_OBJECT : ContentMatch.EXACT);
-    List<DocumentVerdict> verdicts = new VerificationRun(format.reader(), verifier)
-        .verify(ManifestTree.of(format.reader()).expand(paths));
+    ManifestVerifier verifier =
+        new ManifestVerifier(
+            root,
+            policy,
+            signedFormat,
+            clusterObject ? ContentMatch.CLUSTER_OBJECT : ContentMatch.EXACT);
+    List<DocumentVerdict> verdicts =
+        new VerificationRun(format.reader(), verifier)
+            .verify(ManifestTree.of(format.reader()).expand(paths));
     print(runtime, verdicts);
-    return verdicts.stream().allMatch(DocumentVerdict::passed) ? ExitCode.OK.code() : ExitCode.REJECTED.code();
+    return verdicts.stream().allMatch(DocumentVerdict::passed)
+        ? ExitCode.OK.code()
+        : ExitCode.REJECTED.code();
   }
 
   private int verifyArtifact(Runtime runtime, TrustedRoot trustedRoot, TrustPolicy policy) {
     OciReference reference = OciReference.parse(oci, "--oci");
     if (reference.digest().isEmpty()) {
-      throw new UsageProblem("--oci needs a digest (REGISTRY/REPOSITORY@sha256:...), not only a tag",
+      throw new UsageProblem(
+          "--oci needs a digest (REGISTRY/REPOSITORY@sha256:...), not only a tag",
           "a tag can be moved; verify the digest the emitted manifest pins");
     }
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
-    ArtifactVerifier verifier = new ArtifactVerifier(registryOptions.registry(runtime, reporter, reference),
-        new PayloadSignatureVerifier(trustedRoot, policy), policy.minSigners());
+    ArtifactVerifier verifier =
+        new ArtifactVerifier(
+            registryOptions.registry(runtime, reporter, reference),
+            new PayloadSignatureVerifier(trustedRoot, policy),
+            policy.minSigners());
     ArtifactVerifier.Verdict verdict = verifier.verify(reference);
     if (output == Output.json) {
       Map<String, Object> row = new LinkedHashMap<>();
@@ -150,12 +226,19 @@ final class VerifyCommand implements Callable<Integer> {
       row.put("reason", verdict.reason());
       row.put("signers", verdict.signers());
       try {
-        runtime.out().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(List.of(row)));
+        runtime
+            .out()
+            .println(
+                new ObjectMapper()
+                    .enable(SerializationFeature.INDENT_OUTPUT)
+                    .writeValueAsString(List.of(row)));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     } else {
-      runtime.out().println((verdict.passed() ? "PASS " : "FAIL ") + reference + ": " + verdict.reason());
+      runtime
+          .out()
+          .println((verdict.passed() ? "PASS " : "FAIL ") + reference + ": " + verdict.reason());
     }
     return verdict.passed() ? ExitCode.OK.code() : ExitCode.REJECTED.code();
   }
@@ -164,24 +247,34 @@ final class VerifyCommand implements Callable<Integer> {
     List<IdentityRule> identities = new ArrayList<>();
     if (subject != null || issuer != null) {
       if (subject == null || issuer == null) {
-        throw new UsageProblem("A keyless identity needs both a subject and an issuer",
-            "pass --certificate-identity (or -regexp) together with --certificate-oidc-issuer (or -regexp)");
+        throw new UsageProblem(
+            "A keyless identity needs both a subject and an issuer",
+            "pass --certificate-identity (or -regexp) together with --certificate-oidc-issuer (or"
+                + " -regexp)");
       }
-      identities.add(new IdentityRule(
-          subject.exact != null ? subject.exact : checkedRegex("--certificate-identity-regexp", subject.regex),
-          subject.exact == null,
-          issuer.exact != null ? issuer.exact : checkedRegex("--certificate-oidc-issuer-regexp", issuer.regex),
-          issuer.exact == null));
+      identities.add(
+          new IdentityRule(
+              subject.exact != null
+                  ? subject.exact
+                  : checkedRegex("--certificate-identity-regexp", subject.regex),
+              subject.exact == null,
+              issuer.exact != null
+                  ? issuer.exact
+                  : checkedRegex("--certificate-oidc-issuer-regexp", issuer.regex),
+              issuer.exact == null));
     }
     if (!ignoreFields.isEmpty() && !clusterObject) {
-      throw new UsageProblem("--ignore-field applies only to objects read back from a cluster",
-          "add --cluster-object if the files come from kubectl get; files in a repository must equal their signed message");
+      throw new UsageProblem(
+          "--ignore-field applies only to objects read back from a cluster",
+          "add --cluster-object if the files come from kubectl get; files in a repository must"
+              + " equal their signed message");
     }
     List<PublicKey> publicKeys = keys.stream().map(PublicKeys::read).toList();
     if (minSigners < 1) {
       throw new UsageProblem("--min-signers must be at least 1");
     }
-    return new TrustPolicy(identities, publicKeys, minSigners, ignoreFields, format.domain(), insecureIgnoreIdentity);
+    return new TrustPolicy(
+        identities, publicKeys, minSigners, ignoreFields, format.domain(), insecureIgnoreIdentity);
   }
 
   private static String checkedRegex(String option, String regex) {
@@ -189,7 +282,8 @@ final class VerifyCommand implements Callable<Integer> {
       Pattern.compile(regex);
       return regex;
     } catch (PatternSyntaxException e) {
-      throw new UsageProblem("Invalid " + option + " \"" + regex + "\": " + e.getDescription(),
+      throw new UsageProblem(
+          "Invalid " + option + " \"" + regex + "\": " + e.getDescription(),
           "write a Java regular expression that matches the whole value");
     }
   }
@@ -209,7 +303,9 @@ final class VerifyCommand implements Callable<Integer> {
         rows.add(row);
       }
       try {
-        runtime.out().println(dev.countersign.support.LogSafeJson.mapper().writeValueAsString(rows));
+        runtime
+            .out()
+            .println(dev.countersign.support.LogSafeJson.mapper().writeValueAsString(rows));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -217,8 +313,16 @@ final class VerifyCommand implements Callable<Integer> {
     }
     long failed = verdicts.stream().filter(v -> !v.passed()).count();
     for (DocumentVerdict v : verdicts) {
-      runtime.out().println((v.passed() ? "PASS " : "FAIL ") + v.file() + (v.line() > 0 ? ":" + v.line() : "")
-          + " " + v.description() + ": " + v.reason());
+      runtime
+          .out()
+          .println(
+              (v.passed() ? "PASS " : "FAIL ")
+                  + v.file()
+                  + (v.line() > 0 ? ":" + v.line() : "")
+                  + " "
+                  + v.description()
+                  + ": "
+                  + v.reason());
     }
     runtime.out().println(verdicts.size() - failed + " verified, " + failed + " rejected");
   }

@@ -14,10 +14,10 @@ import dev.countersign.init.InitOptions;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignatureSetAnnotations;
 import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
-import dev.countersign.manifest.ManifestTree;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.IdentityRule;
 import dev.countersign.workflow.WorkflowFile;
@@ -45,10 +45,11 @@ import java.util.regex.Pattern;
  * policies and manifests and checks every joint of the chain from "merged" to "admitted":
  *
  * <ol>
- *   <li>each signing workflow's certificate identity is accepted by the trust policy and, exactly as
- *       Kyverno compares it, by every Kyverno {@code validate.manifests} rule in the repository;
+ *   <li>each signing workflow's certificate identity is accepted by the trust policy and, exactly
+ *       as Kyverno compares it, by every Kyverno {@code validate.manifests} rule in the repository;
  *   <li>every kind and namespace under the manifest directories is matched by a Kyverno rule;
- *   <li>rules without {@code dryRun} do not meet objects that rely on fields the API server defaults;
+ *   <li>rules without {@code dryRun} do not meet objects that rely on fields the API server
+ *       defaults;
  *   <li>jobs running countersign have the token permissions their command (and its protected-branch
  *       fallback) needs;
  *   <li>third-party actions are pinned by commit SHA;
@@ -87,7 +88,11 @@ public final class ChainDoctor {
    * @param repository the GitHub repository the identities name (from origin or the environment)
    * @param defaultBranch the branch scheduled and dispatched runs sign on
    */
-  public ChainDoctor(Path repositoryRoot, Path policyPath, Optional<GitHubRepository> repository, String defaultBranch,
+  public ChainDoctor(
+      Path repositoryRoot,
+      Path policyPath,
+      Optional<GitHubRepository> repository,
+      String defaultBranch,
       ManifestReader reader) {
     this.root = repositoryRoot.toAbsolutePath().normalize();
     this.policyPath = policyPath;
@@ -108,12 +113,19 @@ public final class ChainDoctor {
     Path workflowDir = root.resolve(Workflows.DIRECTORY);
     if (Files.isDirectory(workflowDir)) {
       try (var list = Files.list(workflowDir)) {
-        for (Path file : list.filter(p -> p.getFileName().toString().matches(".*\\.ya?ml")).sorted().toList()) {
+        for (Path file :
+            list.filter(p -> p.getFileName().toString().matches(".*\\.ya?ml")).sorted().toList()) {
           try {
             workflows.add(Workflows.readOne(file, root.relativize(file)));
           } catch (InputProblem problem) {
-            findings.add(finding(problem.file(), problem.line().orElse(0), RULE_UNREADABLE, "", problem.getMessage(),
-                problem.hint().orElse("")));
+            findings.add(
+                finding(
+                    problem.file(),
+                    problem.line().orElse(0),
+                    RULE_UNREADABLE,
+                    "",
+                    problem.getMessage(),
+                    problem.hint().orElse("")));
           }
         }
       } catch (IOException e) {
@@ -129,38 +141,84 @@ public final class ChainDoctor {
     }
 
     for (Identity identity : identities) {
-      boolean trusted = policy.signers().stream().anyMatch(s -> s.rule().matches(identity.san(), InitOptions.GITHUB_ACTIONS_ISSUER));
+      boolean trusted =
+          policy.signers().stream()
+              .anyMatch(s -> s.rule().matches(identity.san(), InitOptions.GITHUB_ACTIONS_ISSUER));
       if (!trusted) {
-        findings.add(finding(policy.source(), lineOf(policy.source(), "signers:"), RULE_TRUST_IDENTITY, "",
-            identity.workflow().file() + ":" + identity.line() + " signs as " + identity.san()
-                + ", which the trust policy does not accept, so check rejects every file it signs",
-            "perhaps you should add \"- issuer: " + InitOptions.GITHUB_ACTIONS_ISSUER + "\" with \"subject: "
-                + identity.san() + "\" under signers"));
+        findings.add(
+            finding(
+                policy.source(),
+                lineOf(policy.source(), "signers:"),
+                RULE_TRUST_IDENTITY,
+                "",
+                identity.workflow().file()
+                    + ":"
+                    + identity.line()
+                    + " signs as "
+                    + identity.san()
+                    + ", which the trust policy does not accept, so check rejects every file it"
+                    + " signs",
+                "perhaps you should add \"- issuer: "
+                    + InitOptions.GITHUB_ACTIONS_ISSUER
+                    + "\" with \"subject: "
+                    + identity.san()
+                    + "\" under signers"));
       }
       for (KyvernoManifestRule rule : rules) {
         if (!rule.keyless().isEmpty() && !rule.acceptsSubject(identity.san())) {
           int line = rule.keyless().get(0).line();
-          findings.add(finding(rule.file(), line, RULE_KYVERNO_IDENTITY, rule.policy(),
-              "rule " + rule.rule() + " does not list " + identity.san() + " (the identity " + identity.workflow().file() + ":"
-                  + identity.line() + " signs with) as a keyless subject; Kyverno compares the subject exactly and rejects"
-                  + " those objects",
-              "perhaps you should add a keyless entry with subject: \"" + identity.san() + "\" under the attestor's entries"));
+          findings.add(
+              finding(
+                  rule.file(),
+                  line,
+                  RULE_KYVERNO_IDENTITY,
+                  rule.policy(),
+                  "rule "
+                      + rule.rule()
+                      + " does not list "
+                      + identity.san()
+                      + " (the identity "
+                      + identity.workflow().file()
+                      + ":"
+                      + identity.line()
+                      + " signs with) as a keyless subject; Kyverno compares the subject exactly"
+                      + " and rejects those objects",
+                  "perhaps you should add a keyless entry with subject: \""
+                      + identity.san()
+                      + "\" under the attestor's entries"));
         }
       }
     }
     for (KyvernoManifestRule rule : rules) {
       for (KyvernoManifestRule.KeylessEntry entry : rule.keyless()) {
         if (entry.subject().isEmpty()) {
-          findings.add(finding(rule.file(), entry.line(), RULE_KYVERNO_ANY_SIGNER, rule.policy(),
-              "rule " + rule.rule() + " has a keyless entry without subject" + (entry.usesRegExp() ? " (Kyverno ignores subjectRegExp for manifests)" : "")
-                  + ", so Kyverno accepts a signature by anyone",
-              "perhaps you should set subject to the signing workflow's identity"));
+          findings.add(
+              finding(
+                  rule.file(),
+                  entry.line(),
+                  RULE_KYVERNO_ANY_SIGNER,
+                  rule.policy(),
+                  "rule "
+                      + rule.rule()
+                      + " has a keyless entry without subject"
+                      + (entry.usesRegExp() ? " (Kyverno ignores subjectRegExp for manifests)" : "")
+                      + ", so Kyverno accepts a signature by anyone",
+                  "perhaps you should set subject to the signing workflow's identity"));
         }
       }
       if (rule.dryRun() && rule.dryRunNamespace().map(ns -> ns.equals("kyverno")).orElse(false)) {
-        findings.add(finding(rule.file(), rule.dryRunLine(), RULE_DRY_RUN, rule.policy(),
-            "rule " + rule.rule() + " dry-runs in the kyverno namespace, which Kyverno refuses (it then compares without dry-run)",
-            "perhaps you should use a namespace of its own such as " + InitOptions.DRY_RUN_NAMESPACE));
+        findings.add(
+            finding(
+                rule.file(),
+                rule.dryRunLine(),
+                RULE_DRY_RUN,
+                rule.policy(),
+                "rule "
+                    + rule.rule()
+                    + " dry-runs in the kyverno namespace, which Kyverno refuses (it then compares"
+                    + " without dry-run)",
+                "perhaps you should use a namespace of its own such as "
+                    + InitOptions.DRY_RUN_NAMESPACE));
       }
     }
 
@@ -168,10 +226,15 @@ public final class ChainDoctor {
     return new GateReport(findings, 0, 0, 0, 0, 0, rules.size());
   }
 
-  /** The SANs a workflow's keyless countersign steps sign with, plus findings for triggers no subject can pin. */
+  /**
+   * The SANs a workflow's keyless countersign steps sign with, plus findings for triggers no
+   * subject can pin.
+   */
   private List<Identity> identities(WorkflowFile workflow, List<GateFinding> findings) {
-    List<WorkflowFile.CountersignStep> signing = workflow.countersignSteps().stream()
-        .filter(WorkflowFile.CountersignStep::signsKeylessly).toList();
+    List<WorkflowFile.CountersignStep> signing =
+        workflow.countersignSteps().stream()
+            .filter(WorkflowFile.CountersignStep::signsKeylessly)
+            .toList();
     if (signing.isEmpty()) {
       return List.of();
     }
@@ -179,23 +242,40 @@ public final class ChainDoctor {
     List<String> events = workflow.events();
     for (String event : List.of("pull_request", "pull_request_target")) {
       if (events.contains(event)) {
-        findings.add(finding(workflow.file(), workflow.lineOf("on." + event), RULE_SIGNING_TRIGGER, "",
-            "signs on " + event + ": the certificate SAN then ends in @refs/pull/N/merge, different for every pull request,"
-                + " which no exact Kyverno subject can pin",
-            "perhaps you should trigger on push to the branch pull requests merge into (a merge is a push)"));
+        findings.add(
+            finding(
+                workflow.file(),
+                workflow.lineOf("on." + event),
+                RULE_SIGNING_TRIGGER,
+                "",
+                "signs on "
+                    + event
+                    + ": the certificate SAN then ends in @refs/pull/N/merge, different for every"
+                    + " pull request, which no exact Kyverno subject can pin",
+                "perhaps you should trigger on push to the branch pull requests merge into (a merge"
+                    + " is a push)"));
       }
     }
     Set<String> branches = new LinkedHashSet<>();
     for (String branch : workflow.pushBranches()) {
       if (GLOB.matcher(branch).find()) {
-        findings.add(finding(workflow.file(), workflow.lineOf("on.push.branches"), RULE_SIGNING_TRIGGER, "",
-            "signs on pushes to branches matching " + branch + ": each branch is another certificate identity",
-            "perhaps you should list the branches by name"));
+        findings.add(
+            finding(
+                workflow.file(),
+                workflow.lineOf("on.push.branches"),
+                RULE_SIGNING_TRIGGER,
+                "",
+                "signs on pushes to branches matching "
+                    + branch
+                    + ": each branch is another certificate identity",
+                "perhaps you should list the branches by name"));
       } else {
         branches.add(branch);
       }
     }
-    if (events.contains("schedule") || events.contains("workflow_dispatch") || (events.contains("push") && workflow.pushBranches().isEmpty())) {
+    if (events.contains("schedule")
+        || events.contains("workflow_dispatch")
+        || (events.contains("push") && workflow.pushBranches().isEmpty())) {
       branches.add(defaultBranch);
     }
     if (repository.isEmpty()) {
@@ -203,8 +283,18 @@ public final class ChainDoctor {
     }
     List<Identity> identities = new ArrayList<>();
     for (String branch : branches) {
-      identities.add(new Identity("https://github.com/" + repository.get().owner() + "/" + repository.get().name()
-          + "/.github/workflows/" + workflow.fileName() + "@refs/heads/" + branch, workflow, line));
+      identities.add(
+          new Identity(
+              "https://github.com/"
+                  + repository.get().owner()
+                  + "/"
+                  + repository.get().name()
+                  + "/.github/workflows/"
+                  + workflow.fileName()
+                  + "@refs/heads/"
+                  + branch,
+              workflow,
+              line));
     }
     return identities;
   }
@@ -225,7 +315,9 @@ public final class ChainDoctor {
             job.put("contents", "write");
             job.put("pull-requests", "write");
             reasons.put("contents", "run pushes the signing commit with the job token");
-            reasons.put("pull-requests", "run opens a pull request when the branch is protected (or in pull-request mode)");
+            reasons.put(
+                "pull-requests",
+                "run opens a pull request when the branch is protected (or in pull-request mode)");
           } else {
             job.putIfAbsent("contents", "read");
           }
@@ -246,17 +338,31 @@ public final class ChainDoctor {
     for (Map.Entry<String, Map<String, String>> job : needed.entrySet()) {
       List<String> missing = new ArrayList<>();
       for (Map.Entry<String, String> scope : job.getValue().entrySet()) {
-        String granted = workflow.permission(job.getKey(), scope.getKey()).orElse("(repository default)");
-        boolean enough = granted.equals("write") || (scope.getValue().equals("read") && granted.equals("read"));
+        String granted =
+            workflow.permission(job.getKey(), scope.getKey()).orElse("(repository default)");
+        boolean enough =
+            granted.equals("write") || (scope.getValue().equals("read") && granted.equals("read"));
         if (!enough) {
-          missing.add(scope.getKey() + ": " + scope.getValue() + " (has " + granted + "; "
-              + reasons.getOrDefault(scope.getKey(), "the checkout reads the repository") + ")");
+          missing.add(
+              scope.getKey()
+                  + ": "
+                  + scope.getValue()
+                  + " (has "
+                  + granted
+                  + "; "
+                  + reasons.getOrDefault(scope.getKey(), "the checkout reads the repository")
+                  + ")");
         }
       }
       if (!missing.isEmpty()) {
-        findings.add(finding(workflow.file(), workflow.permissionsLine(job.getKey()), RULE_PERMISSIONS, "",
-            "job " + job.getKey() + " runs countersign without " + String.join(", ", missing),
-            "perhaps you should add them to the job's permissions"));
+        findings.add(
+            finding(
+                workflow.file(),
+                workflow.permissionsLine(job.getKey()),
+                RULE_PERMISSIONS,
+                "",
+                "job " + job.getKey() + " runs countersign without " + String.join(", ", missing),
+                "perhaps you should add them to the job's permissions"));
       }
     }
   }
@@ -266,21 +372,36 @@ public final class ChainDoctor {
       String value = uses.getValue().strip();
       // Local actions are in the reviewed tree; images pinned by digest are immutable; the
       // countersign placeholder is replaced at release (ActionReference is the one place).
-      if (value.startsWith("./") || value.startsWith("docker://") && value.contains("@sha256:") || value.equals(ActionReference.USES)) {
+      if (value.startsWith("./")
+          || value.startsWith("docker://") && value.contains("@sha256:")
+          || value.equals(ActionReference.USES)) {
         continue;
       }
       int at = value.lastIndexOf('@');
       String ref = at < 0 ? "" : value.substring(at + 1);
       if (!FULL_SHA.matcher(ref).matches()) {
-        findings.add(finding(workflow.file(), workflow.lineOf(uses.getKey()), RULE_PINNED, "",
-            value + " is not pinned to a full commit SHA; a moved tag runs other code with this job's token",
-            "perhaps you should write " + (at < 0 ? value : value.substring(0, at)) + "@<40-hex commit of the release> # " + (ref.isEmpty() ? "vX.Y.Z" : ref)));
+        findings.add(
+            finding(
+                workflow.file(),
+                workflow.lineOf(uses.getKey()),
+                RULE_PINNED,
+                "",
+                value
+                    + " is not pinned to a full commit SHA; a moved tag runs other code with this"
+                    + " job's token",
+                "perhaps you should write "
+                    + (at < 0 ? value : value.substring(0, at))
+                    + "@<40-hex commit of the release> # "
+                    + (ref.isEmpty() ? "vX.Y.Z" : ref)));
       }
     }
   }
 
-  /** Coverage, dry-run needs and current signers of the manifests under the policy's directories. */
-  private void manifests(PolicyFile policy, List<KyvernoManifestRule> rules, List<GateFinding> findings) {
+  /**
+   * Coverage, dry-run needs and current signers of the manifests under the policy's directories.
+   */
+  private void manifests(
+      PolicyFile policy, List<KyvernoManifestRule> rules, List<GateFinding> findings) {
     SignedManifestFormat format = new SignedManifestFormat(policy.annotationDomain(), reader);
     Map<KyvernoManifestRule, List<String>> defaulted = new LinkedHashMap<>();
     Set<Path> seen = new LinkedHashSet<>();
@@ -305,23 +426,56 @@ public final class ChainDoctor {
             String kind = document.kind();
             String[] apiVersion = document.apiVersion().split("/");
             String version = apiVersion[apiVersion.length - 1];
-            String namespace = KubernetesKinds.isClusterScoped(kind) ? "" : document.namespace().orElse(destination);
-            List<KyvernoManifestRule> matching = rules.stream()
-                .filter(rule -> rule.matches(document.group(), version, kind, namespace, document.name())).toList();
+            String namespace =
+                KubernetesKinds.isClusterScoped(kind)
+                    ? ""
+                    : document.namespace().orElse(destination);
+            List<KyvernoManifestRule> matching =
+                rules.stream()
+                    .filter(
+                        rule ->
+                            rule.matches(
+                                document.group(), version, kind, namespace, document.name()))
+                    .toList();
             if (!rules.isEmpty() && matching.isEmpty()) {
               KyvernoManifestRule first = rules.get(0);
-              findings.add(finding(relative, document.line(), RULE_COVERAGE, document.describe(),
-                  "no Kyverno validate.manifests rule matches kind " + kind + (namespace.isEmpty() ? " (cluster-scoped)" : " in namespace " + namespace)
-                      + ", so the cluster admits it signed or not",
-                  "perhaps you should add " + kind + (namespace.isEmpty() ? "" : " and " + namespace) + " to the rule's match in "
-                      + slashes(first.file()) + ":" + first.line()));
+              findings.add(
+                  finding(
+                      relative,
+                      document.line(),
+                      RULE_COVERAGE,
+                      document.describe(),
+                      "no Kyverno validate.manifests rule matches kind "
+                          + kind
+                          + (namespace.isEmpty()
+                              ? " (cluster-scoped)"
+                              : " in namespace " + namespace)
+                          + ", so the cluster admits it signed or not",
+                      "perhaps you should add "
+                          + kind
+                          + (namespace.isEmpty() ? "" : " and " + namespace)
+                          + " to the rule's match in "
+                          + slashes(first.file())
+                          + ":"
+                          + first.line()));
             }
             List<ServerDefaults.DefaultedField> fields = ServerDefaults.of(document);
             for (KyvernoManifestRule rule : matching) {
               if (!rule.dryRun() && !fields.isEmpty()) {
                 ServerDefaults.DefaultedField field = fields.get(0);
-                defaulted.computeIfAbsent(rule, r -> new ArrayList<>())
-                    .add(slashes(relative) + ":" + field.line() + " " + document.describe() + " " + field.path() + " (" + field.reason() + ")");
+                defaulted
+                    .computeIfAbsent(rule, r -> new ArrayList<>())
+                    .add(
+                        slashes(relative)
+                            + ":"
+                            + field.line()
+                            + " "
+                            + document.describe()
+                            + " "
+                            + field.path()
+                            + " ("
+                            + field.reason()
+                            + ")");
               }
             }
             if (signed) {
@@ -334,24 +488,49 @@ public final class ChainDoctor {
     for (Map.Entry<KyvernoManifestRule, List<String>> entry : defaulted.entrySet()) {
       KyvernoManifestRule rule = entry.getKey();
       List<String> examples = entry.getValue();
-      findings.add(finding(rule.file(), rule.dryRunLine(), RULE_DRY_RUN, rule.policy(),
-          "rule " + rule.rule() + " compares without dryRun, but " + examples.size() + " signed object"
-              + (examples.size() == 1 ? " relies" : "s rely") + " on fields the API server defaults, so Kyverno rejects "
-              + (examples.size() == 1 ? "it" : "them") + " although correctly signed: "
-              + String.join("; ", examples.subList(0, Math.min(3, examples.size()))) + (examples.size() > 3 ? "; ..." : ""),
-          "perhaps you should set dryRun: {enable: true, namespace: " + InitOptions.DRY_RUN_NAMESPACE
-              + "} and let Kyverno's admission controller create these kinds there (countersign init writes that RBAC)"));
+      findings.add(
+          finding(
+              rule.file(),
+              rule.dryRunLine(),
+              RULE_DRY_RUN,
+              rule.policy(),
+              "rule "
+                  + rule.rule()
+                  + " compares without dryRun, but "
+                  + examples.size()
+                  + " signed object"
+                  + (examples.size() == 1 ? " relies" : "s rely")
+                  + " on fields the API server defaults, so Kyverno rejects "
+                  + (examples.size() == 1 ? "it" : "them")
+                  + " although correctly signed: "
+                  + String.join("; ", examples.subList(0, Math.min(3, examples.size())))
+                  + (examples.size() > 3 ? "; ..." : ""),
+              "perhaps you should set dryRun: {enable: true, namespace: "
+                  + InitOptions.DRY_RUN_NAMESPACE
+                  + "} and let Kyverno's admission controller create these kinds there (countersign"
+                  + " init writes that RBAC)"));
     }
     if (rules.isEmpty() && anyManifest) {
-      findings.add(finding(policy.source(), 1, RULE_KYVERNO_MISSING, "",
-          "no Kyverno ClusterPolicy or Policy with validate.manifests is kept in this repository, so nothing checks the"
-              + " signatures at admission",
-          "perhaps you should run countersign init (it writes .countersign/cluster/kyverno-clusterpolicy.yaml) and apply it"));
+      findings.add(
+          finding(
+              policy.source(),
+              1,
+              RULE_KYVERNO_MISSING,
+              "",
+              "no Kyverno ClusterPolicy or Policy with validate.manifests is kept in this"
+                  + " repository, so nothing checks the signatures at admission",
+              "perhaps you should run countersign init (it writes"
+                  + " .countersign/cluster/kyverno-clusterpolicy.yaml) and apply it"));
     }
   }
 
-  private void signers(Path file, ManifestDocument document, SignedManifestFormat format, PolicyFile policy,
-      List<KyvernoManifestRule> matching, List<GateFinding> findings) {
+  private void signers(
+      Path file,
+      ManifestDocument document,
+      SignedManifestFormat format,
+      PolicyFile policy,
+      List<KyvernoManifestRule> matching,
+      List<GateFinding> findings) {
     Optional<SignedContent> content;
     try {
       content = format.decode(document);
@@ -368,32 +547,60 @@ public final class ChainDoctor {
     if (sans.isEmpty()) {
       return; // keyed signatures: check verifies them against the policy's keys
     }
-    boolean trusted = sans.stream().anyMatch(san -> policy.signers().stream()
-        .map(PolicyFile.Signer::rule).anyMatch(rule -> matchesSubject(rule, san)));
+    boolean trusted =
+        sans.stream()
+            .anyMatch(
+                san ->
+                    policy.signers().stream()
+                        .map(PolicyFile.Signer::rule)
+                        .anyMatch(rule -> matchesSubject(rule, san)));
     if (!trusted) {
-      findings.add(finding(file, document.line(), RULE_SIGNER, document.describe(),
-          "is signed by " + String.join(", ", sans) + ", which the trust policy no longer accepts (a renamed workflow or branch?)",
-          "perhaps you should sign it again with the current workflow (move it back under the unsigned directory), or accept the old identity"));
+      findings.add(
+          finding(
+              file,
+              document.line(),
+              RULE_SIGNER,
+              document.describe(),
+              "is signed by "
+                  + String.join(", ", sans)
+                  + ", which the trust policy no longer accepts (a renamed workflow or branch?)",
+              "perhaps you should sign it again with the current workflow (move it back under the"
+                  + " unsigned directory), or accept the old identity"));
     }
     for (KyvernoManifestRule rule : matching) {
       if (!rule.keyless().isEmpty() && sans.stream().noneMatch(rule::acceptsSubject)) {
-        findings.add(finding(file, document.line(), RULE_SIGNER, document.describe(),
-            "is signed by " + String.join(", ", sans) + ", which Kyverno rule " + rule.rule() + " in " + slashes(rule.file())
-                + " does not accept, so the cluster rejects it",
-            "perhaps you should sign it again with the workflow the rule names, or add its subject to the rule"));
+        findings.add(
+            finding(
+                file,
+                document.line(),
+                RULE_SIGNER,
+                document.describe(),
+                "is signed by "
+                    + String.join(", ", sans)
+                    + ", which Kyverno rule "
+                    + rule.rule()
+                    + " in "
+                    + slashes(rule.file())
+                    + " does not accept, so the cluster rejects it",
+                "perhaps you should sign it again with the workflow the rule names, or add its"
+                    + " subject to the rule"));
       }
     }
   }
 
   private static boolean matchesSubject(IdentityRule rule, String san) {
-    return rule.subjectIsRegex() ? Pattern.compile(rule.subject()).matcher(san).matches() : rule.subject().equals(san);
+    return rule.subjectIsRegex()
+        ? Pattern.compile(rule.subject()).matcher(san).matches()
+        : rule.subject().equals(san);
   }
 
   /** What Kyverno takes as the signer: e-mail, else subject CN, else the last SAN value. */
   private static Optional<String> kyvernoName(byte[] pem) {
     try {
-      X509Certificate certificate = (X509Certificate) CertificateFactory.getInstance("X.509")
-          .generateCertificate(new ByteArrayInputStream(pem));
+      X509Certificate certificate =
+          (X509Certificate)
+              CertificateFactory.getInstance("X.509")
+                  .generateCertificate(new ByteArrayInputStream(pem));
       Collection<List<?>> names = certificate.getSubjectAlternativeNames();
       String last = null;
       if (names != null) {
@@ -412,7 +619,10 @@ public final class ChainDoctor {
     }
   }
 
-  /** The namespace the Argo CD Application that syncs {@code signedDir} deploys to, else {@code default}. */
+  /**
+   * The namespace the Argo CD Application that syncs {@code signedDir} deploys to, else {@code
+   * default}.
+   */
   private String argoDestination(Path signedDir) {
     Path argo = root.resolve(".countersign").resolve("cluster");
     for (Path file : ManifestTree.listUnder(argo)) {
@@ -422,7 +632,8 @@ public final class ChainDoctor {
             Map<?, ?> spec = document.content().get("spec") instanceof Map<?, ?> m ? m : Map.of();
             Map<?, ?> source = spec.get("source") instanceof Map<?, ?> m ? m : Map.of();
             Map<?, ?> destination = spec.get("destination") instanceof Map<?, ?> m ? m : Map.of();
-            if (slashes(signedDir).equals(String.valueOf(source.get("path"))) && destination.get("namespace") instanceof String ns) {
+            if (slashes(signedDir).equals(String.valueOf(source.get("path")))
+                && destination.get("namespace") instanceof String ns) {
               return ns;
             }
           }
@@ -448,9 +659,20 @@ public final class ChainDoctor {
     return 0;
   }
 
-  private static GateFinding finding(Path file, int line, String rule, String object, String what, String hint) {
-    String message = hint == null || hint.isBlank() ? what : what + ", " + hint.strip().replaceFirst("^,\\s*", "");
-    return new GateFinding(file, Math.max(0, line), GateFinding.Check.CHAIN, rule, object, message, GateFinding.Severity.ERROR);
+  private static GateFinding finding(
+      Path file, int line, String rule, String object, String what, String hint) {
+    String message =
+        hint == null || hint.isBlank()
+            ? what
+            : what + ", " + hint.strip().replaceFirst("^,\\s*", "");
+    return new GateFinding(
+        file,
+        Math.max(0, line),
+        GateFinding.Check.CHAIN,
+        rule,
+        object,
+        message,
+        GateFinding.Severity.ERROR);
   }
 
   private static String slashes(Path path) {

@@ -33,14 +33,15 @@ public record BaseCommit(GitWorkspace git, String commitId) {
   }
 
   /**
-   * Earlier contents of each of {@code paths} as far as the local history goes (and at most
-   * {@value #HISTORY_DEPTH} commits back), the base's own first; one walk for all paths.
+   * Earlier contents of each of {@code paths} as far as the local history goes (and at most {@value
+   * #HISTORY_DEPTH} commits back), the base's own first; one walk for all paths.
    */
   java.util.Map<Path, List<GitWorkspace.FileVersion>> history(java.util.Collection<Path> paths) {
     java.util.Map<Path, List<GitWorkspace.FileVersion>> byPath = new java.util.HashMap<>();
     java.util.Map<String, Path> names = new java.util.HashMap<>();
     paths.forEach(p -> names.put(slashes(p.normalize()), p));
-    git.history(commitId, names.keySet(), HISTORY_DEPTH).forEach((name, versions) -> byPath.put(names.get(name), versions));
+    git.history(commitId, names.keySet(), HISTORY_DEPTH)
+        .forEach((name, versions) -> byPath.put(names.get(name), versions));
     return byPath;
   }
 
@@ -74,7 +75,8 @@ public record BaseCommit(GitWorkspace git, String commitId) {
     @Override
     public SortedMap<Path, byte[]> filesUnder(Path relative) {
       SortedMap<Path, byte[]> files = new TreeMap<>();
-      git.readFiles(commitId, slashes(relative.normalize())).forEach((path, bytes) -> files.put(Path.of(path), bytes));
+      git.readFiles(commitId, slashes(relative.normalize()))
+          .forEach((path, bytes) -> files.put(Path.of(path), bytes));
       return files;
     }
   }

@@ -17,7 +17,14 @@ import java.util.Objects;
  * @param message what the user reads: what is wrong and, where we know, how to fix it
  * @param severity whether it fails the gate
  */
-public record GateFinding(Path file, int line, Check check, String rule, String object, String message, Severity severity) {
+public record GateFinding(
+    Path file,
+    int line,
+    Check check,
+    String rule,
+    String object,
+    String message,
+    Severity severity) {
 
   /** Report order: by file, line, rule, message. */
   public static final Comparator<GateFinding> ORDER =
@@ -48,7 +55,10 @@ public record GateFinding(Path file, int line, Check check, String rule, String 
     GOVERNANCE,
     /** The change touches the gate's own rules (trust policy, keys, governance policies). */
     POLICY,
-    /** {@code countersign doctor}: a joint between workflows, trust policy, Kyverno policy and manifests is broken. */
+    /**
+     * {@code countersign doctor}: a joint between workflows, trust policy, Kyverno policy and
+     * manifests is broken.
+     */
     CHAIN;
 
     public String label() {

@@ -26,22 +26,47 @@ public final class GateReportFormats {
   /** One line per finding: {@code error file:line [check] object: message (rule)}. */
   public static List<String> findingLines(GateReport report) {
     return report.findings().stream()
-        .map(f -> f.severity().label() + " " + f.location() + " [" + f.check().label() + "] " + f.text() + " (" + f.rule() + ")")
+        .map(
+            f ->
+                f.severity().label()
+                    + " "
+                    + f.location()
+                    + " ["
+                    + f.check().label()
+                    + "] "
+                    + f.text()
+                    + " ("
+                    + f.rule()
+                    + ")")
         .toList();
   }
 
   /** The closing lines: what was looked at, then the verdict. */
   public static List<String> summaryLines(GateReport report) {
     return List.of(
-        "signed:   " + plural(report.signedFiles(), "file") + ", " + report.verifiedDocuments() + " of "
-            + plural(report.signedDocuments(), "document") + " verified",
-        "unsigned: " + plural(report.unsignedFiles(), "file") + ", " + plural(report.unsignedDocuments(), "document")
-            + ", " + plural(report.policiesApplied(), "governance policy", "governance policies") + " applied",
-        (report.passed() ? "check passed: " : "check failed: ") + plural(report.errors(), "error") + ", "
+        "signed:   "
+            + plural(report.signedFiles(), "file")
+            + ", "
+            + report.verifiedDocuments()
+            + " of "
+            + plural(report.signedDocuments(), "document")
+            + " verified",
+        "unsigned: "
+            + plural(report.unsignedFiles(), "file")
+            + ", "
+            + plural(report.unsignedDocuments(), "document")
+            + ", "
+            + plural(report.policiesApplied(), "governance policy", "governance policies")
+            + " applied",
+        (report.passed() ? "check passed: " : "check failed: ")
+            + plural(report.errors(), "error")
+            + ", "
             + plural(report.warnings(), "warning"));
   }
 
-  /** {@code {tool, passed, summary{...}, findings[{file,line,severity,check,rule,object,message}]}}. */
+  /**
+   * {@code {tool, passed, summary{...}, findings[{file,line,severity,check,rule,object,message}]}}.
+   */
   public static String json(GateReport report) {
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("tool", TOOL_NAME);
@@ -73,8 +98,8 @@ public final class GateReportFormats {
   }
 
   /**
-   * SARIF 2.1.0, one run, one rule per rule id that has findings, one result per finding located
-   * by its repository-relative path (and start line when known).
+   * SARIF 2.1.0, one run, one rule per rule id that has findings, one result per finding located by
+   * its repository-relative path (and start line when known).
    */
   public static String sarif(GateReport report, String toolVersion) {
     Map<String, Integer> ruleIndex = new LinkedHashMap<>();
@@ -125,24 +150,45 @@ public final class GateReportFormats {
   /** {@link #markdown(GateReport)} under another heading, e.g. for {@code countersign doctor}. */
   public static String markdown(GateReport report, String title) {
     StringBuilder out = new StringBuilder("### " + title + "\n\n");
-    out.append(report.passed() ? "**Passed**" : "**Failed**").append(": ")
-        .append(plural(report.errors(), "error")).append(", ").append(plural(report.warnings(), "warning")).append(".\n\n")
+    out.append(report.passed() ? "**Passed**" : "**Failed**")
+        .append(": ")
+        .append(plural(report.errors(), "error"))
+        .append(", ")
+        .append(plural(report.warnings(), "warning"))
+        .append(".\n\n")
         .append("| Checked | Files | Documents | Result |\n|---|---|---|---|\n")
-        .append("| signed manifests | ").append(report.signedFiles()).append(" | ").append(report.signedDocuments())
-        .append(" | ").append(report.verifiedDocuments()).append(" verified |\n")
-        .append("| unsigned manifests | ").append(report.unsignedFiles()).append(" | ").append(report.unsignedDocuments())
-        .append(" | ").append(plural(report.policiesApplied(), "governance policy", "governance policies")).append(" applied |\n");
+        .append("| signed manifests | ")
+        .append(report.signedFiles())
+        .append(" | ")
+        .append(report.signedDocuments())
+        .append(" | ")
+        .append(report.verifiedDocuments())
+        .append(" verified |\n")
+        .append("| unsigned manifests | ")
+        .append(report.unsignedFiles())
+        .append(" | ")
+        .append(report.unsignedDocuments())
+        .append(" | ")
+        .append(plural(report.policiesApplied(), "governance policy", "governance policies"))
+        .append(" applied |\n");
     if (report.findings().isEmpty()) {
       return out.toString();
     }
-    out.append("\n| Severity | Check | File | Line | Object | Message |\n|---|---|---|---|---|---|\n");
+    out.append(
+        "\n| Severity | Check | File | Line | Object | Message |\n|---|---|---|---|---|---|\n");
     for (GateFinding f : report.findings()) {
-      out.append("| ").append(f.severity().label())
-          .append(" | ").append(f.check().label())
-          .append(" | ").append(cell(f.uri()))
-          .append(" | ").append(f.line() > 0 ? String.valueOf(f.line()) : "")
-          .append(" | ").append(cell(f.object()))
-          .append(" | ").append(cell(f.message()))
+      out.append("| ")
+          .append(f.severity().label())
+          .append(" | ")
+          .append(f.check().label())
+          .append(" | ")
+          .append(cell(f.uri()))
+          .append(" | ")
+          .append(f.line() > 0 ? String.valueOf(f.line()) : "")
+          .append(" | ")
+          .append(cell(f.object()))
+          .append(" | ")
+          .append(cell(f.message()))
           .append(" |\n");
     }
     return out.toString();
@@ -150,26 +196,37 @@ public final class GateReportFormats {
 
   private static String describeRule(GateFinding finding) {
     return switch (finding.check()) {
-      case SIGNATURE -> switch (finding.rule()) {
-        case SignedChangeRules.RULE_ROLLBACK -> "A changed signed file is not older than the version it replaces";
-        case SignedChangeRules.RULE_REPLAY -> "A changed signed file does not replay an earlier version of its path";
-        case SignedChangeRules.RULE_PATH -> "A signed file holds only objects that belong at its path";
-        case SignedChangeRules.RULE_DELETED -> "A signed file is deleted";
-        default -> "Signed manifests must verify exactly against the trust policy";
-      };
-      case POLICY -> finding.rule().equals(RuleChanges.RULE_INVALID)
-          ? "The gate's rules stay usable after the merge"
-          : "Changes to the gate's rules take effect after the merge";
-      case MANIFEST -> switch (finding.rule()) {
-        case UnsignedManifestRules.RULE_NAME -> "Every object needs metadata.name";
-        case UnsignedManifestRules.RULE_LIST -> "One Kubernetes object per YAML document";
-        case UnsignedManifestRules.RULE_PRESET -> "Unsigned manifests carry no signature annotations";
-        case UnsignedManifestRules.RULE_SIZE -> "The signed file's annotations fit Kubernetes' 256 KiB limit";
-        case ServerDefaultingRule.RULE -> "Kyverno without dryRun rejects objects the API server defaults";
-        default -> "Manifests must be readable Kubernetes YAML";
-      };
+      case SIGNATURE ->
+          switch (finding.rule()) {
+            case SignedChangeRules.RULE_ROLLBACK ->
+                "A changed signed file is not older than the version it replaces";
+            case SignedChangeRules.RULE_REPLAY ->
+                "A changed signed file does not replay an earlier version of its path";
+            case SignedChangeRules.RULE_PATH ->
+                "A signed file holds only objects that belong at its path";
+            case SignedChangeRules.RULE_DELETED -> "A signed file is deleted";
+            default -> "Signed manifests must verify exactly against the trust policy";
+          };
+      case POLICY ->
+          finding.rule().equals(RuleChanges.RULE_INVALID)
+              ? "The gate's rules stay usable after the merge"
+              : "Changes to the gate's rules take effect after the merge";
+      case MANIFEST ->
+          switch (finding.rule()) {
+            case UnsignedManifestRules.RULE_NAME -> "Every object needs metadata.name";
+            case UnsignedManifestRules.RULE_LIST -> "One Kubernetes object per YAML document";
+            case UnsignedManifestRules.RULE_PRESET ->
+                "Unsigned manifests carry no signature annotations";
+            case UnsignedManifestRules.RULE_SIZE ->
+                "The signed file's annotations fit Kubernetes' 256 KiB limit";
+            case ServerDefaultingRule.RULE ->
+                "Kyverno without dryRun rejects objects the API server defaults";
+            default -> "Manifests must be readable Kubernetes YAML";
+          };
       case GOVERNANCE -> "Governance rule " + finding.rule();
-      case CHAIN -> "The signing chain (workflow, trust policy, Kyverno policy, manifests) must hold: " + finding.rule();
+      case CHAIN ->
+          "The signing chain (workflow, trust policy, Kyverno policy, manifests) must hold: "
+              + finding.rule();
     };
   }
 

@@ -10,14 +10,14 @@ import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.InputProblem;
+import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.verification.DocumentVerdict;
 import dev.countersign.verification.ManifestVerifier;
 import dev.countersign.verification.TrustPolicy;
 import dev.countersign.verification.TrustedRoot;
 import java.nio.file.Path;
-import dev.countersign.support.problems.CountersignException;
-import dev.countersign.support.problems.InternalProblem;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -31,8 +31,8 @@ import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 /**
- * Use case: the merge gate ({@code countersign check}) over a work tree, typically a pull
- * request's merge result, as the trust policy describes it:
+ * Use case: the merge gate ({@code countersign check}) over a work tree, typically a pull request's
+ * merge result, as the trust policy describes it:
  *
  * <ol>
  *   <li>every manifest under a signed directory verifies exactly (its documents are its signed
@@ -40,8 +40,8 @@ import java.util.function.Supplier;
  *   <li>with a base commit (a pull request): every signed file the change adds or modifies obeys
  *       {@link SignedChangeRules} (not older, no replay, at its own path), and deletions are
  *       reported;
- *   <li>every manifest under an unsigned directory reads cleanly and obeys
- *       {@link UnsignedManifestRules};
+ *   <li>every manifest under an unsigned directory reads cleanly and obeys {@link
+ *       UnsignedManifestRules};
  *   <li>the governance policies accept every unsigned manifest.
  * </ol>
  *
@@ -49,12 +49,12 @@ import java.util.function.Supplier;
  * commit for a pull request, so a pull request cannot change what judges it; its own changes to
  * them are validated and reported ({@link RuleChanges}) and take effect after the merge.
  *
- * Every failure is a {@link GateFinding} located by repository-relative file and line; only
- * input the gate refuses to judge (a link, an unusable name or an oversized file under a signed
- * or unsigned directory, see {@link ManifestTree}) and configuration that stops the gate from
- * deciding (a missing key file, a malformed governance policy file, an unreachable trust root)
- * is thrown. Reads files only; the trusted root is
- * obtained only when keyless signers are configured and there are signed files to verify.
+ * <p>Every failure is a {@link GateFinding} located by repository-relative file and line; only
+ * input the gate refuses to judge (a link, an unusable name or an oversized file under a signed or
+ * unsigned directory, see {@link ManifestTree}) and configuration that stops the gate from deciding
+ * (a missing key file, a malformed governance policy file, an unreachable trust root) is thrown.
+ * Reads files only; the trusted root is obtained only when keyless signers are configured and there
+ * are signed files to verify.
  */
 public final class MergeGate {
 
@@ -69,23 +69,38 @@ public final class MergeGate {
   private final Optional<BaseCommit> base;
 
   /** A gate with the work tree's own rules and no base commit (local runs, tests). */
-  public MergeGate(Path repositoryRoot, PolicyFile policy, ManifestReader reader, Supplier<TrustedRoot> trustedRoot) {
-    this(repositoryRoot, policy, reader, trustedRoot, RepositoryFiles.workTree(repositoryRoot), Optional.empty());
+  public MergeGate(
+      Path repositoryRoot,
+      PolicyFile policy,
+      ManifestReader reader,
+      Supplier<TrustedRoot> trustedRoot) {
+    this(
+        repositoryRoot,
+        policy,
+        reader,
+        trustedRoot,
+        RepositoryFiles.workTree(repositoryRoot),
+        Optional.empty());
   }
 
   /**
    * @param repositoryRoot the work tree; the policy's directories are relative to it
    * @param policy the parsed trust policy file
    * @param reader reads manifests (its size limit applies)
-   * @param trustedRoot supplies the Sigstore trust material; called at most once, and only when
-   *     the policy names keyless signers and some signed file exists
-   * @param rules where {@code policy} was read, and so its key files and governance policies:
-   *     the base commit's files for a pull request, else the work tree
+   * @param trustedRoot supplies the Sigstore trust material; called at most once, and only when the
+   *     policy names keyless signers and some signed file exists
+   * @param rules where {@code policy} was read, and so its key files and governance policies: the
+   *     base commit's files for a pull request, else the work tree
    * @param base the commit the change targets, when there is one: enables the signed-directory
    *     rules, and the report of rule changes when {@code rules} are the base's
    */
-  public MergeGate(Path repositoryRoot, PolicyFile policy, ManifestReader reader, Supplier<TrustedRoot> trustedRoot,
-      RepositoryFiles rules, Optional<BaseCommit> base) {
+  public MergeGate(
+      Path repositoryRoot,
+      PolicyFile policy,
+      ManifestReader reader,
+      Supplier<TrustedRoot> trustedRoot,
+      RepositoryFiles rules,
+      Optional<BaseCommit> base) {
     this.repositoryRoot = repositoryRoot.toAbsolutePath().normalize();
     this.policy = policy;
     this.reader = reader;
@@ -117,7 +132,8 @@ public final class MergeGate {
     if (!signedFiles.isEmpty()) {
       TrustedRoot root = trustPolicy.identities().isEmpty() ? null : trustedRoot.get();
       ManifestVerifier verifier = new ManifestVerifier(root, trustPolicy, format);
-      for (Map.Entry<Path, SignedOutcome> entry : verifyAll(verifier, signedFiles.keySet()).entrySet()) {
+      for (Map.Entry<Path, SignedOutcome> entry :
+          verifyAll(verifier, signedFiles.keySet()).entrySet()) {
         SignedOutcome outcome = entry.getValue();
         if (outcome.unreadable() != null) {
           findings.add(unreadable(outcome.unreadable(), GateFinding.Check.SIGNATURE));
@@ -135,15 +151,20 @@ public final class MergeGate {
     }
 
     if (base.isPresent()) {
-      findings.addAll(new SignedChangeRules(base.get(), workTree, policy.directories(), reader, format).check(signedFiles));
+      findings.addAll(
+          new SignedChangeRules(base.get(), workTree, policy.directories(), reader, format)
+              .check(signedFiles));
     }
 
     // Unsigned side.
     UnsignedManifestRules rules = new UnsignedManifestRules(format, reader.maxBytes());
     List<ManifestFile> readable = new ArrayList<>();
     // The repository's Kyverno policies are read only when there is something to sign.
-    ServerDefaultingRule defaulting = new ServerDefaultingRule(
-        unsignedFiles.isEmpty() ? List.of() : new KyvernoPolicies(reader).discover(repositoryRoot));
+    ServerDefaultingRule defaulting =
+        new ServerDefaultingRule(
+            unsignedFiles.isEmpty()
+                ? List.of()
+                : new KyvernoPolicies(reader).discover(repositoryRoot));
     int unsignedDocuments = 0;
     for (Path relative : unsignedFiles.keySet()) {
       try {
@@ -162,13 +183,27 @@ public final class MergeGate {
       GovernanceReport governance = new GovernanceCheck(rulesFrom, policy).check(readable);
       policies = governance.policiesApplied();
       for (PolicyFinding finding : governance.findings()) {
-        findings.add(new GateFinding(finding.file(), finding.line(), GateFinding.Check.GOVERNANCE, finding.ruleId(),
-            finding.object(), finding.message(),
-            finding.severity() == PolicyFinding.Severity.ERROR ? GateFinding.Severity.ERROR : GateFinding.Severity.WARNING));
+        findings.add(
+            new GateFinding(
+                finding.file(),
+                finding.line(),
+                GateFinding.Check.GOVERNANCE,
+                finding.ruleId(),
+                finding.object(),
+                finding.message(),
+                finding.severity() == PolicyFinding.Severity.ERROR
+                    ? GateFinding.Severity.ERROR
+                    : GateFinding.Severity.WARNING));
       }
     }
-    return new GateReport(findings, signedFiles.size(), signedDocuments, verified, unsignedFiles.size(),
-        unsignedDocuments, policies);
+    return new GateReport(
+        findings,
+        signedFiles.size(),
+        signedDocuments,
+        verified,
+        unsignedFiles.size(),
+        unsignedDocuments,
+        policies);
   }
 
   /** The verdicts on one signed file, or why it could not be read. */
@@ -180,24 +215,31 @@ public final class MergeGate {
    * named by their repository-relative path, also in reader messages.
    */
   private Map<Path, SignedOutcome> verifyAll(ManifestVerifier verifier, Collection<Path> files) {
-    int threads = Math.max(1, Math.min(files.size(), java.lang.Runtime.getRuntime().availableProcessors()));
-    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
-      Thread thread = new Thread(runnable, "countersign-check");
-      thread.setDaemon(true);
-      return thread;
-    });
+    int threads =
+        Math.max(1, Math.min(files.size(), java.lang.Runtime.getRuntime().availableProcessors()));
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            threads,
+            runnable -> {
+              Thread thread = new Thread(runnable, "countersign-check");
+              thread.setDaemon(true);
+              return thread;
+            });
     try {
       Map<Path, Future<SignedOutcome>> futures = new LinkedHashMap<>();
       for (Path relative : files) {
-        futures.put(relative, pool.submit(() -> {
-          ManifestFile file;
-          try {
-            file = reader.read(repositoryRoot.resolve(relative), relative);
-          } catch (InputProblem problem) {
-            return new SignedOutcome(List.of(), problem);
-          }
-          return new SignedOutcome(verifier.verify(file), null);
-        }));
+        futures.put(
+            relative,
+            pool.submit(
+                () -> {
+                  ManifestFile file;
+                  try {
+                    file = reader.read(repositoryRoot.resolve(relative), relative);
+                  } catch (InputProblem problem) {
+                    return new SignedOutcome(List.of(), problem);
+                  }
+                  return new SignedOutcome(verifier.verify(file), null);
+                }));
       }
       Map<Path, SignedOutcome> outcomes = new LinkedHashMap<>();
       for (Map.Entry<Path, Future<SignedOutcome>> future : futures.entrySet()) {
@@ -216,7 +258,9 @@ public final class MergeGate {
       if (e.getCause() instanceof CountersignException problem) {
         throw problem;
       }
-      throw new InternalProblem("Verification failed unexpectedly while checking signed manifests: " + e.getCause(), null,
+      throw new InternalProblem(
+          "Verification failed unexpectedly while checking signed manifests: " + e.getCause(),
+          null,
           e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -225,11 +269,12 @@ public final class MergeGate {
   }
 
   /**
-   * Repository-relative manifest paths under every signed (or unsigned) directory, with their
-   * pair, as {@link ManifestTree} finds them in the work tree; refused entries (links, unusable
-   * names, oversized files) are added to {@code refused}.
+   * Repository-relative manifest paths under every signed (or unsigned) directory, with their pair,
+   * as {@link ManifestTree} finds them in the work tree; refused entries (links, unusable names,
+   * oversized files) are added to {@code refused}.
    */
-  private Map<Path, PolicyFile.DirectoryPair> manifestsUnder(boolean signed, List<InputProblem> refused) {
+  private Map<Path, PolicyFile.DirectoryPair> manifestsUnder(
+      boolean signed, List<InputProblem> refused) {
     Map<Path, PolicyFile.DirectoryPair> files = new LinkedHashMap<>();
     ManifestTree tree = ManifestTree.of(reader);
     for (PolicyFile.DirectoryPair pair : policy.directories()) {
@@ -247,17 +292,31 @@ public final class MergeGate {
 
   private GateFinding rejected(DocumentVerdict verdict, PolicyFile.DirectoryPair pair) {
     Path source = pair.unsigned().resolve(pair.signed().relativize(verdict.file()));
-    return new GateFinding(verdict.file(), verdict.line(), GateFinding.Check.SIGNATURE, RULE_SIGNATURE,
+    return new GateFinding(
+        verdict.file(),
+        verdict.line(),
+        GateFinding.Check.SIGNATURE,
+        RULE_SIGNATURE,
         verdict.description(),
-        Messages.withHint(verdict.reason(),
-            "perhaps you should undo the change here and make it in " + slashes(source)
-                + " instead; files under " + slashes(pair.signed()) + "/ are written only by the signing workflow"),
+        Messages.withHint(
+            verdict.reason(),
+            "perhaps you should undo the change here and make it in "
+                + slashes(source)
+                + " instead; files under "
+                + slashes(pair.signed())
+                + "/ are written only by the signing workflow"),
         GateFinding.Severity.ERROR);
   }
 
   private static GateFinding unreadable(InputProblem problem, GateFinding.Check check) {
-    return new GateFinding(problem.file(), problem.line().orElse(0), check, RULE_UNREADABLE, "",
-        Messages.of(problem), GateFinding.Severity.ERROR);
+    return new GateFinding(
+        problem.file(),
+        problem.line().orElse(0),
+        check,
+        RULE_UNREADABLE,
+        "",
+        Messages.of(problem),
+        GateFinding.Severity.ERROR);
   }
 
   private static String slashes(Path path) {

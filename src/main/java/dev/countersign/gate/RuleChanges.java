@@ -16,11 +16,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * A pull request's changes to the rules that judge it: the trust policy file, its key files and
- * the governance policies (with their parameters). They are judged by the base commit's rules,
- * so the pull request's own versions only take effect after the merge; this validates them (a
- * broken policy would break the gate after the merge: an error) and reports every changed file
- * (a warning, so reviewers see it).
+ * A pull request's changes to the rules that judge it: the trust policy file, its key files and the
+ * governance policies (with their parameters). They are judged by the base commit's rules, so the
+ * pull request's own versions only take effect after the merge; this validates them (a broken
+ * policy would break the gate after the merge: an error) and reports every changed file (a warning,
+ * so reviewers see it).
  */
 final class RuleChanges {
 
@@ -29,7 +29,8 @@ final class RuleChanges {
 
   private RuleChanges() {}
 
-  static List<GateFinding> between(PolicyFile basePolicy, RepositoryFiles base, RepositoryFiles workTree) {
+  static List<GateFinding> between(
+      PolicyFile basePolicy, RepositoryFiles base, RepositoryFiles workTree) {
     List<GateFinding> findings = new ArrayList<>();
     Path policyPath = basePolicy.source();
     Optional<PolicyFile> proposed = Optional.empty();
@@ -39,12 +40,23 @@ final class RuleChanges {
       new GovernanceCheck(workTree, policy);
       proposed = Optional.of(policy);
     } catch (CountersignException problem) {
-      Path file = problem instanceof InputProblem input && input.file() != null ? input.file() : policyPath;
+      Path file =
+          problem instanceof InputProblem input && input.file() != null ? input.file() : policyPath;
       int line = problem instanceof InputProblem input ? input.line().orElse(0) : 0;
-      String message = problem instanceof InputProblem input ? Messages.of(input)
-          : Messages.withHint(String.valueOf(problem.getMessage()), problem.hint().orElse(null));
-      findings.add(new GateFinding(file, line, GateFinding.Check.POLICY, RULE_INVALID, "",
-          "this change leaves the gate's rules unusable after the merge: " + message, GateFinding.Severity.ERROR));
+      String message =
+          problem instanceof InputProblem input
+              ? Messages.of(input)
+              : Messages.withHint(
+                  String.valueOf(problem.getMessage()), problem.hint().orElse(null));
+      findings.add(
+          new GateFinding(
+              file,
+              line,
+              GateFinding.Check.POLICY,
+              RULE_INVALID,
+              "",
+              "this change leaves the gate's rules unusable after the merge: " + message,
+              GateFinding.Severity.ERROR));
     }
     TreeSet<Path> locations = new TreeSet<>(locations(basePolicy));
     proposed.ifPresent(p -> locations.addAll(locations(p)));
@@ -63,10 +75,20 @@ final class RuleChanges {
         continue;
       }
       String change = was == null ? "adds" : is == null ? "deletes" : "changes";
-      findings.add(new GateFinding(path, 0, GateFinding.Check.POLICY, RULE_CHANGED, "",
-          "this change " + change + " a file of the gate's rules (trust policy, keys, governance policies); this pull"
-              + " request is judged by the " + base.describe() + " version, and the change takes effect after the merge",
-          GateFinding.Severity.WARNING));
+      findings.add(
+          new GateFinding(
+              path,
+              0,
+              GateFinding.Check.POLICY,
+              RULE_CHANGED,
+              "",
+              "this change "
+                  + change
+                  + " a file of the gate's rules (trust policy, keys, governance policies); this"
+                  + " pull request is judged by the "
+                  + base.describe()
+                  + " version, and the change takes effect after the merge",
+              GateFinding.Severity.WARNING));
     }
     return findings;
   }

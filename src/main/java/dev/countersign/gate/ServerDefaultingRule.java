@@ -12,7 +12,8 @@ import java.util.List;
  * Warns about unsigned manifests that a Kyverno {@code validate.manifests} rule of the repository
  * would reject once signed, because the rule compares without {@code dryRun} and the manifest
  * leaves out fields the API server fills in (see {@link ServerDefaults}). A warning, not an error:
- * the signature itself is fine, and the cure (dry-run, or writing the defaults) is the team's choice.
+ * the signature itself is fine, and the cure (dry-run, or writing the defaults) is the team's
+ * choice.
  */
 public final class ServerDefaultingRule {
 
@@ -24,7 +25,10 @@ public final class ServerDefaultingRule {
     this.rulesWithoutDryRun = kyvernoRules.stream().filter(rule -> !rule.dryRun()).toList();
   }
 
-  /** One warning per document that a rule without dry-run matches and that relies on server defaults. */
+  /**
+   * One warning per document that a rule without dry-run matches and that relies on server
+   * defaults.
+   */
   public List<GateFinding> check(ManifestFile file) {
     List<GateFinding> findings = new ArrayList<>();
     if (rulesWithoutDryRun.isEmpty()) {
@@ -32,22 +36,55 @@ public final class ServerDefaultingRule {
     }
     for (ManifestDocument document : file.documents()) {
       String[] apiVersion = document.apiVersion().split("/");
-      String namespace = KubernetesKinds.isClusterScoped(document.kind()) ? "" : document.namespace().orElse("default");
-      KyvernoManifestRule rule = rulesWithoutDryRun.stream()
-          .filter(r -> r.matches(document.group(), apiVersion[apiVersion.length - 1], document.kind(), namespace, document.name()))
-          .findFirst().orElse(null);
+      String namespace =
+          KubernetesKinds.isClusterScoped(document.kind())
+              ? ""
+              : document.namespace().orElse("default");
+      KyvernoManifestRule rule =
+          rulesWithoutDryRun.stream()
+              .filter(
+                  r ->
+                      r.matches(
+                          document.group(),
+                          apiVersion[apiVersion.length - 1],
+                          document.kind(),
+                          namespace,
+                          document.name()))
+              .findFirst()
+              .orElse(null);
       List<ServerDefaults.DefaultedField> fields = ServerDefaults.of(document);
       if (rule == null || fields.isEmpty()) {
         continue;
       }
       ServerDefaults.DefaultedField first = fields.get(0);
-      findings.add(new GateFinding(file.displayPath(), first.line(), GateFinding.Check.MANIFEST, RULE, document.describe(),
-          Messages.withHint("leaves out " + first.path() + " (" + first.reason() + ")"
-                  + (fields.size() > 1 ? " and " + (fields.size() - 1) + " more defaulted field" + (fields.size() > 2 ? "s" : "") : "")
-                  + "; Kyverno rule " + rule.rule() + " in " + rule.file().toString().replace('\\', '/')
-                  + " compares without dryRun, so the cluster would reject this object once signed",
-              "perhaps you should write the field out, or enable dryRun in that rule (countersign doctor explains the RBAC)"),
-          GateFinding.Severity.WARNING));
+      findings.add(
+          new GateFinding(
+              file.displayPath(),
+              first.line(),
+              GateFinding.Check.MANIFEST,
+              RULE,
+              document.describe(),
+              Messages.withHint(
+                  "leaves out "
+                      + first.path()
+                      + " ("
+                      + first.reason()
+                      + ")"
+                      + (fields.size() > 1
+                          ? " and "
+                              + (fields.size() - 1)
+                              + " more defaulted field"
+                              + (fields.size() > 2 ? "s" : "")
+                          : "")
+                      + "; Kyverno rule "
+                      + rule.rule()
+                      + " in "
+                      + rule.file().toString().replace('\\', '/')
+                      + " compares without dryRun, so the cluster would reject this object once"
+                      + " signed",
+                  "perhaps you should write the field out, or enable dryRun in that rule"
+                      + " (countersign doctor explains the RBAC)"),
+              GateFinding.Severity.WARNING));
     }
     return findings;
   }

@@ -5,7 +5,6 @@ import dev.countersign.governance.PolicyFile;
 import dev.countersign.governance.RepositoryFiles;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestReader;
-import dev.countersign.manifest.SignatureSetAnnotations;
 import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.support.problems.InputProblem;
@@ -25,26 +24,26 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * In a pull request, files under a signed directory change only the way countersign changes
- * them. Besides verifying exactly against the base branch's trust policy (the gate's signature
- * check), every file the pull request adds or modifies there must be:
+ * In a pull request, files under a signed directory change only the way countersign changes them.
+ * Besides verifying exactly against the base branch's trust policy (the gate's signature check),
+ * every file the pull request adds or modifies there must be:
  *
  * <ul>
  *   <li><b>not older</b> than the version it replaces: its transparency-log time (the earliest
- *       {@code integratedTime} of its signature sets) is not before the base version's (the
- *       latest of its sets) ({@value #RULE_ROLLBACK});
+ *       {@code integratedTime} of its signature sets) is not before the base version's (the latest
+ *       of its sets) ({@value #RULE_ROLLBACK});
  *   <li><b>not a replay</b>: it carries no signature an earlier version of the same path carried
  *       (searched in the base's history as far as the clone has it) other than the base version
  *       ({@value #RULE_REPLAY});
- *   <li><b>at its own path</b>: every object its message holds (group, kind, namespace, name)
- *       that the base branch already has somewhere under a signed or unsigned directory must be
- *       there at the same path relative to its directory: its own earlier version, its unsigned
- *       source, or the same file in another environment's signed directory (a promotion). A
- *       signed file copied or moved to another path fails ({@value #RULE_PATH}).
+ *   <li><b>at its own path</b>: every object its message holds (group, kind, namespace, name) that
+ *       the base branch already has somewhere under a signed or unsigned directory must be there at
+ *       the same path relative to its directory: its own earlier version, its unsigned source, or
+ *       the same file in another environment's signed directory (a promotion). A signed file copied
+ *       or moved to another path fails ({@value #RULE_PATH}).
  * </ul>
  *
- * Deletions are allowed and reported as warnings ({@value #RULE_DELETED}). Stateless apart from
- * its inputs; reads git objects and the given work-tree files only.
+ * Deletions are allowed and reported as warnings ({@value #RULE_DELETED}). Stateless apart from its
+ * inputs; reads git objects and the given work-tree files only.
  */
 final class SignedChangeRules {
 
@@ -59,7 +58,11 @@ final class SignedChangeRules {
   private final ManifestReader reader;
   private final SignedManifestFormat format;
 
-  SignedChangeRules(BaseCommit base, RepositoryFiles workTree, List<PolicyFile.DirectoryPair> pairs, ManifestReader reader,
+  SignedChangeRules(
+      BaseCommit base,
+      RepositoryFiles workTree,
+      List<PolicyFile.DirectoryPair> pairs,
+      ManifestReader reader,
       SignedManifestFormat format) {
     this.base = base;
     this.workTree = workTree;
@@ -68,7 +71,9 @@ final class SignedChangeRules {
     this.format = format;
   }
 
-  /** Where an object lives at the base: the directory pair and the path relative to its directory. */
+  /**
+   * Where an object lives at the base: the directory pair and the path relative to its directory.
+   */
   private record Slot(Path file, Path relative) {}
 
   /**
@@ -90,15 +95,21 @@ final class SignedChangeRules {
         continue;
       }
       // One that is not a signed manifest at all is reported by the signature check.
-      decode(path, now.get()).ifPresent(file -> changes.add(new Changed(path, entry.getValue(), file, before)));
+      decode(path, now.get())
+          .ifPresent(file -> changes.add(new Changed(path, entry.getValue(), file, before)));
     }
     if (!changes.isEmpty()) {
-      Map<Path, List<GitWorkspace.FileVersion>> history = base.history(changes.stream().map(Changed::path).toList());
+      Map<Path, List<GitWorkspace.FileVersion>> history =
+          base.history(changes.stream().map(Changed::path).toList());
       Map<String, List<Slot>> slots = slots(baseFiles);
       for (Changed change : changes) {
         Optional<Decoded> previous = change.before().flatMap(b -> decode(change.path(), b));
         notOlder(change.path(), change.file(), previous).ifPresent(findings::add);
-        noReplay(change.path(), change.file(), change.before(), history.getOrDefault(change.path(), List.of()))
+        noReplay(
+                change.path(),
+                change.file(),
+                change.before(),
+                history.getOrDefault(change.path(), List.of()))
             .ifPresent(findings::add);
         ownPath(change.path(), change.pair(), change.file(), slots).ifPresent(findings::add);
       }
@@ -106,9 +117,16 @@ final class SignedChangeRules {
     for (PolicyFile.DirectoryPair pair : pairs) {
       for (Path gone : baseFiles.filesUnder(pair.signed()).keySet()) {
         if (isManifestName(gone) && workTree.read(gone).isEmpty()) {
-          findings.add(new GateFinding(gone, 0, GateFinding.Check.SIGNATURE, RULE_DELETED, "",
-              "is deleted by this change; after the merge nothing from this repository applies it any more",
-              GateFinding.Severity.WARNING));
+          findings.add(
+              new GateFinding(
+                  gone,
+                  0,
+                  GateFinding.Check.SIGNATURE,
+                  RULE_DELETED,
+                  "",
+                  "is deleted by this change; after the merge nothing from this repository applies"
+                      + " it any more",
+                  GateFinding.Severity.WARNING));
         }
       }
     }
@@ -116,25 +134,30 @@ final class SignedChangeRules {
   }
 
   /** A signed file the change adds or modifies, and what the base had at its path. */
-  private record Changed(Path path, PolicyFile.DirectoryPair pair, Decoded file, Optional<byte[]> before) {}
+  private record Changed(
+      Path path, PolicyFile.DirectoryPair pair, Decoded file, Optional<byte[]> before) {}
 
   /** A signed file's first document, its decoded signatures, and the objects its message holds. */
   private record Decoded(ManifestDocument first, SignedContent content) {
 
     /** The latest log time of its signature sets: when the version it replaces was last signed. */
     OptionalLong lastLogged() {
-      return content.signatureSets().stream().filter(s -> s.bundle().isPresent())
-          .mapToLong(s -> s.bundle().get().integratedTime()).max();
+      return content.signatureSets().stream()
+          .filter(s -> s.bundle().isPresent())
+          .mapToLong(s -> s.bundle().get().integratedTime())
+          .max();
     }
 
     /**
-     * The earliest log time of its signature sets. The earliest, because a set that does not
-     * verify (the gate only needs enough sets that do) could carry any time: an old signature
-     * with a made-up newer set appended must still count as old.
+     * The earliest log time of its signature sets. The earliest, because a set that does not verify
+     * (the gate only needs enough sets that do) could carry any time: an old signature with a
+     * made-up newer set appended must still count as old.
      */
     OptionalLong firstLogged() {
-      return content.signatureSets().stream().filter(s -> s.bundle().isPresent())
-          .mapToLong(s -> s.bundle().get().integratedTime()).min();
+      return content.signatureSets().stream()
+          .filter(s -> s.bundle().isPresent())
+          .mapToLong(s -> s.bundle().get().integratedTime())
+          .min();
     }
 
     Set<String> signatures() {
@@ -166,22 +189,37 @@ final class SignedChangeRules {
     }
     OptionalLong now = file.firstLogged();
     if (now.isEmpty()) {
-      return Optional.of(error(path, file, RULE_ROLLBACK,
-          "carries no transparency-log time, so it cannot be shown to be newer than the version it replaces (logged "
-              + Instant.ofEpochSecond(then.getAsLong()) + ")",
-          "perhaps you should let the signing workflow sign the change in the unsigned directory instead"));
+      return Optional.of(
+          error(
+              path,
+              file,
+              RULE_ROLLBACK,
+              "carries no transparency-log time, so it cannot be shown to be newer than the version"
+                  + " it replaces (logged "
+                  + Instant.ofEpochSecond(then.getAsLong())
+                  + ")",
+              "perhaps you should let the signing workflow sign the change in the unsigned"
+                  + " directory instead"));
     }
     if (now.getAsLong() < then.getAsLong()) {
-      return Optional.of(error(path, file, RULE_ROLLBACK,
-          "is older than the version it replaces: its signature was logged " + Instant.ofEpochSecond(now.getAsLong())
-              + ", the base branch's version " + Instant.ofEpochSecond(then.getAsLong()) + " (a rollback)",
-          "perhaps you should revert the change in the unsigned directory instead, so the signing workflow signs it anew"));
+      return Optional.of(
+          error(
+              path,
+              file,
+              RULE_ROLLBACK,
+              "is older than the version it replaces: its signature was logged "
+                  + Instant.ofEpochSecond(now.getAsLong())
+                  + ", the base branch's version "
+                  + Instant.ofEpochSecond(then.getAsLong())
+                  + " (a rollback)",
+              "perhaps you should revert the change in the unsigned directory instead, so the"
+                  + " signing workflow signs it anew"));
     }
     return Optional.empty();
   }
 
-  private Optional<GateFinding> noReplay(Path path, Decoded file, Optional<byte[]> before,
-      List<GitWorkspace.FileVersion> history) {
+  private Optional<GateFinding> noReplay(
+      Path path, Decoded file, Optional<byte[]> before, List<GitWorkspace.FileVersion> history) {
     Set<String> signatures = file.signatures();
     for (GitWorkspace.FileVersion version : history) {
       if (before.isPresent() && Arrays.equals(version.bytes(), before.get())) {
@@ -189,26 +227,41 @@ final class SignedChangeRules {
       }
       Optional<Decoded> old = decode(path, version.bytes());
       if (old.isPresent() && old.get().signatures().stream().anyMatch(signatures::contains)) {
-        return Optional.of(error(path, file, RULE_REPLAY,
-            "replays an earlier signed version of this file (as committed in " + BaseCommit.abbreviate(version.commitId())
-                + ") instead of the base branch's",
-            "perhaps you should revert the change in the unsigned directory instead, so the signing workflow signs it anew"));
+        return Optional.of(
+            error(
+                path,
+                file,
+                RULE_REPLAY,
+                "replays an earlier signed version of this file (as committed in "
+                    + BaseCommit.abbreviate(version.commitId())
+                    + ") instead of the base branch's",
+                "perhaps you should revert the change in the unsigned directory instead, so the"
+                    + " signing workflow signs it anew"));
       }
     }
     return Optional.empty();
   }
 
-  private Optional<GateFinding> ownPath(Path path, PolicyFile.DirectoryPair pair, Decoded file, Map<String, List<Slot>> slots) {
+  private Optional<GateFinding> ownPath(
+      Path path, PolicyFile.DirectoryPair pair, Decoded file, Map<String, List<Slot>> slots) {
     Path relative = pair.signed().relativize(path);
     for (ManifestDocument object : file.content().messageDocuments()) {
       List<Slot> at = slots.getOrDefault(key(object), List.of());
       if (!at.isEmpty() && at.stream().noneMatch(s -> s.relative().equals(relative))) {
         TreeSet<String> elsewhere = new TreeSet<>();
         at.forEach(s -> elsewhere.add(slashes(s.file())));
-        return Optional.of(error(path, file, RULE_PATH,
-            "holds " + object.describe() + ", which the base branch has at " + String.join(", ", elsewhere)
-                + ": a signed file copied or moved to another path",
-            "perhaps you should move the unsigned source instead and let the signing workflow sign it at its new path"));
+        return Optional.of(
+            error(
+                path,
+                file,
+                RULE_PATH,
+                "holds "
+                    + object.describe()
+                    + ", which the base branch has at "
+                    + String.join(", ", elsewhere)
+                    + ": a signed file copied or moved to another path",
+                "perhaps you should move the unsigned source instead and let the signing workflow"
+                    + " sign it at its new path"));
       }
     }
     return Optional.empty();
@@ -240,7 +293,13 @@ final class SignedChangeRules {
   }
 
   private static String key(ManifestDocument object) {
-    return object.group() + "/" + object.kind() + "/" + object.namespace().orElse("") + "/" + object.name();
+    return object.group()
+        + "/"
+        + object.kind()
+        + "/"
+        + object.namespace().orElse("")
+        + "/"
+        + object.name();
   }
 
   private static boolean isManifestName(Path path) {
@@ -249,8 +308,14 @@ final class SignedChangeRules {
   }
 
   private static GateFinding error(Path path, Decoded file, String rule, String what, String hint) {
-    return new GateFinding(path, Math.max(0, file.first().line()), GateFinding.Check.SIGNATURE, rule, "",
-        Messages.withHint(what, hint), GateFinding.Severity.ERROR);
+    return new GateFinding(
+        path,
+        Math.max(0, file.first().line()),
+        GateFinding.Check.SIGNATURE,
+        rule,
+        "",
+        Messages.withHint(what, hint),
+        GateFinding.Severity.ERROR);
   }
 
   private static String slashes(Path path) {

@@ -22,8 +22,8 @@ public final class UnsignedManifestRules {
   public static final long ANNOTATION_LIMIT_BYTES = 256 * 1024;
 
   /**
-   * Room left for the per-set annotations besides the message: the signature (about 100 bytes),
-   * and for keyless signing the gzipped certificate and Rekor bundle (together 2-3 KiB).
+   * Room left for the per-set annotations besides the message: the signature (about 100 bytes), and
+   * for keyless signing the gzipped certificate and Rekor bundle (together 2-3 KiB).
    */
   public static final long SIGNATURE_ALLOWANCE_BYTES = 4 * 1024;
 
@@ -41,7 +41,9 @@ public final class UnsignedManifestRules {
     this(format, dev.countersign.manifest.ManifestReader.DEFAULT_MAX_BYTES);
   }
 
-  /** @param maxBytes the manifest size limit that {@code run} applies to the signed file */
+  /**
+   * @param maxBytes the manifest size limit that {@code run} applies to the signed file
+   */
   public UnsignedManifestRules(SignedManifestFormat format, long maxBytes) {
     this.format = format;
     this.domain = format.domain();
@@ -83,13 +85,16 @@ public final class UnsignedManifestRules {
    * over the manifest size limit, which the gate and {@code verify} could not read back.
    */
   public long estimatedSignedBytes(ManifestFile file) {
-    return file.bytes().length + file.documents().size() * (messageAnnotationBytes(file) + SIGNATURE_ALLOWANCE_BYTES);
+    return file.bytes().length
+        + file.documents().size() * (messageAnnotationBytes(file) + SIGNATURE_ALLOWANCE_BYTES);
   }
 
   private long messageAnnotationBytes(ManifestFile file) {
     byte[] message = format.message(file.documents());
     String encodedMessage =
-        format.annotations(message, 0, new byte[0], Optional.empty(), Optional.empty()).get(domain.message());
+        format
+            .annotations(message, 0, new byte[0], Optional.empty(), Optional.empty())
+            .get(domain.message());
     return utf8Length(domain.message()) + utf8Length(encodedMessage);
   }
 
@@ -99,26 +104,52 @@ public final class UnsignedManifestRules {
       return Optional.empty();
     }
     int documents = file.documents().size();
-    return Optional.of(error(file, file.documents().get(0).line(), RULE_SIGNED_SIZE, "",
-        "once signed, the file would be about " + kib(estimate) + " KiB (each of its " + documents
-            + " document" + (documents == 1 ? "" : "s") + " carries the compressed message of the whole file), over the limit of "
-            + kib(maxBytes) + " KiB for one manifest file, so the signing workflow would refuse it",
-        "perhaps you should split " + file.displayPath().toString().replace('\\', '/')
-            + " into smaller files (each file is signed as one message)"));
+    return Optional.of(
+        error(
+            file,
+            file.documents().get(0).line(),
+            RULE_SIGNED_SIZE,
+            "",
+            "once signed, the file would be about "
+                + kib(estimate)
+                + " KiB (each of its "
+                + documents
+                + " document"
+                + (documents == 1 ? "" : "s")
+                + " carries the compressed message of the whole file), over the limit of "
+                + kib(maxBytes)
+                + " KiB for one manifest file, so the signing workflow would refuse it",
+            "perhaps you should split "
+                + file.displayPath().toString().replace('\\', '/')
+                + " into smaller files (each file is signed as one message)"));
   }
 
   private Optional<GateFinding> objectShape(ManifestFile file, ManifestDocument document) {
     if (document.listProblem().isPresent()) {
-      return Optional.of(error(file, document.line(), RULE_LIST, document.describe(),
-          document.listProblem().get(), ManifestDocument.LIST_HINT));
+      return Optional.of(
+          error(
+              file,
+              document.line(),
+              RULE_LIST,
+              document.describe(),
+              document.listProblem().get(),
+              ManifestDocument.LIST_HINT));
     }
     if (document.name().isEmpty()) {
       int line = document.lineOf("metadata");
-      String what = document.metadata().containsKey("generateName")
-          ? "has metadata.generateName but no metadata.name; a signed object needs a fixed name"
-          : "has no metadata.name";
-      return Optional.of(error(file, line, RULE_NAME, document.kind(), what,
-          "perhaps you should add metadata.name; verification pairs each object with its signed copy by kind and name"));
+      String what =
+          document.metadata().containsKey("generateName")
+              ? "has metadata.generateName but no metadata.name; a signed object needs a fixed name"
+              : "has no metadata.name";
+      return Optional.of(
+          error(
+              file,
+              line,
+              RULE_NAME,
+              document.kind(),
+              what,
+              "perhaps you should add metadata.name; verification pairs each object with its signed"
+                  + " copy by kind and name"));
     }
     return Optional.empty();
   }
@@ -138,11 +169,20 @@ public final class UnsignedManifestRules {
       return Optional.empty();
     }
     int line = document.lineOf("metadata.annotations." + preset.get(0));
-    return Optional.of(error(file, line, RULE_PRESET, document.describe(),
-        "already carries the signature annotation" + (preset.size() > 1 ? "s " : " ") + String.join(", ", preset)
-            + " in an unsigned directory",
-        "perhaps you should remove " + (preset.size() > 1 ? "them" : "it")
-            + "; the signing workflow adds signatures after merge, and a pre-set one would be signed over or kept unreviewed"));
+    return Optional.of(
+        error(
+            file,
+            line,
+            RULE_PRESET,
+            document.describe(),
+            "already carries the signature annotation"
+                + (preset.size() > 1 ? "s " : " ")
+                + String.join(", ", preset)
+                + " in an unsigned directory",
+            "perhaps you should remove "
+                + (preset.size() > 1 ? "them" : "it")
+                + "; the signing workflow adds signatures after merge, and a pre-set one would be"
+                + " signed over or kept unreviewed"));
   }
 
   private Optional<GateFinding> annotationSize(ManifestFile file) {
@@ -151,12 +191,24 @@ public final class UnsignedManifestRules {
       return Optional.empty();
     }
     int documents = file.documents().size();
-    return Optional.of(error(file, file.documents().get(0).line(), RULE_SIZE, "",
-        "once signed, each object would carry about " + kib(estimate) + " KiB of annotations (the compressed message of all "
-            + documents + " document" + (documents == 1 ? "" : "s") + " is copied into every one), over Kubernetes' "
-            + kib(ANNOTATION_LIMIT_BYTES) + " KiB limit, so the cluster would refuse it",
-        "perhaps you should split " + file.displayPath().toString().replace('\\', '/')
-            + " into smaller files (each file is signed as one message)"));
+    return Optional.of(
+        error(
+            file,
+            file.documents().get(0).line(),
+            RULE_SIZE,
+            "",
+            "once signed, each object would carry about "
+                + kib(estimate)
+                + " KiB of annotations (the compressed message of all "
+                + documents
+                + " document"
+                + (documents == 1 ? "" : "s")
+                + " is copied into every one), over Kubernetes' "
+                + kib(ANNOTATION_LIMIT_BYTES)
+                + " KiB limit, so the cluster would refuse it",
+            "perhaps you should split "
+                + file.displayPath().toString().replace('\\', '/')
+                + " into smaller files (each file is signed as one message)"));
   }
 
   private long ownAnnotationBytes(ManifestDocument document) {
@@ -181,8 +233,15 @@ public final class UnsignedManifestRules {
     return text.getBytes(StandardCharsets.UTF_8).length;
   }
 
-  private static GateFinding error(ManifestFile file, int line, String rule, String object, String what, String hint) {
-    return new GateFinding(file.displayPath(), Math.max(0, line), GateFinding.Check.MANIFEST, rule, object,
-        Messages.withHint(what, hint), GateFinding.Severity.ERROR);
+  private static GateFinding error(
+      ManifestFile file, int line, String rule, String object, String what, String hint) {
+    return new GateFinding(
+        file.displayPath(),
+        Math.max(0, line),
+        GateFinding.Check.MANIFEST,
+        rule,
+        object,
+        Messages.withHint(what, hint),
+        GateFinding.Severity.ERROR);
   }
 }

@@ -52,10 +52,10 @@ public final class ChangeSet {
 
   /**
    * Builds a change set in one pass, with the semantics of chained {@link #write}/{@link #delete}
-   * calls (a later operation on a path wins), without their copy per call: those are quadratic,
-   * 1.4 s at 5,000 files (docs/performance.md). Takes ownership of the written arrays: the caller
-   * must not modify them afterwards (they are not copied, which saves holding every signed file
-   * twice). Not thread-safe; single use.
+   * calls (a later operation on a path wins), without their copy per call: those are quadratic, 1.4
+   * s at 5,000 files (docs/performance.md). Takes ownership of the written arrays: the caller must
+   * not modify them afterwards (they are not copied, which saves holding every signed file twice).
+   * Not thread-safe; single use.
    */
   public static final class Builder {
     private TreeMap<String, byte[]> writes = new TreeMap<>();
@@ -117,7 +117,8 @@ public final class ChangeSet {
           || segment.equals(".")
           || segment.equals("..")
           || segment.equalsIgnoreCase(".git")) {
-        throw new InternalProblem("Refusing unsafe repository path \"" + path + "\" in a change set");
+        throw new InternalProblem(
+            "Refusing unsafe repository path \"" + path + "\" in a change set");
       }
     }
     return path;

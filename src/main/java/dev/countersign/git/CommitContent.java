@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param changes files written (exact bytes; all regular, non-executable files) and deleted
  *     relative to the parent
  */
-public record CommitContent(String id, String parent, String parentTree, String message, ChangeSet changes) {
+public record CommitContent(
+    String id, String parent, String parentTree, String message, ChangeSet changes) {
   public CommitContent {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(parent, "parent");

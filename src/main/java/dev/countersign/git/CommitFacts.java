@@ -13,7 +13,8 @@ import java.util.Optional;
  * @param changes the paths it changed against its only parent, sorted; empty when that cannot be
  *     told from this clone (no parent, a shallow boundary, a merge)
  */
-public record CommitFacts(String message, String committerName, String committerEmail, Optional<List<Change>> changes) {
+public record CommitFacts(
+    String message, String committerName, String committerEmail, Optional<List<Change>> changes) {
 
   /** One changed path; {@code deleted} when the commit removes it. */
   public record Change(String path, boolean deleted) {}

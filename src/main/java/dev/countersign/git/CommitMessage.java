@@ -72,7 +72,8 @@ public final class CommitMessage {
   }
 
   /** Trailers for a countersign commit: the marker, then the sign-off when asked for. */
-  public static Map<String, String> countersignTrailers(String runId, Optional<GitIdentity> signOff) {
+  public static Map<String, String> countersignTrailers(
+      String runId, Optional<GitIdentity> signOff) {
     Map<String, String> t = new LinkedHashMap<>();
     t.put(MARKER_TRAILER, runId);
     signOff.ifPresent(id -> t.put(SIGNED_OFF_BY, id.toString()));

@@ -12,23 +12,23 @@ import org.eclipse.jgit.util.SystemReader;
  * Tells jgit how file times behave on this machine's Linux file systems instead of letting it
  * measure them.
  *
- * <p>jgit needs two facts per file system to notice changes that happen within one timestamp
- * tick ("racy git"): the timestamp resolution and the interval after a write in which a second
- * write may not change the time. When its configuration ({@code $XDG_CONFIG_HOME/jgit/config},
- * else {@code ~/.config/jgit/config}, section {@code [filesystem "VENDOR|VERSION|DEVICE"]}) has no
- * entry for a file system, it measures them on first use: about 3 seconds of writing a probe
- * file. A developer's machine pays that once; a container pays it on every start, because the
- * saved result goes with the container (GitHub runs the Action in a fresh one each time).
+ * <p>jgit needs two facts per file system to notice changes that happen within one timestamp tick
+ * ("racy git"): the timestamp resolution and the interval after a write in which a second write may
+ * not change the time. When its configuration ({@code $XDG_CONFIG_HOME/jgit/config}, else {@code
+ * ~/.config/jgit/config}, section {@code [filesystem "VENDOR|VERSION|DEVICE"]}) has no entry for a
+ * file system, it measures them on first use: about 3 seconds of writing a probe file. A
+ * developer's machine pays that once; a container pays it on every start, because the saved result
+ * goes with the container (GitHub runs the Action in a fresh one each time).
  *
  * <p>For the file systems below, which store nanosecond timestamps, this declares upper bounds
- * instead of measuring: 1 ms resolution, and a 10 ms interval (file times come from the
- * kernel's coarse clock, which ticks every 1 to 10 ms, CONFIG_HZ 1000 to 100). Bounds, because a
- * value too large only makes jgit re-read files changed in the last few tens of milliseconds,
- * while one too small could hide a change. Values jgit measured and saved earlier take
- * precedence; other file systems are measured as before.
+ * instead of measuring: 1 ms resolution, and a 10 ms interval (file times come from the kernel's
+ * coarse clock, which ticks every 1 to 10 ms, CONFIG_HZ 1000 to 100). Bounds, because a value too
+ * large only makes jgit re-read files changed in the last few tens of milliseconds, while one too
+ * small could hide a change. Values jgit measured and saved earlier take precedence; other file
+ * systems are measured as before.
  *
- * <p>Process-wide (jgit has one {@link SystemReader}): the production entry point calls
- * {@link #install()}; tests exercise an instance without installing it.
+ * <p>Process-wide (jgit has one {@link SystemReader}): the production entry point calls {@link
+ * #install()}; tests exercise an instance without installing it.
  */
 public final class FileStoreTiming extends SystemReader {
 
@@ -54,8 +54,8 @@ public final class FileStoreTiming extends SystemReader {
   }
 
   /**
-   * jgit's own configuration, on top of the declared file-system entries: what it has saved
-   * wins, the declarations fill the gaps.
+   * jgit's own configuration, on top of the declared file-system entries: what it has saved wins,
+   * the declarations fill the gaps.
    */
   @Override
   public FileBasedConfig openJGitConfig(Config parent, FS fs) {
@@ -77,7 +77,11 @@ public final class FileStoreTiming extends SystemReader {
 
   /** The subsection name jgit looks up for {@code store} (FS.FileStoreAttributes, on Linux). */
   static String configKey(FileStore store) {
-    return System.getProperty("java.vendor") + '|' + System.getProperty("java.version") + '|' + store.name();
+    return System.getProperty("java.vendor")
+        + '|'
+        + System.getProperty("java.version")
+        + '|'
+        + store.name();
   }
 
   @Override

@@ -17,13 +17,17 @@ public record GitIdentity(String name, String email) {
 
   /** The committer GitHub shows as "github-actions[bot]"; the default for Action runs. */
   public static final GitIdentity GITHUB_ACTIONS_BOT =
-      new GitIdentity("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com");
+      new GitIdentity(
+          "github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com");
 
   public GitIdentity {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(email, "email");
     // A newline or angle bracket would let a value forge extra header lines or trailers.
-    if (name.isBlank() || email.isBlank() || hasControlOrBracket(name) || hasControlOrBracket(email)) {
+    if (name.isBlank()
+        || email.isBlank()
+        || hasControlOrBracket(name)
+        || hasControlOrBracket(email)) {
       throw new UsageProblem(
           "Invalid git identity \"" + name + " <" + email + ">\"",
           "perhaps you should write it as \"Name <email@example.com>\"");

@@ -6,15 +6,16 @@ import java.util.regex.Pattern;
 
 /**
  * Where to fetch from and push to, and the token to authenticate with. The URL never carries
- * credentials: the token goes in an Authorization header, so it cannot leak through messages
- * that quote the URL.
+ * credentials: the token goes in an Authorization header, so it cannot leak through messages that
+ * quote the URL.
  *
  * @param url e.g. {@code https://github.com/owner/repo.git}, or a {@code file://} URL in tests
  * @param token a GitHub token (App installation, PAT or GITHUB_TOKEN); empty for local remotes
  */
 public record GitRemote(String url, Optional<String> token) {
 
-  private static final Pattern USERINFO = Pattern.compile("(?i)\\b([a-z][a-z0-9+.-]*://)[^/@\\s]+@");
+  private static final Pattern USERINFO =
+      Pattern.compile("(?i)\\b([a-z][a-z0-9+.-]*://)[^/@\\s]+@");
 
   public GitRemote {
     Objects.requireNonNull(url, "url");
@@ -32,7 +33,8 @@ public record GitRemote(String url, Optional<String> token) {
 
   /** The GitHub repository URL for {@code GITHUB_SERVER_URL} and {@code GITHUB_REPOSITORY}. */
   public static String githubUrl(String serverUrl, String repository) {
-    String server = serverUrl.endsWith("/") ? serverUrl.substring(0, serverUrl.length() - 1) : serverUrl;
+    String server =
+        serverUrl.endsWith("/") ? serverUrl.substring(0, serverUrl.length() - 1) : serverUrl;
     return server + "/" + repository + ".git";
   }
 

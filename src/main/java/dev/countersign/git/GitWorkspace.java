@@ -5,10 +5,10 @@ import java.util.Optional;
 import java.util.SortedMap;
 
 /**
- * A git work tree countersign commits to and pushes from. Works from a branch, a detached HEAD
- * and a shallow clone alike: the branch to push to is always given explicitly, never inferred
- * from HEAD. Behaviour does not depend on the user's or runner's git configuration (signing,
- * hooks, identities, line-ending conversion).
+ * A git work tree countersign commits to and pushes from. Works from a branch, a detached HEAD and
+ * a shallow clone alike: the branch to push to is always given explicitly, never inferred from
+ * HEAD. Behaviour does not depend on the user's or runner's git configuration (signing, hooks,
+ * identities, line-ending conversion).
  *
  * <p>Not thread-safe: one workspace per job.
  */
@@ -44,15 +44,23 @@ public interface GitWorkspace {
    */
   record TreeEntry(String path, Kind kind, long size) {
 
-    /** Git's entry modes, grouped: files (plain or executable), trees, symbolic links, the rest (submodules). */
-    public enum Kind { FILE, DIRECTORY, LINK, OTHER }
+    /**
+     * Git's entry modes, grouped: files (plain or executable), trees, symbolic links, the rest
+     * (submodules).
+     */
+    public enum Kind {
+      FILE,
+      DIRECTORY,
+      LINK,
+      OTHER
+    }
   }
 
   /**
    * The bytes of one file in the tree of {@code commitId}, if it is a regular file there.
    *
-   * @throws dev.countersign.support.problems.InputProblem when the file is too large to load at
-   *     all (callers check sizes with {@link #entries} first)
+   * @throws dev.countersign.support.problems.InputProblem when the file is too large to load at all
+   *     (callers check sizes with {@link #entries} first)
    */
   Optional<byte[]> readFile(String commitId, String path);
 
@@ -60,21 +68,21 @@ public interface GitWorkspace {
   String lastCommitMessage(String revision);
 
   /**
-   * Writes and deletes files in the work tree and stages exactly those bytes in the index (no
-   * clean filters or line-ending conversion). Other index entries are left alone.
+   * Writes and deletes files in the work tree and stages exactly those bytes in the index (no clean
+   * filters or line-ending conversion). Other index entries are left alone.
    */
   void apply(ChangeSet changes);
 
   /**
-   * Commits the index on top of HEAD (moving the branch, or the detached HEAD) and returns the
-   * new commit id. Never signs, never runs hooks.
+   * Commits the index on top of HEAD (moving the branch, or the detached HEAD) and returns the new
+   * commit id. Never signs, never runs hooks.
    */
   String commit(CommitRequest request);
 
   /**
-   * Pushes {@code HEAD} to {@code refs/heads/<branch>} on the remote, fast-forward only.
-   * Rejections come back as results; transport and authentication failures are thrown as
-   * {@link dev.countersign.support.problems.RemoteProblem}.
+   * Pushes {@code HEAD} to {@code refs/heads/<branch>} on the remote, fast-forward only. Rejections
+   * come back as results; transport and authentication failures are thrown as {@link
+   * dev.countersign.support.problems.RemoteProblem}.
    */
   PushOutcome push(GitRemote remote, String branch);
 
@@ -102,8 +110,8 @@ public interface GitWorkspace {
   boolean sameTree(String commitA, String commitB);
 
   /**
-   * Detaches HEAD at {@code commitId} and makes index and work tree match its tree (like
-   * {@code git checkout --detach --force}). Never moves a local branch. Untracked files stay.
+   * Detaches HEAD at {@code commitId} and makes index and work tree match its tree (like {@code git
+   * checkout --detach --force}). Never moves a local branch. Untracked files stay.
    */
   void resetTo(String commitId);
 
@@ -121,13 +129,14 @@ public interface GitWorkspace {
   Optional<String> findCommit(String revision);
 
   /**
-   * The distinct contents each of {@code paths} held in the commits reachable from
-   * {@code commitId} (newest first, as far as the local history goes and at most
-   * {@code maxCommits} commits back), each with the newest commit that held it; one walk of the
-   * history for all paths. The content at {@code commitId} itself comes first when the path
-   * exists there. Paths that never held a regular file map to an empty list.
+   * The distinct contents each of {@code paths} held in the commits reachable from {@code commitId}
+   * (newest first, as far as the local history goes and at most {@code maxCommits} commits back),
+   * each with the newest commit that held it; one walk of the history for all paths. The content at
+   * {@code commitId} itself comes first when the path exists there. Paths that never held a regular
+   * file map to an empty list.
    */
-  java.util.Map<String, java.util.List<FileVersion>> history(String commitId, java.util.Collection<String> paths, int maxCommits);
+  java.util.Map<String, java.util.List<FileVersion>> history(
+      String commitId, java.util.Collection<String> paths, int maxCommits);
 
   /** One content a path held, and the newest commit that held it. */
   record FileVersion(String commitId, byte[] bytes) {}

@@ -12,8 +12,8 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -69,12 +69,12 @@ import org.eclipse.jgit.treewalk.filter.PathFilter;
  *
  * <ul>
  *   <li>commits are written with plumbing (tree from the index, explicit author and committer
- *       stamped from the injected clock in UTC), so {@code commit.gpgsign}, {@code user.*},
- *       {@code commit.cleanup} and commit hooks have no effect;
+ *       stamped from the injected clock in UTC), so {@code commit.gpgsign}, {@code user.*}, {@code
+ *       commit.cleanup} and commit hooks have no effect;
  *   <li>the repository is opened on a file system view where no hook exists (jgit otherwise runs
  *       post-commit and pre-push hooks);
- *   <li>files are staged from the exact bytes given, so {@code core.autocrlf} and clean filters
- *       do not change what is committed;
+ *   <li>files are staged from the exact bytes given, so {@code core.autocrlf} and clean filters do
+ *       not change what is committed;
  *   <li>fetch and push take an explicit URL and refspec, so {@code remote.*}, {@code push.default}
  *       and {@code url.*.insteadOf} do not apply, and the token is sent with preemptive basic
  *       authentication, which replaces any {@code http.extraheader} actions/checkout persisted.
@@ -98,7 +98,11 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   private final String receivePack;
 
   private JGitWorkspace(
-      Path directory, Repository repository, Clock clock, Consumer<Path> afterWrite, String receivePack) {
+      Path directory,
+      Repository repository,
+      Clock clock,
+      Consumer<Path> afterWrite,
+      String receivePack) {
     this.directory = directory;
     this.repository = repository;
     this.git = new Git(repository);
@@ -117,8 +121,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
    * directories are not searched).
    *
    * @param clock stamps commit times (UTC)
-   * @param afterWrite called with every file and directory the workspace creates, e.g. to hand
-   *     it to the workspace owner when running as root in a container
+   * @param afterWrite called with every file and directory the workspace creates, e.g. to hand it
+   *     to the workspace owner when running as root in a container
    * @param receivePack for {@code file://} remotes only: the command that serves pushes (like
    *     {@code git push --receive-pack}), e.g. {@code /usr/bin/git-receive-pack} so the remote
    *     repository's server-side hooks run; {@code null} uses jgit's in-process receiver
@@ -145,8 +149,13 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         String state = repo.getRepositoryState().getDescription();
         repo.close();
         throw new EnvironmentProblem(
-            "The repository in " + dir + " is in the middle of an operation (" + state + ") while opening it",
-            "perhaps you should finish or abort it (git rebase --abort, git merge --abort) before countersign");
+            "The repository in "
+                + dir
+                + " is in the middle of an operation ("
+                + state
+                + ") while opening it",
+            "perhaps you should finish or abort it (git rebase --abort, git merge --abort) before"
+                + " countersign");
       }
       return new JGitWorkspace(dir, repo, clock, afterWrite, receivePack);
     } catch (RepositoryNotFoundException e) {
@@ -181,14 +190,21 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   @Override
   public boolean sameTree(String commitA, String commitB) {
     try (RevWalk walk = new RevWalk(repository)) {
-      return walk.parseCommit(resolve(commitA)).getTree().equals(walk.parseCommit(resolve(commitB)).getTree());
+      return walk.parseCommit(resolve(commitA))
+          .getTree()
+          .equals(walk.parseCommit(resolve(commitB)).getTree());
     } catch (IOException e) {
-      throw new EnvironmentProblem("Could not read commits " + commitA + " and " + commitB + " in " + directory,
-          "perhaps you should check that the repository is not corrupt", e);
+      throw new EnvironmentProblem(
+          "Could not read commits " + commitA + " and " + commitB + " in " + directory,
+          "perhaps you should check that the repository is not corrupt",
+          e);
     }
   }
 
-  /** The branch HEAD points at, or empty when HEAD is detached (as actions/checkout leaves it for PRs). */
+  /**
+   * The branch HEAD points at, or empty when HEAD is detached (as actions/checkout leaves it for
+   * PRs).
+   */
   public Optional<String> currentBranch() {
     try {
       String full = repository.getFullBranch();
@@ -202,7 +218,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   /** The URL configured for remote {@code name} ({@code remote.<name>.url}), if any. */
   public Optional<String> remoteUrl(String name) {
-    return Optional.ofNullable(repository.getConfig().getString("remote", name, "url")).filter(u -> !u.isBlank());
+    return Optional.ofNullable(repository.getConfig().getString("remote", name, "url"))
+        .filter(u -> !u.isBlank());
   }
 
   @Override
@@ -254,13 +271,19 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       // directory), so the parents are looked up one by one.
       int slash = prefix.indexOf('/');
       while (slash > 0) {
-        try (TreeWalk parent = TreeWalk.forPath(repository, prefix.substring(0, slash), commit.getTree())) {
+        try (TreeWalk parent =
+            TreeWalk.forPath(repository, prefix.substring(0, slash), commit.getTree())) {
           if (parent == null) {
             return found;
           }
           if (parent.getFileMode(0) != FileMode.TREE) {
-            found.add(new TreeEntry(strictPath(parent.getRawPath()), kindOf(parent.getFileMode(0)),
-                parent.getFileMode(0) == FileMode.GITLINK ? 0 : reader.getObjectSize(parent.getObjectId(0), Constants.OBJ_BLOB)));
+            found.add(
+                new TreeEntry(
+                    strictPath(parent.getRawPath()),
+                    kindOf(parent.getFileMode(0)),
+                    parent.getFileMode(0) == FileMode.GITLINK
+                        ? 0
+                        : reader.getObjectSize(parent.getObjectId(0), Constants.OBJ_BLOB)));
             return found;
           }
         }
@@ -283,7 +306,10 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         }
         // A non-tree at the directory's own path or a parent's: a link where a directory should be.
         TreeEntry.Kind kind = kindOf(mode);
-        long size = kind == TreeEntry.Kind.OTHER ? 0 : reader.getObjectSize(tw.getObjectId(0), Constants.OBJ_BLOB);
+        long size =
+            kind == TreeEntry.Kind.OTHER
+                ? 0
+                : reader.getObjectSize(tw.getObjectId(0), Constants.OBJ_BLOB);
         found.add(new TreeEntry(path, kind, size));
       }
       found.sort(java.util.Comparator.comparing(TreeEntry::path));
@@ -294,14 +320,18 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   private static TreeEntry.Kind kindOf(FileMode mode) {
-    return isRegularFile(mode) ? TreeEntry.Kind.FILE
+    return isRegularFile(mode)
+        ? TreeEntry.Kind.FILE
         : mode == FileMode.SYMLINK ? TreeEntry.Kind.LINK : TreeEntry.Kind.OTHER;
   }
 
-  /** A raw tree path as UTF-8, with U+FFFD for bytes that are not (jgit would fall back to Latin-1). */
+  /**
+   * A raw tree path as UTF-8, with U+FFFD for bytes that are not (jgit would fall back to Latin-1).
+   */
   private static String strictPath(byte[] raw) {
     try {
-      return StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8
+          .newDecoder()
           .onMalformedInput(CodingErrorAction.REPLACE)
           .onUnmappableCharacter(CodingErrorAction.REPLACE)
           .replaceWith("\uFFFD")
@@ -329,15 +359,19 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   /**
-   * A blob's bytes. One too large for jgit to hold in memory is an input problem naming the
-   * file, not a crash: callers check sizes with {@link #entries} first, so this is a backstop.
+   * A blob's bytes. One too large for jgit to hold in memory is an input problem naming the file,
+   * not a crash: callers check sizes with {@link #entries} first, so this is a backstop.
    */
   private static byte[] load(ObjectReader reader, ObjectId blob, String path) throws IOException {
     try {
       return reader.open(blob, Constants.OBJ_BLOB).getBytes();
     } catch (LargeObjectException e) {
-      throw new InputProblem(Path.of(path), 0, "is too large to read (" + e.getMessage() + ")",
-          "perhaps you should split it into smaller files", e);
+      throw new InputProblem(
+          Path.of(path),
+          0,
+          "is too large to read (" + e.getMessage() + ")",
+          "perhaps you should split it into smaller files",
+          e);
     }
   }
 
@@ -359,7 +393,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
-  public Map<String, List<FileVersion>> history(String commitId, java.util.Collection<String> paths, int maxCommits) {
+  public Map<String, List<FileVersion>> history(
+      String commitId, java.util.Collection<String> paths, int maxCommits) {
     Map<String, List<FileVersion>> versions = new TreeMap<>();
     Map<String, java.util.Set<ObjectId>> seen = new java.util.HashMap<>();
     for (String path : paths) {
@@ -384,9 +419,14 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
           tw.setFilter(filter);
           while (tw.next()) {
             String path = tw.getPathString();
-            if (versions.containsKey(path) && isRegularFile(tw.getFileMode(0)) && seen.get(path).add(tw.getObjectId(0).copy())) {
-              versions.get(path).add(new FileVersion(commit.name(),
-                  load(tw.getObjectReader(), tw.getObjectId(0), path)));
+            if (versions.containsKey(path)
+                && isRegularFile(tw.getFileMode(0))
+                && seen.get(path).add(tw.getObjectId(0).copy())) {
+              versions
+                  .get(path)
+                  .add(
+                      new FileVersion(
+                          commit.name(), load(tw.getObjectReader(), tw.getObjectId(0), path)));
             }
           }
         }
@@ -409,7 +449,10 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     }
   }
 
-  /** The committer time of {@code commitId} (what {@code publish} stamps its artifact with, instead of the clock). */
+  /**
+   * The committer time of {@code commitId} (what {@code publish} stamps its artifact with, instead
+   * of the clock).
+   */
   public java.time.Instant commitTime(String commitId) {
     try (RevWalk walk = new RevWalk(repository)) {
       return java.time.Instant.ofEpochSecond(walk.parseCommit(resolve(commitId)).getCommitTime());
@@ -434,7 +477,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   private ObjectInserter inserterFor(int blobs) {
     if (blobs >= PACK_FROM_BLOBS
-        && repository.getObjectDatabase() instanceof org.eclipse.jgit.internal.storage.file.ObjectDirectory objects) {
+        && repository.getObjectDatabase()
+            instanceof org.eclipse.jgit.internal.storage.file.ObjectDirectory objects) {
       // jgit's PackInserter (internal API, stable since jgit 5): one pack + index per flush.
       return objects.newPackInserter();
     }
@@ -446,7 +490,10 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     try (RevWalk walk = new RevWalk(repository)) {
       RevCommit commit = walk.parseCommit(resolve(revision));
       PersonIdent committer = commit.getCommitterIdent();
-      return new CommitFacts(commit.getFullMessage(), committer.getName(), committer.getEmailAddress(),
+      return new CommitFacts(
+          commit.getFullMessage(),
+          committer.getName(),
+          committer.getEmailAddress(),
           changesAgainstParent(walk, commit));
     } catch (IOException e) {
       throw readProblem(revision, e);
@@ -466,7 +513,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       tw.setFilter(org.eclipse.jgit.treewalk.filter.TreeFilter.ANY_DIFF);
       List<CommitFacts.Change> changes = new ArrayList<>();
       while (tw.next()) {
-        changes.add(new CommitFacts.Change(tw.getPathString(), tw.getFileMode(1) == FileMode.MISSING));
+        changes.add(
+            new CommitFacts.Change(tw.getPathString(), tw.getFileMode(1) == FileMode.MISSING));
       }
       return Optional.of(List.copyOf(changes));
     } catch (IOException e) {
@@ -514,8 +562,13 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       index = null;
     } catch (IOException e) {
       throw new EnvironmentProblem(
-          "Could not write " + changes + " to the work tree in " + directory + " while applying changes",
-          "perhaps you should check that the workspace is writable and no other git process holds .git/index.lock",
+          "Could not write "
+              + changes
+              + " to the work tree in "
+              + directory
+              + " while applying changes",
+          "perhaps you should check that the workspace is writable and no other git process holds"
+              + " .git/index.lock",
           e);
     } finally {
       if (index != null) {
@@ -524,12 +577,20 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     }
   }
 
-  /** Writes one file, creating its parents, without following a link anywhere below the work tree's root. */
+  /**
+   * Writes one file, creating its parents, without following a link anywhere below the work tree's
+   * root.
+   */
   private Path writeWorkTreeFile(String relative, byte[] bytes) throws IOException {
     Path file = workTreeFile(relative);
     List<Path> created = NoFollowPaths.createParents(directory, file);
-    Files.write(file, bytes, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+    Files.write(
+        file,
+        bytes,
+        StandardOpenOption.CREATE,
+        StandardOpenOption.TRUNCATE_EXISTING,
+        StandardOpenOption.WRITE,
+        LinkOption.NOFOLLOW_LINKS);
     created.forEach(afterWrite);
     afterWrite.accept(file);
     return file;
@@ -578,7 +639,11 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
           && result != RefUpdate.Result.FAST_FORWARD
           && result != RefUpdate.Result.FORCED) {
         throw new EnvironmentProblem(
-            "Could not move HEAD to the new commit (" + result + ") in " + directory + " while committing",
+            "Could not move HEAD to the new commit ("
+                + result
+                + ") in "
+                + directory
+                + " while committing",
             "perhaps you should make sure no other git process is using the repository");
       }
       return id.name();
@@ -600,7 +665,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
-  public PushOutcome pushWithLease(GitRemote remote, String branch, Optional<String> expectedRemoteId) {
+  public PushOutcome pushWithLease(
+      GitRemote remote, String branch, Optional<String> expectedRemoteId) {
     return doPush(remote, branch, Optional.of(expectedRemoteId.orElse(ObjectId.zeroId().name())));
   }
 
@@ -611,7 +677,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       PushCommand push =
           git.push()
               .setRemote(remote.url())
-              .setRefSpecs(new RefSpec((lease.isPresent() ? "+" : "") + Constants.HEAD + ":" + target))
+              .setRefSpecs(
+                  new RefSpec((lease.isPresent() ? "+" : "") + Constants.HEAD + ":" + target))
               .setTimeout(TIMEOUT_SECONDS);
       if (lease.isPresent()) {
         push.setRefLeaseSpecs(new RefLeaseSpec(target, lease.get()));
@@ -668,7 +735,12 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         return new PushOutcome.Refused(branch, reason, remoteMessages);
       default:
         throw new RemoteProblem(
-            "The remote left " + target + " in state " + update.getStatus() + " while " + step
+            "The remote left "
+                + target
+                + " in state "
+                + update.getStatus()
+                + " while "
+                + step
                 + (remoteMessages.isBlank() ? "" : ": " + remoteMessages.strip()),
             "perhaps you should retry the run");
     }
@@ -702,7 +774,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       }
       Ref fetched = repository.exactRef(local);
       if (fetched == null) {
-        throw new InternalProblem("Fetched " + source + " but " + local + " is missing while " + step);
+        throw new InternalProblem(
+            "Fetched " + source + " but " + local + " is missing while " + step);
       }
       return fetched.getObjectId().name();
     } catch (InvalidRemoteException e) {
@@ -783,7 +856,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         TreeWalk tw = new TreeWalk(repository)) {
       RevCommit commit = walk.parseCommit(resolve(commitId));
       if (commit.getParentCount() == 0) {
-        throw new InternalProblem("The commit " + commit.name() + " has no parent to describe it against");
+        throw new InternalProblem(
+            "The commit " + commit.name() + " has no parent to describe it against");
       }
       RevCommit parent = walk.parseCommit(commit.getParent(0));
       tw.addTree(parent.getTree());
@@ -797,15 +871,26 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         FileMode before = tw.getFileMode(0);
         if (after == FileMode.MISSING) {
           changes = changes.delete(tw.getPathString());
-        } else if (after == FileMode.REGULAR_FILE && (before == FileMode.MISSING || before == FileMode.REGULAR_FILE)) {
-          changes = changes.write(tw.getPathString(), reader.open(tw.getObjectId(1), Constants.OBJ_BLOB).getBytes());
+        } else if (after == FileMode.REGULAR_FILE
+            && (before == FileMode.MISSING || before == FileMode.REGULAR_FILE)) {
+          changes =
+              changes.write(
+                  tw.getPathString(),
+                  reader.open(tw.getObjectId(1), Constants.OBJ_BLOB).getBytes());
         } else {
           // countersign only ever writes and deletes regular files; anything else is not ours.
-          throw new InternalProblem("The commit " + commit.name() + " changes " + tw.getPathString()
-              + " to a " + after + ", which only regular files may be");
+          throw new InternalProblem(
+              "The commit "
+                  + commit.name()
+                  + " changes "
+                  + tw.getPathString()
+                  + " to a "
+                  + after
+                  + ", which only regular files may be");
         }
       }
-      return new CommitContent(commit.name(), parent.name(), parent.getTree().name(), commit.getFullMessage(), changes);
+      return new CommitContent(
+          commit.name(), parent.name(), parent.getTree().name(), commit.getFullMessage(), changes);
     } catch (IOException e) {
       throw readProblem(commitId, e);
     }
@@ -817,14 +902,16 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       ObjectId head = repository.resolve(Constants.HEAD + "^{commit}");
       RevCommit adopted = walk.parseCommit(resolve(commitId));
       if (head == null || !walk.parseCommit(head).getTree().equals(adopted.getTree())) {
-        throw new InternalProblem("The commit " + commitId + " does not hold HEAD's tree, so HEAD cannot move to it");
+        throw new InternalProblem(
+            "The commit " + commitId + " does not hold HEAD's tree, so HEAD cannot move to it");
       }
       RefUpdate update = repository.updateRef(Constants.HEAD);
       update.setNewObjectId(adopted);
       update.setExpectedOldObjectId(head);
       update.setRefLogMessage("countersign: the same commit, as the remote made it", false);
       RefUpdate.Result result = update.forceUpdate();
-      if (result == RefUpdate.Result.LOCK_FAILURE || result == RefUpdate.Result.IO_FAILURE
+      if (result == RefUpdate.Result.LOCK_FAILURE
+          || result == RefUpdate.Result.IO_FAILURE
           || result == RefUpdate.Result.REJECTED) {
         throw new EnvironmentProblem(
             "Could not move HEAD to " + commitId + " (" + result + ") in " + directory,
@@ -856,17 +943,22 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         });
   }
 
-  private static RemoteProblem transportProblem(TransportException e, String step, GitRemote remote) {
+  private static RemoteProblem transportProblem(
+      TransportException e, String step, GitRemote remote) {
     String message = GitRemote.sanitize(e.getMessage());
     String lower = String.valueOf(message).toLowerCase(java.util.Locale.ROOT);
     String hint;
     // jgit's wording: "not authorized" / "Authentication is required" (401), "git-receive-pack
     // not permitted" (403).
-    if (lower.contains("not authorized") || lower.contains("authentication") || lower.contains("not permitted")
-        || lower.contains("401") || lower.contains("403")) {
-      hint = remote.token().isPresent()
-          ? "perhaps you should give the token contents: write permission on this repository"
-          : "perhaps you should pass a token (the token input, or --token)";
+    if (lower.contains("not authorized")
+        || lower.contains("authentication")
+        || lower.contains("not permitted")
+        || lower.contains("401")
+        || lower.contains("403")) {
+      hint =
+          remote.token().isPresent()
+              ? "perhaps you should give the token contents: write permission on this repository"
+              : "perhaps you should pass a token (the token input, or --token)";
     } else {
       hint = "perhaps you should check the repository URL and network access, then retry";
     }
@@ -906,7 +998,10 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   private static String checkedBranch(String branch) {
-    String b = branch.startsWith(Constants.R_HEADS) ? branch.substring(Constants.R_HEADS.length()) : branch;
+    String b =
+        branch.startsWith(Constants.R_HEADS)
+            ? branch.substring(Constants.R_HEADS.length())
+            : branch;
     if (!Repository.isValidRefName(Constants.R_HEADS + b)) {
       throw new UsageProblem(
           "Invalid branch name \"" + branch + "\"",

@@ -24,8 +24,8 @@ public sealed interface PushOutcome {
    *
    * @param reason the ref's rejection reason as sent by the remote (e.g. "protected branch hook
    *     declined")
-   * @param remoteMessages everything the remote printed ("remote: ..." lines), verbatim except
-   *     that URL credentials are removed
+   * @param remoteMessages everything the remote printed ("remote: ..." lines), verbatim except that
+   *     URL credentials are removed
    */
   record Refused(String branch, String reason, String remoteMessages) implements PushOutcome {
     /** Reason and messages in one text, for reports and pull request bodies. */

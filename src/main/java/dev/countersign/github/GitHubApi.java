@@ -23,12 +23,12 @@ import org.kohsuke.github.connector.GitHubConnector;
 
 /**
  * One repository on GitHub's REST API through hub4j: the lazily built client, every request sent
- * through {@link RetryingConnector} (so one {@link GitHubRetryPolicy} governs all of them), and
- * the one table that turns hub4j's failures into our problems.
+ * through {@link RetryingConnector} (so one {@link GitHubRetryPolicy} governs all of them), and the
+ * one table that turns hub4j's failures into our problems.
  *
- * <p>Constructing one does no I/O. It never asks GitHub who the token belongs to
- * ({@code GET /user}): that call answers 403 for the Actions job token and for GitHub App
- * installation tokens, which are exactly the tokens it runs with. Not thread-safe.
+ * <p>Constructing one does no I/O. It never asks GitHub who the token belongs to ({@code GET
+ * /user}): that call answers 403 for the Actions job token and for GitHub App installation tokens,
+ * which are exactly the tokens it runs with. Not thread-safe.
  */
 public final class GitHubApi {
 
@@ -36,7 +36,8 @@ public final class GitHubApi {
 
   static final String PERMISSIONS_HINT =
       "perhaps you should give the job \"permissions: pull-requests: write\" (and \"contents:"
-          + " write\" to push the branch), or pass a token that has them (see docs/github-token.md)";
+          + " write\" to push the branch), or pass a token that has them (see"
+          + " docs/github-token.md)";
 
   private final String apiUrl;
   private final String repositoryName;
@@ -48,13 +49,19 @@ public final class GitHubApi {
   private GHRepository repository;
 
   /**
-   * @param apiUrl REST endpoint, {@code https://api.github.com} or a GHES {@code https://host/api/v3}
+   * @param apiUrl REST endpoint, {@code https://api.github.com} or a GHES {@code
+   *     https://host/api/v3}
    * @param repositoryName {@code owner/name}
    * @param token job token, App installation token or PAT; sent only to {@code apiUrl}
    * @param notices told about each retry and wait, one line each
    * @throws EnvironmentProblem when the token or repository name is missing or malformed
    */
-  public GitHubApi(String apiUrl, String repositoryName, String token, GitHubRetryPolicy policy, Sleeper sleeper,
+  public GitHubApi(
+      String apiUrl,
+      String repositoryName,
+      String token,
+      GitHubRetryPolicy policy,
+      Sleeper sleeper,
       Consumer<String> notices) {
     this.apiUrl = Objects.requireNonNull(apiUrl, "apiUrl");
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -62,14 +69,18 @@ public final class GitHubApi {
     this.notices = Objects.requireNonNull(notices, "notices");
     if (repositoryName == null || !repositoryName.matches("[^/\\s]+/[^/\\s]+")) {
       throw new EnvironmentProblem(
-          "No repository in owner/name form (got \"" + repositoryName + "\") while preparing to"
+          "No repository in owner/name form (got \""
+              + repositoryName
+              + "\") while preparing to"
               + " open the promotion pull request",
           "perhaps you should run inside GitHub Actions, which sets GITHUB_REPOSITORY, or set it");
     }
     if (token == null || token.isBlank()) {
       throw new EnvironmentProblem(
-          "No GitHub token while preparing to open the promotion pull request for " + repositoryName,
-          "perhaps you should pass \"token: ${{ github.token }}\" or a GitHub App token to the step");
+          "No GitHub token while preparing to open the promotion pull request for "
+              + repositoryName,
+          "perhaps you should pass \"token: ${{ github.token }}\" or a GitHub App token to the"
+              + " step");
     }
     this.repositoryName = repositoryName;
     this.token = token.strip();
@@ -79,10 +90,20 @@ public final class GitHubApi {
    * Endpoint from {@code GITHUB_API_URL} (default {@value #DEFAULT_API_URL}), repository from
    * {@code GITHUB_REPOSITORY}; both are set in every GitHub Actions job, GHES included.
    */
-  public static GitHubApi fromEnvironment(Env env, String token, Clock clock, RandomGenerator random, Sleeper sleeper,
+  public static GitHubApi fromEnvironment(
+      Env env,
+      String token,
+      Clock clock,
+      RandomGenerator random,
+      Sleeper sleeper,
       Consumer<String> notices) {
-    return new GitHubApi(env.getOrDefault("GITHUB_API_URL", DEFAULT_API_URL), env.get("GITHUB_REPOSITORY").orElse(null),
-        token, new GitHubRetryPolicy(clock, random), sleeper, notices);
+    return new GitHubApi(
+        env.getOrDefault("GITHUB_API_URL", DEFAULT_API_URL),
+        env.get("GITHUB_REPOSITORY").orElse(null),
+        token,
+        new GitHubRetryPolicy(clock, random),
+        sleeper,
+        notices);
   }
 
   public String apiUrl() {
@@ -107,7 +128,8 @@ public final class GitHubApi {
               // installation-token form sends the same "Authorization: token ..." header with
               // an empty login, so nothing asks who we are.
               .withAppInstallationToken(token)
-              .withConnector(new RetryingConnector(GitHubConnector.DEFAULT, policy, sleeper, notices))
+              .withConnector(
+                  new RetryingConnector(GitHubConnector.DEFAULT, policy, sleeper, notices))
               // The connector has already waited as long as the policy allows; hub4j must not
               // wait again (its WAIT handlers sleep up to an hour).
               .withRateLimitHandler(GitHubRateLimitHandler.FAIL)
@@ -124,7 +146,8 @@ public final class GitHubApi {
       } catch (FileNotFoundException e) {
         throw new EnvironmentProblem(
             "GitHub found no repository " + repositoryName + " (HTTP 404) while " + operation,
-            "perhaps you should check GITHUB_REPOSITORY and that the token can read that repository",
+            "perhaps you should check GITHUB_REPOSITORY and that the token can read that"
+                + " repository",
             e);
       }
     }
@@ -162,21 +185,43 @@ public final class GitHubApi {
     Throwable e = unwrap(failure);
     if (e instanceof GitHubGaveUp gaveUp) {
       return switch (gaveUp.failure()) {
-        case RATE_LIMIT -> new RemoteProblem(
-            "GitHub's rate limit stopped countersign (HTTP " + gaveUp.getResponseCode() + ": " + gaveUp.summary()
-                + "; " + gaveUp.why() + ") while " + operation,
-            "perhaps you should run again once the limit has reset; the next run picks up where this one stopped",
-            failure);
-        case SERVER_ERROR -> new RemoteProblem(
-            "GitHub answered HTTP " + gaveUp.getResponseCode() + " (" + gaveUp.summary() + ") " + gaveUp.why()
-                + " while " + operation,
-            "perhaps you should retry later; the next run picks up where this one stopped",
-            failure);
-        case UNREACHABLE -> new RemoteProblem(
-            "Could not reach GitHub at " + apiUrl + " (" + connectionCause(e) + ") " + gaveUp.why() + " while "
-                + operation,
-            "perhaps you should retry, or check GITHUB_API_URL and the runner's network",
-            failure);
+        case RATE_LIMIT ->
+            new RemoteProblem(
+                "GitHub's rate limit stopped countersign (HTTP "
+                    + gaveUp.getResponseCode()
+                    + ": "
+                    + gaveUp.summary()
+                    + "; "
+                    + gaveUp.why()
+                    + ") while "
+                    + operation,
+                "perhaps you should run again once the limit has reset; the next run picks up where"
+                    + " this one stopped",
+                failure);
+        case SERVER_ERROR ->
+            new RemoteProblem(
+                "GitHub answered HTTP "
+                    + gaveUp.getResponseCode()
+                    + " ("
+                    + gaveUp.summary()
+                    + ") "
+                    + gaveUp.why()
+                    + " while "
+                    + operation,
+                "perhaps you should retry later; the next run picks up where this one stopped",
+                failure);
+        case UNREACHABLE ->
+            new RemoteProblem(
+                "Could not reach GitHub at "
+                    + apiUrl
+                    + " ("
+                    + connectionCause(e)
+                    + ") "
+                    + gaveUp.why()
+                    + " while "
+                    + operation,
+                "perhaps you should retry, or check GITHUB_API_URL and the runner's network",
+                failure);
       };
     }
     int status = status(e);
@@ -185,12 +230,15 @@ public final class GitHubApi {
       return new EnvironmentProblem(
           "GitHub rejected the token (HTTP 401: " + detail + ") while " + operation,
           "perhaps you should check the token passed to the step; it may have expired or belong"
-              + " to another GitHub host than " + apiUrl,
+              + " to another GitHub host than "
+              + apiUrl,
           failure);
     }
     if (status == 403 && !detail.toLowerCase(Locale.ROOT).contains("rate limit")) {
       return new EnvironmentProblem(
-          "GitHub refused access (HTTP 403: " + detail + ") while " + operation, PERMISSIONS_HINT, failure);
+          "GitHub refused access (HTTP 403: " + detail + ") while " + operation,
+          PERMISSIONS_HINT,
+          failure);
     }
     if (status > 0) {
       return new RemoteProblem(
@@ -206,7 +254,9 @@ public final class GitHubApi {
 
   private static Throwable unwrap(Throwable failure) {
     // Paged iterators wrap the IOException in an unchecked GHException.
-    return failure instanceof GHException && failure.getCause() instanceof IOException ? failure.getCause() : failure;
+    return failure instanceof GHException && failure.getCause() instanceof IOException
+        ? failure.getCause()
+        : failure;
   }
 
   /**
@@ -216,14 +266,16 @@ public final class GitHubApi {
    */
   private static String connectionCause(Throwable e) {
     Throwable cause = e;
-    while ((cause instanceof HttpException || cause instanceof GHException) && cause.getCause() != null) {
+    while ((cause instanceof HttpException || cause instanceof GHException)
+        && cause.getCause() != null) {
       cause = cause.getCause();
     }
     if (cause instanceof GitHubGaveUp gaveUp) {
       return gaveUp.summary();
     }
     String message = cause.getMessage();
-    return cause.getClass().getSimpleName() + (message == null || cause instanceof HttpException ? "" : ": " + message);
+    return cause.getClass().getSimpleName()
+        + (message == null || cause instanceof HttpException ? "" : ": " + message);
   }
 
   @FunctionalInterface

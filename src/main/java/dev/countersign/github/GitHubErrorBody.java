@@ -8,10 +8,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * GitHub's own words from an error body, in one line: its {@code message}, each
- * {@code errors[].message}, and the {@code documentation_url}. A body that is not GitHub's JSON
- * (a proxy's or load balancer's HTML page on a 502) is never quoted whole: only its title, if it
- * has one, and its size.
+ * GitHub's own words from an error body, in one line: its {@code message}, each {@code
+ * errors[].message}, and the {@code documentation_url}. A body that is not GitHub's JSON (a proxy's
+ * or load balancer's HTML page on a 502) is never quoted whole: only its title, if it has one, and
+ * its size.
  */
 final class GitHubErrorBody {
 
@@ -49,7 +49,11 @@ final class GitHubErrorBody {
     if (trimmed.startsWith("<") || trimmed.toLowerCase(Locale.ROOT).contains("<html")) {
       Matcher title = TITLE.matcher(trimmed);
       String name = title.find() ? " \"" + cap(oneLine(title.group(1))) + "\"" : "";
-      return "an HTML page" + name + " of " + body.length() + " characters instead of GitHub's JSON";
+      return "an HTML page"
+          + name
+          + " of "
+          + body.length()
+          + " characters instead of GitHub's JSON";
     }
     // Plain text (a connection message, a proxy's one-liner): short enough to be useful.
     return cap(oneLine(trimmed));

@@ -4,8 +4,8 @@ import org.kohsuke.github.HttpException;
 
 /**
  * {@link RetryingConnector} stopped retrying: the last answer was a server error or a rate limit,
- * or there was no answer. An {@link HttpException} so that hub4j passes it through unchanged
- * (and does not retry it again itself).
+ * or there was no answer. An {@link HttpException} so that hub4j passes it through unchanged (and
+ * does not retry it again itself).
  */
 final class GitHubGaveUp extends HttpException {
 
@@ -20,7 +20,13 @@ final class GitHubGaveUp extends HttpException {
    * @param summary GitHub's message ({@link GitHubErrorBody#summary}), or the connection failure
    * @param why the policy's reason for stopping
    */
-  GitHubGaveUp(GitHubRetryPolicy.Failure failure, int status, String summary, String why, String url, Throwable cause) {
+  GitHubGaveUp(
+      GitHubRetryPolicy.Failure failure,
+      int status,
+      String summary,
+      String why,
+      String url,
+      Throwable cause) {
     super(summary, status, summary, url, cause);
     this.failure = failure;
     this.summary = summary;

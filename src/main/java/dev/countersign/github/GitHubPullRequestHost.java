@@ -63,21 +63,36 @@ public final class GitHubPullRequestHost implements PullRequestHost {
    * A host with the standard retry policy on the system clock; for tests and callers without a
    * clock port. {@code sleeper} does every wait.
    */
-  public GitHubPullRequestHost(String apiUrl, String repositoryName, String token, Sleeper sleeper) {
-    this(new GitHubApi(apiUrl, repositoryName, token,
-        new GitHubRetryPolicy(Clock.systemUTC(), RandomGenerator.getDefault()), sleeper, line -> {}));
+  public GitHubPullRequestHost(
+      String apiUrl, String repositoryName, String token, Sleeper sleeper) {
+    this(
+        new GitHubApi(
+            apiUrl,
+            repositoryName,
+            token,
+            new GitHubRetryPolicy(Clock.systemUTC(), RandomGenerator.getDefault()),
+            sleeper,
+            line -> {}));
   }
 
   /** See {@link GitHubApi#fromEnvironment}. */
   public static GitHubPullRequestHost fromEnvironment(Env env, String token, Sleeper sleeper) {
     return new GitHubPullRequestHost(
-        env.getOrDefault("GITHUB_API_URL", DEFAULT_API_URL), env.get("GITHUB_REPOSITORY").orElse(null), token, sleeper);
+        env.getOrDefault("GITHUB_API_URL", DEFAULT_API_URL),
+        env.get("GITHUB_REPOSITORY").orElse(null),
+        token,
+        sleeper);
   }
 
   @Override
   public Optional<PullRequest> findOpen(String headBranch, String baseBranch) {
-    String operation = "looking for an open pull request from " + headBranch + " into " + baseBranch;
-    return api.call(operation, () -> findOnGitHub(headBranch, baseBranch, GHIssueState.OPEN, operation).stream().findFirst())
+    String operation =
+        "looking for an open pull request from " + headBranch + " into " + baseBranch;
+    return api.call(
+            operation,
+            () ->
+                findOnGitHub(headBranch, baseBranch, GHIssueState.OPEN, operation).stream()
+                    .findFirst())
         .map(pr -> api.call(operation, () -> toPullRequest(pr, labelNames(pr.getLabels()))));
   }
 
@@ -88,46 +103,72 @@ public final class GitHubPullRequestHost implements PullRequestHost {
     try {
       // maintainer_can_modify=false: it only means something for pull requests from forks, and
       // asking for it without the right to grant it is itself a 422.
-      created = api.repository(operation)
-          .createPullRequest(draft.title(), draft.head(), draft.base(), draft.body(), false, draft.draft());
+      created =
+          api.repository(operation)
+              .createPullRequest(
+                  draft.title(), draft.head(), draft.base(), draft.body(), false, draft.draft());
     } catch (HttpException e) {
       if (e.getResponseCode() != 422 || !String.valueOf(e.getMessage()).contains(ALREADY_EXISTS)) {
         throw api.translate(e, operation);
       }
       // A previous run (or a race) opened it: bring that one up to date instead, and say so.
       GHPullRequest existing =
-          api.call(operation, () -> findOnGitHub(draft.head(), draft.base(), GHIssueState.OPEN, operation).stream().findFirst())
-              .orElseThrow(() -> new RemoteProblem(
-                  "GitHub (HTTP 422) said a pull request already exists for " + draft.head()
-                      + " but lists none open into " + draft.base() + " while " + operation,
-                  "perhaps you should retry; GitHub's pull request list can lag", e));
+          api.call(
+                  operation,
+                  () ->
+                      findOnGitHub(draft.head(), draft.base(), GHIssueState.OPEN, operation)
+                          .stream()
+                          .findFirst())
+              .orElseThrow(
+                  () ->
+                      new RemoteProblem(
+                          "GitHub (HTTP 422) said a pull request already exists for "
+                              + draft.head()
+                              + " but lists none open into "
+                              + draft.base()
+                              + " while "
+                              + operation,
+                          "perhaps you should retry; GitHub's pull request list can lag",
+                          e));
       return updateOnGitHub(existing, draft).adopted(true);
     } catch (IOException | GHException e) {
       throw api.translate(e, operation);
     }
     List<String> warnings = new ArrayList<>();
     Set<String> labels = decorate(created, Set.of(), draft, warnings);
-    return new PullRequest(created.getNumber(), String.valueOf(created.getHtmlUrl()), draft.head(), draft.base(),
-        draft.title(), draft.body(), draft.draft(), labels, false, warnings);
+    return new PullRequest(
+        created.getNumber(),
+        String.valueOf(created.getHtmlUrl()),
+        draft.head(),
+        draft.base(),
+        draft.title(),
+        draft.body(),
+        draft.draft(),
+        labels,
+        false,
+        warnings);
   }
 
   @Override
   public PullRequest update(PullRequest existing, PullRequestDraft draft) {
     String operation = "reading pull request #" + existing.number();
-    GHPullRequest pr = api.call(operation, () -> api.repository(operation).getPullRequest(existing.number()));
+    GHPullRequest pr =
+        api.call(operation, () -> api.repository(operation).getPullRequest(existing.number()));
     return updateOnGitHub(pr, draft);
   }
 
   @Override
   public void close(PullRequest pullRequest) {
     String operation = "closing pull request #" + pullRequest.number();
-    api.call(operation, () -> {
-      GHPullRequest pr = api.repository(operation).getPullRequest(pullRequest.number());
-      if (pr.getState() != GHIssueState.CLOSED) {
-        pr.close();
-      }
-      return null;
-    });
+    api.call(
+        operation,
+        () -> {
+          GHPullRequest pr = api.repository(operation).getPullRequest(pullRequest.number());
+          if (pr.getState() != GHIssueState.CLOSED) {
+            pr.close();
+          }
+          return null;
+        });
   }
 
   @Override
@@ -148,15 +189,19 @@ public final class GitHubPullRequestHost implements PullRequestHost {
 
   @Override
   public boolean mergedAt(String headBranch, String baseBranch, String headCommit) {
-    String operation = "looking for a merged pull request from " + headBranch + " into " + baseBranch;
-    return api.call(operation, () -> {
-      for (GHPullRequest pr : findOnGitHub(headBranch, baseBranch, GHIssueState.CLOSED, operation)) {
-        if (pr.getMergedAt() != null && headCommit.equals(pr.getHead().getSha())) {
-          return true;
-        }
-      }
-      return false;
-    });
+    String operation =
+        "looking for a merged pull request from " + headBranch + " into " + baseBranch;
+    return api.call(
+        operation,
+        () -> {
+          for (GHPullRequest pr :
+              findOnGitHub(headBranch, baseBranch, GHIssueState.CLOSED, operation)) {
+            if (pr.getMergedAt() != null && headCommit.equals(pr.getHead().getSha())) {
+              return true;
+            }
+          }
+          return false;
+        });
   }
 
   @Override
@@ -170,79 +215,122 @@ public final class GitHubPullRequestHost implements PullRequestHost {
     }
   }
 
-  private List<GHPullRequest> findOnGitHub(String head, String base, GHIssueState state, String operation)
-      throws IOException {
+  private List<GHPullRequest> findOnGitHub(
+      String head, String base, GHIssueState state, String operation) throws IOException {
     // head() prefixes "owner:"; without the owner GitHub ignores the filter and lists every PR.
     List<GHPullRequest> found =
-        api.repository(operation).queryPullRequests().state(state).head(head).base(base).list().toList();
+        api.repository(operation)
+            .queryPullRequests()
+            .state(state)
+            .head(head)
+            .base(base)
+            .list()
+            .toList();
     return found.stream().filter(pr -> head.equals(pr.getHead().getRef())).toList();
   }
 
   private PullRequest updateOnGitHub(GHPullRequest pr, PullRequestDraft draft) {
     String operation = "updating pull request #" + pr.getNumber();
-    api.call(operation, () -> {
-      // Only send what differs, so a re-run over an unchanged promotion edits nothing and sends
-      // no notifications.
-      if (!draft.title().equals(pr.getTitle())) {
-        pr.setTitle(draft.title());
-      }
-      if (!draft.body().equals(Objects.toString(pr.getBody(), ""))) {
-        pr.setBody(draft.body());
-      }
-      return null;
-    });
+    api.call(
+        operation,
+        () -> {
+          // Only send what differs, so a re-run over an unchanged promotion edits nothing and sends
+          // no notifications.
+          if (!draft.title().equals(pr.getTitle())) {
+            pr.setTitle(draft.title());
+          }
+          if (!draft.body().equals(Objects.toString(pr.getBody(), ""))) {
+            pr.setBody(draft.body());
+          }
+          return null;
+        });
     List<String> warnings = new ArrayList<>();
     Set<String> labels = decorate(pr, labelNames(pr.getLabels()), draft, warnings);
-    return api.call(operation, () -> new PullRequest(pr.getNumber(), String.valueOf(pr.getHtmlUrl()),
-        pr.getHead().getRef(), pr.getBase().getRef(), draft.title(), draft.body(), pr.isDraft(), labels, false,
-        warnings));
+    return api.call(
+        operation,
+        () ->
+            new PullRequest(
+                pr.getNumber(),
+                String.valueOf(pr.getHtmlUrl()),
+                pr.getHead().getRef(),
+                pr.getBase().getRef(),
+                draft.title(),
+                draft.body(),
+                pr.isDraft(),
+                labels,
+                false,
+                warnings));
   }
 
   /**
    * Adds missing labels, assignees and review requests; returns the labels the pull request now
    * has. Each failure becomes one warning: the pull request exists whatever happens here.
    */
-  private Set<String> decorate(GHPullRequest pr, Set<String> present, PullRequestDraft draft, List<String> warnings) {
+  private Set<String> decorate(
+      GHPullRequest pr, Set<String> present, PullRequestDraft draft, List<String> warnings) {
     Set<String> labels = new TreeSet<>(present);
     List<String> missing = draft.labels().stream().filter(l -> !present.contains(l)).toList();
     if (!missing.isEmpty()) {
-      warnOnFailure(warnings, "adding labels " + missing + " to pull request #" + pr.getNumber(), operation -> {
-        List<GHLabel> now = retryingUnresolvedNode(operation, () -> pr.addLabels(missing.toArray(String[]::new)));
-        labels.addAll(labelNames(now));
-      });
+      warnOnFailure(
+          warnings,
+          "adding labels " + missing + " to pull request #" + pr.getNumber(),
+          operation -> {
+            List<GHLabel> now =
+                retryingUnresolvedNode(
+                    operation, () -> pr.addLabels(missing.toArray(String[]::new)));
+            labels.addAll(labelNames(now));
+          });
     }
     if (!draft.assignees().isEmpty()) {
-      warnOnFailure(warnings, "assigning " + draft.assignees() + " to pull request #" + pr.getNumber(), operation -> {
-        List<GHUser> users = users(draft.assignees(), operation);
-        retryingUnresolvedNode(operation, () -> {
-          pr.addAssignees(users);
-          return null;
-        });
-      });
+      warnOnFailure(
+          warnings,
+          "assigning " + draft.assignees() + " to pull request #" + pr.getNumber(),
+          operation -> {
+            List<GHUser> users = users(draft.assignees(), operation);
+            retryingUnresolvedNode(
+                operation,
+                () -> {
+                  pr.addAssignees(users);
+                  return null;
+                });
+          });
     }
     if (!draft.reviewers().isEmpty()) {
-      warnOnFailure(warnings, "requesting reviews from " + draft.reviewers() + " on pull request #" + pr.getNumber(),
+      warnOnFailure(
+          warnings,
+          "requesting reviews from " + draft.reviewers() + " on pull request #" + pr.getNumber(),
           operation -> {
             List<GHUser> users = users(draft.reviewers(), operation);
-            retryingUnresolvedNode(operation, () -> {
-              pr.requestReviewers(users);
-              return null;
-            });
+            retryingUnresolvedNode(
+                operation,
+                () -> {
+                  pr.requestReviewers(users);
+                  return null;
+                });
           });
     }
     if (!draft.teamReviewers().isEmpty()) {
-      warnOnFailure(warnings, "requesting reviews from teams " + draft.teamReviewers() + " on pull request #"
-          + pr.getNumber(), operation -> {
-            GHOrganization org = api.call(operation,
-                () -> api.github().getOrganization(api.repositoryName().split("/")[0]));
+      warnOnFailure(
+          warnings,
+          "requesting reviews from teams "
+              + draft.teamReviewers()
+              + " on pull request #"
+              + pr.getNumber(),
+          operation -> {
+            GHOrganization org =
+                api.call(
+                    operation,
+                    () -> api.github().getOrganization(api.repositoryName().split("/")[0]));
             List<GHTeam> teams = new ArrayList<>();
             for (String slug : draft.teamReviewers()) {
               teams.add(api.call(operation, () -> org.getTeamBySlug(slug)));
             }
-            retryingUnresolvedNode(operation, () -> {
-              pr.requestTeamReviewers(teams);
-              return null;
-            });
+            retryingUnresolvedNode(
+                operation,
+                () -> {
+                  pr.requestTeamReviewers(teams);
+                  return null;
+                });
           });
     }
     return labels;
@@ -256,7 +344,8 @@ public final class GitHubPullRequestHost implements PullRequestHost {
     return users;
   }
 
-  private static void warnOnFailure(List<String> warnings, String operation, java.util.function.Consumer<String> step) {
+  private static void warnOnFailure(
+      List<String> warnings, String operation, java.util.function.Consumer<String> step) {
     try {
       step.accept(operation);
     } catch (CountersignException e) {
@@ -288,9 +377,17 @@ public final class GitHubPullRequestHost implements PullRequestHost {
     }
   }
 
-  private static PullRequest toPullRequest(GHPullRequest pr, Set<String> labels) throws IOException {
-    return new PullRequest(pr.getNumber(), String.valueOf(pr.getHtmlUrl()), pr.getHead().getRef(),
-        pr.getBase().getRef(), pr.getTitle(), pr.getBody(), pr.isDraft(), labels);
+  private static PullRequest toPullRequest(GHPullRequest pr, Set<String> labels)
+      throws IOException {
+    return new PullRequest(
+        pr.getNumber(),
+        String.valueOf(pr.getHtmlUrl()),
+        pr.getHead().getRef(),
+        pr.getBase().getRef(),
+        pr.getTitle(),
+        pr.getBody(),
+        pr.isDraft(),
+        labels);
   }
 
   private static Set<String> labelNames(Collection<GHLabel> labels) {

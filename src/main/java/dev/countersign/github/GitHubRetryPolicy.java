@@ -12,21 +12,21 @@ import java.util.function.Function;
 import java.util.random.RandomGenerator;
 
 /**
- * The one rule for when a GitHub API request is sent again, shared by every call countersign
- * makes (pull requests, branches, the Git Data API). Pure: it decides, {@link RetryingConnector}
- * waits and resends.
+ * The one rule for when a GitHub API request is sent again, shared by every call countersign makes
+ * (pull requests, branches, the Git Data API). Pure: it decides, {@link RetryingConnector} waits
+ * and resends.
  *
  * <ul>
- *   <li><b>Server errors</b> (5xx) and <b>connection failures</b> are transient: up to
- *       {@link #attempts()} tries in all, with jittered exponential backoff (1 s, 2 s, ..., each
- *       times 0.5 to 1.5).
- *   <li><b>Rate limits</b> are recognised by status and headers, as GitHub documents them: 429;
- *       or 403 with {@code Retry-After}, {@code gh-limited-by}, {@code x-ratelimit-remaining: 0}
- *       or a message naming a rate limit. The wait is what GitHub asks for: {@code Retry-After}
- *       seconds, else until {@code x-ratelimit-reset} when no requests remain (the primary
- *       limit), else one minute (GitHub's advice for a secondary limit without
- *       {@code Retry-After}). A wait longer than {@link #longestWait()} is not waited: the call
- *       gives up at once, so a job never hangs for the rest of the hour.
+ *   <li><b>Server errors</b> (5xx) and <b>connection failures</b> are transient: up to {@link
+ *       #attempts()} tries in all, with jittered exponential backoff (1 s, 2 s, ..., each times 0.5
+ *       to 1.5).
+ *   <li><b>Rate limits</b> are recognised by status and headers, as GitHub documents them: 429; or
+ *       403 with {@code Retry-After}, {@code gh-limited-by}, {@code x-ratelimit-remaining: 0} or a
+ *       message naming a rate limit. The wait is what GitHub asks for: {@code Retry-After} seconds,
+ *       else until {@code x-ratelimit-reset} when no requests remain (the primary limit), else one
+ *       minute (GitHub's advice for a secondary limit without {@code Retry-After}). A wait longer
+ *       than {@link #longestWait()} is not waited: the call gives up at once, so a job never hangs
+ *       for the rest of the hour.
  *   <li>Everything else (2xx, 3xx, other 4xx) is final.
  * </ul>
  */
@@ -50,7 +50,8 @@ public final class GitHubRetryPolicy {
     this(clock, random, ATTEMPTS, LONGEST_WAIT);
   }
 
-  public GitHubRetryPolicy(Clock clock, RandomGenerator random, int attempts, Duration longestWait) {
+  public GitHubRetryPolicy(
+      Clock clock, RandomGenerator random, int attempts, Duration longestWait) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.random = Objects.requireNonNull(random, "random");
     if (attempts < 1) {
@@ -95,12 +96,19 @@ public final class GitHubRetryPolicy {
    * @param header reads a response header, case-insensitively; null when absent
    * @param message GitHub's {@code message} from the body, or empty
    */
-  public Decision afterResponse(int attempt, int status, Function<String, String> header, String message) {
+  public Decision afterResponse(
+      int attempt, int status, Function<String, String> header, String message) {
     if (isRateLimit(status, header, message)) {
       Duration wait = rateLimitWait(header);
       if (wait.compareTo(longestWait) > 0) {
-        return new GiveUp(Failure.RATE_LIMIT, "GitHub asks to wait " + seconds(wait)
-            + resetTime(header) + ", longer than the " + seconds(longestWait) + " countersign waits");
+        return new GiveUp(
+            Failure.RATE_LIMIT,
+            "GitHub asks to wait "
+                + seconds(wait)
+                + resetTime(header)
+                + ", longer than the "
+                + seconds(longestWait)
+                + " countersign waits");
       }
       if (attempt >= attempts) {
         return new GiveUp(Failure.RATE_LIMIT, "still limited after " + attempt + " tries");
@@ -123,8 +131,8 @@ public final class GitHubRetryPolicy {
   }
 
   /**
-   * True for GitHub's primary and secondary rate limits, by status and headers; the message is
-   * only a last resort for a 403 that carries none of the headers.
+   * True for GitHub's primary and secondary rate limits, by status and headers; the message is only
+   * a last resort for a 403 that carries none of the headers.
    */
   public static boolean isRateLimit(int status, Function<String, String> header, String message) {
     if (status == 429) {
@@ -146,7 +154,8 @@ public final class GitHubRetryPolicy {
         return Duration.ofSeconds(Math.max(0, Long.parseLong(retryAfter)));
       } catch (NumberFormatException notSeconds) {
         try {
-          Instant at = ZonedDateTime.parse(retryAfter, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+          Instant at =
+              ZonedDateTime.parse(retryAfter, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
           return nonNegative(Duration.between(clock.instant(), at));
         } catch (DateTimeParseException unreadable) {
           return SECONDARY_LIMIT_WAIT;
@@ -155,7 +164,8 @@ public final class GitHubRetryPolicy {
     }
     if ("0".equals(strip(header.apply("x-ratelimit-remaining")))) {
       try {
-        Instant reset = Instant.ofEpochSecond(Long.parseLong(strip(header.apply("x-ratelimit-reset"))));
+        Instant reset =
+            Instant.ofEpochSecond(Long.parseLong(strip(header.apply("x-ratelimit-reset"))));
         // One second past the reset: GitHub's clock and ours are not the same clock.
         return nonNegative(Duration.between(clock.instant(), reset)).plusSeconds(1);
       } catch (NumberFormatException | NullPointerException noReset) {
@@ -166,12 +176,14 @@ public final class GitHubRetryPolicy {
   }
 
   private static String resetTime(Function<String, String> header) {
-    if (header.apply("Retry-After") != null || !"0".equals(strip(header.apply("x-ratelimit-remaining")))) {
+    if (header.apply("Retry-After") != null
+        || !"0".equals(strip(header.apply("x-ratelimit-remaining")))) {
       return "";
     }
     try {
       return " (until the limit resets at "
-          + Instant.ofEpochSecond(Long.parseLong(strip(header.apply("x-ratelimit-reset")))) + ")";
+          + Instant.ofEpochSecond(Long.parseLong(strip(header.apply("x-ratelimit-reset"))))
+          + ")";
     } catch (NumberFormatException | NullPointerException noReset) {
       return "";
     }

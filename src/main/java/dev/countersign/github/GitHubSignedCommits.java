@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.SortedSet;
 import org.kohsuke.github.GHException;
 import org.kohsuke.github.GHFileNotFoundException;
 import org.kohsuke.github.GHRef;
@@ -28,24 +27,24 @@ import org.kohsuke.github.HttpException;
  * workspace's.
  *
  * <p>A push of HEAD becomes: one blob per written file ({@code POST /git/blobs}), a tree on the
- * parent's tree with the writes and the deletions ({@code sha: null}), in chunks of
- * {@value #TREE_CHUNK} entries ({@code POST /git/trees}), a commit with HEAD's message (trailers
- * included) and parent and no author or committer, which is what lets GitHub sign it
- * ({@code POST /git/commits}), then the ref update:
+ * parent's tree with the writes and the deletions ({@code sha: null}), in chunks of {@value
+ * #TREE_CHUNK} entries ({@code POST /git/trees}), a commit with HEAD's message (trailers included)
+ * and parent and no author or committer, which is what lets GitHub sign it ({@code POST
+ * /git/commits}), then the ref update:
  *
  * <ul>
- *   <li>{@link #push}: fast-forward only ({@code force: false}); GitHub's 422 "Update is not a
- *       fast forward" is {@link PushOutcome.Rejected}, so callers fetch, recompute and retry as
- *       they do for a rejected git push; a protected branch's refusal is {@link PushOutcome.Refused};
- *   <li>{@link #pushWithLease}: for countersign's own branch, forced, after checking the branch
- *       is still where the caller saw it (the REST API has no compare-and-swap, so the check and
- *       the update are two requests).
+ *   <li>{@link #push}: fast-forward only ({@code force: false}); GitHub's 422 "Update is not a fast
+ *       forward" is {@link PushOutcome.Rejected}, so callers fetch, recompute and retry as they do
+ *       for a rejected git push; a protected branch's refusal is {@link PushOutcome.Refused};
+ *   <li>{@link #pushWithLease}: for countersign's own branch, forced, after checking the branch is
+ *       still where the caller saw it (the REST API has no compare-and-swap, so the check and the
+ *       update are two requests).
  * </ul>
  *
- * <p>Afterwards the new commit is fetched and HEAD moved to it (same tree), so the checkout is
- * what the remote has. Trade-offs: GitHub shows the token's identity (the App, or
- * {@code github-actions[bot]}) as author and committer; files go through the API (GitHub's blob
- * limit is 100 MB; symbolic links and executable bits are not made).
+ * <p>Afterwards the new commit is fetched and HEAD moved to it (same tree), so the checkout is what
+ * the remote has. Trade-offs: GitHub shows the token's identity (the App, or {@code
+ * github-actions[bot]}) as author and committer; files go through the API (GitHub's blob limit is
+ * 100 MB; symbolic links and executable bits are not made).
  */
 public final class GitHubSignedCommits implements GitWorkspace {
 
@@ -62,7 +61,8 @@ public final class GitHubSignedCommits implements GitWorkspace {
   @Override
   public PushOutcome push(GitRemote remote, String branch) {
     CommitContent content = local.commitContent(local.headCommitId());
-    String operation = "committing " + abbreviate(content.id()) + " to " + branch + " through GitHub's API";
+    String operation =
+        "committing " + abbreviate(content.id()) + " to " + branch + " through GitHub's API";
     String made = create(content, operation);
     try {
       GHRepository repository = api.repository(operation);
@@ -85,15 +85,19 @@ public final class GitHubSignedCommits implements GitWorkspace {
   }
 
   @Override
-  public PushOutcome pushWithLease(GitRemote remote, String branch, Optional<String> expectedRemoteId) {
+  public PushOutcome pushWithLease(
+      GitRemote remote, String branch, Optional<String> expectedRemoteId) {
     CommitContent content = local.commitContent(local.headCommitId());
-    String operation = "committing " + abbreviate(content.id()) + " to " + branch + " through GitHub's API";
+    String operation =
+        "committing " + abbreviate(content.id()) + " to " + branch + " through GitHub's API";
     try {
       GHRepository repository = api.repository(operation);
       Optional<GHRef> ref = ref(repository, branch);
       Optional<String> current = ref.map(r -> r.getObject().getSha());
       if (!current.equals(expectedRemoteId)) {
-        return new PushOutcome.Rejected(branch, "REJECTED_REMOTE_CHANGED",
+        return new PushOutcome.Rejected(
+            branch,
+            "REJECTED_REMOTE_CHANGED",
             "it is at " + current.map(GitHubSignedCommits::abbreviate).orElse("nothing (deleted)"));
       }
       String made = create(content, operation);
@@ -116,30 +120,40 @@ public final class GitHubSignedCommits implements GitWorkspace {
 
   /** Blobs, trees and the commit; returns the new commit's id. */
   private String create(CommitContent content, String operation) {
-    return api.call(operation, () -> {
-      GHRepository repository = api.repository(operation);
-      List<Map.Entry<String, Optional<String>>> entries = new ArrayList<>();
-      ChangeSet changes = content.changes();
-      for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
-        String blob = repository.createBlob().binaryContent(write.getValue()).create().getSha();
-        entries.add(Map.entry(write.getKey(), Optional.of(blob)));
-      }
-      changes.deletes().forEach(path -> entries.add(Map.entry(path, Optional.empty())));
-      String tree = content.parentTree();
-      for (int from = 0; from < entries.size(); from += TREE_CHUNK) {
-        GHTreeBuilder builder = repository.createTree().baseTree(tree);
-        for (Map.Entry<String, Optional<String>> entry : entries.subList(from, Math.min(entries.size(), from + TREE_CHUNK))) {
-          if (entry.getValue().isPresent()) {
-            builder.shaEntry(entry.getKey(), entry.getValue().get(), false);
-          } else {
-            builder.delete(entry.getKey());
+    return api.call(
+        operation,
+        () -> {
+          GHRepository repository = api.repository(operation);
+          List<Map.Entry<String, Optional<String>>> entries = new ArrayList<>();
+          ChangeSet changes = content.changes();
+          for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
+            String blob = repository.createBlob().binaryContent(write.getValue()).create().getSha();
+            entries.add(Map.entry(write.getKey(), Optional.of(blob)));
           }
-        }
-        tree = builder.create().getSha();
-      }
-      // No author() or committer(): GitHub signs only commits it attributes to the token itself.
-      return repository.createCommit().message(content.message()).tree(tree).parent(content.parent()).create().getSHA1();
-    });
+          changes.deletes().forEach(path -> entries.add(Map.entry(path, Optional.empty())));
+          String tree = content.parentTree();
+          for (int from = 0; from < entries.size(); from += TREE_CHUNK) {
+            GHTreeBuilder builder = repository.createTree().baseTree(tree);
+            for (Map.Entry<String, Optional<String>> entry :
+                entries.subList(from, Math.min(entries.size(), from + TREE_CHUNK))) {
+              if (entry.getValue().isPresent()) {
+                builder.shaEntry(entry.getKey(), entry.getValue().get(), false);
+              } else {
+                builder.delete(entry.getKey());
+              }
+            }
+            tree = builder.create().getSha();
+          }
+          // No author() or committer(): GitHub signs only commits it attributes to the token
+          // itself.
+          return repository
+              .createCommit()
+              .message(content.message())
+              .tree(tree)
+              .parent(content.parent())
+              .create()
+              .getSHA1();
+        });
   }
 
   private static Optional<GHRef> ref(GHRepository repository, String branch) throws IOException {
@@ -154,15 +168,26 @@ public final class GitHubSignedCommits implements GitWorkspace {
    * GitHub's answers to a ref update that are results, not failures: a lost race ({@code rejected},
    * worth a fetch and retry) or the branch's rules ({@link PushOutcome.Refused}).
    */
-  private static Optional<PushOutcome> refusal(HttpException e, String branch, String rejectedStatus) {
+  private static Optional<PushOutcome> refusal(
+      HttpException e, String branch, String rejectedStatus) {
     String message = GitHubApi.detail(e);
     String lower = message.toLowerCase(java.util.Locale.ROOT);
-    if (e.getResponseCode() == 422 && (lower.contains("fast forward") || lower.contains("already exists"))) {
+    if (e.getResponseCode() == 422
+        && (lower.contains("fast forward") || lower.contains("already exists"))) {
       return Optional.of(new PushOutcome.Rejected(branch, rejectedStatus, message));
     }
     if (e.getResponseCode() == 409 || e.getResponseCode() == 422) {
-      return Optional.of(new PushOutcome.Refused(branch,
-          "GitHub refused the update of refs/heads/" + branch + " (HTTP " + e.getResponseCode() + ": " + message + ")", ""));
+      return Optional.of(
+          new PushOutcome.Refused(
+              branch,
+              "GitHub refused the update of refs/heads/"
+                  + branch
+                  + " (HTTP "
+                  + e.getResponseCode()
+                  + ": "
+                  + message
+                  + ")",
+              ""));
     }
     return Optional.empty();
   }

@@ -32,7 +32,11 @@ final class RetryingConnector implements GitHubConnector {
   private final Sleeper sleeper;
   private final Consumer<String> notices;
 
-  RetryingConnector(GitHubConnector delegate, GitHubRetryPolicy policy, Sleeper sleeper, Consumer<String> notices) {
+  RetryingConnector(
+      GitHubConnector delegate,
+      GitHubRetryPolicy policy,
+      Sleeper sleeper,
+      Consumer<String> notices) {
     this.delegate = delegate;
     this.policy = policy;
     this.sleeper = sleeper;
@@ -49,11 +53,17 @@ final class RetryingConnector implements GitHubConnector {
         response = delegate.send(request);
       } catch (IOException noAnswer) {
         GitHubRetryPolicy.Decision decision = policy.afterConnectionFailure(attempt);
-        String cause = noAnswer.getClass().getSimpleName()
-            + (noAnswer.getMessage() == null ? "" : ": " + noAnswer.getMessage());
+        String cause =
+            noAnswer.getClass().getSimpleName()
+                + (noAnswer.getMessage() == null ? "" : ": " + noAnswer.getMessage());
         if (decision instanceof GitHubRetryPolicy.GiveUp giveUp) {
-          throw new GitHubGaveUp(giveUp.failure(), -1, noAnswer.getClass().getSimpleName(), giveUp.why(),
-              request.url().toString(), noAnswer);
+          throw new GitHubGaveUp(
+              giveUp.failure(),
+              -1,
+              noAnswer.getClass().getSimpleName(),
+              giveUp.why(),
+              request.url().toString(),
+              noAnswer);
         }
         wait((GitHubRetryPolicy.Retry) decision, what + " got no answer (" + cause + ")", attempt);
         continue;
@@ -73,22 +83,38 @@ final class RetryingConnector implements GitHubConnector {
         return new Buffered(request, status, response.allHeaders(), body);
       }
       if (decision instanceof GitHubRetryPolicy.GiveUp giveUp) {
-        throw new GitHubGaveUp(giveUp.failure(), status, GitHubErrorBody.summary(text), giveUp.why(),
-            request.url().toString(), null);
+        throw new GitHubGaveUp(
+            giveUp.failure(),
+            status,
+            GitHubErrorBody.summary(text),
+            giveUp.why(),
+            request.url().toString(),
+            null);
       }
-      wait((GitHubRetryPolicy.Retry) decision, what + " answered HTTP " + status + " (" + GitHubErrorBody.summary(text) + ")",
+      wait(
+          (GitHubRetryPolicy.Retry) decision,
+          what + " answered HTTP " + status + " (" + GitHubErrorBody.summary(text) + ")",
           attempt);
     }
   }
 
   private void wait(GitHubRetryPolicy.Retry retry, String what, int attempt) throws IOException {
-    notices.accept("GitHub: " + what + "; trying again in " + retry.delay().toMillis() + " ms (try "
-        + (attempt + 1) + " of " + policy.attempts() + ")");
+    notices.accept(
+        "GitHub: "
+            + what
+            + "; trying again in "
+            + retry.delay().toMillis()
+            + " ms (try "
+            + (attempt + 1)
+            + " of "
+            + policy.attempts()
+            + ")");
     try {
       sleeper.sleep(retry.delay());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      InterruptedIOException interrupted = new InterruptedIOException("interrupted while waiting to retry " + what);
+      InterruptedIOException interrupted =
+          new InterruptedIOException("interrupted while waiting to retry " + what);
       interrupted.initCause(e);
       throw interrupted;
     }
@@ -106,7 +132,11 @@ final class RetryingConnector implements GitHubConnector {
   private static final class Buffered extends GitHubConnectorResponse {
     private final byte[] body;
 
-    Buffered(GitHubConnectorRequest request, int status, Map<String, List<String>> headers, byte[] body) {
+    Buffered(
+        GitHubConnectorRequest request,
+        int status,
+        Map<String, List<String>> headers,
+        byte[] body) {
       super(request, status, headers);
       this.body = body;
     }
@@ -121,7 +151,8 @@ final class RetryingConnector implements GitHubConnector {
   }
 
   /** A request whose body can be sent more than once. */
-  private record Replayable(GitHubConnectorRequest request, byte[] bytes) implements GitHubConnectorRequest {
+  private record Replayable(GitHubConnectorRequest request, byte[] bytes)
+      implements GitHubConnectorRequest {
 
     static GitHubConnectorRequest of(GitHubConnectorRequest request) throws IOException {
       // hub4j's own requests hand out a fresh stream over their bytes on every body() call, and

@@ -6,8 +6,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One {@code admissionregistration.k8s.io/v1} ValidatingAdmissionPolicy, reduced to what an
- * offline check of manifests needs. Built by {@link AdmissionPolicyLoader}.
+ * One {@code admissionregistration.k8s.io/v1} ValidatingAdmissionPolicy, reduced to what an offline
+ * check of manifests needs. Built by {@link AdmissionPolicyLoader}.
  *
  * @param name {@code metadata.name}
  * @param source the file it came from, relative to the repository
@@ -52,8 +52,8 @@ public record AdmissionPolicy(
   }
 
   /**
-   * A rule of {@code resourceRules}. {@code "*"} matches anything; {@code resourceNames} narrows
-   * by object name when not empty.
+   * A rule of {@code resourceRules}. {@code "*"} matches anything; {@code resourceNames} narrows by
+   * object name when not empty.
    */
   public record ResourceRule(
       List<String> apiGroups,
@@ -89,5 +89,10 @@ public record AdmissionPolicy(
    * @param index position in the list, used in rule ids
    */
   public record Validation(
-      int index, String expression, Optional<String> message, Optional<String> messageExpression, Optional<String> reason, int line) {}
+      int index,
+      String expression,
+      Optional<String> message,
+      Optional<String> messageExpression,
+      Optional<String> reason,
+      int line) {}
 }

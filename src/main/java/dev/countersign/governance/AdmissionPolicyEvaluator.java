@@ -41,15 +41,15 @@ import java.util.regex.PatternSyntaxException;
  * <p>Per object and policy: {@code matchConstraints.resourceRules} (kind mapped to its resource
  * name by {@link ResourceNames}), {@code excludeResourceRules}, {@code objectSelector} (on the
  * object's labels; {@code namespaceSelector} is treated as matching because there is no namespace
- * object offline), then every {@code matchConditions} expression must be true, then each
- * validation must evaluate to true. The CEL environment has {@code object}, {@code oldObject}
- * (null), {@code request} (a minimal CREATE request), {@code params}, {@code namespaceObject}
- * (null) and {@code variables}; the standard macros, the strings, sets and optional extensions,
- * and Kubernetes' regex functions {@code find}/{@code findAll}. {@code authorizer} is not
- * available offline: expressions using it are reported as not compiling.
+ * object offline), then every {@code matchConditions} expression must be true, then each validation
+ * must evaluate to true. The CEL environment has {@code object}, {@code oldObject} (null), {@code
+ * request} (a minimal CREATE request), {@code params}, {@code namespaceObject} (null) and {@code
+ * variables}; the standard macros, the strings, sets and optional extensions, and Kubernetes' regex
+ * functions {@code find}/{@code findAll}. {@code authorizer} is not available offline: expressions
+ * using it are reported as not compiling.
  *
- * <p>All expressions are compiled once, in the constructor; those that do not compile are
- * reported by {@link #policyProblems()} and skipped afterwards. Immutable and thread-safe.
+ * <p>All expressions are compiled once, in the constructor; those that do not compile are reported
+ * by {@link #policyProblems()} and skipped afterwards. Immutable and thread-safe.
  */
 public final class AdmissionPolicyEvaluator {
 
@@ -65,7 +65,8 @@ public final class AdmissionPolicyEvaluator {
    * @param params the parameter object for policies that declare {@code paramKind}; when empty
    *     {@code params} is null
    */
-  public AdmissionPolicyEvaluator(List<AdmissionPolicy> policies, Optional<Map<String, Object>> params) {
+  public AdmissionPolicyEvaluator(
+      List<AdmissionPolicy> policies, Optional<Map<String, Object>> params) {
     Cel cel = newCel();
     List<CompiledPolicy> compiled = new ArrayList<>();
     List<PolicyFinding> problems = new ArrayList<>();
@@ -95,7 +96,8 @@ public final class AdmissionPolicyEvaluator {
    * @param lineOf source line of a dotted field path; {@code ""} gives the document's line
    * @return findings in policy order, empty when everything passed or nothing matched
    */
-  public List<PolicyFinding> evaluate(Path file, Map<String, Object> object, ToIntFunction<String> lineOf) {
+  public List<PolicyFinding> evaluate(
+      Path file, Map<String, Object> object, ToIntFunction<String> lineOf) {
     ObjectCoordinates coordinates = ObjectCoordinates.of(object);
     Map<String, Object> activation = new HashMap<>();
     activation.put("object", CelValues.toCel(object));
@@ -125,7 +127,13 @@ public final class AdmissionPolicyEvaluator {
     private final List<PolicyFinding> findings;
     private final Map<String, String> variableErrors = new LinkedHashMap<>();
 
-    Run(CompiledPolicy compiled, Path file, int line, String object, Map<String, Object> activation, List<PolicyFinding> findings) {
+    Run(
+        CompiledPolicy compiled,
+        Path file,
+        int line,
+        String object,
+        Map<String, Object> activation,
+        List<PolicyFinding> findings) {
       this.compiled = compiled;
       this.policy = compiled.policy();
       this.file = file;
@@ -145,13 +153,20 @@ public final class AdmissionPolicyEvaluator {
         try {
           result = eval(condition.program(), activation);
         } catch (CelEvaluationException e) {
-          report(PolicyFinding.WHOLE_POLICY, errorSeverity(),
+          report(
+              PolicyFinding.WHOLE_POLICY,
+              errorSeverity(),
               "matchCondition '" + condition.name() + "' resulted in error: " + describe(e));
           return;
         }
         if (!(result instanceof Boolean)) {
-          report(PolicyFinding.WHOLE_POLICY, errorSeverity(),
-              "matchCondition '" + condition.name() + "' must evaluate to bool, got " + typeName(result));
+          report(
+              PolicyFinding.WHOLE_POLICY,
+              errorSeverity(),
+              "matchCondition '"
+                  + condition.name()
+                  + "' must evaluate to bool, got "
+                  + typeName(result));
           return;
         }
         if (!(Boolean) result) {
@@ -164,7 +179,10 @@ public final class AdmissionPolicyEvaluator {
       }
     }
 
-    /** Kubernetes evaluates variables lazily; here eagerly, keeping errors for the validations that use them. */
+    /**
+     * Kubernetes evaluates variables lazily; here eagerly, keeping errors for the validations that
+     * use them.
+     */
     private Map<String, Object> evaluateVariables() {
       Map<String, Object> variables = new LinkedHashMap<>();
       for (CompiledExpression variable : compiled.variables()) {
@@ -191,13 +209,23 @@ public final class AdmissionPolicyEvaluator {
       try {
         result = eval(compiledValidation.program(), activation);
       } catch (CelEvaluationException e) {
-        report(validation.index(), errorSeverity(),
-            "expression '" + validation.expression() + "' resulted in error: " + explain(validation.expression(), e));
+        report(
+            validation.index(),
+            errorSeverity(),
+            "expression '"
+                + validation.expression()
+                + "' resulted in error: "
+                + explain(validation.expression(), e));
         return;
       }
       if (!(result instanceof Boolean)) {
-        report(validation.index(), errorSeverity(),
-            "expression '" + validation.expression() + "' must evaluate to bool, got " + typeName(result));
+        report(
+            validation.index(),
+            errorSeverity(),
+            "expression '"
+                + validation.expression()
+                + "' must evaluate to bool, got "
+                + typeName(result));
         return;
       }
       if (!(Boolean) result) {
@@ -205,7 +233,10 @@ public final class AdmissionPolicyEvaluator {
       }
     }
 
-    /** Kubernetes: messageExpression wins when it yields a non-blank string, then message, then a default. */
+    /**
+     * Kubernetes: messageExpression wins when it yields a non-blank string, then message, then a
+     * default.
+     */
     private String failureMessage(CompiledValidation compiledValidation) {
       Validation validation = compiledValidation.validation();
       if (compiledValidation.messageProgram() != null) {
@@ -218,7 +249,10 @@ public final class AdmissionPolicyEvaluator {
           // As in Kubernetes: fall back to message as if messageExpression were unset.
         }
       }
-      return validation.message().filter(m -> !m.isBlank()).orElse("failed expression: " + validation.expression());
+      return validation
+          .message()
+          .filter(m -> !m.isBlank())
+          .orElse("failed expression: " + validation.expression());
     }
 
     private String explain(String expression, CelEvaluationException e) {
@@ -240,10 +274,11 @@ public final class AdmissionPolicyEvaluator {
   }
 
   /**
-   * cel-java signals evaluation errors with CelEvaluationException, but a few paths (conversions
-   * of unusual values) throw unchecked exceptions; both are a failed expression, not a crash.
+   * cel-java signals evaluation errors with CelEvaluationException, but a few paths (conversions of
+   * unusual values) throw unchecked exceptions; both are a failed expression, not a crash.
    */
-  private static Object eval(Program program, Map<String, Object> activation) throws CelEvaluationException {
+  private static Object eval(Program program, Map<String, Object> activation)
+      throws CelEvaluationException {
     try {
       return program.eval(activation);
     } catch (RuntimeException e) {
@@ -251,25 +286,65 @@ public final class AdmissionPolicyEvaluator {
     }
   }
 
-  private static CompiledPolicy compile(Cel cel, AdmissionPolicy policy, List<PolicyFinding> problems) {
+  private static CompiledPolicy compile(
+      Cel cel, AdmissionPolicy policy, List<PolicyFinding> problems) {
     boolean uncompilableCondition = false;
     List<CompiledExpression> conditions = new ArrayList<>();
     for (NamedExpression condition : policy.matchConditions()) {
-      Program program = program(cel, policy, condition.expression(), condition.line(), SimpleType.BOOL, "matchCondition '" + condition.name() + "'", PolicyFinding.WHOLE_POLICY, problems);
+      Program program =
+          program(
+              cel,
+              policy,
+              condition.expression(),
+              condition.line(),
+              SimpleType.BOOL,
+              "matchCondition '" + condition.name() + "'",
+              PolicyFinding.WHOLE_POLICY,
+              problems);
       uncompilableCondition |= program == null;
       conditions.add(new CompiledExpression(condition.name(), program));
     }
     List<CompiledExpression> variables = new ArrayList<>();
     for (NamedExpression variable : policy.variables()) {
-      variables.add(new CompiledExpression(variable.name(),
-          program(cel, policy, variable.expression(), variable.line(), null, "variable '" + variable.name() + "'", PolicyFinding.WHOLE_POLICY, problems)));
+      variables.add(
+          new CompiledExpression(
+              variable.name(),
+              program(
+                  cel,
+                  policy,
+                  variable.expression(),
+                  variable.line(),
+                  null,
+                  "variable '" + variable.name() + "'",
+                  PolicyFinding.WHOLE_POLICY,
+                  problems)));
     }
     List<CompiledValidation> validations = new ArrayList<>();
     for (Validation validation : policy.validations()) {
-      Program program = program(cel, policy, validation.expression(), validation.line(), SimpleType.BOOL, "validation " + validation.index(), validation.index(), problems);
+      Program program =
+          program(
+              cel,
+              policy,
+              validation.expression(),
+              validation.line(),
+              SimpleType.BOOL,
+              "validation " + validation.index(),
+              validation.index(),
+              problems);
       Program message =
-          validation.messageExpression()
-              .map(expression -> program(cel, policy, expression, validation.line(), SimpleType.STRING, "messageExpression of validation " + validation.index(), validation.index(), problems))
+          validation
+              .messageExpression()
+              .map(
+                  expression ->
+                      program(
+                          cel,
+                          policy,
+                          expression,
+                          validation.line(),
+                          SimpleType.STRING,
+                          "messageExpression of validation " + validation.index(),
+                          validation.index(),
+                          problems))
               .orElse(null);
       validations.add(new CompiledValidation(validation, program, message));
     }
@@ -278,7 +353,14 @@ public final class AdmissionPolicyEvaluator {
 
   /** Compiles one expression, or records a problem and returns null. */
   private static Program program(
-      Cel cel, AdmissionPolicy policy, String expression, int line, CelType expected, String what, int index, List<PolicyFinding> problems) {
+      Cel cel,
+      AdmissionPolicy policy,
+      String expression,
+      int line,
+      CelType expected,
+      String what,
+      int index,
+      List<PolicyFinding> problems) {
     CelValidationResult result = cel.compile(expression);
     try {
       if (result.hasError()) {
@@ -287,28 +369,56 @@ public final class AdmissionPolicyEvaluator {
       CelAbstractSyntaxTree ast = result.getAst();
       CelType type = ast.getResultType();
       if (expected != null && !type.equals(expected) && !type.equals(SimpleType.DYN)) {
-        problems.add(policyProblem(policy, line, index,
-            what + " '" + expression + "' must evaluate to " + expected.name() + ", but evaluates to " + type.name()));
+        problems.add(
+            policyProblem(
+                policy,
+                line,
+                index,
+                what
+                    + " '"
+                    + expression
+                    + "' must evaluate to "
+                    + expected.name()
+                    + ", but evaluates to "
+                    + type.name()));
         return null;
       }
       return cel.createProgram(ast);
     } catch (CelValidationException e) {
-      problems.add(policyProblem(policy, line, index,
-          what + " '" + expression + "' does not compile: " + firstErrors(result)));
+      problems.add(
+          policyProblem(
+              policy,
+              line,
+              index,
+              what + " '" + expression + "' does not compile: " + firstErrors(result)));
       return null;
     } catch (CelEvaluationException e) {
-      problems.add(policyProblem(policy, line, index, what + " '" + expression + "' cannot be planned: " + e.getMessage()));
+      problems.add(
+          policyProblem(
+              policy,
+              line,
+              index,
+              what + " '" + expression + "' cannot be planned: " + e.getMessage()));
       return null;
     }
   }
 
-  private static PolicyFinding policyProblem(AdmissionPolicy policy, int line, int index, String message) {
-    return new PolicyFinding(policy.source(), line > 0 ? line : policy.line(), policy.name(), index, "", message, Severity.ERROR);
+  private static PolicyFinding policyProblem(
+      AdmissionPolicy policy, int line, int index, String message) {
+    return new PolicyFinding(
+        policy.source(),
+        line > 0 ? line : policy.line(),
+        policy.name(),
+        index,
+        "",
+        message,
+        Severity.ERROR);
   }
 
   /** The first error only: later ones usually cascade from it (each undeclared member call). */
   private static String firstErrors(CelValidationResult result) {
-    String first = result.getErrors().isEmpty() ? "unknown error" : result.getErrors().get(0).getMessage();
+    String first =
+        result.getErrors().isEmpty() ? "unknown error" : result.getErrors().get(0).getMessage();
     if (first.contains("'authorizer'")) {
       first += "; authorizer checks need a cluster and are not available offline";
     }
@@ -318,7 +428,9 @@ public final class AdmissionPolicyEvaluator {
   private static String describe(CelEvaluationException e) {
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     // cel-java prefixes "evaluation error at <input>:OFFSET: "; the expression is quoted already.
-    return message.replaceFirst("^evaluation error at <input>:\\d+: ", "").replaceFirst("^evaluation error: ", "");
+    return message
+        .replaceFirst("^evaluation error at <input>:\\d+: ", "")
+        .replaceFirst("^evaluation error: ", "");
   }
 
   private static String typeName(Object value) {
@@ -354,8 +466,10 @@ public final class AdmissionPolicyEvaluator {
     return CelFactory.standardCelBuilder()
         .setOptions(options)
         .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
-        .addCompilerLibraries(CelExtensions.strings(), CelExtensions.sets(options), CelExtensions.optional())
-        .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.sets(options), CelExtensions.optional())
+        .addCompilerLibraries(
+            CelExtensions.strings(), CelExtensions.sets(options), CelExtensions.optional())
+        .addRuntimeLibraries(
+            CelExtensions.strings(), CelExtensions.sets(options), CelExtensions.optional())
         .addVar("object", SimpleType.DYN)
         .addVar("oldObject", SimpleType.DYN)
         .addVar("request", SimpleType.DYN)
@@ -364,18 +478,39 @@ public final class AdmissionPolicyEvaluator {
         .addVar("variables", dynMap)
         .addFunctionDeclarations(
             CelFunctionDecl.newFunctionDeclaration(
-                "find", CelOverloadDecl.newMemberOverload("string_find_string", SimpleType.STRING, SimpleType.STRING, SimpleType.STRING)),
+                "find",
+                CelOverloadDecl.newMemberOverload(
+                    "string_find_string", SimpleType.STRING, SimpleType.STRING, SimpleType.STRING)),
             CelFunctionDecl.newFunctionDeclaration(
                 "findAll",
-                CelOverloadDecl.newMemberOverload("string_find_all_string", ListType.create(SimpleType.STRING), SimpleType.STRING, SimpleType.STRING),
-                CelOverloadDecl.newMemberOverload("string_find_all_string_int", ListType.create(SimpleType.STRING), SimpleType.STRING, SimpleType.STRING, SimpleType.INT)))
+                CelOverloadDecl.newMemberOverload(
+                    "string_find_all_string",
+                    ListType.create(SimpleType.STRING),
+                    SimpleType.STRING,
+                    SimpleType.STRING),
+                CelOverloadDecl.newMemberOverload(
+                    "string_find_all_string_int",
+                    ListType.create(SimpleType.STRING),
+                    SimpleType.STRING,
+                    SimpleType.STRING,
+                    SimpleType.INT)))
         .addFunctionBindings(
-            CelFunctionBinding.from("string_find_string", String.class, String.class, (text, regex) -> {
-              Matcher matcher = pattern(regex).matcher(text);
-              return matcher.find() ? matcher.group() : "";
-            }),
-            CelFunctionBinding.from("string_find_all_string", String.class, String.class, (text, regex) -> findAll(text, regex, -1)),
-            CelFunctionBinding.from("string_find_all_string_int", List.of(String.class, String.class, Long.class),
+            CelFunctionBinding.from(
+                "string_find_string",
+                String.class,
+                String.class,
+                (text, regex) -> {
+                  Matcher matcher = pattern(regex).matcher(text);
+                  return matcher.find() ? matcher.group() : "";
+                }),
+            CelFunctionBinding.from(
+                "string_find_all_string",
+                String.class,
+                String.class,
+                (text, regex) -> findAll(text, regex, -1)),
+            CelFunctionBinding.from(
+                "string_find_all_string_int",
+                List.of(String.class, String.class, Long.class),
                 args -> findAll((String) args[0], (String) args[1], (Long) args[2])))
         .build();
   }
@@ -384,11 +519,13 @@ public final class AdmissionPolicyEvaluator {
     try {
       return Pattern.compile(regex);
     } catch (PatternSyntaxException e) {
-      throw new CelEvaluationException("invalid regular expression '" + regex + "': " + e.getDescription(), e);
+      throw new CelEvaluationException(
+          "invalid regular expression '" + regex + "': " + e.getDescription(), e);
     }
   }
 
-  private static List<String> findAll(String text, String regex, long limit) throws CelEvaluationException {
+  private static List<String> findAll(String text, String regex, long limit)
+      throws CelEvaluationException {
     Matcher matcher = pattern(regex).matcher(text);
     List<String> matches = new ArrayList<>();
     while ((limit < 0 || matches.size() < limit) && matcher.find()) {
@@ -399,7 +536,8 @@ public final class AdmissionPolicyEvaluator {
 
   private record CompiledExpression(String name, Program program) {}
 
-  private record CompiledValidation(Validation validation, Program program, Program messageProgram) {}
+  private record CompiledValidation(
+      Validation validation, Program program, Program messageProgram) {}
 
   private record CompiledPolicy(
       AdmissionPolicy policy,
@@ -417,7 +555,13 @@ public final class AdmissionPolicyEvaluator {
 
   /** Group, version, kind, resource, name and labels of one object, as admission sees them. */
   private record ObjectCoordinates(
-      String group, String version, String kind, String resource, String name, String namespace, Map<String, String> labels) {
+      String group,
+      String version,
+      String kind,
+      String resource,
+      String name,
+      String namespace,
+      Map<String, String> labels) {
 
     static ObjectCoordinates of(Map<String, Object> object) {
       ManifestDocument document = new ManifestDocument(object);
@@ -429,8 +573,13 @@ public final class AdmissionPolicyEvaluator {
         map.forEach((k, v) -> labels.put(String.valueOf(k), String.valueOf(v)));
       }
       return new ObjectCoordinates(
-          document.group(), version, document.kind(), ResourceNames.pluralOf(document.kind()),
-          document.name(), document.namespace().orElse(""), labels);
+          document.group(),
+          version,
+          document.kind(),
+          ResourceNames.pluralOf(document.kind()),
+          document.name(),
+          document.namespace().orElse(""),
+          labels);
     }
 
     boolean matches(AdmissionPolicy.ResourceRule rule) {
@@ -447,7 +596,8 @@ public final class AdmissionPolicyEvaluator {
       request.put("kind", Map.of("group", group, "version", version, "kind", kind));
       request.put("resource", Map.of("group", group, "version", version, "resource", resource));
       request.put("requestKind", Map.of("group", group, "version", version, "kind", kind));
-      request.put("requestResource", Map.of("group", group, "version", version, "resource", resource));
+      request.put(
+          "requestResource", Map.of("group", group, "version", version, "resource", resource));
       request.put("name", name);
       request.put("namespace", namespace);
       request.put("operation", "CREATE");

@@ -3,9 +3,7 @@ package dev.countersign.governance;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,7 +13,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 /**
  * Reads ValidatingAdmissionPolicy documents from files and directories (recursively, {@code
@@ -49,19 +46,27 @@ public final class AdmissionPolicyLoader {
       if (single.isPresent()) {
         found.put(location, single.get());
       } else if (files.isDirectory(location)) {
-        files.filesUnder(location).forEach((path, bytes) -> {
-          String name = path.getFileName().toString();
-          if (name.endsWith(".yaml") || name.endsWith(".yml")) {
-            found.put(path, bytes);
-          }
-        });
+        files
+            .filesUnder(location)
+            .forEach(
+                (path, bytes) -> {
+                  String name = path.getFileName().toString();
+                  if (name.endsWith(".yaml") || name.endsWith(".yml")) {
+                    found.put(path, bytes);
+                  }
+                });
       } else {
         throw new UsageProblem(
-            "The governance policy location " + location + " does not exist in " + files.describe()
+            "The governance policy location "
+                + location
+                + " does not exist in "
+                + files.describe()
                 + " while loading admission policies",
-            ", perhaps you should fix \"governance.policies\" in the trust policy (paths are relative to the repository root)");
+            ", perhaps you should fix \"governance.policies\" in the trust policy (paths are"
+                + " relative to the repository root)");
       }
-      found.forEach((path, bytes) -> policies.addAll(parse(path, new String(bytes, StandardCharsets.UTF_8))));
+      found.forEach(
+          (path, bytes) -> policies.addAll(parse(path, new String(bytes, StandardCharsets.UTF_8))));
     }
     return policies;
   }
@@ -77,7 +82,9 @@ public final class AdmissionPolicyLoader {
         throw new InputProblem(
             source,
             document.lineOf("apiVersion"),
-            "ValidatingAdmissionPolicy apiVersion \"" + document.apiVersion() + "\" is not supported",
+            "ValidatingAdmissionPolicy apiVersion \""
+                + document.apiVersion()
+                + "\" is not supported",
             ", perhaps you should use " + API_VERSION);
       }
       policies.add(policy(new Schema(source, document), document));
@@ -94,26 +101,50 @@ public final class AdmissionPolicyLoader {
 
   /** As {@link #loadParams(Path, Path)}, reading from {@code files}. */
   public Map<String, Object> loadParams(RepositoryFiles files, Path location) {
-    byte[] bytes = files.read(location).orElseThrow(() -> new UsageProblem(
-        "The governance parameter file " + location + " does not exist in " + files.describe()
-            + " while loading admission policies",
-        ", perhaps you should fix \"governance.params\" in the trust policy"));
-    List<ManifestDocument> documents = YamlTree.parseAll(location, new String(bytes, StandardCharsets.UTF_8));
+    byte[] bytes =
+        files
+            .read(location)
+            .orElseThrow(
+                () ->
+                    new UsageProblem(
+                        "The governance parameter file "
+                            + location
+                            + " does not exist in "
+                            + files.describe()
+                            + " while loading admission policies",
+                        ", perhaps you should fix \"governance.params\" in the trust policy"));
+    List<ManifestDocument> documents =
+        YamlTree.parseAll(location, new String(bytes, StandardCharsets.UTF_8));
     if (documents.size() != 1) {
-      throw new InputProblem(location, 0, "a parameter file must hold exactly one YAML document, found " + documents.size(), null);
+      throw new InputProblem(
+          location,
+          0,
+          "a parameter file must hold exactly one YAML document, found " + documents.size(),
+          null);
     }
     return documents.get(0).content();
   }
 
   private static AdmissionPolicy policy(Schema schema, ManifestDocument document) {
     Map<String, Object> root = document.content();
-    String name = schema.requiredString(schema.mapping(root, "", "metadata").orElse(Map.of()), "metadata", "name");
+    String name =
+        schema.requiredString(
+            schema.mapping(root, "", "metadata").orElse(Map.of()), "metadata", "name");
     Map<String, Object> spec =
-        schema.mapping(root, "", "spec").orElseThrow(() -> schema.problem("", "ValidatingAdmissionPolicy " + name + " has no \"spec\"", null));
-    Map<String, Object> constraints = schema.mapping(spec, "spec", "matchConstraints").orElse(Map.of());
+        schema
+            .mapping(root, "", "spec")
+            .orElseThrow(
+                () ->
+                    schema.problem(
+                        "", "ValidatingAdmissionPolicy " + name + " has no \"spec\"", null));
+    Map<String, Object> constraints =
+        schema.mapping(spec, "spec", "matchConstraints").orElse(Map.of());
     String failurePolicy = schema.string(spec, "spec", "failurePolicy").orElse("Fail");
     if (!failurePolicy.equals("Fail") && !failurePolicy.equals("Ignore")) {
-      throw schema.problem("spec.failurePolicy", "failurePolicy \"" + failurePolicy + "\" must be Fail or Ignore", null);
+      throw schema.problem(
+          "spec.failurePolicy",
+          "failurePolicy \"" + failurePolicy + "\" must be Fail or Ignore",
+          null);
     }
     List<AdmissionPolicy.Validation> validations = new ArrayList<>();
     for (Schema.Item item : schema.mappings(spec, "spec", "validations")) {
@@ -130,7 +161,8 @@ public final class AdmissionPolicyLoader {
       throw schema.problem(
           "spec",
           "ValidatingAdmissionPolicy " + name + " has no \"spec.validations\"",
-          ", perhaps you should add at least one validation (audit annotations alone are not checked offline)");
+          ", perhaps you should add at least one validation (audit annotations alone are not"
+              + " checked offline)");
     }
     return new AdmissionPolicy(
         name,
@@ -147,7 +179,8 @@ public final class AdmissionPolicyLoader {
         validations);
   }
 
-  private static List<AdmissionPolicy.ResourceRule> rules(Schema schema, Map<String, Object> map, String path, String key) {
+  private static List<AdmissionPolicy.ResourceRule> rules(
+      Schema schema, Map<String, Object> map, String path, String key) {
     List<AdmissionPolicy.ResourceRule> rules = new ArrayList<>();
     for (Schema.Item item : schema.mappings(map, path, key)) {
       rules.add(
@@ -161,7 +194,8 @@ public final class AdmissionPolicyLoader {
     return rules;
   }
 
-  private static LabelSelector selector(Schema schema, Map<String, Object> map, String path, String key) {
+  private static LabelSelector selector(
+      Schema schema, Map<String, Object> map, String path, String key) {
     Optional<Map<String, Object>> selector = schema.mapping(map, path, key);
     if (selector.isEmpty()) {
       return LabelSelector.EVERYTHING;
@@ -176,16 +210,24 @@ public final class AdmissionPolicyLoader {
     for (Schema.Item item : schema.mappings(selector.get(), selectorPath, "matchExpressions")) {
       String operator = schema.requiredString(item.map(), item.path(), "operator");
       if (!OPERATORS.contains(operator)) {
-        throw schema.problem(item.path() + ".operator", "label selector operator \"" + operator + "\" is not one of In, NotIn, Exists, DoesNotExist", null);
+        throw schema.problem(
+            item.path() + ".operator",
+            "label selector operator \""
+                + operator
+                + "\" is not one of In, NotIn, Exists, DoesNotExist",
+            null);
       }
       requirements.add(
           new LabelSelector.Requirement(
-              schema.requiredString(item.map(), item.path(), "key"), operator, schema.strings(item.map(), item.path(), "values")));
+              schema.requiredString(item.map(), item.path(), "key"),
+              operator,
+              schema.strings(item.map(), item.path(), "values")));
     }
     return new LabelSelector(labels, requirements);
   }
 
-  private static List<AdmissionPolicy.NamedExpression> named(Schema schema, Map<String, Object> spec, String key) {
+  private static List<AdmissionPolicy.NamedExpression> named(
+      Schema schema, Map<String, Object> spec, String key) {
     List<AdmissionPolicy.NamedExpression> expressions = new ArrayList<>();
     for (Schema.Item item : schema.mappings(spec, "spec", key)) {
       expressions.add(

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Use case: apply the repository's ValidatingAdmissionPolicies (as configured in its trust
- * policy file) to manifests. Reads the policies once, in the constructor; {@link #check} has no
- * side effects and may be called repeatedly.
+ * Use case: apply the repository's ValidatingAdmissionPolicies (as configured in its trust policy
+ * file) to manifests. Reads the policies once, in the constructor; {@link #check} has no side
+ * effects and may be called repeatedly.
  */
 public final class GovernanceCheck {
 

@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A Kubernetes label selector ({@code matchLabels} + {@code matchExpressions} with operators
- * In, NotIn, Exists, DoesNotExist). An empty selector matches everything.
+ * A Kubernetes label selector ({@code matchLabels} + {@code matchExpressions} with operators In,
+ * NotIn, Exists, DoesNotExist). An empty selector matches everything.
  */
 public record LabelSelector(Map<String, String> matchLabels, List<Requirement> matchExpressions) {
 

@@ -5,9 +5,6 @@ import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.IdentityRule;
 import dev.countersign.verification.TrustPolicy;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PublicKey;
 import java.util.ArrayList;
@@ -104,14 +101,27 @@ public record PolicyFile(
     for (KeySource key : keys) {
       if (key.path().isPresent()) {
         Path relative = key.path().get();
-        byte[] pem = files.read(relative).orElseThrow(() -> new InputProblem(
-            source,
-            key.line(),
-            "cannot read the public key file " + relative + " in " + files.describe(),
-            ", perhaps you should commit the key or fix the path (it is relative to the repository root)"));
+        byte[] pem =
+            files
+                .read(relative)
+                .orElseThrow(
+                    () ->
+                        new InputProblem(
+                            source,
+                            key.line(),
+                            "cannot read the public key file "
+                                + relative
+                                + " in "
+                                + files.describe(),
+                            ", perhaps you should commit the key or fix the path (it is relative to"
+                                + " the repository root)"));
         publicKeys.add(PublicKeys.parse(pem, relative, 1));
       } else {
-        publicKeys.add(PublicKeys.parse(key.pem().orElseThrow().getBytes(java.nio.charset.StandardCharsets.UTF_8), source, key.line()));
+        publicKeys.add(
+            PublicKeys.parse(
+                key.pem().orElseThrow().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                source,
+                key.line()));
       }
     }
     return new TrustPolicy(

@@ -6,9 +6,7 @@ import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.IdentityRule;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,16 +19,24 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * Reads and validates {@code .countersign/policy.yaml}. Strict: unknown keys, wrong types, missing
- * required fields, invalid regular expressions and paths that leave the repository are
- * {@link InputProblem}s naming the file, line and key. Stateless and thread-safe.
+ * required fields, invalid regular expressions and paths that leave the repository are {@link
+ * InputProblem}s naming the file, line and key. Stateless and thread-safe.
  */
 public final class PolicyFileLoader {
 
   private static final Set<String> TOP_LEVEL =
       Set.of(
-          "apiVersion", "kind", "annotationDomain", "signers", "keys", "minSigners", "ignoreFields",
-          "directories", "governance");
-  private static final Set<String> SIGNER_KEYS = Set.of("issuer", "issuerRegExp", "subject", "subjectRegExp");
+          "apiVersion",
+          "kind",
+          "annotationDomain",
+          "signers",
+          "keys",
+          "minSigners",
+          "ignoreFields",
+          "directories",
+          "governance");
+  private static final Set<String> SIGNER_KEYS =
+      Set.of("issuer", "issuerRegExp", "subject", "subjectRegExp");
   private static final Set<String> KEY_KEYS = Set.of("path", "pem");
   private static final Set<String> DIRECTORY_KEYS = Set.of("unsigned", "signed");
   private static final Set<String> GOVERNANCE_KEYS = Set.of("policies", "params");
@@ -55,8 +61,13 @@ public final class PolicyFileLoader {
     Optional<byte[]> bytes = files.read(relativeFile);
     if (bytes.isEmpty()) {
       throw new UsageProblem(
-          "No trust policy found at " + relativeFile + " in " + files.describe() + " while loading the trust policy",
-          ", perhaps you should run \"countersign init\" or pass the identity flags on the command line");
+          "No trust policy found at "
+              + relativeFile
+              + " in "
+              + files.describe()
+              + " while loading the trust policy",
+          ", perhaps you should run \"countersign init\" or pass the identity flags on the command"
+              + " line");
     }
     return parse(relativeFile, new String(bytes.get(), StandardCharsets.UTF_8));
   }
@@ -65,11 +76,18 @@ public final class PolicyFileLoader {
   public PolicyFile parse(Path source, String text) {
     List<ManifestDocument> documents = YamlTree.parseAll(source, text);
     if (documents.isEmpty()) {
-      throw new InputProblem(source, 0, "the trust policy is empty", ", perhaps you should start from \"countersign init\"");
+      throw new InputProblem(
+          source,
+          0,
+          "the trust policy is empty",
+          ", perhaps you should start from \"countersign init\"");
     }
     if (documents.size() > 1) {
       throw new InputProblem(
-          source, documents.get(1).line(), "the trust policy must be a single YAML document", ", perhaps you should remove the extra \"---\"");
+          source,
+          documents.get(1).line(),
+          "the trust policy must be a single YAML document",
+          ", perhaps you should remove the extra \"---\"");
     }
     ManifestDocument document = documents.get(0);
     Schema schema = new Schema(source, document);
@@ -78,11 +96,17 @@ public final class PolicyFileLoader {
 
     String apiVersion = schema.requiredString(root, "", "apiVersion");
     if (!PolicyFile.API_VERSION.equals(apiVersion)) {
-      throw schema.problem("apiVersion", "apiVersion \"" + apiVersion + "\" is not supported", ", perhaps you should use " + PolicyFile.API_VERSION);
+      throw schema.problem(
+          "apiVersion",
+          "apiVersion \"" + apiVersion + "\" is not supported",
+          ", perhaps you should use " + PolicyFile.API_VERSION);
     }
     String kind = schema.requiredString(root, "", "kind");
     if (!PolicyFile.KIND.equals(kind)) {
-      throw schema.problem("kind", "kind \"" + kind + "\" is not supported", ", perhaps you should use " + PolicyFile.KIND);
+      throw schema.problem(
+          "kind",
+          "kind \"" + kind + "\" is not supported",
+          ", perhaps you should use " + PolicyFile.KIND);
     }
 
     AnnotationDomain domain = AnnotationDomain.DEFAULT;
@@ -108,14 +132,21 @@ public final class PolicyFileLoader {
     if (minSigners < 1 || minSigners > signers.size() + keys.size()) {
       throw schema.problem(
           "minSigners",
-          "\"minSigners\" is " + minSigners + " but must be between 1 and the number of signers and keys (" + (signers.size() + keys.size()) + ")",
+          "\"minSigners\" is "
+              + minSigners
+              + " but must be between 1 and the number of signers and keys ("
+              + (signers.size() + keys.size())
+              + ")",
           null);
     }
 
     List<String> ignoreFields = schema.strings(root, "", "ignoreFields");
     for (int i = 0; i < ignoreFields.size(); i++) {
       if (ignoreFields.get(i).isBlank()) {
-        throw schema.problem("ignoreFields." + i, "\"ignoreFields[" + i + "]\" is empty", ", perhaps you should remove it");
+        throw schema.problem(
+            "ignoreFields." + i,
+            "\"ignoreFields[" + i + "]\" is empty",
+            ", perhaps you should remove it");
       }
     }
 
@@ -156,11 +187,22 @@ public final class PolicyFileLoader {
           ", perhaps you should keep only one");
     }
     if (exact.isEmpty() && regex.isEmpty()) {
-      throw schema.problem(item.path(), "\"" + exactKey + "\" (or \"" + regexKey + "\") is required in " + item.path().replaceFirst("\\.(\\d+)$", "[$1]"), null);
+      throw schema.problem(
+          item.path(),
+          "\""
+              + exactKey
+              + "\" (or \""
+              + regexKey
+              + "\") is required in "
+              + item.path().replaceFirst("\\.(\\d+)$", "[$1]"),
+          null);
     }
     if (exact.isPresent()) {
       if (exact.get().isBlank()) {
-        throw schema.problem(item.path() + "." + exactKey, "\"" + exactKey + "\" is empty; an empty identity would accept any signer", null);
+        throw schema.problem(
+            item.path() + "." + exactKey,
+            "\"" + exactKey + "\" is empty; an empty identity would accept any signer",
+            null);
       }
       return new Side(exact.get(), false);
     }
@@ -171,7 +213,13 @@ public final class PolicyFileLoader {
       throw new InputProblem(
           schema.file(),
           schema.lineOf(item.path() + "." + regexKey),
-          "the regular expression \"" + pattern + "\" in \"" + regexKey + "\" is invalid (" + e.getDescription() + ")",
+          "the regular expression \""
+              + pattern
+              + "\" in \""
+              + regexKey
+              + "\" is invalid ("
+              + e.getDescription()
+              + ")",
           ", perhaps you should escape special characters such as '.' and '?' with a backslash",
           e);
     }
@@ -185,36 +233,62 @@ public final class PolicyFileLoader {
       Optional<String> path = schema.string(item.map(), item.path(), "path");
       Optional<String> pem = schema.string(item.map(), item.path(), "pem");
       if (path.isPresent() == pem.isPresent()) {
-        throw schema.problem(item.path(), "each key needs exactly one of \"path\" or \"pem\"", null);
+        throw schema.problem(
+            item.path(), "each key needs exactly one of \"path\" or \"pem\"", null);
       }
       int line = schema.lineOf(item.path());
       if (path.isPresent()) {
-        keys.add(new PolicyFile.KeySource(Optional.of(relativePath(schema, item.path() + ".path", path.get())), Optional.empty(), line));
+        keys.add(
+            new PolicyFile.KeySource(
+                Optional.of(relativePath(schema, item.path() + ".path", path.get())),
+                Optional.empty(),
+                line));
       } else {
         // Parse now so a broken inline key is reported while loading, with its line.
-        PublicKeys.parse(pem.get().getBytes(java.nio.charset.StandardCharsets.UTF_8), schema.file(), schema.lineOf(item.path() + ".pem"));
+        PublicKeys.parse(
+            pem.get().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            schema.file(),
+            schema.lineOf(item.path() + ".pem"));
         keys.add(new PolicyFile.KeySource(Optional.empty(), pem, line));
       }
     }
     return keys;
   }
 
-  private static List<PolicyFile.DirectoryPair> directories(Schema schema, Map<String, Object> root) {
+  private static List<PolicyFile.DirectoryPair> directories(
+      Schema schema, Map<String, Object> root) {
     if (!root.containsKey("directories")) {
       return List.of(new PolicyFile.DirectoryPair(Path.of("unsigned"), Path.of("signed")));
     }
     List<PolicyFile.DirectoryPair> pairs = new ArrayList<>();
     for (Schema.Item item : schema.mappings(root, "", "directories")) {
       schema.allowOnly(item.path(), item.map(), DIRECTORY_KEYS);
-      Path unsigned = relativePath(schema, item.path() + ".unsigned", schema.requiredString(item.map(), item.path(), "unsigned"));
-      Path signed = relativePath(schema, item.path() + ".signed", schema.requiredString(item.map(), item.path(), "signed"));
+      Path unsigned =
+          relativePath(
+              schema,
+              item.path() + ".unsigned",
+              schema.requiredString(item.map(), item.path(), "unsigned"));
+      Path signed =
+          relativePath(
+              schema,
+              item.path() + ".signed",
+              schema.requiredString(item.map(), item.path(), "signed"));
       if (unsigned.equals(signed) || unsigned.startsWith(signed) || signed.startsWith(unsigned)) {
-        throw schema.problem(item.path(), "\"unsigned\" and \"signed\" must be separate directories, not " + unsigned + " and " + signed, null);
+        throw schema.problem(
+            item.path(),
+            "\"unsigned\" and \"signed\" must be separate directories, not "
+                + unsigned
+                + " and "
+                + signed,
+            null);
       }
       pairs.add(new PolicyFile.DirectoryPair(unsigned, signed));
     }
     if (pairs.isEmpty()) {
-      throw schema.problem("directories", "\"directories\" is empty", ", perhaps you should remove it to use unsigned/ and signed/");
+      throw schema.problem(
+          "directories",
+          "\"directories\" is empty",
+          ", perhaps you should remove it to use unsigned/ and signed/");
     }
     return pairs;
   }
@@ -232,7 +306,9 @@ public final class PolicyFileLoader {
       policies.add(relativePath(schema, "governance.policies." + i, locations.get(i)));
     }
     Optional<Path> params =
-        schema.string(map, "governance", "params").map(p -> relativePath(schema, "governance.params", p));
+        schema
+            .string(map, "governance", "params")
+            .map(p -> relativePath(schema, "governance.params", p));
     return new PolicyFile.Governance(policies, params);
   }
 
@@ -244,7 +320,10 @@ public final class PolicyFileLoader {
     } catch (InvalidPathException e) {
       throw schema.problem(path, "\"" + value + "\" is not a valid path", null);
     }
-    if (value.isBlank() || result.isAbsolute() || result.startsWith("..") || value.startsWith("/")) {
+    if (value.isBlank()
+        || result.isAbsolute()
+        || result.startsWith("..")
+        || value.startsWith("/")) {
       throw schema.problem(
           path,
           "\"" + value + "\" must be a path inside the repository",

@@ -8,8 +8,8 @@ import java.util.Objects;
  * One governance result worth reporting: a validation that said no, an expression that failed at
  * run time, or a policy expression that does not compile.
  *
- * @param file the manifest (or, for a policy that does not compile, the policy file), relative
- *     to the repository
+ * @param file the manifest (or, for a policy that does not compile, the policy file), relative to
+ *     the repository
  * @param line 1-based line of the document (or expression); 0 when unknown
  * @param policy the ValidatingAdmissionPolicy's {@code metadata.name}
  * @param validationIndex index into {@code spec.validations}, or {@link #WHOLE_POLICY} when the
@@ -19,7 +19,13 @@ import java.util.Objects;
  * @param severity whether it fails the check
  */
 public record PolicyFinding(
-    Path file, int line, String policy, int validationIndex, String object, String message, Severity severity) {
+    Path file,
+    int line,
+    String policy,
+    int validationIndex,
+    String object,
+    String message,
+    Severity severity) {
 
   public static final int WHOLE_POLICY = -1;
 
@@ -45,7 +51,10 @@ public record PolicyFinding(
     WARNING
   }
 
-  /** Stable id of the rule that produced this finding: {@code policy/validations/N} or {@code policy}. */
+  /**
+   * Stable id of the rule that produced this finding: {@code policy/validations/N} or {@code
+   * policy}.
+   */
   public String ruleId() {
     return validationIndex == WHOLE_POLICY ? policy : policy + "/validations/" + validationIndex;
   }

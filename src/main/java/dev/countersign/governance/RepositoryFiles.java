@@ -11,17 +11,19 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * Read-only files of one version of the repository, by repository-relative path: the work tree,
- * or a commit's tree read from git objects (the base branch whose rules judge a pull request).
- * The trust policy, its key files and the governance policies are read through this, so the gate
- * can take its rules from a commit the pull request cannot change.
+ * Read-only files of one version of the repository, by repository-relative path: the work tree, or
+ * a commit's tree read from git objects (the base branch whose rules judge a pull request). The
+ * trust policy, its key files and the governance policies are read through this, so the gate can
+ * take its rules from a commit the pull request cannot change.
  */
 public interface RepositoryFiles {
 
   /** How findings and messages name this version, e.g. "the work tree" or "base commit 1a2b3c". */
   String describe();
 
-  /** The bytes of the regular file at {@code relative}, if there is one (links are not followed). */
+  /**
+   * The bytes of the regular file at {@code relative}, if there is one (links are not followed).
+   */
   Optional<byte[]> read(Path relative);
 
   /** True when {@code relative} is a directory in this version. */
@@ -55,7 +57,8 @@ public interface RepositoryFiles {
       try {
         return Optional.of(Files.readAllBytes(file));
       } catch (IOException e) {
-        throw new InputProblem(relative, 0, "cannot be read (" + e.getClass().getSimpleName() + ")", null, e);
+        throw new InputProblem(
+            relative, 0, "cannot be read (" + e.getClass().getSimpleName() + ")", null, e);
       }
     }
 
@@ -72,20 +75,26 @@ public interface RepositoryFiles {
         return files;
       }
       try (Stream<Path> walk = Files.walk(dir)) {
-        for (Path file : walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).toList()) {
+        for (Path file :
+            walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).toList()) {
           Path rel = root.relativize(file);
           files.put(rel, Files.readAllBytes(file));
         }
         return files;
       } catch (IOException e) {
-        throw new InputProblem(relative, 0, "cannot list the directory (" + e.getMessage() + ")", null, e);
+        throw new InputProblem(
+            relative, 0, "cannot list the directory (" + e.getMessage() + ")", null, e);
       }
     }
 
     private Path inside(Path relative) {
       Path file = root.resolve(relative).normalize();
       if (!file.startsWith(root)) {
-        throw new InputProblem(relative, 0, "is outside the repository", ", perhaps you should use a repository-relative path");
+        throw new InputProblem(
+            relative,
+            0,
+            "is outside the repository",
+            ", perhaps you should use a repository-relative path");
       }
       return file;
     }

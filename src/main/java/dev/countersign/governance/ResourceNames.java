@@ -4,10 +4,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Maps a {@code kind} to its resource name (lower-case plural), which is what
- * {@code resourceRules.resources} lists. Offline there is no API discovery, so this applies the
- * English rules Kubernetes' own {@code UnsafeGuessKindToResource} uses plus a table of kinds whose
- * plural those rules get wrong.
+ * Maps a {@code kind} to its resource name (lower-case plural), which is what {@code
+ * resourceRules.resources} lists. Offline there is no API discovery, so this applies the English
+ * rules Kubernetes' own {@code UnsafeGuessKindToResource} uses plus a table of kinds whose plural
+ * those rules get wrong.
  */
 public final class ResourceNames {
 
@@ -41,7 +41,11 @@ public final class ResourceNames {
     if (lower.isEmpty()) {
       return lower;
     }
-    if (lower.endsWith("s") || lower.endsWith("x") || lower.endsWith("z") || lower.endsWith("ch") || lower.endsWith("sh")) {
+    if (lower.endsWith("s")
+        || lower.endsWith("x")
+        || lower.endsWith("z")
+        || lower.endsWith("ch")
+        || lower.endsWith("sh")) {
       return lower + "es";
     }
     if (lower.endsWith("y") && lower.length() > 1 && !isVowel(lower.charAt(lower.length() - 2))) {

@@ -55,7 +55,10 @@ final class Schema {
       return Optional.empty();
     }
     if (!(value instanceof String s)) {
-      throw problem(join(path, key), "\"" + join(path, key) + "\" must be a string, not " + describe(value), null);
+      throw problem(
+          join(path, key),
+          "\"" + join(path, key) + "\" must be a string, not " + describe(value),
+          null);
     }
     return Optional.of(s);
   }
@@ -77,7 +80,10 @@ final class Schema {
       return Optional.empty();
     }
     if (!(value instanceof Long l)) {
-      throw problem(join(path, key), "\"" + join(path, key) + "\" must be an integer, not " + describe(value), null);
+      throw problem(
+          join(path, key),
+          "\"" + join(path, key) + "\" must be an integer, not " + describe(value),
+          null);
     }
     return Optional.of(l);
   }
@@ -89,7 +95,10 @@ final class Schema {
       return Optional.empty();
     }
     if (!(value instanceof Map<?, ?> m)) {
-      throw problem(join(path, key), "\"" + join(path, key) + "\" must be a mapping, not " + describe(value), null);
+      throw problem(
+          join(path, key),
+          "\"" + join(path, key) + "\" must be a mapping, not " + describe(value),
+          null);
     }
     return Optional.of((Map<String, Object>) m);
   }
@@ -100,7 +109,10 @@ final class Schema {
       return List.of();
     }
     if (!(value instanceof List<?> l)) {
-      throw problem(join(path, key), "\"" + join(path, key) + "\" must be a list, not " + describe(value), null);
+      throw problem(
+          join(path, key),
+          "\"" + join(path, key) + "\" must be a list, not " + describe(value),
+          null);
     }
     return new ArrayList<>(l);
   }
@@ -113,7 +125,15 @@ final class Schema {
     for (int i = 0; i < list.size(); i++) {
       String itemPath = join(path, key) + "." + i;
       if (!(list.get(i) instanceof Map<?, ?> m)) {
-        throw problem(itemPath, "\"" + join(path, key) + "[" + i + "]\" must be a mapping, not " + describe(list.get(i)), null);
+        throw problem(
+            itemPath,
+            "\""
+                + join(path, key)
+                + "["
+                + i
+                + "]\" must be a mapping, not "
+                + describe(list.get(i)),
+            null);
       }
       items.add(new Item(itemPath, (Map<String, Object>) m));
     }
@@ -125,7 +145,10 @@ final class Schema {
     List<Object> list = list(map, path, key);
     for (int i = 0; i < list.size(); i++) {
       if (!(list.get(i) instanceof String s)) {
-        throw problem(join(path, key) + "." + i, "\"" + join(path, key) + "[" + i + "]\" must be a string, not " + describe(list.get(i)), null);
+        throw problem(
+            join(path, key) + "." + i,
+            "\"" + join(path, key) + "[" + i + "]\" must be a string, not " + describe(list.get(i)),
+            null);
       }
       result.add(s);
     }

@@ -27,10 +27,9 @@ import org.yaml.snakeyaml.nodes.Tag;
  * Parses configuration YAML (policy files, admission policies, parameter objects) into the same
  * plain-value shape as {@link ManifestDocument}, with a source line for every field.
  *
- * <p>This is a small reader for governance inputs only; manifests themselves are read by
- * {@code manifest.ManifestReader}. Scalars resolve as YAML 1.1 (SnakeYAML's default, like
- * Kubernetes tooling), except timestamps, which stay strings as they do after Kubernetes' JSON
- * round trip.
+ * <p>This is a small reader for governance inputs only; manifests themselves are read by {@code
+ * manifest.ManifestReader}. Scalars resolve as YAML 1.1 (SnakeYAML's default, like Kubernetes
+ * tooling), except timestamps, which stay strings as they do after Kubernetes' JSON round trip.
  */
 final class YamlTree {
 
@@ -61,7 +60,8 @@ final class YamlTree {
         }
         Map<String, Integer> lines = new HashMap<>();
         @SuppressWarnings("unchecked")
-        Map<String, Object> content = (Map<String, Object>) convert(file, root, "", lines, scalars, 0);
+        Map<String, Object> content =
+            (Map<String, Object>) convert(file, root, "", lines, scalars, 0);
         documents.add(new ManifestDocument(content, line(root), lines));
       }
     } catch (MarkedYAMLException e) {
@@ -80,9 +80,15 @@ final class YamlTree {
   }
 
   private static Object convert(
-      Path file, Node node, String path, Map<String, Integer> lines, ScalarConstructor scalars, int depth) {
+      Path file,
+      Node node,
+      String path,
+      Map<String, Integer> lines,
+      ScalarConstructor scalars,
+      int depth) {
     if (depth > MAX_DEPTH) {
-      throw new InputProblem(file, line(node), "the YAML nests deeper than " + MAX_DEPTH + " levels", null);
+      throw new InputProblem(
+          file, line(node), "the YAML nests deeper than " + MAX_DEPTH + " levels", null);
     }
     if (!path.isEmpty()) {
       lines.putIfAbsent(path, line(node));
@@ -97,7 +103,10 @@ final class YamlTree {
         String name = key.getValue();
         if (map.containsKey(name)) {
           throw new InputProblem(
-              file, line(keyNode), "the key \"" + name + "\" appears twice", ", perhaps you should remove one");
+              file,
+              line(keyNode),
+              "the key \"" + name + "\" appears twice",
+              ", perhaps you should remove one");
         }
         String child = path.isEmpty() ? name : path + "." + name;
         lines.put(child, line(keyNode));

@@ -2,8 +2,8 @@ package dev.countersign.init;
 
 /**
  * What the generated workflows put after {@code uses:}. A placeholder until the release process
- * decides between a tagged action repository and a digest-pinned image
- * ({@code docker://ghcr.io/...@sha256:...}); this is the one place to change it.
+ * decides between a tagged action repository and a digest-pinned image ({@code
+ * docker://ghcr.io/...@sha256:...}); this is the one place to change it.
  */
 public final class ActionReference {
 

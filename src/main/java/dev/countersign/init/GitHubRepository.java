@@ -5,7 +5,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A repository on github.com, as the signer identity names it ({@code https://github.com/OWNER/REPO/...}).
+ * A repository on github.com, as the signer identity names it ({@code
+ * https://github.com/OWNER/REPO/...}).
  *
  * @param owner user or organisation
  * @param name repository name
@@ -13,14 +14,16 @@ import java.util.regex.Pattern;
 public record GitHubRepository(String owner, String name) {
 
   /**
-   * {@code https://github.com/O/R(.git)}, with optional credentials, {@code git@github.com:O/R(.git)},
-   * {@code ssh://git@github.com(:22)/O/R(.git)} and {@code git://github.com/O/R}. Other hosts
-   * (GitHub Enterprise Server) issue other certificate subjects, so they are not recognised.
+   * {@code https://github.com/O/R(.git)}, with optional credentials, {@code
+   * git@github.com:O/R(.git)}, {@code ssh://git@github.com(:22)/O/R(.git)} and {@code
+   * git://github.com/O/R}. Other hosts (GitHub Enterprise Server) issue other certificate subjects,
+   * so they are not recognised.
    */
-  private static final Pattern URL = Pattern.compile(
-      "(?:(?:https?|ssh|git)://(?:[^@/]+@)?github\\.com(?::\\d+)?/|(?:[^@/]+@)?github\\.com:)"
-          + "/?([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,100}?)(?:\\.git)?/?",
-      Pattern.CASE_INSENSITIVE);
+  private static final Pattern URL =
+      Pattern.compile(
+          "(?:(?:https?|ssh|git)://(?:[^@/]+@)?github\\.com(?::\\d+)?/|(?:[^@/]+@)?github\\.com:)"
+              + "/?([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,100}?)(?:\\.git)?/?",
+          Pattern.CASE_INSENSITIVE);
 
   /** The repository an origin URL points at, if it is a github.com repository. */
   public static Optional<GitHubRepository> fromRemoteUrl(String url) {
@@ -41,6 +44,7 @@ public record GitHubRepository(String owner, String name) {
     }
     String[] parts = slug.split("/", -1);
     return parts.length == 2 && !parts[0].isEmpty() && !parts[1].isEmpty()
-        ? Optional.of(new GitHubRepository(parts[0], parts[1])) : Optional.empty();
+        ? Optional.of(new GitHubRepository(parts[0], parts[1]))
+        : Optional.empty();
   }
 }

@@ -51,16 +51,20 @@ public record InitOptions(
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final Pattern DIRECTORY = Pattern.compile("[A-Za-z0-9._/-]{1,200}");
   private static final Pattern KIND = Pattern.compile("[A-Za-z][A-Za-z0-9]{0,62}");
-  private static final Pattern GROUP = Pattern.compile("([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?){0,20}|");
-  private static final Pattern WORKFLOW_FILE = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,100}\\.ya?ml");
+  private static final Pattern GROUP =
+      Pattern.compile("([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?){0,20}|");
+  private static final Pattern WORKFLOW_FILE =
+      Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,100}\\.ya?ml");
 
   /** Namespace Kyverno dry-run-creates signed messages in; never Kyverno's own namespace. */
   public static final String DRY_RUN_NAMESPACE = "countersign-dryrun";
 
   /** Kinds the policy matches when the repository has no manifests yet. */
-  public static final List<ManifestInventory.Kind> DEFAULT_KINDS = List.of(
-      new ManifestInventory.Kind("", "ConfigMap"), new ManifestInventory.Kind("apps", "Deployment"),
-      new ManifestInventory.Kind("", "Service"));
+  public static final List<ManifestInventory.Kind> DEFAULT_KINDS =
+      List.of(
+          new ManifestInventory.Kind("", "ConfigMap"),
+          new ManifestInventory.Kind("apps", "Deployment"),
+          new ManifestInventory.Kind("", "Service"));
 
   public InitOptions {
     require(owner, OWNER, "owner", "a GitHub user or organisation name such as acme");
@@ -69,37 +73,67 @@ public record InitOptions(
       throw invalid("repository", repository, "a GitHub repository name such as deploy");
     }
     require(branch, BRANCH, "branch", "a branch name such as main");
-    if (branch.contains("..") || branch.startsWith("/") || branch.startsWith("-") || branch.endsWith("/")
-        || branch.endsWith(".lock") || branch.contains("//")) {
+    if (branch.contains("..")
+        || branch.startsWith("/")
+        || branch.startsWith("-")
+        || branch.endsWith("/")
+        || branch.endsWith(".lock")
+        || branch.contains("//")) {
       throw invalid("branch", branch, "a branch name such as main");
     }
-    require(namespace, DNS_LABEL, "namespace", "a Kubernetes namespace name (lower-case letters, digits and '-')");
+    require(
+        namespace,
+        DNS_LABEL,
+        "namespace",
+        "a Kubernetes namespace name (lower-case letters, digits and '-')");
     unsignedDir = directory(unsignedDir, "unsigned directory");
     signedDir = directory(signedDir, "signed directory");
     if (unsignedDir.startsWith(signedDir) || signedDir.startsWith(unsignedDir)) {
       throw new UsageProblem(
-          "The unsigned directory " + unsignedDir + " and the signed directory " + signedDir
+          "The unsigned directory "
+              + unsignedDir
+              + " and the signed directory "
+              + signedDir
               + " overlap while preparing countersign init",
           ", perhaps you should use two separate directories such as unsigned and signed");
     }
     inventory = inventory == null ? ManifestInventory.empty() : inventory;
     for (ManifestInventory.Kind kind : inventory.kinds()) {
-      require(kind.kind(), KIND, "kind", "manifests whose kind is a Kubernetes kind name such as ConfigMap");
-      require(kind.group(), GROUP, "API group", "manifests whose apiVersion names a valid API group");
+      require(
+          kind.kind(),
+          KIND,
+          "kind",
+          "manifests whose kind is a Kubernetes kind name such as ConfigMap");
+      require(
+          kind.group(), GROUP, "API group", "manifests whose apiVersion names a valid API group");
     }
     for (String found : inventory.namespaces()) {
-      require(found, DNS_LABEL, "namespace", "manifests whose metadata.namespace is a Kubernetes namespace name");
+      require(
+          found,
+          DNS_LABEL,
+          "namespace",
+          "manifests whose metadata.namespace is a Kubernetes namespace name");
     }
-    otherSigningWorkflows = List.copyOf(otherSigningWorkflows == null ? List.of() : otherSigningWorkflows);
+    otherSigningWorkflows =
+        List.copyOf(otherSigningWorkflows == null ? List.of() : otherSigningWorkflows);
     for (String workflow : otherSigningWorkflows) {
-      require(workflow, WORKFLOW_FILE, "signing workflow file", "a workflow file name such as refresh.yml");
+      require(
+          workflow,
+          WORKFLOW_FILE,
+          "signing workflow file",
+          "a workflow file name such as refresh.yml");
     }
     promotionTarget = promotionTarget == null ? Optional.empty() : promotionTarget;
     if (promotionTarget.isPresent()) {
       Path target = directory(promotionTarget.get(), "promotion target directory");
-      if (target.startsWith(signedDir) || signedDir.startsWith(target) || target.startsWith(unsignedDir)
+      if (target.startsWith(signedDir)
+          || signedDir.startsWith(target)
+          || target.startsWith(unsignedDir)
           || unsignedDir.startsWith(target)) {
-        throw new UsageProblem("The promotion target " + target + " overlaps the manifest directories while preparing countersign init",
+        throw new UsageProblem(
+            "The promotion target "
+                + target
+                + " overlaps the manifest directories while preparing countersign init",
             ", perhaps you should promote to a separate directory such as prod/signed");
       }
       promotionTarget = Optional.of(target);
@@ -108,44 +142,109 @@ public record InitOptions(
 
   /** Defaults: unsigned/ and signed/, namespace derived from the repository name, no promotion. */
   public static InitOptions of(String owner, String repository, String branch) {
-    String namespace = repository.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-").replaceAll("^-+|-+$", "");
-    return new InitOptions(owner, repository, branch, Path.of("unsigned"), Path.of("signed"),
-        namespace.isEmpty() ? "default" : namespace, ManifestInventory.empty(), List.of(), Optional.empty(), false);
+    String namespace =
+        repository.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-").replaceAll("^-+|-+$", "");
+    return new InitOptions(
+        owner,
+        repository,
+        branch,
+        Path.of("unsigned"),
+        Path.of("signed"),
+        namespace.isEmpty() ? "default" : namespace,
+        ManifestInventory.empty(),
+        List.of(),
+        Optional.empty(),
+        false);
   }
 
   public InitOptions withForce(boolean value) {
-    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, namespace, inventory, otherSigningWorkflows,
-        promotionTarget, value);
+    return new InitOptions(
+        owner,
+        repository,
+        branch,
+        unsignedDir,
+        signedDir,
+        namespace,
+        inventory,
+        otherSigningWorkflows,
+        promotionTarget,
+        value);
   }
 
   /** With the promotion workflow to {@code prod/<signed>}, or without it. */
   public InitOptions withPromotion(boolean value) {
-    return withPromotionTarget(value ? Optional.of(Path.of("prod").resolve(signedDir)) : Optional.empty());
+    return withPromotionTarget(
+        value ? Optional.of(Path.of("prod").resolve(signedDir)) : Optional.empty());
   }
 
   public InitOptions withPromotionTarget(Optional<Path> target) {
-    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, namespace, inventory, otherSigningWorkflows,
-        target, force);
+    return new InitOptions(
+        owner,
+        repository,
+        branch,
+        unsignedDir,
+        signedDir,
+        namespace,
+        inventory,
+        otherSigningWorkflows,
+        target,
+        force);
   }
 
   public InitOptions withDirectories(Path unsigned, Path signed) {
-    return new InitOptions(owner, repository, branch, unsigned, signed, namespace, inventory, otherSigningWorkflows,
-        promotionTarget, force);
+    return new InitOptions(
+        owner,
+        repository,
+        branch,
+        unsigned,
+        signed,
+        namespace,
+        inventory,
+        otherSigningWorkflows,
+        promotionTarget,
+        force);
   }
 
   public InitOptions withNamespace(String value) {
-    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, value, inventory, otherSigningWorkflows,
-        promotionTarget, force);
+    return new InitOptions(
+        owner,
+        repository,
+        branch,
+        unsignedDir,
+        signedDir,
+        value,
+        inventory,
+        otherSigningWorkflows,
+        promotionTarget,
+        force);
   }
 
   public InitOptions withInventory(ManifestInventory value) {
-    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, namespace, value, otherSigningWorkflows,
-        promotionTarget, force);
+    return new InitOptions(
+        owner,
+        repository,
+        branch,
+        unsignedDir,
+        signedDir,
+        namespace,
+        value,
+        otherSigningWorkflows,
+        promotionTarget,
+        force);
   }
 
   public InitOptions withOtherSigningWorkflows(List<String> value) {
-    return new InitOptions(owner, repository, branch, unsignedDir, signedDir, namespace, inventory, value,
-        promotionTarget, force);
+    return new InitOptions(
+        owner,
+        repository,
+        branch,
+        unsignedDir,
+        signedDir,
+        namespace,
+        inventory,
+        value,
+        promotionTarget,
+        force);
   }
 
   public boolean withPromotion() {
@@ -153,20 +252,27 @@ public record InitOptions(
   }
 
   /**
-   * The Fulcio certificate SAN of a signature made by the generated signing workflow:
-   * {@code https://github.com/OWNER/REPO/.github/workflows/sign-on-merge.yml@refs/heads/BRANCH}.
+   * The Fulcio certificate SAN of a signature made by the generated signing workflow: {@code
+   * https://github.com/OWNER/REPO/.github/workflows/sign-on-merge.yml@refs/heads/BRANCH}.
    */
   public String signerSubject() {
     return subjectOf(SIGNING_WORKFLOW);
   }
 
   /**
-   * The SAN Fulcio issues for a run of {@code workflowFile} triggered by a push to (or a schedule or
-   * dispatch on) {@link #branch}: {@code https://github.com/} followed by the token's
-   * {@code job_workflow_ref}.
+   * The SAN Fulcio issues for a run of {@code workflowFile} triggered by a push to (or a schedule
+   * or dispatch on) {@link #branch}: {@code https://github.com/} followed by the token's {@code
+   * job_workflow_ref}.
    */
   public String subjectOf(String workflowFile) {
-    return "https://github.com/" + owner + "/" + repository + "/.github/workflows/" + workflowFile + "@refs/heads/" + branch;
+    return "https://github.com/"
+        + owner
+        + "/"
+        + repository
+        + "/.github/workflows/"
+        + workflowFile
+        + "@refs/heads/"
+        + branch;
   }
 
   /** Every workflow file that signs: the generated one first, then the others, without repeats. */
@@ -182,7 +288,10 @@ public record InitOptions(
     return inventory.isEmpty() ? DEFAULT_KINDS : List.copyOf(inventory.kinds());
   }
 
-  /** The namespaces the Kyverno policy matches: those found, plus {@link #namespace} for objects without one. */
+  /**
+   * The namespaces the Kyverno policy matches: those found, plus {@link #namespace} for objects
+   * without one.
+   */
   public SortedSet<String> policyNamespaces() {
     SortedSet<String> all = new TreeSet<>(inventory.namespaces());
     if (inventory.isEmpty() || inventory.withoutNamespace() || all.isEmpty()) {
@@ -197,8 +306,15 @@ public record InitOptions(
     }
     String text = value.toString().replace('\\', '/');
     Path normalized = value.normalize();
-    if (!DIRECTORY.matcher(text).matches() || value.isAbsolute() || normalized.startsWith("..") || normalized.toString().isEmpty()) {
-      throw invalid(what, text, "a directory inside the repository such as " + (what.startsWith("unsigned") ? "unsigned" : "signed"));
+    if (!DIRECTORY.matcher(text).matches()
+        || value.isAbsolute()
+        || normalized.startsWith("..")
+        || normalized.toString().isEmpty()) {
+      throw invalid(
+          what,
+          text,
+          "a directory inside the repository such as "
+              + (what.startsWith("unsigned") ? "unsigned" : "signed"));
     }
     return normalized;
   }

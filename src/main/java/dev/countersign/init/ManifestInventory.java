@@ -19,14 +19,16 @@ import java.util.TreeSet;
  *
  * @param kinds every group/kind found
  * @param namespaces every {@code metadata.namespace} of a namespaced object
- * @param withoutNamespace whether some namespaced object names no namespace (it lands in the Argo CD
- *     destination namespace)
+ * @param withoutNamespace whether some namespaced object names no namespace (it lands in the Argo
+ *     CD destination namespace)
  */
-public record ManifestInventory(SortedSet<Kind> kinds, SortedSet<String> namespaces, boolean withoutNamespace) {
+public record ManifestInventory(
+    SortedSet<Kind> kinds, SortedSet<String> namespaces, boolean withoutNamespace) {
 
   /** A kind and its API group (empty for the core group). */
   public record Kind(String group, String kind) implements Comparable<Kind> {
-    private static final Comparator<Kind> ORDER = Comparator.comparing(Kind::kind).thenComparing(Kind::group);
+    private static final Comparator<Kind> ORDER =
+        Comparator.comparing(Kind::kind).thenComparing(Kind::group);
 
     public boolean clusterScoped() {
       return KubernetesKinds.isClusterScoped(kind);

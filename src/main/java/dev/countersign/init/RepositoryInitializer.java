@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
 
 /**
  * Generates the files a repository needs to use countersign: the signing and checking workflows,
- * the trust policy, a Kyverno ClusterPolicy that admits only manifests signed by that workflow,
- * and an Argo CD Application that syncs only the signed directory.
+ * the trust policy, a Kyverno ClusterPolicy that admits only manifests signed by that workflow, and
+ * an Argo CD Application that syncs only the signed directory.
  *
  * <p>Output is deterministic: the same options give the same bytes. {@link #write} refuses to
  * replace any existing file unless {@link InitOptions#force()}; it checks every target before
@@ -27,15 +27,22 @@ import java.util.regex.Pattern;
  */
 public final class RepositoryInitializer {
 
-  public static final Path SIGN_WORKFLOW = Path.of(".github", "workflows", InitOptions.SIGNING_WORKFLOW);
+  public static final Path SIGN_WORKFLOW =
+      Path.of(".github", "workflows", InitOptions.SIGNING_WORKFLOW);
   public static final Path CHECK_WORKFLOW = Path.of(".github", "workflows", "check-on-pr.yml");
   public static final Path PROMOTE_WORKFLOW = Path.of(".github", "workflows", "promote.yml");
   public static final Path POLICY = Path.of(".countersign", "policy.yaml");
-  public static final Path KYVERNO_POLICY = Path.of(".countersign", "cluster", "kyverno-clusterpolicy.yaml");
-  public static final Path ARGOCD_APPLICATION = Path.of(".countersign", "cluster", "argocd-application.yaml");
-  public static final Path KYVERNO_DRY_RUN_RBAC = Path.of(".countersign", "cluster", "kyverno-dryrun-rbac.yaml");
+  public static final Path KYVERNO_POLICY =
+      Path.of(".countersign", "cluster", "kyverno-clusterpolicy.yaml");
+  public static final Path ARGOCD_APPLICATION =
+      Path.of(".countersign", "cluster", "argocd-application.yaml");
+  public static final Path KYVERNO_DRY_RUN_RBAC =
+      Path.of(".countersign", "cluster", "kyverno-dryrun-rbac.yaml");
 
-  /** {@code {{NAME}}}; GitHub's own {@code ${{ expr }}} has spaces and lower case, so it is left alone. */
+  /**
+   * {@code {{NAME}}}; GitHub's own {@code ${{ expr }}} has spaces and lower case, so it is left
+   * alone.
+   */
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([A-Z_]+)\\}\\}");
 
   /** The files for {@code options}, relative path to content, in a fixed order. */
@@ -51,44 +58,91 @@ public final class RepositoryInitializer {
     values.put("SIGNER_WORKFLOW", ".github/workflows/" + InitOptions.SIGNING_WORKFLOW);
     values.put("ACTION", ActionReference.USES);
     values.put("APP_NAME", options.namespace());
-    values.put("PROMOTE_TO", options.promotionTarget().map(RepositoryInitializer::slashes).orElse(""));
+    values.put(
+        "PROMOTE_TO", options.promotionTarget().map(RepositoryInitializer::slashes).orElse(""));
     values.put("REPO_LABEL", label(options.repository()));
     values.put("DRY_RUN_NAMESPACE", InitOptions.DRY_RUN_NAMESPACE);
     List<String> subjects = options.signingWorkflows().stream().map(options::subjectOf).toList();
     values.put("SUBJECT_COMMENT", lines(subjects, subject -> "#   " + subject));
-    values.put("SIGNERS", lines(subjects, subject -> "  - issuer: " + InitOptions.GITHUB_ACTIONS_ISSUER + "\n    subject: " + subject));
-    values.put("KEYLESS_ENTRIES", lines(subjects, subject -> "                - keyless:\n"
-        + "                    subject: \"" + subject + "\"\n"
-        + "                    issuer: \"" + InitOptions.GITHUB_ACTIONS_ISSUER + "\"\n"
-        + "                    rekor:\n"
-        + "                      url: https://rekor.sigstore.dev"));
-    List<ManifestInventory.Kind> namespaced = options.policyKinds().stream().filter(k -> !k.clusterScoped()).toList();
-    List<ManifestInventory.Kind> clusterScoped = options.policyKinds().stream().filter(ManifestInventory.Kind::clusterScoped).toList();
+    values.put(
+        "SIGNERS",
+        lines(
+            subjects,
+            subject ->
+                "  - issuer: " + InitOptions.GITHUB_ACTIONS_ISSUER + "\n    subject: " + subject));
+    values.put(
+        "KEYLESS_ENTRIES",
+        lines(
+            subjects,
+            subject ->
+                "                - keyless:\n"
+                    + "                    subject: \""
+                    + subject
+                    + "\"\n"
+                    + "                    issuer: \""
+                    + InitOptions.GITHUB_ACTIONS_ISSUER
+                    + "\"\n"
+                    + "                    rekor:\n"
+                    + "                      url: https://rekor.sigstore.dev"));
+    List<ManifestInventory.Kind> namespaced =
+        options.policyKinds().stream().filter(k -> !k.clusterScoped()).toList();
+    List<ManifestInventory.Kind> clusterScoped =
+        options.policyKinds().stream().filter(ManifestInventory.Kind::clusterScoped).toList();
     StringBuilder match = new StringBuilder();
     if (!namespaced.isEmpty()) {
-      match.append("          - resources:\n")
-          .append("              kinds: ").append(flowList(namespaced.stream().map(ManifestInventory.Kind::kind).distinct().toList())).append('\n')
-          .append("              namespaces: ").append(flowList(List.copyOf(options.policyNamespaces()))).append('\n')
+      match
+          .append("          - resources:\n")
+          .append("              kinds: ")
+          .append(
+              flowList(namespaced.stream().map(ManifestInventory.Kind::kind).distinct().toList()))
+          .append('\n')
+          .append("              namespaces: ")
+          .append(flowList(List.copyOf(options.policyNamespaces())))
+          .append('\n')
           .append("              operations: [CREATE, UPDATE]");
     }
     if (!clusterScoped.isEmpty()) {
       if (match.length() > 0) {
         match.append('\n');
       }
-      match.append("          # Cluster-scoped kinds: a namespaces filter would never match them.\n")
+      match
+          .append("          # Cluster-scoped kinds: a namespaces filter would never match them.\n")
           .append("          - resources:\n")
-          .append("              kinds: ").append(flowList(clusterScoped.stream().map(ManifestInventory.Kind::kind).distinct().toList())).append('\n')
+          .append("              kinds: ")
+          .append(
+              flowList(
+                  clusterScoped.stream().map(ManifestInventory.Kind::kind).distinct().toList()))
+          .append('\n')
           .append("              operations: [CREATE, UPDATE]");
     }
     values.put("MATCH_ANY", match.toString());
     values.put("ROLE_RULES", namespaced.isEmpty() ? "  []" : rbacRules(namespaced));
-    values.put("CLUSTER_RBAC", clusterScoped.isEmpty() ? "" : "---\n"
-        + "# Dry-run creation of cluster-scoped kinds needs a cluster-wide permission.\n"
-        + "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: countersign-kyverno-dryrun\nrules:\n"
-        + rbacRules(clusterScoped) + "\n---\n"
-        + "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: countersign-kyverno-dryrun\n"
-        + "roleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: countersign-kyverno-dryrun\n"
-        + "subjects:\n  - kind: ServiceAccount\n    name: kyverno-admission-controller\n    namespace: kyverno");
+    values.put(
+        "CLUSTER_RBAC",
+        clusterScoped.isEmpty()
+            ? ""
+            : "---\n"
+                + "# Dry-run creation of cluster-scoped kinds needs a cluster-wide permission.\n"
+                + "apiVersion: rbac.authorization.k8s.io/v1\n"
+                + "kind: ClusterRole\n"
+                + "metadata:\n"
+                + "  name: countersign-kyverno-dryrun\n"
+                + "rules:\n"
+                + rbacRules(clusterScoped)
+                + "\n"
+                + "---\n"
+                + "apiVersion: rbac.authorization.k8s.io/v1\n"
+                + "kind: ClusterRoleBinding\n"
+                + "metadata:\n"
+                + "  name: countersign-kyverno-dryrun\n"
+                + "roleRef:\n"
+                + "  apiGroup: rbac.authorization.k8s.io\n"
+                + "  kind: ClusterRole\n"
+                + "  name: countersign-kyverno-dryrun\n"
+                + "subjects:\n"
+                + "  - kind: ServiceAccount\n"
+                + "    name: kyverno-admission-controller\n"
+                + "    namespace: kyverno");
 
     Map<Path, String> files = new LinkedHashMap<>();
     files.put(SIGN_WORKFLOW, fill("sign-on-merge.yml.tmpl", values));
@@ -98,7 +152,9 @@ public final class RepositoryInitializer {
     }
     files.put(POLICY, fill("policy.yaml.tmpl", values));
     files.put(KYVERNO_POLICY, fill("kyverno-clusterpolicy.yaml.tmpl", values));
-    files.put(KYVERNO_DRY_RUN_RBAC, fill("kyverno-dryrun-rbac.yaml.tmpl", values).replaceAll("\n+$", "\n"));
+    files.put(
+        KYVERNO_DRY_RUN_RBAC,
+        fill("kyverno-dryrun-rbac.yaml.tmpl", values).replaceAll("\n+$", "\n"));
     files.put(ARGOCD_APPLICATION, fill("argocd-application.yaml.tmpl", values));
     return files;
   }
@@ -107,27 +163,45 @@ public final class RepositoryInitializer {
   private static String rbacRules(List<ManifestInventory.Kind> kinds) {
     Map<String, java.util.SortedSet<String>> byGroup = new java.util.TreeMap<>();
     for (ManifestInventory.Kind kind : kinds) {
-      byGroup.computeIfAbsent(kind.group(), g -> new java.util.TreeSet<>()).add(KubernetesKinds.resource(kind.kind()));
+      byGroup
+          .computeIfAbsent(kind.group(), g -> new java.util.TreeSet<>())
+          .add(KubernetesKinds.resource(kind.kind()));
     }
     List<String> rules = new ArrayList<>();
-    byGroup.forEach((group, resources) -> rules.add("  - apiGroups: [\"" + group + "\"]\n"
-        + "    resources: " + flowList(List.copyOf(resources)) + "\n"
-        + "    verbs: [create]"));
+    byGroup.forEach(
+        (group, resources) ->
+            rules.add(
+                "  - apiGroups: [\""
+                    + group
+                    + "\"]\n"
+                    + "    resources: "
+                    + flowList(List.copyOf(resources))
+                    + "\n"
+                    + "    verbs: [create]"));
     return String.join("\n", rules);
   }
 
   private static String flowList(List<String> values) {
-    return values.stream().map(v -> "\"" + v + "\"").collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+    return values.stream()
+        .map(v -> "\"" + v + "\"")
+        .collect(java.util.stream.Collectors.joining(", ", "[", "]"));
   }
 
-  private static String lines(List<String> values, java.util.function.Function<String, String> line) {
+  private static String lines(
+      List<String> values, java.util.function.Function<String, String> line) {
     return values.stream().map(line).collect(java.util.stream.Collectors.joining("\n"));
   }
 
   /** A DNS-label-like rule name part from the repository name. */
   private static String label(String repository) {
-    String label = repository.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9-]", "-").replaceAll("^-+|-+$", "");
-    return label.isEmpty() ? "this-repository" : label.length() > 40 ? label.substring(0, 40).replaceAll("-+$", "") : label;
+    String label =
+        repository
+            .toLowerCase(java.util.Locale.ROOT)
+            .replaceAll("[^a-z0-9-]", "-")
+            .replaceAll("^-+|-+$", "");
+    return label.isEmpty()
+        ? "this-repository"
+        : label.length() > 40 ? label.substring(0, 40).replaceAll("-+$", "") : label;
   }
 
   /**
@@ -156,7 +230,11 @@ public final class RepositoryInitializer {
         Files.writeString(target, file.getValue(), StandardCharsets.UTF_8);
       } catch (IOException e) {
         throw new EnvironmentProblem(
-            "Could not write " + slashes(file.getKey()) + " while running countersign init (" + e.getClass().getSimpleName() + ")",
+            "Could not write "
+                + slashes(file.getKey())
+                + " while running countersign init ("
+                + e.getClass().getSimpleName()
+                + ")",
             ", perhaps you should check that the repository directory is writable",
             e);
       }
@@ -169,18 +247,21 @@ public final class RepositoryInitializer {
     String text;
     try (InputStream in = RepositoryInitializer.class.getResourceAsStream(template)) {
       if (in == null) {
-        throw new InternalProblem("The template " + template + " is missing from the countersign jar", null);
+        throw new InternalProblem(
+            "The template " + template + " is missing from the countersign jar", null);
       }
       text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new InternalProblem("Could not read the template " + template + " from the countersign jar", null, e);
+      throw new InternalProblem(
+          "Could not read the template " + template + " from the countersign jar", null, e);
     }
     Matcher matcher = PLACEHOLDER.matcher(text);
     StringBuilder out = new StringBuilder();
     while (matcher.find()) {
       String value = values.get(matcher.group(1));
       if (value == null) {
-        throw new InternalProblem("The template " + template + " uses the unknown placeholder " + matcher.group(), null);
+        throw new InternalProblem(
+            "The template " + template + " uses the unknown placeholder " + matcher.group(), null);
       }
       matcher.appendReplacement(out, Matcher.quoteReplacement(value));
     }

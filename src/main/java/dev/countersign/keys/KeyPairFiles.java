@@ -19,17 +19,19 @@ public final class KeyPairFiles {
   private KeyPairFiles() {}
 
   /**
-   * Generates an ECDSA P-256 key pair and writes it: the private key encrypted under
-   * {@code password} (owner-only permissions where the file system has them), the public key as
-   * PEM. Existing files are never overwritten.
+   * Generates an ECDSA P-256 key pair and writes it: the private key encrypted under {@code
+   * password} (owner-only permissions where the file system has them), the public key as PEM.
+   * Existing files are never overwritten.
    *
    * @return the new public key
    * @throws UsageProblem when either file already exists
    */
-  public static PublicKey generate(Path privateKeyFile, Path publicKeyFile, char[] password, SecureRandom random) {
+  public static PublicKey generate(
+      Path privateKeyFile, Path publicKeyFile, char[] password, SecureRandom random) {
     for (Path file : new Path[] {privateKeyFile, publicKeyFile}) {
       if (Files.exists(file)) {
-        throw new UsageProblem("Refusing to overwrite existing key file " + file + " while generating a key pair",
+        throw new UsageProblem(
+            "Refusing to overwrite existing key file " + file + " while generating a key pair",
             ", perhaps you should move it away or choose another output path");
       }
     }
@@ -46,19 +48,28 @@ public final class KeyPairFiles {
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      if (secret && parent != null && Files.getFileStore(parent).supportsFileAttributeView("posix")) {
+      if (secret
+          && parent != null
+          && Files.getFileStore(parent).supportsFileAttributeView("posix")) {
         // Create with 0600 from the start so the key is never readable by others, even briefly.
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(file, content, StandardCharsets.US_ASCII, StandardOpenOption.TRUNCATE_EXISTING);
+        Files.createFile(
+            file,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(
+            file, content, StandardCharsets.US_ASCII, StandardOpenOption.TRUNCATE_EXISTING);
       } else {
         Files.writeString(file, content, StandardCharsets.US_ASCII, StandardOpenOption.CREATE_NEW);
       }
     } catch (FileAlreadyExistsException e) {
-      throw new UsageProblem("Refusing to overwrite existing key file " + file + " while generating a key pair",
-          ", perhaps you should move it away or choose another output path", e);
+      throw new UsageProblem(
+          "Refusing to overwrite existing key file " + file + " while generating a key pair",
+          ", perhaps you should move it away or choose another output path",
+          e);
     } catch (IOException e) {
-      throw new EnvironmentProblem("Could not write " + file + " while generating a key pair: " + e.getMessage(),
-          ", perhaps you should check that the directory is writable", e);
+      throw new EnvironmentProblem(
+          "Could not write " + file + " while generating a key pair: " + e.getMessage(),
+          ", perhaps you should check that the directory is writable",
+          e);
     }
   }
 }

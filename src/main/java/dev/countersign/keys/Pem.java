@@ -40,7 +40,8 @@ final class Pem {
       String body = m.group(2);
       // Encapsulated headers (Proc-Type...) are not used by any format we read.
       if (body.contains(":")) {
-        throw new IllegalArgumentException("PEM block " + m.group(1) + " has headers, which are not supported");
+        throw new IllegalArgumentException(
+            "PEM block " + m.group(1) + " has headers, which are not supported");
       }
       try {
         blocks.add(new Block(m.group(1), Base64.getMimeDecoder().decode(body.strip())));

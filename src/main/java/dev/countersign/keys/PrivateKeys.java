@@ -43,8 +43,8 @@ import org.bouncycastle.crypto.params.ParametersWithIV;
 
 /**
  * Private keys: cosign's encrypted format ({@code ENCRYPTED COSIGN PRIVATE KEY}: scrypt-derived
- * key, NaCl secretbox around a PKCS#8 key), plain PKCS#8 {@code PRIVATE KEY} and SEC1
- * {@code EC PRIVATE KEY}. Writes cosign-compatible encrypted key pairs for {@code keygen}.
+ * key, NaCl secretbox around a PKCS#8 key), plain PKCS#8 {@code PRIVATE KEY} and SEC1 {@code EC
+ * PRIVATE KEY}. Writes cosign-compatible encrypted key pairs for {@code keygen}.
  */
 public final class PrivateKeys {
 
@@ -77,8 +77,8 @@ public final class PrivateKeys {
   }
 
   /**
-   * Reads the private key in {@code file} (also base64 of a PEM), decrypting it with
-   * {@code password} when it is a cosign encrypted key.
+   * Reads the private key in {@code file} (also base64 of a PEM), decrypting it with {@code
+   * password} when it is a cosign encrypted key.
    *
    * @throws UsageProblem when the file does not exist or the password is wrong
    * @throws InputProblem when the file holds no usable private key
@@ -93,7 +93,12 @@ public final class PrivateKeys {
     try {
       blocks = Pem.blocks(content);
     } catch (IllegalArgumentException e) {
-      throw new InputProblem(source, 0, e.getMessage(), ", perhaps you should pass a cosign private key (cosign.key)", e);
+      throw new InputProblem(
+          source,
+          0,
+          e.getMessage(),
+          ", perhaps you should pass a cosign private key (cosign.key)",
+          e);
     }
     for (Pem.Block block : blocks) {
       switch (block.type()) {
@@ -111,19 +116,25 @@ public final class PrivateKeys {
         }
       }
     }
-    throw new InputProblem(source, 0, "no private key block found (expected \"-----BEGIN " + COSIGN_TYPE + "-----\")",
+    throw new InputProblem(
+        source,
+        0,
+        "no private key block found (expected \"-----BEGIN " + COSIGN_TYPE + "-----\")",
         ", perhaps you should pass the private key file (cosign.key), not the public key");
   }
 
   /** The public half of an EC private key (Q = d·G on its curve). */
   public static PublicKey publicKeyOf(PrivateKey key) {
     if (!(key instanceof ECPrivateKey ec)) {
-      throw new UsageProblem("Only ECDSA private keys are supported, got " + key.getAlgorithm(),
+      throw new UsageProblem(
+          "Only ECDSA private keys are supported, got " + key.getAlgorithm(),
           ", perhaps you should generate an ECDSA P-256 key with `countersign keygen`");
     }
     ECParameterSpec params = ec.getParams();
-    org.bouncycastle.math.ec.ECPoint q = curveParameters(params).getG().multiply(ec.getS()).normalize();
-    ECPoint point = new ECPoint(q.getAffineXCoord().toBigInteger(), q.getAffineYCoord().toBigInteger());
+    org.bouncycastle.math.ec.ECPoint q =
+        curveParameters(params).getG().multiply(ec.getS()).normalize();
+    ECPoint point =
+        new ECPoint(q.getAffineXCoord().toBigInteger(), q.getAffineYCoord().toBigInteger());
     try {
       return KeyFactory.getInstance("EC").generatePublic(new ECPublicKeySpec(point, params));
     } catch (GeneralSecurityException e) {
@@ -181,35 +192,63 @@ public final class PrivateKeys {
     try {
       root = JSON.readTree(envelope);
     } catch (IOException e) {
-      throw new InputProblem(source, 0, "the encrypted private key is not cosign's JSON envelope",
-          ", perhaps you should regenerate the key with `countersign keygen` or `cosign generate-key-pair`", e);
+      throw new InputProblem(
+          source,
+          0,
+          "the encrypted private key is not cosign's JSON envelope",
+          ", perhaps you should regenerate the key with `countersign keygen` or `cosign"
+              + " generate-key-pair`",
+          e);
     }
     String kdfName = root.path("kdf").path("name").asText();
     String cipherName = root.path("cipher").path("name").asText();
     if (!kdfName.equals("scrypt") || !cipherName.equals("nacl/secretbox")) {
-      throw new InputProblem(source, 0,
-          "unsupported key encryption (kdf \"" + kdfName + "\", cipher \"" + cipherName + "\"); only scrypt + nacl/secretbox is supported",
-          ", perhaps you should regenerate the key with `countersign keygen` or `cosign generate-key-pair`");
+      throw new InputProblem(
+          source,
+          0,
+          "unsupported key encryption (kdf \""
+              + kdfName
+              + "\", cipher \""
+              + cipherName
+              + "\"); only scrypt + nacl/secretbox is supported",
+          ", perhaps you should regenerate the key with `countersign keygen` or `cosign"
+              + " generate-key-pair`");
     }
     JsonNode params = root.path("kdf").path("params");
     int n = params.path("N").asInt(-1);
     int r = params.path("r").asInt(-1);
     int p = params.path("p").asInt(-1);
-    if (n < 2 || Integer.bitCount(n) != 1 || r < 1 || p < 1 || 128L * n * r > MAX_SCRYPT_MEMORY || p > 16) {
-      throw new InputProblem(source, 0, "the key's scrypt parameters N=" + n + " r=" + r + " p=" + p + " are out of range",
-          ", perhaps you should regenerate the key with `countersign keygen` or `cosign generate-key-pair`");
+    if (n < 2
+        || Integer.bitCount(n) != 1
+        || r < 1
+        || p < 1
+        || 128L * n * r > MAX_SCRYPT_MEMORY
+        || p > 16) {
+      throw new InputProblem(
+          source,
+          0,
+          "the key's scrypt parameters N=" + n + " r=" + r + " p=" + p + " are out of range",
+          ", perhaps you should regenerate the key with `countersign keygen` or `cosign"
+              + " generate-key-pair`");
     }
     byte[] salt = base64Field(root.path("kdf").path("salt"), "kdf.salt", source);
     byte[] nonce = base64Field(root.path("cipher").path("nonce"), "cipher.nonce", source);
     byte[] ciphertext = base64Field(root.path("ciphertext"), "ciphertext", source);
     if (nonce.length != NONCE_BYTES || ciphertext.length < TAG_BYTES) {
-      throw new InputProblem(source, 0, "the encrypted private key has a malformed nonce or ciphertext",
-          ", perhaps you should regenerate the key with `countersign keygen` or `cosign generate-key-pair`");
+      throw new InputProblem(
+          source,
+          0,
+          "the encrypted private key has a malformed nonce or ciphertext",
+          ", perhaps you should regenerate the key with `countersign keygen` or `cosign"
+              + " generate-key-pair`");
     }
     byte[] plain = secretbox(false, ciphertext, nonce, scrypt(password, salt, n, r, p));
     if (plain == null) {
-      throw new UsageProblem("Could not decrypt " + source + " while reading the private key: wrong password?",
-          ", perhaps you should set " + PASSWORD_VARIABLE + " to the password the key was created with");
+      throw new UsageProblem(
+          "Could not decrypt " + source + " while reading the private key: wrong password?",
+          ", perhaps you should set "
+              + PASSWORD_VARIABLE
+              + " to the password the key was created with");
     }
     return plain;
   }
@@ -221,8 +260,13 @@ public final class PrivateKeys {
       }
       return Base64.getDecoder().decode(node.asText());
     } catch (IllegalArgumentException e) {
-      throw new InputProblem(source, 0, "the encrypted private key's " + name + " is missing or not base64",
-          ", perhaps you should regenerate the key with `countersign keygen` or `cosign generate-key-pair`", e);
+      throw new InputProblem(
+          source,
+          0,
+          "the encrypted private key's " + name + " is missing or not base64",
+          ", perhaps you should regenerate the key with `countersign keygen` or `cosign"
+              + " generate-key-pair`",
+          e);
     }
   }
 
@@ -275,7 +319,10 @@ public final class PrivateKeys {
         // the DER names its algorithm; try the other one
       }
     }
-    throw new InputProblem(source, 0, "the private key is not a PKCS#8 ECDSA or RSA key",
+    throw new InputProblem(
+        source,
+        0,
+        "the private key is not a PKCS#8 ECDSA or RSA key",
         ", perhaps you should generate an ECDSA P-256 key with `countersign keygen`");
   }
 
@@ -286,29 +333,41 @@ public final class PrivateKeys {
       if (sec1.getParametersObject() == null) {
         throw new IllegalArgumentException("no curve parameters");
       }
-      PrivateKeyInfo info = new PrivateKeyInfo(
-          new AlgorithmIdentifier(X9ObjectIdentifiers.id_ecPublicKey, sec1.getParametersObject()), sec1);
+      PrivateKeyInfo info =
+          new PrivateKeyInfo(
+              new AlgorithmIdentifier(
+                  X9ObjectIdentifiers.id_ecPublicKey, sec1.getParametersObject()),
+              sec1);
       return fromPkcs8(info.getEncoded(), source);
     } catch (IOException | RuntimeException e) {
       if (e instanceof InputProblem problem) {
         throw problem;
       }
-      throw new InputProblem(source, 0, "the EC PRIVATE KEY block is malformed: " + e.getMessage(),
-          ", perhaps you should generate an ECDSA P-256 key with `countersign keygen`", e);
+      throw new InputProblem(
+          source,
+          0,
+          "the EC PRIVATE KEY block is malformed: " + e.getMessage(),
+          ", perhaps you should generate an ECDSA P-256 key with `countersign keygen`",
+          e);
     }
   }
 
   private static X9ECParameters curveParameters(ECParameterSpec params) {
     int bits = params.getCurve().getField().getFieldSize();
-    String name = switch (bits) {
-      case 256 -> "secp256r1";
-      case 384 -> "secp384r1";
-      case 521 -> "secp521r1";
-      default -> throw new UsageProblem("Unsupported EC key size " + bits, ", perhaps you should use an ECDSA P-256 key");
-    };
+    String name =
+        switch (bits) {
+          case 256 -> "secp256r1";
+          case 384 -> "secp384r1";
+          case 521 -> "secp521r1";
+          default ->
+              throw new UsageProblem(
+                  "Unsupported EC key size " + bits, ", perhaps you should use an ECDSA P-256 key");
+        };
     X9ECParameters x9 = CustomNamedCurves.getByName(name);
     if (!x9.getCurve().getB().toBigInteger().equals(params.getCurve().getB())) {
-      throw new UsageProblem("Unsupported elliptic curve of size " + bits, ", perhaps you should use an ECDSA P-256 key");
+      throw new UsageProblem(
+          "Unsupported elliptic curve of size " + bits,
+          ", perhaps you should use an ECDSA P-256 key");
     }
     return x9;
   }

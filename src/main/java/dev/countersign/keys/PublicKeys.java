@@ -34,11 +34,11 @@ public final class PublicKeys {
   }
 
   /**
-   * Parses key material that came from {@code source} (a file, or a policy field); the name is
-   * used in error messages only.
+   * Parses key material that came from {@code source} (a file, or a policy field); the name is used
+   * in error messages only.
    *
-   * @throws InputProblem when there is not exactly one {@code PUBLIC KEY} block, or it is not an
-   *     EC or RSA key
+   * @throws InputProblem when there is not exactly one {@code PUBLIC KEY} block, or it is not an EC
+   *     or RSA key
    */
   public static PublicKey parse(byte[] content, Path source) {
     return parse(content, source, 0);
@@ -53,17 +53,31 @@ public final class PublicKeys {
     try {
       blocks = Pem.blocks(content);
     } catch (IllegalArgumentException e) {
-      throw new InputProblem(source, line, e.getMessage(), ", perhaps you should pass a PEM public key such as cosign.pub", e);
+      throw new InputProblem(
+          source,
+          line,
+          e.getMessage(),
+          ", perhaps you should pass a PEM public key such as cosign.pub",
+          e);
     }
     List<Pem.Block> keys = blocks.stream().filter(b -> b.type().equals("PUBLIC KEY")).toList();
     if (keys.isEmpty()) {
-      String found = blocks.isEmpty() ? "no PEM block" : "PEM blocks " + blocks.stream().map(Pem.Block::type).toList();
+      String found =
+          blocks.isEmpty()
+              ? "no PEM block"
+              : "PEM blocks " + blocks.stream().map(Pem.Block::type).toList();
       throw new InputProblem(
-          source, line, "no \"-----BEGIN PUBLIC KEY-----\" block found (" + found + ")",
-          ", perhaps you should pass the public key file (cosign.pub), not the private key or a certificate");
+          source,
+          line,
+          "no \"-----BEGIN PUBLIC KEY-----\" block found (" + found + ")",
+          ", perhaps you should pass the public key file (cosign.pub), not the private key or a"
+              + " certificate");
     }
     if (keys.size() > 1) {
-      throw new InputProblem(source, line, "holds " + keys.size() + " public keys, expected one",
+      throw new InputProblem(
+          source,
+          line,
+          "holds " + keys.size() + " public keys, expected one",
           ", perhaps you should put each key in its own file and pass --key once per file");
     }
     return fromSpki(keys.get(0).der(), source, line);
@@ -82,8 +96,12 @@ public final class PublicKeys {
         // try the next algorithm; the DER names its own algorithm, so at most one can succeed
       }
     }
-    throw new InputProblem(source, line, "the PUBLIC KEY block is not an ECDSA or RSA key",
-        ", perhaps you should generate an ECDSA P-256 key with `countersign keygen` or `cosign generate-key-pair`");
+    throw new InputProblem(
+        source,
+        line,
+        "the PUBLIC KEY block is not an ECDSA or RSA key",
+        ", perhaps you should generate an ECDSA P-256 key with `countersign keygen` or `cosign"
+            + " generate-key-pair`");
   }
 
   /** The key as a PEM {@code PUBLIC KEY} block, as cosign writes {@code cosign.pub}. */
@@ -96,21 +114,31 @@ public final class PublicKeys {
     return "sha256:" + Sha256.hex(key.getEncoded());
   }
 
-
   static byte[] readKeyFile(Path file) {
     try {
       if (Files.isDirectory(file)) {
-        throw new UsageProblem(file + " is a directory, not a key file", ", perhaps you should pass the key file itself");
+        throw new UsageProblem(
+            file + " is a directory, not a key file",
+            ", perhaps you should pass the key file itself");
       }
       if (Files.size(file) > MAX_KEY_FILE_BYTES) {
-        throw new InputProblem(file, 0, "is too large to be a key file (" + Files.size(file) + " bytes)",
+        throw new InputProblem(
+            file,
+            0,
+            "is too large to be a key file (" + Files.size(file) + " bytes)",
             ", perhaps you should check that you passed the key and not a manifest");
       }
       return Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      throw new UsageProblem("Key file " + file + " does not exist", ", perhaps you should check the path", e);
+      throw new UsageProblem(
+          "Key file " + file + " does not exist", ", perhaps you should check the path", e);
     } catch (IOException e) {
-      throw new InputProblem(file, 0, "could not be read: " + e.getMessage(), ", perhaps you should check the file's permissions", e);
+      throw new InputProblem(
+          file,
+          0,
+          "could not be read: " + e.getMessage(),
+          ", perhaps you should check the file's permissions",
+          e);
     }
   }
 }

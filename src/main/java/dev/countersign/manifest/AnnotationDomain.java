@@ -4,13 +4,14 @@ import java.util.regex.Pattern;
 
 /**
  * The signature annotation keys under one domain (default {@code cosign.sigstore.dev}), as
- * k8s-manifest-sigstore and Kyverno's {@code validate.manifests} name them: {@code message},
- * {@code signature[_N]}, {@code certificate[_N]}, {@code bundle[_N]}, {@code resourceBundleRef}.
+ * k8s-manifest-sigstore and Kyverno's {@code validate.manifests} name them: {@code message}, {@code
+ * signature[_N]}, {@code certificate[_N]}, {@code bundle[_N]}, {@code resourceBundleRef}.
  */
 public record AnnotationDomain(String domain) {
 
   // Declared before DEFAULT: static initializers run in order, and DEFAULT's constructor uses it.
-  private static final Pattern VALID = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  private static final Pattern VALID =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   public static final AnnotationDomain DEFAULT = new AnnotationDomain("cosign.sigstore.dev");
 
@@ -43,8 +44,8 @@ public record AnnotationDomain(String domain) {
 
   /**
    * True for every key the signer strips from the message and the verifier ignores: the same
-   * prefixes as k8s-manifest-sigstore's {@code AnnotationKeyMask} ({@code message*},
-   * {@code signature*}, {@code certificate*}, {@code bundle*}, {@code resourceBundleRef*}).
+   * prefixes as k8s-manifest-sigstore's {@code AnnotationKeyMask} ({@code message*}, {@code
+   * signature*}, {@code certificate*}, {@code bundle*}, {@code resourceBundleRef*}).
    */
   public boolean isSignatureAnnotation(String key) {
     if (!key.startsWith(domain + "/")) {

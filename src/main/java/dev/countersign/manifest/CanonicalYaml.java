@@ -13,42 +13,47 @@ import org.yaml.snakeyaml.nodes.Tag;
 import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
- * Writes plain Java values (as {@link ManifestDocument} holds them) as deterministic, Go-like
- * YAML: what goes into the signed message and the signed files.
+ * Writes plain Java values (as {@link ManifestDocument} holds them) as deterministic, Go-like YAML:
+ * what goes into the signed message and the signed files.
  *
  * <p>Rules, chosen so that every YAML 1.1 parser (yaml.v2, SnakeYAML) and every YAML 1.2 core
  * parser reads the output back to the same values:
+ *
  * <ul>
  *   <li>mapping keys sorted by Unicode code point; block style; 2-space indent; sequences not
  *       indented under their parent key ({@code - name: x} at the key's column), like yaml.v2;
- *   <li>empty mapping {@code {}}, empty sequence {@code []}, null {@code null}, booleans
- *       {@code true}/{@code false}, integers as digits, floats always with a '.' or as
- *       {@code .inf}/{@code -.inf}/{@code .nan}, exponents signed ({@code 1.0e+20});
+ *   <li>empty mapping {@code {}}, empty sequence {@code []}, null {@code null}, booleans {@code
+ *       true}/{@code false}, integers as digits, floats always with a '.' or as {@code .inf}/{@code
+ *       -.inf}/{@code .nan}, exponents signed ({@code 1.0e+20});
  *   <li>strings plain only when no parser could read them as anything else and they contain no
  *       indicator problem; multi-line strings as literal blocks ({@code |}, {@code |-}) when that
  *       is exact, else double-quoted with escapes;
  *   <li>every document ends with exactly one {@code "\n"}.
  * </ul>
+ *
  * Long strings are never folded (yaml.v2 folds at 80 columns; values are equal either way).
  */
 public final class CanonicalYaml {
 
   private static final Resolver YAML_11 = new Resolver();
 
-  private static final Pattern CORE_12_NON_STRING = Pattern.compile(
-      "null|Null|NULL|~|true|True|TRUE|false|False|FALSE"
-          + "|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
-          + "|[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?"
-          + "|[-+]?\\.(inf|Inf|INF)|\\.nan|\\.NaN|\\.NAN");
+  private static final Pattern CORE_12_NON_STRING =
+      Pattern.compile(
+          "null|Null|NULL|~|true|True|TRUE|false|False|FALSE"
+              + "|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+              + "|[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?"
+              + "|[-+]?\\.(inf|Inf|INF)|\\.nan|\\.NaN|\\.NAN");
 
   /** Dates and timestamps in any parser's reading, kept quoted so no parser makes them dates. */
-  private static final Pattern TIMESTAMP_LIKE = Pattern.compile("[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*", Pattern.DOTALL);
+  private static final Pattern TIMESTAMP_LIKE =
+      Pattern.compile("[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*", Pattern.DOTALL);
 
   /** Number-like strings (with underscores, sexagesimal colons, signs): always quoted. */
-  private static final Pattern NUMBER_LIKE = Pattern.compile("[-+]?[0-9.][0-9a-fA-FxXoObB_:.eE+-]*");
+  private static final Pattern NUMBER_LIKE =
+      Pattern.compile("[-+]?[0-9.][0-9a-fA-FxXoObB_:.eE+-]*");
 
-  private static final Set<String> WORDS = Set.of(
-      "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "=", "<<");
+  private static final Set<String> WORDS =
+      Set.of("y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "=", "<<");
 
   private static final String INDICATORS = "-?:,[]{}#&*!|>'\"%@`";
 
@@ -71,7 +76,8 @@ public final class CanonicalYaml {
    * A mapping at {@code indent}; its first key line starts with {@code firstPrefix} instead of
    * indentation (used for "- " in sequences).
    */
-  private static void writeMapping(StringBuilder out, Map<?, ?> map, int indent, String firstPrefix) {
+  private static void writeMapping(
+      StringBuilder out, Map<?, ?> map, int indent, String firstPrefix) {
     List<String> keys = new ArrayList<>(map.size());
     for (Object key : map.keySet()) {
       keys.add(String.valueOf(key));
@@ -119,7 +125,8 @@ public final class CanonicalYaml {
     }
   }
 
-  private static void writeSequence(StringBuilder out, List<?> list, int indent, String firstPrefix) {
+  private static void writeSequence(
+      StringBuilder out, List<?> list, int indent, String firstPrefix) {
     boolean first = true;
     for (Object item : list) {
       String prefix = (first ? firstPrefix : " ".repeat(indent)) + "- ";
@@ -197,8 +204,11 @@ public final class CanonicalYaml {
     if (value instanceof Boolean b) {
       return b ? "true" : "false";
     }
-    if (value instanceof Long || value instanceof Integer || value instanceof Short
-        || value instanceof Byte || value instanceof BigInteger) {
+    if (value instanceof Long
+        || value instanceof Integer
+        || value instanceof Short
+        || value instanceof Byte
+        || value instanceof BigInteger) {
       return value.toString();
     }
     if (value instanceof Double || value instanceof Float) {
@@ -214,13 +224,15 @@ public final class CanonicalYaml {
       return "[]";
     }
     throw new IllegalArgumentException(
-        "cannot write a " + value.getClass().getName() + " as YAML (only String, Boolean, Long,"
+        "cannot write a "
+            + value.getClass().getName()
+            + " as YAML (only String, Boolean, Long,"
             + " BigInteger, Double, null, List and Map)");
   }
 
   /**
-   * A float every YAML 1.1 and 1.2 parser reads back as the same double: plain decimal with a
-   * '.' between 1e-3 and 1e16, else the shortest round-trip digits with a signed exponent.
+   * A float every YAML 1.1 and 1.2 parser reads back as the same double: plain decimal with a '.'
+   * between 1e-3 and 1e16, else the shortest round-trip digits with a signed exponent.
    */
   static String formatDouble(double d) {
     if (Double.isNaN(d)) {
@@ -259,8 +271,12 @@ public final class CanonicalYaml {
     char first = s.charAt(0);
     char last = s.charAt(s.length() - 1);
     // A leading '-' is fine when a non-space follows ("-v", "--flag"), as yaml.v2 writes it.
-    boolean dashStart = first == '-' && s.length() > 1 && s.charAt(1) != ' ' && !s.startsWith("---");
-    if ((INDICATORS.indexOf(first) >= 0 && !dashStart) || first == ' ' || last == ' ' || last == ':') {
+    boolean dashStart =
+        first == '-' && s.length() > 1 && s.charAt(1) != ' ' && !s.startsWith("---");
+    if ((INDICATORS.indexOf(first) >= 0 && !dashStart)
+        || first == ' '
+        || last == ' '
+        || last == ':') {
       return false;
     }
     if (s.startsWith("...") || s.contains(": ") || s.contains(" #")) {
@@ -284,8 +300,8 @@ public final class CanonicalYaml {
   }
 
   /**
-   * Printable in YAML and safe unescaped: no controls, no YAML 1.1 line breaks (U+0085,
-   * U+2028, U+2029), no BOM, no surrogate halves, no non-characters U+FFFE/U+FFFF.
+   * Printable in YAML and safe unescaped: no controls, no YAML 1.1 line breaks (U+0085, U+2028,
+   * U+2029), no BOM, no surrogate halves, no non-characters U+FFFE/U+FFFF.
    */
   private static boolean isPlainPrintable(int cp) {
     if (cp >= 0x20 && cp <= 0x7E) {

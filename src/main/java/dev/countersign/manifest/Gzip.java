@@ -47,8 +47,8 @@ final class Gzip {
 
   /**
    * Gunzips {@code data} if it starts with the gzip magic; returns it unchanged otherwise (like
-   * k8s-manifest-sigstore's {@code GzipDecompress}). Unlike Go, a corrupt or truncated gzip
-   * stream is an error, and output beyond {@code limit} bytes is refused (gzip bombs).
+   * k8s-manifest-sigstore's {@code GzipDecompress}). Unlike Go, a corrupt or truncated gzip stream
+   * is an error, and output beyond {@code limit} bytes is refused (gzip bombs).
    *
    * @throws IllegalArgumentException with a reason when the stream is corrupt or too large
    */

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Reads the members of the tar archive inside a legacy {@code --tarball=yes} message (ustar,
- * with GNU long names and pax {@code path} records), enough for what k8s-manifest-sigstore wrote.
- * Only regular files are returned.
+ * Reads the members of the tar archive inside a legacy {@code --tarball=yes} message (ustar, with
+ * GNU long names and pax {@code path} records), enough for what k8s-manifest-sigstore wrote. Only
+ * regular files are returned.
  */
 final class LegacyTarball {
 
@@ -23,7 +23,9 @@ final class LegacyTarball {
 
   private LegacyTarball() {}
 
-  /** @throws IllegalArgumentException when the bytes are not a well-formed tar archive */
+  /**
+   * @throws IllegalArgumentException when the bytes are not a well-formed tar archive
+   */
   static List<Member> members(byte[] tar) {
     List<Member> members = new ArrayList<>();
     int offset = 0;
@@ -80,7 +82,8 @@ final class LegacyTarball {
     try {
       expected = octal(tar, offset + 148, 8);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("not a tar archive (bad header at offset " + offset + ")", e);
+      throw new IllegalArgumentException(
+          "not a tar archive (bad header at offset " + offset + ")", e);
     }
     long sum = 0;
     for (int i = 0; i < BLOCK; i++) {
@@ -103,7 +106,8 @@ final class LegacyTarball {
     if ((tar[offset] & 0x80) != 0) {
       throw new IllegalArgumentException("tar member uses a binary size field (too large)");
     }
-    String text = new String(tar, offset, length, StandardCharsets.US_ASCII).replace('\0', ' ').trim();
+    String text =
+        new String(tar, offset, length, StandardCharsets.US_ASCII).replace('\0', ' ').trim();
     if (text.isEmpty()) {
       return 0;
     }

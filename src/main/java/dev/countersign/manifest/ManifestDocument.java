@@ -15,10 +15,11 @@ import java.util.Optional;
  *
  * @param content the object
  * @param line 1-based line in the source file where the document starts (0 when synthetic)
- * @param fieldLines 1-based source line of each field, keyed by dotted path with list indices
- *     as numbers ({@code spec.ingress.0.from}); empty for synthetic documents
+ * @param fieldLines 1-based source line of each field, keyed by dotted path with list indices as
+ *     numbers ({@code spec.ingress.0.from}); empty for synthetic documents
  */
-public record ManifestDocument(Map<String, Object> content, int line, Map<String, Integer> fieldLines) {
+public record ManifestDocument(
+    Map<String, Object> content, int line, Map<String, Integer> fieldLines) {
 
   public ManifestDocument {
     content = Collections.unmodifiableMap(new LinkedHashMap<>(content));
@@ -81,19 +82,20 @@ public record ManifestDocument(Map<String, Object> content, int line, Map<String
     Object annotations = metadata().get("annotations");
     Map<String, String> result = new LinkedHashMap<>();
     if (annotations instanceof Map<?, ?> m) {
-      m.forEach((k, v) -> {
-        if (v instanceof String s) {
-          result.put(String.valueOf(k), s);
-        }
-      });
+      m.forEach(
+          (k, v) -> {
+            if (v instanceof String s) {
+              result.put(String.valueOf(k), s);
+            }
+          });
     }
     return result;
   }
 
   /**
-   * The number of objects when this document is a Kubernetes list ({@code kind: List},
-   * {@code ConfigMapList}...) holding them in {@code items}; empty otherwise. countersign signs
-   * one object per document, so {@code run}, {@code sign} and {@code check} all refuse lists.
+   * The number of objects when this document is a Kubernetes list ({@code kind: List}, {@code
+   * ConfigMapList}...) holding them in {@code items}; empty otherwise. countersign signs one object
+   * per document, so {@code run}, {@code sign} and {@code check} all refuse lists.
    */
   public Optional<Integer> listItems() {
     return kind().endsWith("List") && content.get("items") instanceof java.util.List<?> items
@@ -103,11 +105,19 @@ public record ManifestDocument(Map<String, Object> content, int line, Map<String
 
   /** Why a list document is refused, when {@link #listItems} says it is one. */
   public Optional<String> listProblem() {
-    return listItems().map(n -> "is a " + kind() + " holding " + n + " objects, but countersign signs one object per document");
+    return listItems()
+        .map(
+            n ->
+                "is a "
+                    + kind()
+                    + " holding "
+                    + n
+                    + " objects, but countersign signs one object per document");
   }
 
   /** What to do about a list document. */
-  public static final String LIST_HINT = "perhaps you should write each item as its own document, separated by ---";
+  public static final String LIST_HINT =
+      "perhaps you should write each item as its own document, separated by ---";
 
   /** "Kind/namespace/name" or "Kind/name", for messages. */
   public String describe() {

@@ -11,7 +11,8 @@ import java.util.List;
  * @param documents its non-empty documents, in order; never empty
  * @param bytes the exact bytes read (for no-churn comparisons)
  */
-public record ManifestFile(Path path, Path displayPath, List<ManifestDocument> documents, byte[] bytes) {
+public record ManifestFile(
+    Path path, Path displayPath, List<ManifestDocument> documents, byte[] bytes) {
 
   public ManifestFile {
     documents = List.copyOf(documents);

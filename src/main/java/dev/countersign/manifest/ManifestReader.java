@@ -3,9 +3,9 @@ package dev.countersign.manifest;
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.channels.Channels;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
+import java.nio.channels.Channels;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
@@ -22,15 +22,15 @@ import java.util.Set;
 
 /**
  * Reads Kubernetes manifest files the way Kubernetes tooling does (YAML 1.1 scalars as yaml.v2
- * resolves them), strictly: every problem is an {@link dev.countersign.support.problems.InputProblem}
- * naming the file and line and saying what to do.
+ * resolves them), strictly: every problem is an {@link
+ * dev.countersign.support.problems.InputProblem} naming the file and line and saying what to do.
  *
  * <p>Refused: symlinks and non-regular files, files over {@link #maxBytes()}, files without any
  * Kubernetes object, bytes that are not UTF-8, a UTF-8 byte order mark, CR or CRLF line endings
  * (signed output must be byte-stable and reviewable, so we ask for LF files instead of silently
- * rewriting them), malformed YAML, duplicate keys, alias bombs, nesting deeper than
- * {@link #MAX_DEPTH}, {@code !!binary} and unknown tags, and documents that are not mappings
- * with string {@code apiVersion} and {@code kind}.
+ * rewriting them), malformed YAML, duplicate keys, alias bombs, nesting deeper than {@link
+ * #MAX_DEPTH}, {@code !!binary} and unknown tags, and documents that are not mappings with string
+ * {@code apiVersion} and {@code kind}.
  *
  * <p>Thread-safe; holds no state beyond its limits.
  */
@@ -40,8 +40,8 @@ public final class ManifestReader {
    * Default upper bound on a manifest file's size, signed or unsigned: 1 MiB. Kubernetes cannot
    * take much more: etcd refuses requests over 1.5 MiB by default, ConfigMap and Secret data is
    * capped at 1 MiB, and every signed object carries the whole file's compressed message in its
-   * annotations, which together may not exceed 256 KiB. Checked before a file or blob is read,
-   * so it also bounds memory.
+   * annotations, which together may not exceed 256 KiB. Checked before a file or blob is read, so
+   * it also bounds memory.
    */
   public static final long DEFAULT_MAX_BYTES = 1024L * 1024;
 
@@ -69,65 +69,95 @@ public final class ManifestReader {
    *
    * @param file the file to read (must be a regular file, not a symlink)
    * @param displayPath how error messages name it
-   * @throws dev.countersign.support.problems.InputProblem for anything that is not a usable manifest
+   * @throws dev.countersign.support.problems.InputProblem for anything that is not a usable
+   *     manifest
    */
   public ManifestFile read(Path file, Path displayPath) {
     BasicFileAttributes attributes;
     try {
       attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
     } catch (NoSuchFileException e) {
-      throw new InputProblem(displayPath, 0, "does not exist",
-          "perhaps you should check the path", e);
+      throw new InputProblem(
+          displayPath, 0, "does not exist", "perhaps you should check the path", e);
     } catch (IOException e) {
-      throw new InputProblem(displayPath, 0, "cannot be inspected: " + e.getMessage(),
-          "perhaps you should check its permissions", e);
+      throw new InputProblem(
+          displayPath,
+          0,
+          "cannot be inspected: " + e.getMessage(),
+          "perhaps you should check its permissions",
+          e);
     }
     if (attributes.isSymbolicLink()) {
-      throw new InputProblem(displayPath, 0, "is a symbolic link, which countersign does not follow",
+      throw new InputProblem(
+          displayPath,
+          0,
+          "is a symbolic link, which countersign does not follow",
           "perhaps you should replace the link with the file it points to");
     }
     if (!attributes.isRegularFile()) {
-      throw new InputProblem(displayPath, 0, "is not a regular file",
+      throw new InputProblem(
+          displayPath,
+          0,
+          "is not a regular file",
           "perhaps you should point countersign at YAML files only");
     }
     if (attributes.size() > maxBytes) {
-      throw new InputProblem(displayPath, 0,
+      throw new InputProblem(
+          displayPath,
+          0,
           "is " + attributes.size() + " bytes, larger than the limit of " + maxBytes + " bytes",
           "perhaps you should split it into smaller files");
     }
     byte[] bytes;
     // Opened without following links and read with a bound: the file may have been swapped or
     // grown since we looked at it.
-    try (InputStream in = Channels.newInputStream(Files.newByteChannel(file,
-        Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
+    try (InputStream in =
+        Channels.newInputStream(
+            Files.newByteChannel(
+                file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
       bytes = in.readNBytes((int) (Math.min(maxBytes, Integer.MAX_VALUE - 9L) + 1));
       if (bytes.length > maxBytes) {
-        throw new InputProblem(displayPath, 0,
+        throw new InputProblem(
+            displayPath,
+            0,
             "is more than " + maxBytes + " bytes, larger than the limit of " + maxBytes + " bytes",
             "perhaps you should split it into smaller files");
       }
     } catch (IOException e) {
-      throw new InputProblem(displayPath, 0, "cannot be read: " + e.getMessage(),
-          "perhaps you should check its permissions", e);
+      throw new InputProblem(
+          displayPath,
+          0,
+          "cannot be read: " + e.getMessage(),
+          "perhaps you should check its permissions",
+          e);
     }
     return new ManifestFile(file, displayPath, parse(bytes, displayPath), bytes);
   }
 
   /**
-   * Parses YAML bytes (a file's content or a decoded message) into documents; empty documents
-   * are skipped; every document must be a mapping with {@code apiVersion} and {@code kind}.
+   * Parses YAML bytes (a file's content or a decoded message) into documents; empty documents are
+   * skipped; every document must be a mapping with {@code apiVersion} and {@code kind}.
    *
    * @throws dev.countersign.support.problems.InputProblem when the bytes are not a usable manifest
    */
   public List<ManifestDocument> parse(byte[] yaml, Path displayPath) {
     if (yaml.length > maxBytes) {
-      throw new InputProblem(displayPath, 0,
+      throw new InputProblem(
+          displayPath,
+          0,
           "is " + yaml.length + " bytes, larger than the limit of " + maxBytes + " bytes",
           "perhaps you should split it into smaller files");
     }
-    if (yaml.length >= 3 && (yaml[0] & 0xff) == 0xEF && (yaml[1] & 0xff) == 0xBB && (yaml[2] & 0xff) == 0xBF) {
-      throw new InputProblem(displayPath, 1, "starts with a UTF-8 byte order mark (BOM)",
-          "perhaps you should remove it (sed -i '1s/^\\xEF\\xBB\\xBF//' " + displayPath
+    if (yaml.length >= 3
+        && (yaml[0] & 0xff) == 0xEF
+        && (yaml[1] & 0xff) == 0xBB
+        && (yaml[2] & 0xff) == 0xBF) {
+      throw new InputProblem(
+          displayPath,
+          1,
+          "starts with a UTF-8 byte order mark (BOM)",
+          "perhaps you should remove it (sed -i '1s/^\\xEF\\xBB\\xBF//' "
+              + displayPath
               + "); signed output must be byte-stable, so countersign does not rewrite it for you");
     }
     String text = decodeUtf8(yaml, displayPath);
@@ -135,14 +165,22 @@ public final class ManifestReader {
     if (cr >= 0) {
       int line = lineAt(text, cr);
       boolean crlf = cr + 1 < text.length() && text.charAt(cr + 1) == '\n';
-      throw new InputProblem(displayPath, line,
+      throw new InputProblem(
+          displayPath,
+          line,
           crlf ? "uses CRLF (Windows) line endings" : "contains a carriage return (CR) character",
-          "perhaps you should convert to LF line endings (dos2unix " + displayPath
-              + " or `sed -i 's/\\r$//' " + displayPath + "`); signed output must be byte-stable");
+          "perhaps you should convert to LF line endings (dos2unix "
+              + displayPath
+              + " or `sed -i 's/\\r$//' "
+              + displayPath
+              + "`); signed output must be byte-stable");
     }
     List<ManifestDocument> documents = new YamlDocuments(displayPath, text, maxBytes).parse();
     if (documents.isEmpty()) {
-      throw new InputProblem(displayPath, 0, "contains no Kubernetes object",
+      throw new InputProblem(
+          displayPath,
+          0,
+          "contains no Kubernetes object",
           "perhaps you should add a manifest (apiVersion, kind, metadata) or remove the file");
     }
     return documents;
@@ -153,9 +191,11 @@ public final class ManifestReader {
   }
 
   private static String decodeUtf8(byte[] bytes, Path displayPath) {
-    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
     ByteBuffer in = ByteBuffer.wrap(bytes);
     CharBuffer out = CharBuffer.allocate(bytes.length);
     CoderResult result = decoder.decode(in, out, true);
@@ -170,8 +210,11 @@ public final class ManifestReader {
           line++;
         }
       }
-      throw new InputProblem(displayPath, line,
-          String.format("is not valid UTF-8 (byte 0x%02x at offset %d)", bytes[offset] & 0xff, offset),
+      throw new InputProblem(
+          displayPath,
+          line,
+          String.format(
+              "is not valid UTF-8 (byte 0x%02x at offset %d)", bytes[offset] & 0xff, offset),
           "perhaps you should re-save it as UTF-8 (iconv -f LATIN1 -t UTF-8)",
           errorFor(result));
     }

@@ -30,8 +30,8 @@ import java.util.Optional;
  * files under dot-directories ({@code .hidden/np.yaml}) are manifests too, everywhere: git and the
  * pull request diff show them to the reviewer like any other file, and a leading dot says nothing
  * about whether a cluster tool will apply the file. Skipping them anywhere would give an author a
- * name that one command signs and another never looks at; refusing them would only move that
- * blind spot. Other files (a {@code README.md}) are left alone.
+ * name that one command signs and another never looks at; refusing them would only move that blind
+ * spot. Other files (a {@code README.md}) are left alone.
  *
  * <p><b>Refused</b> ({@link InputProblem}, exit code 6, one per entry, each naming it), for every
  * entry under a managed directory whatever its extension, and for the directory itself and its
@@ -41,12 +41,12 @@ import java.util.Optional;
  *   <li>symbolic links (to files or directories, relative or absolute), submodules and other
  *       entries that are neither regular files nor directories: countersign never follows a link,
  *       so a link cannot make it read or write outside the work tree;
- *   <li>names that the operating system or Kubernetes tooling cannot carry faithfully: not
- *       UTF-8, control characters (newline, tab, escape...), a backslash, empty, {@code .} or
- *       {@code ..} segments, a {@code .git} segment, a segment over {@value #MAX_SEGMENT_BYTES}
- *       bytes (the usual file-name limit) or a path over {@value #MAX_PATH_BYTES} bytes;
- *   <li>manifests larger than {@link #maxBytes()}, judged from the size the tree or the file
- *       system reports, before a byte is read.
+ *   <li>names that the operating system or Kubernetes tooling cannot carry faithfully: not UTF-8,
+ *       control characters (newline, tab, escape...), a backslash, empty, {@code .} or {@code ..}
+ *       segments, a {@code .git} segment, a segment over {@value #MAX_SEGMENT_BYTES} bytes (the
+ *       usual file-name limit) or a path over {@value #MAX_PATH_BYTES} bytes;
+ *   <li>manifests larger than {@link #maxBytes()}, judged from the size the tree or the file system
+ *       reports, before a byte is read.
  * </ul>
  *
  * <p>Thread-safe; holds only its size limit.
@@ -57,13 +57,18 @@ public final class ManifestTree {
   public static final int MAX_SEGMENT_BYTES = 255;
 
   /**
-   * Longest repository-relative path, in UTF-8 bytes: far below {@code PATH_MAX} (4096) once
-   * joined to a runner's workspace directory, and short enough to read in a log line.
+   * Longest repository-relative path, in UTF-8 bytes: far below {@code PATH_MAX} (4096) once joined
+   * to a runner's workspace directory, and short enough to read in a log line.
    */
   public static final int MAX_PATH_BYTES = 1024;
 
   /** What kind of entry a tree or directory listing holds. */
-  public enum Type { FILE, DIRECTORY, LINK, OTHER }
+  public enum Type {
+    FILE,
+    DIRECTORY,
+    LINK,
+    OTHER
+  }
 
   /**
    * One entry under a managed directory, or a parent of it that is not a directory.
@@ -101,8 +106,8 @@ public final class ManifestTree {
   /**
    * The manifests among {@code entries}, sorted by path.
    *
-   * @param entries everything found under one managed directory (and any parent of it that is
-   *     not a directory)
+   * @param entries everything found under one managed directory (and any parent of it that is not a
+   *     directory)
    * @throws InputProblem combining one problem per refused entry
    */
   public List<Entry> manifests(Collection<Entry> entries) {
@@ -127,27 +132,51 @@ public final class ManifestTree {
     Path shown = displayPath(entry.path());
     Optional<String> badName = nameProblem(entry.path());
     if (badName.isPresent()) {
-      return Optional.of(new InputProblem(shown, 0, badName.get(),
-          "perhaps you should rename it to plain letters, digits, dots, dashes and underscores"));
+      return Optional.of(
+          new InputProblem(
+              shown,
+              0,
+              badName.get(),
+              "perhaps you should rename it to plain letters, digits, dots, dashes and"
+                  + " underscores"));
     }
     return switch (entry.type()) {
-      case LINK -> Optional.of(new InputProblem(shown, 0,
-          "is a symbolic link; countersign never follows links under a signed or unsigned directory",
-          "perhaps you should replace the link with the file or directory it points to"));
-      case OTHER -> Optional.of(new InputProblem(shown, 0,
-          "is not a regular file or directory (a submodule or special file)",
-          "perhaps you should keep only manifest files and directories under signed and unsigned directories"));
-      case FILE -> entry.size() > maxBytes && isManifestName(entry.path())
-          ? Optional.of(new InputProblem(shown, 0, tooLarge(entry.size()),
-              "perhaps you should split it into smaller files"))
-          : Optional.empty();
+      case LINK ->
+          Optional.of(
+              new InputProblem(
+                  shown,
+                  0,
+                  "is a symbolic link; countersign never follows links under a signed or unsigned"
+                      + " directory",
+                  "perhaps you should replace the link with the file or directory it points to"));
+      case OTHER ->
+          Optional.of(
+              new InputProblem(
+                  shown,
+                  0,
+                  "is not a regular file or directory (a submodule or special file)",
+                  "perhaps you should keep only manifest files and directories under signed and"
+                      + " unsigned directories"));
+      case FILE ->
+          entry.size() > maxBytes && isManifestName(entry.path())
+              ? Optional.of(
+                  new InputProblem(
+                      shown,
+                      0,
+                      tooLarge(entry.size()),
+                      "perhaps you should split it into smaller files"))
+              : Optional.empty();
       case DIRECTORY -> Optional.empty();
     };
   }
 
   /** The message for a manifest of {@code size} bytes over the limit. */
   public String tooLarge(long size) {
-    return "is " + size + " bytes, larger than the limit of " + maxBytes + " bytes for one manifest file";
+    return "is "
+        + size
+        + " bytes, larger than the limit of "
+        + maxBytes
+        + " bytes for one manifest file";
   }
 
   /**
@@ -188,10 +217,10 @@ public final class ManifestTree {
   }
 
   /**
-   * The manifests under {@code directory} of the work tree {@code root}, read without following
-   * any link: {@code directory} and each of its parents below {@code root} must be real
-   * directories, and every entry under it is checked as {@link #manifests} says. A missing
-   * directory has no manifests.
+   * The manifests under {@code directory} of the work tree {@code root}, read without following any
+   * link: {@code directory} and each of its parents below {@code root} must be real directories,
+   * and every entry under it is checked as {@link #manifests} says. A missing directory has no
+   * manifests.
    *
    * @param directory relative to {@code root}, {@code /}-separated; empty for {@code root} itself
    * @return entries with paths relative to {@code root}, sorted
@@ -202,9 +231,15 @@ public final class ManifestTree {
     List<Entry> entries = new ArrayList<>();
     Path dir = base;
     if (!directory.isEmpty()) {
-      nameProblem(directory).ifPresent(problem -> {
-        throw new InputProblem(displayPath(directory), 0, problem, "perhaps you should choose a plain directory name");
-      });
+      nameProblem(directory)
+          .ifPresent(
+              problem -> {
+                throw new InputProblem(
+                    displayPath(directory),
+                    0,
+                    problem,
+                    "perhaps you should choose a plain directory name");
+              });
       for (String segment : directory.split("/")) {
         dir = dir.resolve(segment);
         Optional<BasicFileAttributes> attributes = lstat(dir);
@@ -212,45 +247,50 @@ public final class ManifestTree {
           return List.of();
         }
         if (!attributes.get().isDirectory()) {
-          entries.add(new Entry(relative(base, dir), typeOf(attributes.get()), attributes.get().size()));
+          entries.add(
+              new Entry(relative(base, dir), typeOf(attributes.get()), attributes.get().size()));
           return manifests(entries);
         }
       }
     }
     Path start = dir;
     try {
-      Files.walkFileTree(start, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attributes) {
-          if (!d.equals(start)) {
-            entries.add(new Entry(relative(base, d), Type.DIRECTORY, 0));
-          }
-          return FileVisitResult.CONTINUE;
-        }
+      Files.walkFileTree(
+          start,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attributes) {
+              if (!d.equals(start)) {
+                entries.add(new Entry(relative(base, d), Type.DIRECTORY, 0));
+              }
+              return FileVisitResult.CONTINUE;
+            }
 
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-          // Links are reported here, not followed: walkFileTree was not asked to follow them.
-          entries.add(new Entry(relative(base, file), typeOf(attributes), attributes.size()));
-          return FileVisitResult.CONTINUE;
-        }
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+              // Links are reported here, not followed: walkFileTree was not asked to follow them.
+              entries.add(new Entry(relative(base, file), typeOf(attributes), attributes.size()));
+              return FileVisitResult.CONTINUE;
+            }
 
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-          throw e;
-        }
-      });
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+              throw e;
+            }
+          });
     } catch (IOException e) {
-      throw new EnvironmentProblem("Could not list the files under " + start + ": " + e.getMessage(),
-          "perhaps you should check that the directory is readable", e);
+      throw new EnvironmentProblem(
+          "Could not list the files under " + start + ": " + e.getMessage(),
+          "perhaps you should check that the directory is readable",
+          e);
     }
     return manifests(entries);
   }
 
   /**
-   * Expands files and directories named on a command line into manifest files: a directory
-   * gives its manifests ({@link #walk} from it, so links below it are refused); a file is taken
-   * as it is (the reader refuses links and oversized files). A missing path is a usage error.
+   * Expands files and directories named on a command line into manifest files: a directory gives
+   * its manifests ({@link #walk} from it, so links below it are refused); a file is taken as it is
+   * (the reader refuses links and oversized files). A missing path is a usage error.
    */
   public List<Path> expand(List<Path> inputs) {
     List<Path> files = new ArrayList<>();
@@ -262,7 +302,8 @@ public final class ManifestTree {
       } else if (Files.exists(input, LinkOption.NOFOLLOW_LINKS)) {
         files.add(input);
       } else {
-        throw new UsageProblem("No such file or directory: " + input,
+        throw new UsageProblem(
+            "No such file or directory: " + input,
             "check the path (it is resolved against " + Path.of("").toAbsolutePath() + ")");
       }
     }
@@ -271,9 +312,9 @@ public final class ManifestTree {
 
   /**
    * Every manifest-named entry below the directory {@code dir}, sorted, for commands that only
-   * describe a repository ({@code init}, {@code doctor}) and skip what they cannot read: nothing
-   * is refused here, no link is followed (a link is listed, and {@link ManifestReader} refuses to
-   * read it). None when {@code dir} is not a directory (a link to one included).
+   * describe a repository ({@code init}, {@code doctor}) and skip what they cannot read: nothing is
+   * refused here, no link is followed (a link is listed, and {@link ManifestReader} refuses to read
+   * it). None when {@code dir} is not a directory (a link to one included).
    */
   public static List<Path> listUnder(Path dir) {
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
@@ -281,23 +322,28 @@ public final class ManifestTree {
     }
     List<Path> files = new ArrayList<>();
     try {
-      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-          if ((attributes.isRegularFile() || attributes.isSymbolicLink()) && isManifestName(file.getFileName().toString())) {
-            files.add(file);
-          }
-          return FileVisitResult.CONTINUE;
-        }
+      Files.walkFileTree(
+          dir,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+              if ((attributes.isRegularFile() || attributes.isSymbolicLink())
+                  && isManifestName(file.getFileName().toString())) {
+                files.add(file);
+              }
+              return FileVisitResult.CONTINUE;
+            }
 
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException e) {
-          return FileVisitResult.CONTINUE;
-        }
-      });
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) {
+              return FileVisitResult.CONTINUE;
+            }
+          });
     } catch (IOException e) {
-      throw new EnvironmentProblem("Could not list the files under " + dir + ": " + e.getMessage(),
-          "perhaps you should check that the directory is readable", e);
+      throw new EnvironmentProblem(
+          "Could not list the files under " + dir + ": " + e.getMessage(),
+          "perhaps you should check that the directory is readable",
+          e);
     }
     files.sort(Comparator.naturalOrder());
     return files;
@@ -305,12 +351,15 @@ public final class ManifestTree {
 
   private static Optional<BasicFileAttributes> lstat(Path path) {
     try {
-      return Optional.of(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+      return Optional.of(
+          Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (IOException e) {
-      throw new EnvironmentProblem("Could not inspect " + path + ": " + e.getMessage(),
-          "perhaps you should check that the directory is readable", e);
+      throw new EnvironmentProblem(
+          "Could not inspect " + path + ": " + e.getMessage(),
+          "perhaps you should check that the directory is readable",
+          e);
     }
   }
 
@@ -329,9 +378,9 @@ public final class ManifestTree {
   }
 
   /**
-   * How an entry is named in messages and annotations: as it is, except that control characters
-   * and backslashes are written as escapes ({@code \n}, {@code \x1b}, {@code \\}), so a name
-   * can never break a log line or pose as a workflow command.
+   * How an entry is named in messages and annotations: as it is, except that control characters and
+   * backslashes are written as escapes ({@code \n}, {@code \x1b}, {@code \\}), so a name can never
+   * break a log line or pose as a workflow command.
    */
   public static Path displayPath(String path) {
     return Path.of(escaped(path));
@@ -349,7 +398,8 @@ public final class ManifestTree {
         case '\t' -> out.append("\\t");
         default -> {
           if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029') {
-            out.append(c < 0x100 ? String.format("\\x%02x", (int) c) : String.format("\\u%04x", (int) c));
+            out.append(
+                c < 0x100 ? String.format("\\x%02x", (int) c) : String.format("\\u%04x", (int) c));
           } else {
             out.append(c);
           }

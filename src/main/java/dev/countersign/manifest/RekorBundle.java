@@ -8,8 +8,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * cosign's legacy {@code RekorBundle}, the JSON inside the {@code bundle[_N]} annotation:
- * {@code {"SignedEntryTimestamp":…,"Payload":{"body","integratedTime","logIndex","logID"}}}.
+ * cosign's legacy {@code RekorBundle}, the JSON inside the {@code bundle[_N]} annotation: {@code
+ * {"SignedEntryTimestamp":…,"Payload":{"body","integratedTime","logIndex","logID"}}}.
  *
  * @param signedEntryTimestamp std-base64 DER ECDSA signature by the Rekor key (the SET)
  * @param body std-base64 of Rekor's canonical entry JSON
@@ -67,7 +67,8 @@ public record RekorBundle(
   private static String text(JsonNode node, String field) {
     JsonNode value = node.get(field);
     if (value == null || !value.isTextual() || value.asText().isEmpty()) {
-      throw new IllegalArgumentException("bundle field \"" + field + "\" is missing or not a string");
+      throw new IllegalArgumentException(
+          "bundle field \"" + field + "\" is missing or not a string");
     }
     return value.asText();
   }
@@ -75,7 +76,8 @@ public record RekorBundle(
   private static long number(JsonNode node, String field) {
     JsonNode value = node.get(field);
     if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()) {
-      throw new IllegalArgumentException("bundle field \"" + field + "\" is missing or not an integer");
+      throw new IllegalArgumentException(
+          "bundle field \"" + field + "\" is missing or not an integer");
     }
     return value.asLong();
   }

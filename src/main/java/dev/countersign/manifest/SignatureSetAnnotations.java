@@ -7,7 +7,8 @@ import java.util.Optional;
  * not be decoded carries the reason in {@link #problem()} and is never trusted.
  *
  * @param index 0 for {@code signature}, N for {@code signature_N}
- * @param signatureBase64 the annotation value exactly as written (Rekor bodies compare it as a string)
+ * @param signatureBase64 the annotation value exactly as written (Rekor bodies compare it as a
+ *     string)
  * @param signature the decoded DER signature (empty array when undecodable)
  * @param certificatePem the gunzipped certificate PEM bytes, when a {@code certificate[_N]} exists
  * @param bundle the parsed bundle, when a {@code bundle[_N]} exists

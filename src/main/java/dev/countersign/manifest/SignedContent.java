@@ -7,8 +7,8 @@ import java.util.List;
  *
  * @param message the raw signed bytes (gunzipped {@code message}); what every signature covers
  * @param legacyTarball true when the message is a legacy {@code --tarball=yes} tar.gz
- * @param messageDocuments the documents inside the message (YAML documents, or the
- *     {@code .yaml}/{@code .yml} members of a legacy tarball)
+ * @param messageDocuments the documents inside the message (YAML documents, or the {@code
+ *     .yaml}/{@code .yml} members of a legacy tarball)
  * @param signatureSets the sets {@code signature}, {@code signature_1}, ... up to the first gap
  */
 public record SignedContent(

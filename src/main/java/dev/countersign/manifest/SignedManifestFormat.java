@@ -17,9 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The k8s-manifest-sigstore / Kyverno signed-manifest format under one annotation domain:
- * building the message, encoding annotations, rendering byte-stable signed files, and decoding
- * annotations back. See {@code docs/format.md}.
+ * The k8s-manifest-sigstore / Kyverno signed-manifest format under one annotation domain: building
+ * the message, encoding annotations, rendering byte-stable signed files, and decoding annotations
+ * back. See {@code docs/format.md}.
  *
  * <p>Thread-safe.
  */
@@ -38,7 +38,8 @@ public final class SignedManifestFormat {
   public SignedManifestFormat(AnnotationDomain domain, ManifestReader reader) {
     this.domain = domain;
     this.reader = reader;
-    this.indexedSignature = Pattern.compile(Pattern.quote(domain.domain() + "/signature_") + "([0-9]+)");
+    this.indexedSignature =
+        Pattern.compile(Pattern.quote(domain.domain() + "/signature_") + "([0-9]+)");
   }
 
   public AnnotationDomain domain() {
@@ -47,8 +48,8 @@ public final class SignedManifestFormat {
 
   /**
    * The raw message for a file: every document with this domain's signature annotations removed
-   * ({@code metadata.annotations} dropped when it becomes empty), written as canonical YAML
-   * ({@link CanonicalYaml}), joined by {@code "\n---\n"}.
+   * ({@code metadata.annotations} dropped when it becomes empty), written as canonical YAML ({@link
+   * CanonicalYaml}), joined by {@code "\n---\n"}.
    *
    * @throws IllegalArgumentException when {@code documents} is empty
    */
@@ -65,10 +66,10 @@ public final class SignedManifestFormat {
   }
 
   /**
-   * The annotations of signature set {@code index}: {@code message} (std-base64 gzip) and
-   * {@code signature[_N]} always, {@code certificate[_N]} and {@code bundle[_N]} when given.
-   * Sorted by key. Gzip output is deterministic (mtime 0, fixed header), so equal inputs give
-   * equal annotations.
+   * The annotations of signature set {@code index}: {@code message} (std-base64 gzip) and {@code
+   * signature[_N]} always, {@code certificate[_N]} and {@code bundle[_N]} when given. Sorted by
+   * key. Gzip output is deterministic (mtime 0, fixed header), so equal inputs give equal
+   * annotations.
    */
   public Map<String, String> annotations(
       byte[] message,
@@ -83,16 +84,22 @@ public final class SignedManifestFormat {
     SortedMap<String, String> annotations = new TreeMap<>();
     annotations.put(domain.message(), base64.encodeToString(Gzip.compress(message)));
     annotations.put(domain.signature(index), base64.encodeToString(signature));
-    certificatePem.ifPresent(pem -> annotations.put(domain.certificate(index),
-        base64.encodeToString(Gzip.compress(pem.getBytes(StandardCharsets.UTF_8)))));
-    bundle.ifPresent(b -> annotations.put(domain.bundle(index),
-        base64.encodeToString(Gzip.compress(b.toJson().getBytes(StandardCharsets.UTF_8)))));
+    certificatePem.ifPresent(
+        pem ->
+            annotations.put(
+                domain.certificate(index),
+                base64.encodeToString(Gzip.compress(pem.getBytes(StandardCharsets.UTF_8)))));
+    bundle.ifPresent(
+        b ->
+            annotations.put(
+                domain.bundle(index),
+                base64.encodeToString(Gzip.compress(b.toJson().getBytes(StandardCharsets.UTF_8)))));
     return annotations;
   }
 
   /**
-   * The number of contiguous signature sets a document already carries (the index the next set
-   * gets in append mode): counts {@code signature}, {@code signature_1}, ... up to the first gap.
+   * The number of contiguous signature sets a document already carries (the index the next set gets
+   * in append mode): counts {@code signature}, {@code signature_1}, ... up to the first gap.
    */
   public int existingSignatureSets(ManifestDocument document) {
     Map<String, String> annotations = document.annotations();
@@ -104,11 +111,11 @@ public final class SignedManifestFormat {
   }
 
   /**
-   * The signed file's bytes: {@code headerComment} lines (each prefixed "# ", empty lines as
-   * "#"), then every document with the given annotations set, as canonical YAML separated by
-   * "---\n". In replace mode ({@code append == false}) every existing signature annotation of
-   * this domain is removed first; in append mode they are kept and the given ones overwrite
-   * keys they share. Same input, same annotations: same bytes. LF only, one trailing newline.
+   * The signed file's bytes: {@code headerComment} lines (each prefixed "# ", empty lines as "#"),
+   * then every document with the given annotations set, as canonical YAML separated by "---\n". In
+   * replace mode ({@code append == false}) every existing signature annotation of this domain is
+   * removed first; in append mode they are kept and the given ones overwrite keys they share. Same
+   * input, same annotations: same bytes. LF only, one trailing newline.
    *
    * @throws IllegalArgumentException when a header line contains a line break, or a document's
    *     {@code metadata} or {@code metadata.annotations} is not a mapping
@@ -143,17 +150,17 @@ public final class SignedManifestFormat {
    * Decodes the signature annotations of {@code document}.
    *
    * <p>The message is std-base64 (padding required, line breaks ignored, as Go's decoder does),
-   * gunzipped when it is gzip (used as is otherwise, like Go), then read as a legacy tarball
-   * when it is gzip again, else as YAML. Signature sets are read from index 0 to the first
-   * missing {@code signature[_N]}; a higher-numbered {@code signature_N} beyond that gap is an
-   * error (Go silently ignores it, which would hide a signature from review). A set whose
-   * signature, certificate or bundle cannot be decoded carries the reason in
-   * {@link SignatureSetAnnotations#problem()}; it never makes this method throw.
+   * gunzipped when it is gzip (used as is otherwise, like Go), then read as a legacy tarball when
+   * it is gzip again, else as YAML. Signature sets are read from index 0 to the first missing
+   * {@code signature[_N]}; a higher-numbered {@code signature_N} beyond that gap is an error (Go
+   * silently ignores it, which would hide a signature from review). A set whose signature,
+   * certificate or bundle cannot be decoded carries the reason in {@link
+   * SignatureSetAnnotations#problem()}; it never makes this method throw.
    *
    * @return empty when the document has no {@code message} annotation (signature annotations
    *     without a message are ignored, as k8s-manifest-sigstore does)
-   * @throws IllegalArgumentException with a user-facing reason when the message cannot be
-   *     decoded or the signature sets are not contiguous
+   * @throws IllegalArgumentException with a user-facing reason when the message cannot be decoded
+   *     or the signature sets are not contiguous
    */
   public Optional<SignedContent> decode(ManifestDocument document) {
     Map<String, String> annotations = document.annotations();
@@ -162,13 +169,18 @@ public final class SignedManifestFormat {
       return Optional.empty();
     }
     String messageKey = domain.message();
-    byte[] compressed = base64(encodedMessage)
-        .orElseThrow(() -> new IllegalArgumentException("annotation " + messageKey + " is not valid base64"));
+    byte[] compressed =
+        base64(encodedMessage)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "annotation " + messageKey + " is not valid base64"));
     byte[] message = gunzip(compressed, reader.maxBytes(), messageKey);
     boolean legacy = Gzip.isGzip(message);
-    List<ManifestDocument> messageDocuments = legacy
-        ? tarballDocuments(message, messageKey)
-        : parseMessage(message, Path.of(messageKey), messageKey);
+    List<ManifestDocument> messageDocuments =
+        legacy
+            ? tarballDocuments(message, messageKey)
+            : parseMessage(message, Path.of(messageKey), messageKey);
     List<SignatureSetAnnotations> sets = new ArrayList<>();
     int index = 0;
     while (annotations.containsKey(domain.signature(index))) {
@@ -178,8 +190,14 @@ public final class SignedManifestFormat {
     OptionalInt stray = strayIndex(annotations, index);
     if (stray.isPresent()) {
       String missing = index == 0 ? "signature" : "signature_" + index;
-      throw new IllegalArgumentException("signature sets must be contiguous: found signature_"
-          + stray.getAsInt() + " but no " + missing + " (annotation domain " + domain.domain() + ")");
+      throw new IllegalArgumentException(
+          "signature sets must be contiguous: found signature_"
+              + stray.getAsInt()
+              + " but no "
+              + missing
+              + " (annotation domain "
+              + domain.domain()
+              + ")");
     }
     return Optional.of(new SignedContent(message, legacy, messageDocuments, sets));
   }
@@ -220,10 +238,14 @@ public final class SignedManifestFormat {
     String certificateKey = domain.certificate(index);
     if (annotations.containsKey(certificateKey)) {
       try {
-        byte[] pem = gunzip(base64Required(annotations.get(certificateKey), certificateKey),
-            MAX_ANNOTATION_PAYLOAD, certificateKey);
+        byte[] pem =
+            gunzip(
+                base64Required(annotations.get(certificateKey), certificateKey),
+                MAX_ANNOTATION_PAYLOAD,
+                certificateKey);
         if (!new String(pem, StandardCharsets.UTF_8).contains("-----BEGIN CERTIFICATE-----")) {
-          throw new IllegalArgumentException("annotation " + certificateKey + " does not hold a PEM certificate");
+          throw new IllegalArgumentException(
+              "annotation " + certificateKey + " does not hold a PEM certificate");
         }
         certificate = Optional.of(pem);
       } catch (IllegalArgumentException e) {
@@ -234,20 +256,25 @@ public final class SignedManifestFormat {
     String bundleKey = domain.bundle(index);
     if (annotations.containsKey(bundleKey)) {
       try {
-        byte[] json = gunzip(base64Required(annotations.get(bundleKey), bundleKey),
-            MAX_ANNOTATION_PAYLOAD, bundleKey);
+        byte[] json =
+            gunzip(
+                base64Required(annotations.get(bundleKey), bundleKey),
+                MAX_ANNOTATION_PAYLOAD,
+                bundleKey);
         try {
           bundle = Optional.of(RekorBundle.parse(json));
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("annotation " + bundleKey + " does not hold a Rekor bundle: "
-              + e.getMessage(), e);
+          throw new IllegalArgumentException(
+              "annotation " + bundleKey + " does not hold a Rekor bundle: " + e.getMessage(), e);
         }
       } catch (IllegalArgumentException e) {
         problems.add(e.getMessage());
       }
     }
-    Optional<String> problem = problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
-    return new SignatureSetAnnotations(index, signatureBase64, signature, certificate, bundle, problem);
+    Optional<String> problem =
+        problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
+    return new SignatureSetAnnotations(
+        index, signatureBase64, signature, certificate, bundle, problem);
   }
 
   private List<ManifestDocument> tarballDocuments(byte[] tarGz, String messageKey) {
@@ -256,8 +283,8 @@ public final class SignedManifestFormat {
     try {
       members = LegacyTarball.members(tar);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("annotation " + messageKey + " holds a broken legacy tarball: "
-          + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "annotation " + messageKey + " holds a broken legacy tarball: " + e.getMessage(), e);
     }
     List<ManifestDocument> documents = new ArrayList<>();
     for (LegacyTarball.Member member : members) {
@@ -266,8 +293,8 @@ public final class SignedManifestFormat {
       }
     }
     if (documents.isEmpty()) {
-      throw new IllegalArgumentException("annotation " + messageKey
-          + " holds a legacy tarball without .yaml or .yml files");
+      throw new IllegalArgumentException(
+          "annotation " + messageKey + " holds a legacy tarball without .yaml or .yml files");
     }
     return documents;
   }
@@ -276,8 +303,8 @@ public final class SignedManifestFormat {
     try {
       return reader.parse(yaml, name);
     } catch (InputProblem e) {
-      throw new IllegalArgumentException("annotation " + messageKey + " does not hold a usable manifest: "
-          + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "annotation " + messageKey + " does not hold a usable manifest: " + e.getMessage(), e);
     }
   }
 
@@ -295,7 +322,9 @@ public final class SignedManifestFormat {
   }
 
   private static byte[] base64Required(String text, String key) {
-    return base64(text).orElseThrow(() -> new IllegalArgumentException("annotation " + key + " is not valid base64"));
+    return base64(text)
+        .orElseThrow(
+            () -> new IllegalArgumentException("annotation " + key + " is not valid base64"));
   }
 
   private static byte[] gunzip(byte[] data, long limit, String key) {
@@ -312,8 +341,8 @@ public final class SignedManifestFormat {
    * removed unless {@code keepExisting}, then {@code added} merged in; {@code metadata.annotations}
    * is dropped when it ends up empty.
    */
-  private Map<String, Object> withAnnotations(ManifestDocument document, Map<String, String> added,
-      boolean keepExisting) {
+  private Map<String, Object> withAnnotations(
+      ManifestDocument document, Map<String, String> added, boolean keepExisting) {
     @SuppressWarnings("unchecked")
     Map<String, Object> content = (Map<String, Object>) deepCopy(document.content());
     Object metadataValue = content.get("metadata");
@@ -324,17 +353,20 @@ public final class SignedManifestFormat {
       throw new IllegalArgumentException(document.describe() + ": metadata is not a mapping");
     }
     @SuppressWarnings("unchecked")
-    Map<String, Object> metadata = metadataValue == null ? new LinkedHashMap<>() : (Map<String, Object>) metadataValue;
+    Map<String, Object> metadata =
+        metadataValue == null ? new LinkedHashMap<>() : (Map<String, Object>) metadataValue;
     content.put("metadata", metadata);
     Object annotationsValue = metadata.get("annotations");
     if (annotationsValue == null && added.isEmpty()) {
       return content;
     }
     if (annotationsValue != null && !(annotationsValue instanceof Map<?, ?>)) {
-      throw new IllegalArgumentException(document.describe() + ": metadata.annotations is not a mapping");
+      throw new IllegalArgumentException(
+          document.describe() + ": metadata.annotations is not a mapping");
     }
     @SuppressWarnings("unchecked")
-    Map<String, Object> annotations = annotationsValue == null ? new LinkedHashMap<>() : (Map<String, Object>) annotationsValue;
+    Map<String, Object> annotations =
+        annotationsValue == null ? new LinkedHashMap<>() : (Map<String, Object>) annotationsValue;
     if (!keepExisting) {
       annotations.keySet().removeIf(domain::isSignatureAnnotation);
     }

@@ -6,34 +6,60 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Resolves untagged plain scalars the way {@code gopkg.in/yaml.v2} does when decoding into
- * {@code interface{}} (what Kubernetes tooling uses): YAML 1.1 booleans including {@code y}/{@code n},
- * Go integer literals (hex, {@code 0o}/leading-zero octal, binary, underscores), yaml.v2-style
- * floats, and timestamps kept as strings.
+ * Resolves untagged plain scalars the way {@code gopkg.in/yaml.v2} does when decoding into {@code
+ * interface{}} (what Kubernetes tooling uses): YAML 1.1 booleans including {@code y}/{@code n}, Go
+ * integer literals (hex, {@code 0o}/leading-zero octal, binary, underscores), yaml.v2-style floats,
+ * and timestamps kept as strings.
  *
- * <p>Deliberate differences from yaml.v2: integers outside the int64 range become
- * {@link BigInteger} (yaml.v2 gives uint64 or float64); sexagesimal numbers ({@code 1:30}) stay
- * strings, exactly as in yaml.v2 (SnakeYAML's YAML 1.1 resolver would make them integers).
+ * <p>Deliberate differences from yaml.v2: integers outside the int64 range become {@link
+ * BigInteger} (yaml.v2 gives uint64 or float64); sexagesimal numbers ({@code 1:30}) stay strings,
+ * exactly as in yaml.v2 (SnakeYAML's YAML 1.1 resolver would make them integers).
  */
 final class Yaml11Scalars {
 
   /** Marker for a resolved YAML null (a Java map cannot tell "absent" from a null value here). */
   static final Object NULL = new Object();
 
-  private static final Map<String, Object> WORDS = Map.ofEntries(
-      Map.entry("y", true), Map.entry("Y", true), Map.entry("yes", true), Map.entry("Yes", true),
-      Map.entry("YES", true), Map.entry("true", true), Map.entry("True", true), Map.entry("TRUE", true),
-      Map.entry("on", true), Map.entry("On", true), Map.entry("ON", true),
-      Map.entry("n", false), Map.entry("N", false), Map.entry("no", false), Map.entry("No", false),
-      Map.entry("NO", false), Map.entry("false", false), Map.entry("False", false),
-      Map.entry("FALSE", false), Map.entry("off", false), Map.entry("Off", false), Map.entry("OFF", false),
-      Map.entry("~", NULL), Map.entry("null", NULL), Map.entry("Null", NULL), Map.entry("NULL", NULL),
-      Map.entry(".nan", Double.NaN), Map.entry(".NaN", Double.NaN), Map.entry(".NAN", Double.NaN),
-      Map.entry(".inf", Double.POSITIVE_INFINITY), Map.entry(".Inf", Double.POSITIVE_INFINITY),
-      Map.entry(".INF", Double.POSITIVE_INFINITY), Map.entry("+.inf", Double.POSITIVE_INFINITY),
-      Map.entry("+.Inf", Double.POSITIVE_INFINITY), Map.entry("+.INF", Double.POSITIVE_INFINITY),
-      Map.entry("-.inf", Double.NEGATIVE_INFINITY), Map.entry("-.Inf", Double.NEGATIVE_INFINITY),
-      Map.entry("-.INF", Double.NEGATIVE_INFINITY));
+  private static final Map<String, Object> WORDS =
+      Map.ofEntries(
+          Map.entry("y", true),
+          Map.entry("Y", true),
+          Map.entry("yes", true),
+          Map.entry("Yes", true),
+          Map.entry("YES", true),
+          Map.entry("true", true),
+          Map.entry("True", true),
+          Map.entry("TRUE", true),
+          Map.entry("on", true),
+          Map.entry("On", true),
+          Map.entry("ON", true),
+          Map.entry("n", false),
+          Map.entry("N", false),
+          Map.entry("no", false),
+          Map.entry("No", false),
+          Map.entry("NO", false),
+          Map.entry("false", false),
+          Map.entry("False", false),
+          Map.entry("FALSE", false),
+          Map.entry("off", false),
+          Map.entry("Off", false),
+          Map.entry("OFF", false),
+          Map.entry("~", NULL),
+          Map.entry("null", NULL),
+          Map.entry("Null", NULL),
+          Map.entry("NULL", NULL),
+          Map.entry(".nan", Double.NaN),
+          Map.entry(".NaN", Double.NaN),
+          Map.entry(".NAN", Double.NaN),
+          Map.entry(".inf", Double.POSITIVE_INFINITY),
+          Map.entry(".Inf", Double.POSITIVE_INFINITY),
+          Map.entry(".INF", Double.POSITIVE_INFINITY),
+          Map.entry("+.inf", Double.POSITIVE_INFINITY),
+          Map.entry("+.Inf", Double.POSITIVE_INFINITY),
+          Map.entry("+.INF", Double.POSITIVE_INFINITY),
+          Map.entry("-.inf", Double.NEGATIVE_INFINITY),
+          Map.entry("-.Inf", Double.NEGATIVE_INFINITY),
+          Map.entry("-.INF", Double.NEGATIVE_INFINITY));
 
   /** yaml.v2's {@code yamlStyleFloat}. */
   private static final Pattern YAML_STYLE_FLOAT =

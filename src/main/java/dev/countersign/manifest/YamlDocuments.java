@@ -30,9 +30,9 @@ import org.yaml.snakeyaml.representer.Representer;
 import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
- * One YAML stream turned into {@link ManifestDocument}s: SnakeYAML composes nodes (positions,
- * alias and depth limits), and this class resolves scalars with yaml.v2's rules
- * ({@link Yaml11Scalars}), rejects duplicate keys, applies merge keys and records field lines.
+ * One YAML stream turned into {@link ManifestDocument}s: SnakeYAML composes nodes (positions, alias
+ * and depth limits), and this class resolves scalars with yaml.v2's rules ({@link Yaml11Scalars}),
+ * rejects duplicate keys, applies merge keys and records field lines.
  */
 final class YamlDocuments {
 
@@ -40,8 +40,8 @@ final class YamlDocuments {
   private static final Tag PLAIN = new Tag("tag:countersign.dev,2026:plain");
 
   /**
-   * Upper bound on values produced from one stream: aliases can make a small file expand
-   * (a "billion laughs" within the alias count limit), so we count expanded values.
+   * Upper bound on values produced from one stream: aliases can make a small file expand (a
+   * "billion laughs" within the alias count limit), so we count expanded values.
    */
   private static final long MAX_EXPANDED_VALUES = 1_000_000;
 
@@ -61,10 +61,16 @@ final class YamlDocuments {
     options.setAllowDuplicateKeys(false);
     options.setMaxAliasesForCollections(ManifestReader.MAX_COLLECTION_ALIASES);
     options.setNestingDepthLimit(ManifestReader.MAX_DEPTH);
-    options.setCodePointLimit((int) (Math.min(Integer.MAX_VALUE - 1L, Math.max(maxBytes, text.length())) + 1));
+    options.setCodePointLimit(
+        (int) (Math.min(Integer.MAX_VALUE - 1L, Math.max(maxBytes, text.length())) + 1));
     options.setAllowRecursiveKeys(false);
-    Yaml yaml = new Yaml(new SafeConstructor(options), new Representer(new DumperOptions()),
-        new DumperOptions(), options, new PlainMarkingResolver());
+    Yaml yaml =
+        new Yaml(
+            new SafeConstructor(options),
+            new Representer(new DumperOptions()),
+            new DumperOptions(),
+            options,
+            new PlainMarkingResolver());
     List<ManifestDocument> documents = new ArrayList<>();
     int index = 0;
     try {
@@ -78,41 +84,68 @@ final class YamlDocuments {
     } catch (MarkedYAMLException e) {
       throw yamlProblem(e, e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark());
     } catch (ReaderException e) {
-      int line = ManifestReader.lineAt(text, text.offsetByCodePoints(0, Math.min(e.getPosition(),
-          text.codePointCount(0, text.length()))));
-      throw new InputProblem(displayPath, line,
+      int line =
+          ManifestReader.lineAt(
+              text,
+              text.offsetByCodePoints(
+                  0, Math.min(e.getPosition(), text.codePointCount(0, text.length()))));
+      throw new InputProblem(
+          displayPath,
+          line,
           String.format("contains a character YAML does not allow (U+%04X)", e.getCodePoint()),
-          "perhaps you should remove it or write it as an escape in a double-quoted string", e);
+          "perhaps you should remove it or write it as an escape in a double-quoted string",
+          e);
     } catch (YAMLException e) {
       throw yamlProblem(e, null);
     } catch (StackOverflowError e) {
-      throw new InputProblem(displayPath, 0, "nests too deeply to be read",
-          "perhaps you should flatten the document", null);
+      throw new InputProblem(
+          displayPath,
+          0,
+          "nests too deeply to be read",
+          "perhaps you should flatten the document",
+          null);
     }
     return documents;
   }
 
   private InputProblem yamlProblem(YAMLException e, Mark mark) {
-    String reason = e instanceof MarkedYAMLException marked && marked.getProblem() != null
-        ? marked.getProblem() : e.getMessage();
+    String reason =
+        e instanceof MarkedYAMLException marked && marked.getProblem() != null
+            ? marked.getProblem()
+            : e.getMessage();
     int line = mark == null ? 0 : mark.getLine() + 1;
     if (reason != null && reason.contains("Number of aliases")) {
-      return new InputProblem(displayPath, line,
-          "uses more than " + ManifestReader.MAX_COLLECTION_ALIASES
+      return new InputProblem(
+          displayPath,
+          line,
+          "uses more than "
+              + ManifestReader.MAX_COLLECTION_ALIASES
               + " aliases to mappings or sequences (a YAML alias bomb?)",
-          "perhaps you should write the repeated parts out instead of using anchors", e);
+          "perhaps you should write the repeated parts out instead of using anchors",
+          e);
     }
     if (reason != null && reason.contains("Nesting Depth exceeded")) {
-      return new InputProblem(displayPath, line,
+      return new InputProblem(
+          displayPath,
+          line,
           "nests mappings and sequences deeper than " + ManifestReader.MAX_DEPTH + " levels",
-          "perhaps you should flatten the document", e);
+          "perhaps you should flatten the document",
+          e);
     }
     if (reason != null && reason.contains("code points")) {
-      return new InputProblem(displayPath, line, "is too large to parse",
-          "perhaps you should split it into smaller files", e);
+      return new InputProblem(
+          displayPath,
+          line,
+          "is too large to parse",
+          "perhaps you should split it into smaller files",
+          e);
     }
-    return new InputProblem(displayPath, line, "is not valid YAML: " + oneLine(reason),
-        "perhaps you should fix the YAML syntax at that line (yamllint can help)", e);
+    return new InputProblem(
+        displayPath,
+        line,
+        "is not valid YAML: " + oneLine(reason),
+        "perhaps you should fix the YAML syntax at that line (yamllint can help)",
+        e);
   }
 
   private static String oneLine(String s) {
@@ -121,7 +154,8 @@ final class YamlDocuments {
 
   private static boolean isEmptyDocument(Node root) {
     // "---" followed by nothing, or by an explicit null ("~", "null"): Kubernetes tools skip these.
-    return root instanceof ScalarNode scalar && PLAIN.equals(scalar.getTag())
+    return root instanceof ScalarNode scalar
+        && PLAIN.equals(scalar.getTag())
         && Yaml11Scalars.resolvePlain(scalar.getValue()) == Yaml11Scalars.NULL;
   }
 
@@ -129,38 +163,63 @@ final class YamlDocuments {
     int line = root.getStartMark().getLine() + 1;
     if (!(root instanceof MappingNode)) {
       String what = root instanceof SequenceNode ? "a list" : "a scalar";
-      throw new InputProblem(displayPath, line,
+      throw new InputProblem(
+          displayPath,
+          line,
           "document " + index + " is " + what + ", not a Kubernetes object (a mapping)",
-          "perhaps you should check the indentation, or split the list into documents separated by ---");
+          "perhaps you should check the indentation, or split the list into documents separated by"
+              + " ---");
     }
     Map<String, Integer> fieldLines = new HashMap<>();
     @SuppressWarnings("unchecked")
-    Map<String, Object> content = (Map<String, Object>) convert(root, "", 0, fieldLines,
-        new IdentityHashMap<>());
+    Map<String, Object> content =
+        (Map<String, Object>) convert(root, "", 0, fieldLines, new IdentityHashMap<>());
     requireString(content, "apiVersion", index, line, fieldLines);
     requireString(content, "kind", index, line, fieldLines);
     Object metadata = content.get("metadata");
     if (metadata != null && !(metadata instanceof Map<?, ?>)) {
-      throw new InputProblem(displayPath, fieldLines.getOrDefault("metadata", line),
+      throw new InputProblem(
+          displayPath,
+          fieldLines.getOrDefault("metadata", line),
           "metadata of document " + index + " is not a mapping",
           "perhaps you should check the indentation under metadata");
     }
-    if (metadata instanceof Map<?, ?> m && m.containsKey("name") && !(m.get("name") instanceof String)) {
-      throw new InputProblem(displayPath, fieldLines.getOrDefault("metadata.name", line),
-          "metadata.name of document " + index + " must be a string, not " + describe(m.get("name")),
+    if (metadata instanceof Map<?, ?> m
+        && m.containsKey("name")
+        && !(m.get("name") instanceof String)) {
+      throw new InputProblem(
+          displayPath,
+          fieldLines.getOrDefault("metadata.name", line),
+          "metadata.name of document "
+              + index
+              + " must be a string, not "
+              + describe(m.get("name")),
           "perhaps you should quote it");
     }
     return new ManifestDocument(content, line, fieldLines);
   }
 
-  private void requireString(Map<String, Object> content, String key, int index, int line,
+  private void requireString(
+      Map<String, Object> content,
+      String key,
+      int index,
+      int line,
       Map<String, Integer> fieldLines) {
     Object value = content.get(key);
     if (!(value instanceof String s) || s.isEmpty()) {
-      String what = value == null
-          ? "document " + index + " has no \"" + key + "\""
-          : "\"" + key + "\" of document " + index + " must be a non-empty string, not " + describe(value);
-      throw new InputProblem(displayPath, fieldLines.getOrDefault(key, line), what,
+      String what =
+          value == null
+              ? "document " + index + " has no \"" + key + "\""
+              : "\""
+                  + key
+                  + "\" of document "
+                  + index
+                  + " must be a non-empty string, not "
+                  + describe(value);
+      throw new InputProblem(
+          displayPath,
+          fieldLines.getOrDefault(key, line),
+          what,
           "perhaps you should add apiVersion and kind; every Kubernetes object needs both");
     }
   }
@@ -188,18 +247,28 @@ final class YamlDocuments {
   }
 
   /**
-   * Converts a node to plain Java values. {@code active} holds the collections being converted,
-   * to refuse recursive aliases.
+   * Converts a node to plain Java values. {@code active} holds the collections being converted, to
+   * refuse recursive aliases.
    */
-  private Object convert(Node node, String path, int depth, Map<String, Integer> fieldLines,
+  private Object convert(
+      Node node,
+      String path,
+      int depth,
+      Map<String, Integer> fieldLines,
       IdentityHashMap<Node, Boolean> active) {
     if (++expanded > MAX_EXPANDED_VALUES) {
-      throw new InputProblem(displayPath, node.getStartMark().getLine() + 1,
-          "expands to more than " + MAX_EXPANDED_VALUES + " values through aliases (a YAML alias bomb?)",
+      throw new InputProblem(
+          displayPath,
+          node.getStartMark().getLine() + 1,
+          "expands to more than "
+              + MAX_EXPANDED_VALUES
+              + " values through aliases (a YAML alias bomb?)",
           "perhaps you should write the repeated parts out instead of using anchors");
     }
     if (depth > ManifestReader.MAX_DEPTH) {
-      throw new InputProblem(displayPath, node.getStartMark().getLine() + 1,
+      throw new InputProblem(
+          displayPath,
+          node.getStartMark().getLine() + 1,
           "nests mappings and sequences deeper than " + ManifestReader.MAX_DEPTH + " levels",
           "perhaps you should flatten the document");
     }
@@ -208,8 +277,11 @@ final class YamlDocuments {
       return value == Yaml11Scalars.NULL ? null : value;
     }
     if (active.put(node, Boolean.TRUE) != null) {
-      throw new InputProblem(displayPath, node.getStartMark().getLine() + 1,
-          "contains a recursive alias", "perhaps you should remove the anchor that refers to itself");
+      throw new InputProblem(
+          displayPath,
+          node.getStartMark().getLine() + 1,
+          "contains a recursive alias",
+          "perhaps you should remove the anchor that refers to itself");
     }
     try {
       if (node instanceof SequenceNode sequence) {
@@ -230,14 +302,20 @@ final class YamlDocuments {
     }
   }
 
-  private Map<String, Object> mapping(MappingNode node, String path, int depth,
-      Map<String, Integer> fieldLines, IdentityHashMap<Node, Boolean> active) {
+  private Map<String, Object> mapping(
+      MappingNode node,
+      String path,
+      int depth,
+      Map<String, Integer> fieldLines,
+      IdentityHashMap<Node, Boolean> active) {
     Map<String, Object> map = new LinkedHashMap<>();
     Map<String, Integer> keyLines = new HashMap<>();
     List<Node> merges = new ArrayList<>();
     for (NodeTuple tuple : node.getValue()) {
       Node keyNode = tuple.getKeyNode();
-      if (keyNode instanceof ScalarNode s && PLAIN.equals(s.getTag()) && "<<".equals(s.getValue())) {
+      if (keyNode instanceof ScalarNode s
+          && PLAIN.equals(s.getTag())
+          && "<<".equals(s.getValue())) {
         merges.add(tuple.getValueNode());
         continue;
       }
@@ -246,7 +324,9 @@ final class YamlDocuments {
       Integer earlier = keyLines.putIfAbsent(key, keyLine);
       if (earlier != null) {
         String where = path.isEmpty() ? "" : " in " + path;
-        throw new InputProblem(displayPath, keyLine,
+        throw new InputProblem(
+            displayPath,
+            keyLine,
             "duplicate key \"" + key + "\"" + where + " (first defined at line " + earlier + ")",
             "perhaps you should remove one of them; Kubernetes tools disagree on which one wins");
       }
@@ -259,13 +339,15 @@ final class YamlDocuments {
       List<Node> sources = merge instanceof SequenceNode seq ? seq.getValue() : List.of(merge);
       for (Node source : sources) {
         if (!(source instanceof MappingNode)) {
-          throw new InputProblem(displayPath, source.getStartMark().getLine() + 1,
+          throw new InputProblem(
+              displayPath,
+              source.getStartMark().getLine() + 1,
               "merge key << must refer to a mapping or a list of mappings",
               "perhaps you should check the alias after <<");
         }
         @SuppressWarnings("unchecked")
-        Map<String, Object> merged = (Map<String, Object>) convert(source, path, depth,
-            new HashMap<>(), active);
+        Map<String, Object> merged =
+            (Map<String, Object>) convert(source, path, depth, new HashMap<>(), active);
         merged.forEach(map::putIfAbsent);
       }
     }
@@ -279,7 +361,9 @@ final class YamlDocuments {
   }
 
   private InputProblem unsupportedTag(Node node) {
-    return new InputProblem(displayPath, node.getStartMark().getLine() + 1,
+    return new InputProblem(
+        displayPath,
+        node.getStartMark().getLine() + 1,
         "uses the tag " + node.getTag().getValue() + ", which Kubernetes manifests do not support",
         "perhaps you should remove the tag and write a plain value");
   }
@@ -287,8 +371,12 @@ final class YamlDocuments {
   /** A map key as text: strings as they are, other scalars as their resolved value's text. */
   private String keyText(Node keyNode) {
     if (!(keyNode instanceof ScalarNode scalar)) {
-      throw new InputProblem(displayPath, keyNode.getStartMark().getLine() + 1,
-          "uses a " + (keyNode.getNodeId() == NodeId.sequence ? "list" : "mapping") + " as a mapping key",
+      throw new InputProblem(
+          displayPath,
+          keyNode.getStartMark().getLine() + 1,
+          "uses a "
+              + (keyNode.getNodeId() == NodeId.sequence ? "list" : "mapping")
+              + " as a mapping key",
           "perhaps you should use a string key");
     }
     Object value = scalar(scalar);
@@ -351,8 +439,8 @@ final class YamlDocuments {
 
   /**
    * True for {@code ! 12}: SnakeYAML resolves the non-specific tag "!" like an untagged plain
-   * scalar, but YAML (and yaml.v2) make it a string. The node starts at its properties, so we
-   * look at the source there: "!" directly, or after an anchor.
+   * scalar, but YAML (and yaml.v2) make it a string. The node starts at its properties, so we look
+   * at the source there: "!" directly, or after an anchor.
    */
   private static boolean hasNonSpecificTag(ScalarNode node) {
     Mark start = node.getStartMark();
@@ -369,12 +457,21 @@ final class YamlDocuments {
         i++;
       }
     }
-    return i + 1 < buffer.length && buffer[i] == '!' && (buffer[i + 1] == ' ' || buffer[i + 1] == '\t');
+    return i + 1 < buffer.length
+        && buffer[i] == '!'
+        && (buffer[i + 1] == ' ' || buffer[i + 1] == '\t');
   }
 
   private InputProblem badTaggedValue(ScalarNode node, String type) {
-    return new InputProblem(displayPath, node.getStartMark().getLine() + 1,
-        "\"" + node.getValue() + "\" is tagged " + node.getTag().getValue() + " but is not a " + type,
+    return new InputProblem(
+        displayPath,
+        node.getStartMark().getLine() + 1,
+        "\""
+            + node.getValue()
+            + "\" is tagged "
+            + node.getTag().getValue()
+            + " but is not a "
+            + type,
         "perhaps you should remove the tag or fix the value");
   }
 

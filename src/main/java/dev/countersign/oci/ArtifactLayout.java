@@ -20,18 +20,18 @@ import java.util.zip.GZIPOutputStream;
  * How countersign lays signed manifests out as an OCI artifact (docs/publish.md "Layout"):
  *
  * <ul>
- *   <li>an OCI image manifest ({@value #MANIFEST_MEDIA_TYPE}) with
- *       {@code artifactType} {@value #ARTIFACT_TYPE};
+ *   <li>an OCI image manifest ({@value #MANIFEST_MEDIA_TYPE}) with {@code artifactType} {@value
+ *       #ARTIFACT_TYPE};
  *   <li>config: the OCI empty descriptor ({@value #CONFIG_MEDIA_TYPE}, the two bytes {@code {}});
- *   <li>one layer ({@value #LAYER_MEDIA_TYPE}): a gzip-compressed tar of the files, paths
- *       relative to the published directory, sorted, mode 0644, owner 0:0, modification time =
- *       the commit time; what Flux's OCIRepository extracts by default;
- *   <li>manifest annotations {@code org.opencontainers.image.created} (commit time),
- *       {@code .revision} (commit id) and {@code .source} (repository URL, when known).
+ *   <li>one layer ({@value #LAYER_MEDIA_TYPE}): a gzip-compressed tar of the files, paths relative
+ *       to the published directory, sorted, mode 0644, owner 0:0, modification time = the commit
+ *       time; what Flux's OCIRepository extracts by default;
+ *   <li>manifest annotations {@code org.opencontainers.image.created} (commit time), {@code
+ *       .revision} (commit id) and {@code .source} (repository URL, when known).
  * </ul>
  *
- * Nothing depends on the clock or the file system's metadata, so the same files at the same
- * commit always give the same bytes and so the same manifest digest.
+ * Nothing depends on the clock or the file system's metadata, so the same files at the same commit
+ * always give the same bytes and so the same manifest digest.
  */
 public final class ArtifactLayout {
 
@@ -63,7 +63,9 @@ public final class ArtifactLayout {
    */
   public static Artifact build(SortedMap<String, byte[]> files, Provenance provenance) {
     if (files.isEmpty()) {
-      throw new UsageProblem("There are no manifest files (.yaml/.yml) to publish", "check the SOURCE path (it is read from the commit, not the work tree)");
+      throw new UsageProblem(
+          "There are no manifest files (.yaml/.yml) to publish",
+          "check the SOURCE path (it is read from the commit, not the work tree)");
     }
     byte[] layer = gzip(tar(files, provenance.created()));
     ObjectNode manifest = JSON.createObjectNode();
@@ -75,7 +77,8 @@ public final class ArtifactLayout {
     layerDescriptor.putObject("annotations").put("org.opencontainers.image.title", LAYER_TITLE);
     manifest.putArray("layers").add(layerDescriptor);
     ObjectNode annotations = manifest.putObject("annotations");
-    annotations.put("org.opencontainers.image.created",
+    annotations.put(
+        "org.opencontainers.image.created",
         DateTimeFormatter.ISO_INSTANT.format(provenance.created().truncatedTo(ChronoUnit.SECONDS)));
     annotations.put("org.opencontainers.image.revision", provenance.revision());
     provenance.source().ifPresent(s -> annotations.put("org.opencontainers.image.source", s));
@@ -104,10 +107,17 @@ public final class ArtifactLayout {
         System.arraycopy(path, 0, header, 0, path.length);
       } else {
         int split = file.getKey().lastIndexOf('/', 155);
-        byte[] prefix = split > 0 ? file.getKey().substring(0, split).getBytes(StandardCharsets.UTF_8) : new byte[0];
-        byte[] name = split > 0 ? file.getKey().substring(split + 1).getBytes(StandardCharsets.UTF_8) : path;
+        byte[] prefix =
+            split > 0
+                ? file.getKey().substring(0, split).getBytes(StandardCharsets.UTF_8)
+                : new byte[0];
+        byte[] name =
+            split > 0 ? file.getKey().substring(split + 1).getBytes(StandardCharsets.UTF_8) : path;
         if (split <= 0 || prefix.length > 155 || name.length > 100) {
-          throw new UsageProblem("The path " + file.getKey() + " is too long for the artifact's tar layer (ustar: 255 bytes)",
+          throw new UsageProblem(
+              "The path "
+                  + file.getKey()
+                  + " is too long for the artifact's tar layer (ustar: 255 bytes)",
               "shorten the directory or file name");
         }
         System.arraycopy(name, 0, header, 0, name.length);
@@ -143,7 +153,8 @@ public final class ArtifactLayout {
   private static void octal(byte[] header, int offset, int width, long value) {
     String digits = Long.toOctalString(value);
     if (digits.length() > width - 1) {
-      throw new UsageProblem("A file is too large for the artifact's tar layer", "publish smaller files");
+      throw new UsageProblem(
+          "A file is too large for the artifact's tar layer", "publish smaller files");
     }
     String padded = "0".repeat(width - 1 - digits.length()) + digits;
     byte[] bytes = padded.getBytes(StandardCharsets.US_ASCII);

@@ -20,7 +20,8 @@ import java.util.Set;
 public final class ArtifactVerifier {
 
   /** What verification found; {@code signers} are those that verified. */
-  public record Verdict(OciReference reference, boolean passed, String reason, List<String> signers) {}
+  public record Verdict(
+      OciReference reference, boolean passed, String reason, List<String> signers) {}
 
   static final long MAX_LAYER_BYTES = 256L * 1024 * 1024;
   static final long MAX_PAYLOAD_BYTES = 64L * 1024;
@@ -36,9 +37,14 @@ public final class ArtifactVerifier {
     this.minSigners = minSigners;
   }
 
-  /** @param reference must carry a digest */
+  /**
+   * @param reference must carry a digest
+   */
   public Verdict verify(OciReference reference) {
-    String digest = reference.digest().orElseThrow(() -> new IllegalArgumentException("reference without digest"));
+    String digest =
+        reference
+            .digest()
+            .orElseThrow(() -> new IllegalArgumentException("reference without digest"));
     String repository = reference.repository();
     Optional<Registry.Manifest> manifest;
     try {
@@ -65,7 +71,8 @@ public final class ArtifactVerifier {
       return reject(reference, "the signature manifest " + tag + " is unusable: " + e.getMessage());
     }
     if (layers.isEmpty()) {
-      return reject(reference, "the signature manifest " + tag + " holds no cosign signature layer");
+      return reject(
+          reference, "the signature manifest " + tag + " holds no cosign signature layer");
     }
     Set<String> signers = new LinkedHashSet<>();
     List<String> failures = new ArrayList<>();
@@ -74,15 +81,23 @@ public final class ArtifactVerifier {
       signer.ifPresent(signers::add);
     }
     if (signers.size() >= minSigners) {
-      return new Verdict(reference, true, "signed by " + String.join(", ", signers), List.copyOf(signers));
+      return new Verdict(
+          reference, true, "signed by " + String.join(", ", signers), List.copyOf(signers));
     }
-    String reason = (signers.isEmpty() ? "" : signers.size() + " distinct signer(s) verified, " + minSigners + " required; ")
-        + String.join("; ", failures);
+    String reason =
+        (signers.isEmpty()
+                ? ""
+                : signers.size() + " distinct signer(s) verified, " + minSigners + " required; ")
+            + String.join("; ", failures);
     return new Verdict(reference, false, reason, List.copyOf(signers));
   }
 
-  private Optional<String> checkLayer(String repository, String digest, CosignSignatureFormat.SignatureLayer layer,
-      List<String> failures, int index) {
+  private Optional<String> checkLayer(
+      String repository,
+      String digest,
+      CosignSignatureFormat.SignatureLayer layer,
+      List<String> failures,
+      int index) {
     String name = "signature " + index;
     Optional<String> signature = layer.annotation(CosignSignatureFormat.SIGNATURE_ANNOTATION);
     if (signature.isEmpty()) {
@@ -102,11 +117,19 @@ public final class ArtifactVerifier {
       return Optional.empty();
     }
     if (!claims.get().manifestDigest().equals(digest)) {
-      failures.add(name + ": signs another artifact (" + DistributionRegistry.printable(claims.get().manifestDigest()) + ")");
+      failures.add(
+          name
+              + ": signs another artifact ("
+              + DistributionRegistry.printable(claims.get().manifestDigest())
+              + ")");
       return Optional.empty();
     }
-    PayloadSignatureVerifier.Outcome outcome = signatures.verify(payload, signature.get(),
-        layer.annotation(CosignSignatureFormat.CERTIFICATE_ANNOTATION), layer.annotation(CosignSignatureFormat.BUNDLE_ANNOTATION));
+    PayloadSignatureVerifier.Outcome outcome =
+        signatures.verify(
+            payload,
+            signature.get(),
+            layer.annotation(CosignSignatureFormat.CERTIFICATE_ANNOTATION),
+            layer.annotation(CosignSignatureFormat.BUNDLE_ANNOTATION));
     if (!outcome.verified()) {
       failures.add(name + ": " + outcome.reason());
     }
@@ -146,7 +169,13 @@ public final class ArtifactVerifier {
         throw e;
       }
       if (descriptor.path("size").asLong(-1) != blob.length) {
-        return Optional.of("blob " + blobDigest + " has " + blob.length + " bytes, the manifest says " + descriptor.path("size").asText());
+        return Optional.of(
+            "blob "
+                + blobDigest
+                + " has "
+                + blob.length
+                + " bytes, the manifest says "
+                + descriptor.path("size").asText());
       }
     }
     return Optional.empty();

@@ -16,23 +16,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.SortedSet;
 import java.util.TreeMap;
 
 /**
- * What {@code publish} puts in the artifact: the signed manifest files under SOURCE as they are
- * in a commit (never the work tree, so what is published is what was reviewed and committed),
- * with the commit's id and time as provenance, each file verified before it may be published.
+ * What {@code publish} puts in the artifact: the signed manifest files under SOURCE as they are in
+ * a commit (never the work tree, so what is published is what was reviewed and committed), with the
+ * commit's id and time as provenance, each file verified before it may be published.
  */
 public final class CommitSource {
 
   /**
    * The files (paths relative to SOURCE) and where they came from.
    *
-   * @param rejected the failed verdicts (files named by repository-relative path); when not
-   *     empty, nothing may be published or signed
+   * @param rejected the failed verdicts (files named by repository-relative path); when not empty,
+   *     nothing may be published or signed
    */
-  public record Contents(SortedMap<String, byte[]> files, ArtifactLayout.Provenance provenance, List<DocumentVerdict> rejected) {
+  public record Contents(
+      SortedMap<String, byte[]> files,
+      ArtifactLayout.Provenance provenance,
+      List<DocumentVerdict> rejected) {
 
     public Contents {
       rejected = List.copyOf(rejected);
@@ -51,17 +53,25 @@ public final class CommitSource {
    * @param commitId the commit to read
    * @param sourceUrl {@code --source-url}, else the GitHub repository of the run, else origin
    * @throws UsageProblem when SOURCE is outside the work tree or holds no manifest
-   * @param verifier judges every file exactly ({@link dev.countersign.verification.ContentMatch#EXACT})
-   *     before it may be published: countersign signs an artifact only over manifests it verified
+   * @param verifier judges every file exactly ({@link
+   *     dev.countersign.verification.ContentMatch#EXACT}) before it may be published: countersign
+   *     signs an artifact only over manifests it verified
    * @throws InputProblem when an entry is not a regular file (a symbolic link, a submodule) or a
    *     manifest cannot be parsed
    */
-  public static Contents read(JGitWorkspace workspace, Path source, String commitId, Optional<String> sourceUrl, Env env,
-      ManifestReader reader, ManifestVerifier verifier) {
+  public static Contents read(
+      JGitWorkspace workspace,
+      Path source,
+      String commitId,
+      Optional<String> sourceUrl,
+      Env env,
+      ManifestReader reader,
+      ManifestVerifier verifier) {
     Path root = workspace.directory().toAbsolutePath().normalize();
     Path absolute = source.toAbsolutePath().normalize();
     if (!absolute.startsWith(root) || absolute.equals(root)) {
-      throw new UsageProblem("SOURCE " + source + " is not a directory or file inside the repository " + root,
+      throw new UsageProblem(
+          "SOURCE " + source + " is not a directory or file inside the repository " + root,
           "name the signed directory, e.g. signed/ (publish reads it from the commit)");
     }
     String prefix = root.relativize(absolute).toString().replace('\\', '/');
@@ -70,9 +80,13 @@ public final class CommitSource {
     SortedMap<String, byte[]> files = new TreeMap<>();
     List<InputProblem> unreadable = new ArrayList<>();
     List<DocumentVerdict> rejected = new ArrayList<>();
-    for (Map.Entry<String, byte[]> entry : new CommitManifests(workspace, ManifestTree.of(reader)).read(commitId, prefix).entrySet()) {
+    for (Map.Entry<String, byte[]> entry :
+        new CommitManifests(workspace, ManifestTree.of(reader)).read(commitId, prefix).entrySet()) {
       String path = entry.getKey();
-      String relative = path.equals(prefix) ? path.substring(path.lastIndexOf('/') + 1) : path.substring(prefix.length() + 1);
+      String relative =
+          path.equals(prefix)
+              ? path.substring(path.lastIndexOf('/') + 1)
+              : path.substring(prefix.length() + 1);
       verify(path, entry.getValue(), reader, verifier, unreadable, rejected);
       files.put(relative, entry.getValue());
     }
@@ -80,15 +94,30 @@ public final class CommitSource {
       throw InputProblem.combine(unreadable);
     }
     if (files.isEmpty()) {
-      throw new UsageProblem("There are no manifest files (.yaml/.yml) under " + prefix + " in commit " + abbreviate(commitId),
+      throw new UsageProblem(
+          "There are no manifest files (.yaml/.yml) under "
+              + prefix
+              + " in commit "
+              + abbreviate(commitId),
           "publish reads SOURCE from the commit: commit the signed files first");
     }
-    Optional<String> url = sourceUrl
-        .or(() -> env.get("GITHUB_REPOSITORY").map(r -> env.getOrDefault("GITHUB_SERVER_URL", "https://github.com")
-            .replaceAll("/+$", "") + "/" + r))
-        .or(() -> workspace.remoteUrl("origin"))
-        .map(CommitSource::withoutCredentials);
-    return new Contents(files, new ArtifactLayout.Provenance(commitId, workspace.commitTime(commitId), url), rejected);
+    Optional<String> url =
+        sourceUrl
+            .or(
+                () ->
+                    env.get("GITHUB_REPOSITORY")
+                        .map(
+                            r ->
+                                env.getOrDefault("GITHUB_SERVER_URL", "https://github.com")
+                                        .replaceAll("/+$", "")
+                                    + "/"
+                                    + r))
+            .or(() -> workspace.remoteUrl("origin"))
+            .map(CommitSource::withoutCredentials);
+    return new Contents(
+        files,
+        new ArtifactLayout.Provenance(commitId, workspace.commitTime(commitId), url),
+        rejected);
   }
 
   /**
@@ -96,8 +125,13 @@ public final class CommitSource {
    * unsigned document, a signature that does not verify for the verifier's signers, or content that
    * differs from its signed message is a failed verdict.
    */
-  private static void verify(String path, byte[] bytes, ManifestReader reader, ManifestVerifier verifier,
-      List<InputProblem> unreadable, List<DocumentVerdict> rejected) {
+  private static void verify(
+      String path,
+      byte[] bytes,
+      ManifestReader reader,
+      ManifestVerifier verifier,
+      List<InputProblem> unreadable,
+      List<DocumentVerdict> rejected) {
     Path display = Path.of(path);
     ManifestFile file;
     try {

@@ -14,24 +14,26 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * cosign's tag-based signature format (what {@code cosign sign} writes without
- * {@code --new-bundle-format}, and what {@code cosign verify} and Flux's OCIRepository
- * {@code verify.provider: cosign} read), reproduced from cosign's {@code pkg/oci/static},
- * {@code pkg/oci/empty}, {@code pkg/cosign/bundle} and sigstore's simple-signing payload:
+ * cosign's tag-based signature format (what {@code cosign sign} writes without {@code
+ * --new-bundle-format}, and what {@code cosign verify} and Flux's OCIRepository {@code
+ * verify.provider: cosign} read), reproduced from cosign's {@code pkg/oci/static}, {@code
+ * pkg/oci/empty}, {@code pkg/cosign/bundle} and sigstore's simple-signing payload:
  *
  * <ul>
  *   <li>tag {@code sha256-<hex>.sig} in the artifact's repository;
  *   <li>an OCI image manifest, config {@value #CONFIG_MEDIA_TYPE}, one layer per signature;
- *   <li>each layer is the simple-signing payload {@code {"critical":{"identity":{"docker-reference":R},
- *       "image":{"docker-manifest-digest":D},"type":"cosign container image signature"},"optional":null}}
- *       ({@value #PAYLOAD_MEDIA_TYPE}), its descriptor annotated with the base64 signature over
- *       the payload, and for keyless signatures the certificate and chain PEMs, and the Rekor
- *       bundle JSON when the signature was logged.
+ *   <li>each layer is the simple-signing payload {@code
+ *       {"critical":{"identity":{"docker-reference":R},
+ *       "image":{"docker-manifest-digest":D},"type":"cosign container image
+ *       signature"},"optional":null}} ({@value #PAYLOAD_MEDIA_TYPE}), its descriptor annotated with
+ *       the base64 signature over the payload, and for keyless signatures the certificate and chain
+ *       PEMs, and the Rekor bundle JSON when the signature was logged.
  * </ul>
  */
 public final class CosignSignatureFormat {
 
-  public static final String PAYLOAD_MEDIA_TYPE = "application/vnd.dev.cosign.simplesigning.v1+json";
+  public static final String PAYLOAD_MEDIA_TYPE =
+      "application/vnd.dev.cosign.simplesigning.v1+json";
   public static final String CONFIG_MEDIA_TYPE = "application/vnd.oci.image.config.v1+json";
   public static final String SIGNATURE_TYPE = "cosign container image signature";
   public static final String SIGNATURE_ANNOTATION = "dev.cosignproject.cosign/signature";
@@ -80,22 +82,29 @@ public final class CosignSignatureFormat {
       if (!critical.isObject()) {
         return Optional.empty();
       }
-      return Optional.of(new Claims(critical.path("identity").path("docker-reference").asText(""),
-          critical.path("image").path("docker-manifest-digest").asText(""), critical.path("type").asText("")));
+      return Optional.of(
+          new Claims(
+              critical.path("identity").path("docker-reference").asText(""),
+              critical.path("image").path("docker-manifest-digest").asText(""),
+              critical.path("type").asText("")));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
     }
   }
 
   /** The annotations of a new signature layer (sorted, as Go marshals a map). */
-  public static Map<String, String> annotations(String signatureBase64, Optional<String> certificatePem,
-      Optional<String> chainPem, Optional<String> bundleJson) {
+  public static Map<String, String> annotations(
+      String signatureBase64,
+      Optional<String> certificatePem,
+      Optional<String> chainPem,
+      Optional<String> bundleJson) {
     Map<String, String> annotations = new TreeMap<>();
     annotations.put(SIGNATURE_ANNOTATION, signatureBase64);
-    certificatePem.ifPresent(cert -> {
-      annotations.put(CERTIFICATE_ANNOTATION, cert);
-      annotations.put(CHAIN_ANNOTATION, chainPem.orElse(""));
-    });
+    certificatePem.ifPresent(
+        cert -> {
+          annotations.put(CERTIFICATE_ANNOTATION, cert);
+          annotations.put(CHAIN_ANNOTATION, chainPem.orElse(""));
+        });
     bundleJson.ifPresent(bundle -> annotations.put(BUNDLE_ANNOTATION, bundle));
     return annotations;
   }
@@ -122,19 +131,23 @@ public final class CosignSignatureFormat {
         throw new IllegalArgumentException("a signature layer has an invalid digest");
       }
       Map<String, String> annotations = new TreeMap<>();
-      layer.path("annotations").properties().forEach(e -> {
-        if (e.getValue().isTextual()) {
-          annotations.put(e.getKey(), e.getValue().asText());
-        }
-      });
+      layer
+          .path("annotations")
+          .properties()
+          .forEach(
+              e -> {
+                if (e.getValue().isTextual()) {
+                  annotations.put(e.getKey(), e.getValue().asText());
+                }
+              });
       found.add(new SignatureLayer(digest, layer.path("size").asLong(-1), annotations));
     }
     return found;
   }
 
   /**
-   * The signature manifest holding {@code layers} (existing ones first, as cosign appends) and
-   * its config blob.
+   * The signature manifest holding {@code layers} (existing ones first, as cosign appends) and its
+   * config blob.
    */
   public record SignatureManifest(byte[] manifest, byte[] config) {}
 

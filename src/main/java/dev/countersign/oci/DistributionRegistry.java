@@ -29,27 +29,30 @@ import java.util.regex.Pattern;
 
 /**
  * A small OCI distribution-spec client on {@code java.net.http}: blob HEAD/GET/upload, manifest
- * HEAD/GET/PUT, and the registry token flow ({@code WWW-Authenticate: Bearer realm=…} answered
- * with a token fetched using the {@link RegistryCredentials}, or {@code Basic}).
+ * HEAD/GET/PUT, and the registry token flow ({@code WWW-Authenticate: Bearer realm=…} answered with
+ * a token fetched using the {@link RegistryCredentials}, or {@code Basic}).
  *
- * <p>Why our own client and not a library: see the comment in pom.xml. In short, the manifest
- * bytes must be exactly ours (their digest is what gets signed and pinned), which jib-core's
- * internal registry client does not allow, and the ORAS Java SDK would bring a second Jackson
- * (3.x), metrics, caching and native compression libraries into a CLI whose start time and
- * image size are budgeted.
+ * <p>Why our own client and not a library: see the comment in pom.xml. In short, the manifest bytes
+ * must be exactly ours (their digest is what gets signed and pinned), which jib-core's internal
+ * registry client does not allow, and the ORAS Java SDK would bring a second Jackson (3.x),
+ * metrics, caching and native compression libraries into a CLI whose start time and image size are
+ * budgeted.
  *
- * <p>Safety: HTTPS always, plain HTTP only for loopback registries and only when asked
- * ({@code --plain-http}); redirects (blob downloads from a CDN) are followed by hand without the
- * {@code Authorization} header; responses are size-capped; every blob and digest-addressed
- * manifest read is checked against its digest. Thread-safe.
+ * <p>Safety: HTTPS always, plain HTTP only for loopback registries and only when asked ({@code
+ * --plain-http}); redirects (blob downloads from a CDN) are followed by hand without the {@code
+ * Authorization} header; responses are size-capped; every blob and digest-addressed manifest read
+ * is checked against its digest. Thread-safe.
  */
 public final class DistributionRegistry implements Registry {
 
   static final String OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
-  private static final String ACCEPT = String.join(", ", OCI_MANIFEST,
-      "application/vnd.oci.image.index.v1+json",
-      "application/vnd.docker.distribution.manifest.v2+json",
-      "application/vnd.docker.distribution.manifest.list.v2+json");
+  private static final String ACCEPT =
+      String.join(
+          ", ",
+          OCI_MANIFEST,
+          "application/vnd.oci.image.index.v1+json",
+          "application/vnd.docker.distribution.manifest.v2+json",
+          "application/vnd.docker.distribution.manifest.list.v2+json");
   private static final long MAX_MANIFEST_BYTES = 4L * 1024 * 1024;
   private static final int MAX_REDIRECTS = 5;
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -69,23 +72,30 @@ public final class DistributionRegistry implements Registry {
    * @param plainHttp use {@code http://}; refused unless the registry is on loopback
    * @throws UsageProblem for plain HTTP to a registry that is not on loopback
    */
-  public DistributionRegistry(OciReference reference, boolean plainHttp, Optional<RegistryCredentials> credentials) {
+  public DistributionRegistry(
+      OciReference reference, boolean plainHttp, Optional<RegistryCredentials> credentials) {
     if (plainHttp && !reference.isLoopback()) {
-      throw new UsageProblem("--plain-http is only allowed for a registry on this machine (localhost, 127.0.0.1, ::1), not "
-          + reference.registry(), "use the registry over HTTPS");
+      throw new UsageProblem(
+          "--plain-http is only allowed for a registry on this machine (localhost, 127.0.0.1, ::1),"
+              + " not "
+              + reference.registry(),
+          "use the registry over HTTPS");
     }
     this.registry = reference.registry();
     this.base = URI.create((plainHttp ? "http://" : "https://") + registry);
     this.credentials = credentials;
-    this.http = HttpClient.newBuilder()
-        .connectTimeout(Duration.ofSeconds(15))
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
+    this.http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(15))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
   }
 
   @Override
   public boolean blobExists(String repository, String digest) {
-    HttpResponse<byte[]> response = send(repository, "pull", "HEAD", path(repository, "blobs", digest), null, null, Map.of(), 0);
+    HttpResponse<byte[]> response =
+        send(
+            repository, "pull", "HEAD", path(repository, "blobs", digest), null, null, Map.of(), 0);
     if (response.statusCode() == 404) {
       return false;
     }
@@ -96,39 +106,98 @@ public final class DistributionRegistry implements Registry {
   @Override
   public void pushBlob(String repository, String digest, byte[] bytes) {
     String action = "uploading blob " + digest + " to " + repository;
-    HttpResponse<byte[]> start = send(repository, "pull,push", "POST", path(repository, "blobs", "uploads/"), null,
-        HttpRequest.BodyPublishers.noBody(), Map.of("Content-Length", "0"), 0);
+    HttpResponse<byte[]> start =
+        send(
+            repository,
+            "pull,push",
+            "POST",
+            path(repository, "blobs", "uploads/"),
+            null,
+            HttpRequest.BodyPublishers.noBody(),
+            Map.of("Content-Length", "0"),
+            0);
     expect(start, 202, action);
-    String location = start.headers().firstValue("Location")
-        .orElseThrow(() -> new RemoteProblem("Registry " + registry + " started an upload without a Location header while " + action));
+    String location =
+        start
+            .headers()
+            .firstValue("Location")
+            .orElseThrow(
+                () ->
+                    new RemoteProblem(
+                        "Registry "
+                            + registry
+                            + " started an upload without a Location header while "
+                            + action));
     URI upload = base.resolve(location);
     if (!sameOrigin(upload)) {
-      throw new RemoteProblem("Registry " + registry + " sent the upload to another host (" + upload.getHost() + ") while " + action,
+      throw new RemoteProblem(
+          "Registry "
+              + registry
+              + " sent the upload to another host ("
+              + upload.getHost()
+              + ") while "
+              + action,
           "perhaps you should check the registry address");
     }
     String separator = upload.getRawQuery() == null ? "?" : "&";
-    URI put = URI.create(upload + separator + "digest=" + URLEncoder.encode(digest, StandardCharsets.UTF_8));
-    HttpResponse<byte[]> done = send(repository, "pull,push", "PUT", put, null, HttpRequest.BodyPublishers.ofByteArray(bytes),
-        Map.of("Content-Type", "application/octet-stream"), 0);
+    URI put =
+        URI.create(
+            upload + separator + "digest=" + URLEncoder.encode(digest, StandardCharsets.UTF_8));
+    HttpResponse<byte[]> done =
+        send(
+            repository,
+            "pull,push",
+            "PUT",
+            put,
+            null,
+            HttpRequest.BodyPublishers.ofByteArray(bytes),
+            Map.of("Content-Type", "application/octet-stream"),
+            0);
     expect(done, 201, action);
     blobWrites.incrementAndGet();
   }
 
   @Override
   public byte[] blob(String repository, String digest, long maxBytes) {
-    HttpResponse<byte[]> response = send(repository, "pull", "GET", path(repository, "blobs", digest), null, null, Map.of(), maxBytes);
+    HttpResponse<byte[]> response =
+        send(
+            repository,
+            "pull",
+            "GET",
+            path(repository, "blobs", digest),
+            null,
+            null,
+            Map.of(),
+            maxBytes);
     expect(response, 200, "downloading blob " + digest + " from " + repository);
     byte[] bytes = response.body();
     if (!Sha256.digest(bytes).equals(digest)) {
-      throw new ContentMismatch("blob " + digest + " from " + registry + "/" + repository + " does not match its digest (got "
-          + Sha256.digest(bytes) + ")");
+      throw new ContentMismatch(
+          "blob "
+              + digest
+              + " from "
+              + registry
+              + "/"
+              + repository
+              + " does not match its digest (got "
+              + Sha256.digest(bytes)
+              + ")");
     }
     return bytes;
   }
 
   @Override
   public Optional<String> manifestDigest(String repository, String reference) {
-    HttpResponse<byte[]> response = send(repository, "pull", "HEAD", path(repository, "manifests", reference), ACCEPT, null, Map.of(), 0);
+    HttpResponse<byte[]> response =
+        send(
+            repository,
+            "pull",
+            "HEAD",
+            path(repository, "manifests", reference),
+            ACCEPT,
+            null,
+            Map.of(),
+            0);
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
@@ -142,8 +211,16 @@ public final class DistributionRegistry implements Registry {
 
   @Override
   public Optional<Manifest> manifest(String repository, String reference) {
-    HttpResponse<byte[]> response = send(repository, "pull", "GET", path(repository, "manifests", reference), ACCEPT, null,
-        Map.of(), MAX_MANIFEST_BYTES);
+    HttpResponse<byte[]> response =
+        send(
+            repository,
+            "pull",
+            "GET",
+            path(repository, "manifests", reference),
+            ACCEPT,
+            null,
+            Map.of(),
+            MAX_MANIFEST_BYTES);
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
@@ -151,32 +228,77 @@ public final class DistributionRegistry implements Registry {
     byte[] bytes = response.body();
     String digest = Sha256.digest(bytes);
     if (reference.startsWith("sha256:") && !reference.equals(digest)) {
-      throw new ContentMismatch("manifest " + reference + " from " + registry + "/" + repository
-          + " does not match its digest (got " + digest + ")");
+      throw new ContentMismatch(
+          "manifest "
+              + reference
+              + " from "
+              + registry
+              + "/"
+              + repository
+              + " does not match its digest (got "
+              + digest
+              + ")");
     }
-    String mediaType = response.headers().firstValue("Content-Type").orElse("").split(";")[0].strip();
+    String mediaType =
+        response.headers().firstValue("Content-Type").orElse("").split(";")[0].strip();
     return Optional.of(new Manifest(bytes, mediaType, digest));
   }
 
   @Override
   public String putManifest(String repository, String reference, String mediaType, byte[] bytes) {
     String action = "storing manifest " + repository + ":" + reference;
-    HttpResponse<byte[]> response = send(repository, "pull,push", "PUT", path(repository, "manifests", reference), null,
-        HttpRequest.BodyPublishers.ofByteArray(bytes), Map.of("Content-Type", mediaType), MAX_MANIFEST_BYTES);
-    if (response.statusCode() != 201 && !reference.startsWith("sha256:") && refusesTagUpdate(response)) {
-      throw new EnvironmentProblem("Registry " + registry + " refused to point tag " + reference + " of " + repository
-          + " at a new manifest (" + response.statusCode() + " " + errorText(response) + ")",
-          "perhaps the tag is immutable: publish under a new tag, or without a tag (pinned by digest only)");
+    HttpResponse<byte[]> response =
+        send(
+            repository,
+            "pull,push",
+            "PUT",
+            path(repository, "manifests", reference),
+            null,
+            HttpRequest.BodyPublishers.ofByteArray(bytes),
+            Map.of("Content-Type", mediaType),
+            MAX_MANIFEST_BYTES);
+    if (response.statusCode() != 201
+        && !reference.startsWith("sha256:")
+        && refusesTagUpdate(response)) {
+      throw new EnvironmentProblem(
+          "Registry "
+              + registry
+              + " refused to point tag "
+              + reference
+              + " of "
+              + repository
+              + " at a new manifest ("
+              + response.statusCode()
+              + " "
+              + errorText(response)
+              + ")",
+          "perhaps the tag is immutable: publish under a new tag, or without a tag (pinned by"
+              + " digest only)");
     }
     expect(response, 201, action);
     manifestWrites.incrementAndGet();
     String digest = Sha256.digest(bytes);
-    response.headers().firstValue("Docker-Content-Digest").ifPresent(returned -> {
-      if (!returned.equals(digest)) {
-        throw new RemoteProblem("Registry " + registry + " stored manifest " + repository + ":" + reference + " as " + returned
-            + ", not as the digest of the bytes sent (" + digest + ")", "perhaps the registry rewrites manifests; use another registry");
-      }
-    });
+    response
+        .headers()
+        .firstValue("Docker-Content-Digest")
+        .ifPresent(
+            returned -> {
+              if (!returned.equals(digest)) {
+                throw new RemoteProblem(
+                    "Registry "
+                        + registry
+                        + " stored manifest "
+                        + repository
+                        + ":"
+                        + reference
+                        + " as "
+                        + returned
+                        + ", not as the digest of the bytes sent ("
+                        + digest
+                        + ")",
+                    "perhaps the registry rewrites manifests; use another registry");
+              }
+            });
     return digest;
   }
 
@@ -200,20 +322,33 @@ public final class DistributionRegistry implements Registry {
   }
 
   private boolean sameOrigin(URI uri) {
-    return uri.getScheme().equals(base.getScheme()) && uri.getRawAuthority().equalsIgnoreCase(base.getRawAuthority());
+    return uri.getScheme().equals(base.getScheme())
+        && uri.getRawAuthority().equalsIgnoreCase(base.getRawAuthority());
   }
 
   private static boolean refusesTagUpdate(HttpResponse<byte[]> response) {
     int status = response.statusCode();
-    String body = new String(response.body() == null ? new byte[0] : response.body(), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+    String body =
+        new String(response.body() == null ? new byte[0] : response.body(), StandardCharsets.UTF_8)
+            .toLowerCase(Locale.ROOT);
     return (status == 400 || status == 403 || status == 409 || status == 412)
-        && (body.contains("immutable") || body.contains("already exists") || body.contains("tag_invalid"));
+        && (body.contains("immutable")
+            || body.contains("already exists")
+            || body.contains("tag_invalid"));
   }
 
-  private HttpResponse<byte[]> send(String repository, String actions, String method, URI uri, String accept,
-      HttpRequest.BodyPublisher body, Map<String, String> headers, long maxBytes) {
+  private HttpResponse<byte[]> send(
+      String repository,
+      String actions,
+      String method,
+      URI uri,
+      String accept,
+      HttpRequest.BodyPublisher body,
+      Map<String, String> headers,
+      long maxBytes) {
     String scope = "repository:" + repository + ":" + actions;
-    HttpResponse<byte[]> response = exchange(method, uri, accept, body, headers, maxBytes, authorization(scope));
+    HttpResponse<byte[]> response =
+        exchange(method, uri, accept, body, headers, maxBytes, authorization(scope));
     if (response.statusCode() == 401) {
       String challenge = response.headers().firstValue("WWW-Authenticate").orElse("");
       String authorization = authenticate(challenge, scope);
@@ -246,29 +381,46 @@ public final class DistributionRegistry implements Registry {
       }
       String realm = params.get("realm");
       if (realm == null) {
-        throw new RemoteProblem("Registry " + registry + " asked for a bearer token without naming a realm", null);
+        throw new RemoteProblem(
+            "Registry " + registry + " asked for a bearer token without naming a realm", null);
       }
       URI realmUri = URI.create(realm);
       boolean loopbackHttp = "http".equals(realmUri.getScheme()) && base.getScheme().equals("http");
       if (!"https".equals(realmUri.getScheme()) && !loopbackHttp) {
-        throw new RemoteProblem("Registry " + registry + " sends credentials to a token service over plain HTTP (" + realmUri.getHost() + ")",
+        throw new RemoteProblem(
+            "Registry "
+                + registry
+                + " sends credentials to a token service over plain HTTP ("
+                + realmUri.getHost()
+                + ")",
             "refusing to send credentials unencrypted; use an HTTPS registry");
       }
       StringBuilder query = new StringBuilder();
       if (params.containsKey("service")) {
-        query.append("service=").append(URLEncoder.encode(params.get("service"), StandardCharsets.UTF_8)).append('&');
+        query
+            .append("service=")
+            .append(URLEncoder.encode(params.get("service"), StandardCharsets.UTF_8))
+            .append('&');
       }
       query.append("scope=").append(URLEncoder.encode(scope, StandardCharsets.UTF_8));
       URI tokenUri = URI.create(realm + (realm.contains("?") ? "&" : "?") + query);
       HttpRequest.Builder request = HttpRequest.newBuilder(tokenUri).timeout(TIMEOUT).GET();
       credentials.ifPresent(c -> request.header("Authorization", c.basic()));
-      HttpResponse<byte[]> response = call(request.build(), 1024 * 1024, "fetching a registry token from " + realmUri.getHost());
+      HttpResponse<byte[]> response =
+          call(
+              request.build(), 1024 * 1024, "fetching a registry token from " + realmUri.getHost());
       if (response.statusCode() == 401 || response.statusCode() == 403) {
         throw denied(scope, response);
       }
       if (response.statusCode() != 200) {
-        throw new RemoteProblem("The token service of registry " + registry + " answered " + response.statusCode()
-            + " while authenticating for " + scope, "perhaps you should retry later");
+        throw new RemoteProblem(
+            "The token service of registry "
+                + registry
+                + " answered "
+                + response.statusCode()
+                + " while authenticating for "
+                + scope,
+            "perhaps you should retry later");
       }
       String token;
       try {
@@ -278,46 +430,76 @@ public final class DistributionRegistry implements Registry {
         token = "";
       }
       if (token.isEmpty()) {
-        throw new RemoteProblem("The token service of registry " + registry + " returned no token", null);
+        throw new RemoteProblem(
+            "The token service of registry " + registry + " returned no token", null);
       }
       authorization = "Bearer " + token;
     } else {
-      throw new RemoteProblem("Registry " + registry + " asked for an unsupported authentication scheme ("
-          + challenge.split(" ")[0] + ")", null);
+      throw new RemoteProblem(
+          "Registry "
+              + registry
+              + " asked for an unsupported authentication scheme ("
+              + challenge.split(" ")[0]
+              + ")",
+          null);
     }
     tokens.put(scope, authorization);
     return authorization;
   }
 
   private EnvironmentProblem denied(String scope, HttpResponse<byte[]> response) {
-    String how = credentials.map(c -> "with the credentials from " + c.source()).orElse("anonymously (no credentials found)");
-    return new EnvironmentProblem("Registry " + registry + " denied access " + how + " for " + scope
-        + (response == null ? "" : " (" + response.statusCode() + " " + errorText(response) + ")"),
-        "perhaps you should log in (docker login / podman login " + registry + "), pass --registry-token, or give the token"
+    String how =
+        credentials
+            .map(c -> "with the credentials from " + c.source())
+            .orElse("anonymously (no credentials found)");
+    return new EnvironmentProblem(
+        "Registry "
+            + registry
+            + " denied access "
+            + how
+            + " for "
+            + scope
+            + (response == null
+                ? ""
+                : " (" + response.statusCode() + " " + errorText(response) + ")"),
+        "perhaps you should log in (docker login / podman login "
+            + registry
+            + "), pass --registry-token, or give the token"
             + " push rights (GitHub: permissions: packages: write)");
   }
 
-  private HttpResponse<byte[]> exchange(String method, URI uri, String accept, HttpRequest.BodyPublisher body,
-      Map<String, String> headers, long maxBytes, Optional<String> authorization) {
+  private HttpResponse<byte[]> exchange(
+      String method,
+      URI uri,
+      String accept,
+      HttpRequest.BodyPublisher body,
+      Map<String, String> headers,
+      long maxBytes,
+      Optional<String> authorization) {
     URI target = uri;
     boolean sendAuthorization = true;
     for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      HttpRequest.Builder request = HttpRequest.newBuilder(target).timeout(TIMEOUT)
-          .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : body);
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(target)
+              .timeout(TIMEOUT)
+              .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : body);
       if (accept != null) {
         request.header("Accept", accept);
       }
-      headers.forEach((name, value) -> {
-        if (!name.equalsIgnoreCase("Content-Length")) {
-          request.header(name, value);
-        }
-      });
+      headers.forEach(
+          (name, value) -> {
+            if (!name.equalsIgnoreCase("Content-Length")) {
+              request.header(name, value);
+            }
+          });
       if (sendAuthorization) {
         authorization.ifPresent(a -> request.header("Authorization", a));
       }
-      HttpResponse<byte[]> response = call(request.build(), maxBytes, method + " " + target.getPath());
+      HttpResponse<byte[]> response =
+          call(request.build(), maxBytes, method + " " + target.getPath());
       int status = response.statusCode();
-      boolean redirect = status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+      boolean redirect =
+          status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
       if (!redirect || !(method.equals("GET") || method.equals("HEAD"))) {
         return response;
       }
@@ -327,24 +509,39 @@ public final class DistributionRegistry implements Registry {
       }
       URI next = target.resolve(location.get());
       if ("http".equals(next.getScheme()) && "https".equals(target.getScheme())) {
-        throw new RemoteProblem("Registry " + registry + " redirected from HTTPS to plain HTTP (" + next.getHost() + ")", null);
+        throw new RemoteProblem(
+            "Registry "
+                + registry
+                + " redirected from HTTPS to plain HTTP ("
+                + next.getHost()
+                + ")",
+            null);
       }
       // Credentials are for the registry only, never for the storage it redirects to.
       sendAuthorization = sendAuthorization && sameOrigin(next);
       target = next;
     }
-    throw new RemoteProblem("Registry " + registry + " redirected more than " + MAX_REDIRECTS + " times for " + uri.getPath(), null);
+    throw new RemoteProblem(
+        "Registry "
+            + registry
+            + " redirected more than "
+            + MAX_REDIRECTS
+            + " times for "
+            + uri.getPath(),
+        null);
   }
 
   private HttpResponse<byte[]> call(HttpRequest request, long maxBytes, String action) {
     try {
-      HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+      HttpResponse<InputStream> response =
+          http.send(request, HttpResponse.BodyHandlers.ofInputStream());
       byte[] bytes;
       try (InputStream in = response.body()) {
         long limit = Math.max(maxBytes, 64 * 1024);
         bytes = in.readNBytes((int) Math.min(limit + 1, Integer.MAX_VALUE - 8));
         if (bytes.length > limit) {
-          throw new RemoteProblem("Registry " + registry + " sent more than " + limit + " bytes while " + action,
+          throw new RemoteProblem(
+              "Registry " + registry + " sent more than " + limit + " bytes while " + action,
               "the artifact is larger than countersign accepts");
         }
       }
@@ -352,7 +549,10 @@ public final class DistributionRegistry implements Registry {
     } catch (HttpConnectTimeoutException | ConnectException e) {
       throw unreachable(action, e);
     } catch (HttpTimeoutException e) {
-      throw new RemoteProblem("Registry " + registry + " did not answer in time while " + action, "perhaps you should retry", e);
+      throw new RemoteProblem(
+          "Registry " + registry + " did not answer in time while " + action,
+          "perhaps you should retry",
+          e);
     } catch (IOException e) {
       throw unreachable(action, e);
     } catch (InterruptedException e) {
@@ -362,9 +562,18 @@ public final class DistributionRegistry implements Registry {
   }
 
   private RemoteProblem unreachable(String action, Exception e) {
-    return new RemoteProblem("Registry " + registry + " is unreachable (" + base + ") while " + action + ": "
-        + Optional.ofNullable(e.getMessage()).orElse(e.getClass().getSimpleName()),
-        "perhaps you should check the registry address and network, or retry; a loopback registry over HTTP needs --plain-http", e);
+    return new RemoteProblem(
+        "Registry "
+            + registry
+            + " is unreachable ("
+            + base
+            + ") while "
+            + action
+            + ": "
+            + Optional.ofNullable(e.getMessage()).orElse(e.getClass().getSimpleName()),
+        "perhaps you should check the registry address and network, or retry; a loopback registry"
+            + " over HTTP needs --plain-http",
+        e);
   }
 
   private void expect(HttpResponse<byte[]> response, int status, String action) {
@@ -372,14 +581,33 @@ public final class DistributionRegistry implements Registry {
       return;
     }
     if (response.statusCode() >= 500 || response.statusCode() == 429) {
-      throw new RemoteProblem("Registry " + registry + " failed (" + response.statusCode() + " " + errorText(response) + ") while " + action,
+      throw new RemoteProblem(
+          "Registry "
+              + registry
+              + " failed ("
+              + response.statusCode()
+              + " "
+              + errorText(response)
+              + ") while "
+              + action,
           "perhaps you should retry later");
     }
-    throw new RemoteProblem("Registry " + registry + " refused (" + response.statusCode() + " " + errorText(response) + ") while " + action,
-        "perhaps the registry does not accept OCI artifacts (image manifest with artifactType), or the repository name");
+    throw new RemoteProblem(
+        "Registry "
+            + registry
+            + " refused ("
+            + response.statusCode()
+            + " "
+            + errorText(response)
+            + ") while "
+            + action,
+        "perhaps the registry does not accept OCI artifacts (image manifest with artifactType), or"
+            + " the repository name");
   }
 
-  /** The registry's own error code and message, if it sent the standard error JSON (printable only). */
+  /**
+   * The registry's own error code and message, if it sent the standard error JSON (printable only).
+   */
   private static String errorText(HttpResponse<byte[]> response) {
     byte[] body = response.body();
     if (body == null || body.length == 0) {
@@ -388,7 +616,8 @@ public final class DistributionRegistry implements Registry {
     try {
       JsonNode errors = JSON.readTree(body).path("errors");
       if (errors.isArray() && !errors.isEmpty()) {
-        String text = errors.get(0).path("code").asText("") + ": " + errors.get(0).path("message").asText("");
+        String text =
+            errors.get(0).path("code").asText("") + ": " + errors.get(0).path("message").asText("");
         return printable(text);
       }
     } catch (IOException | RuntimeException e) {
@@ -399,18 +628,48 @@ public final class DistributionRegistry implements Registry {
 
   static String printable(String text) {
     StringBuilder out = new StringBuilder();
-    text.codePoints().limit(200).forEach(c -> out.appendCodePoint(Character.isISOControl(c) ? '?' : c));
+    text.codePoints()
+        .limit(200)
+        .forEach(c -> out.appendCodePoint(Character.isISOControl(c) ? '?' : c));
     return out.toString();
   }
 
   /** A response whose body has been read into memory. */
-  private record Bytes(HttpResponse<InputStream> response, byte[] body) implements HttpResponse<byte[]> {
-    @Override public int statusCode() { return response.statusCode(); }
-    @Override public HttpRequest request() { return response.request(); }
-    @Override public Optional<HttpResponse<byte[]>> previousResponse() { return Optional.empty(); }
-    @Override public java.net.http.HttpHeaders headers() { return response.headers(); }
-    @Override public Optional<javax.net.ssl.SSLSession> sslSession() { return response.sslSession(); }
-    @Override public URI uri() { return response.uri(); }
-    @Override public HttpClient.Version version() { return response.version(); }
+  private record Bytes(HttpResponse<InputStream> response, byte[] body)
+      implements HttpResponse<byte[]> {
+    @Override
+    public int statusCode() {
+      return response.statusCode();
+    }
+
+    @Override
+    public HttpRequest request() {
+      return response.request();
+    }
+
+    @Override
+    public Optional<HttpResponse<byte[]>> previousResponse() {
+      return Optional.empty();
+    }
+
+    @Override
+    public java.net.http.HttpHeaders headers() {
+      return response.headers();
+    }
+
+    @Override
+    public Optional<javax.net.ssl.SSLSession> sslSession() {
+      return response.sslSession();
+    }
+
+    @Override
+    public URI uri() {
+      return response.uri();
+    }
+
+    @Override
+    public HttpClient.Version version() {
+      return response.version();
+    }
   }
 }

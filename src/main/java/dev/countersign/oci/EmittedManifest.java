@@ -14,9 +14,9 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The file {@code publish --emit-manifest} writes into the GitOps repository: a Flux
- * {@code OCIRepository} ({@code source.toolkit.fluxcd.io/v1}) pinned by digest whose
- * {@code verify} names the signer, or with {@code --emit-kind reference} a plain YAML reference.
+ * The file {@code publish --emit-manifest} writes into the GitOps repository: a Flux {@code
+ * OCIRepository} ({@code source.toolkit.fluxcd.io/v1}) pinned by digest whose {@code verify} names
+ * the signer, or with {@code --emit-kind reference} a plain YAML reference.
  *
  * <p>Byte-stable: a fixed key order, LF line ends, one trailing newline, nothing from the clock;
  * the first line is {@code # countersign publish — digest=sha256:… signer=…}. The same publish
@@ -36,10 +36,11 @@ public final class EmittedManifest {
    * @param name {@code metadata.name}
    * @param namespace {@code metadata.namespace}
    * @param interval {@code spec.interval}
-   * @param keySecret for keyed signatures: the Secret holding the cosign public key
-   *     ({@code verify.secretRef})
+   * @param keySecret for keyed signatures: the Secret holding the cosign public key ({@code
+   *     verify.secretRef})
    */
-  public record Settings(Kind kind, String name, String namespace, String interval, String keySecret) {}
+  public record Settings(
+      Kind kind, String name, String namespace, String interval, String keySecret) {}
 
   /**
    * The signer as the manifest states it.
@@ -50,14 +51,19 @@ public final class EmittedManifest {
   public record Signer(String subject, Optional<String> issuer) {}
 
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/@+-]*(:[A-Za-z0-9._/@+-]+)*");
+  private static final Pattern PLAIN =
+      Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/@+-]*(:[A-Za-z0-9._/@+-]+)*");
   private static final Pattern INTERVAL = Pattern.compile("([0-9]+(\\.[0-9]+)?(ms|s|m|h))+");
 
   private EmittedManifest() {}
 
   /** A DNS-1123 label from the repository's last path component (Flux object names). */
   public static String defaultName(OciReference reference) {
-    String last = reference.repository().substring(reference.repository().lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
+    String last =
+        reference
+            .repository()
+            .substring(reference.repository().lastIndexOf('/') + 1)
+            .toLowerCase(Locale.ROOT);
     String name = last.replaceAll("[^a-z0-9-]+", "-").replaceAll("^-+|-+$", "");
     if (name.length() > 63) {
       name = name.substring(0, 63).replaceAll("-+$", "");
@@ -65,24 +71,37 @@ public final class EmittedManifest {
     return name.isEmpty() ? "manifests" : name;
   }
 
-  /** @throws UsageProblem when a name or the interval is not what Kubernetes and Flux accept */
+  /**
+   * @throws UsageProblem when a name or the interval is not what Kubernetes and Flux accept
+   */
   public static void check(Settings settings) {
-    for (String[] field : new String[][] {{"--emit-name", settings.name()}, {"--emit-namespace", settings.namespace()},
-        {"--emit-key-secret", settings.keySecret()}}) {
+    for (String[] field :
+        new String[][] {
+          {"--emit-name", settings.name()},
+          {"--emit-namespace", settings.namespace()},
+          {"--emit-key-secret", settings.keySecret()}
+        }) {
       if (field[1].length() > 63 || !DNS_LABEL.matcher(field[1]).matches()) {
-        throw new UsageProblem("Invalid " + field[0] + " \"" + field[1] + "\": not a DNS-1123 label",
+        throw new UsageProblem(
+            "Invalid " + field[0] + " \"" + field[1] + "\": not a DNS-1123 label",
             "use lowercase letters, digits and '-', at most 63 characters");
       }
     }
     if (!INTERVAL.matcher(settings.interval()).matches()) {
-      throw new UsageProblem("Invalid --emit-interval \"" + settings.interval() + "\"", "write a Go duration such as 10m or 1h30m");
+      throw new UsageProblem(
+          "Invalid --emit-interval \"" + settings.interval() + "\"",
+          "write a Go duration such as 10m or 1h30m");
     }
   }
 
-  /** @throws UsageProblem when {@code file} exists and {@code force} is false (before anything is pushed) */
+  /**
+   * @throws UsageProblem when {@code file} exists and {@code force} is false (before anything is
+   *     pushed)
+   */
   public static void checkWritable(Path file, boolean force) {
     if (!force && Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-      throw new UsageProblem("Refusing to overwrite " + file + " (--emit-manifest)",
+      throw new UsageProblem(
+          "Refusing to overwrite " + file + " (--emit-manifest)",
           "pass --force to replace it, or choose another file");
     }
     if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
@@ -91,10 +110,15 @@ public final class EmittedManifest {
   }
 
   /** The manifest text. */
-  public static String render(Settings settings, OciReference pinned, boolean plainHttp, Signer signer) {
+  public static String render(
+      Settings settings, OciReference pinned, boolean plainHttp, Signer signer) {
     String digest = pinned.digest().orElseThrow();
     StringBuilder y = new StringBuilder();
-    y.append("# countersign publish \u2014 digest=").append(digest).append(" signer=").append(comment(signer.subject())).append('\n');
+    y.append("# countersign publish \u2014 digest=")
+        .append(digest)
+        .append(" signer=")
+        .append(comment(signer.subject()))
+        .append('\n');
     if (settings.kind() == Kind.REFERENCE) {
       y.append("artifact: ").append(scalar(pinned.toString())).append('\n');
       y.append("url: ").append(scalar("oci://" + pinned.name())).append('\n');
@@ -145,7 +169,8 @@ public final class EmittedManifest {
       try {
         Files.write(temp, text.getBytes(StandardCharsets.UTF_8));
         try {
-          Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+          Files.move(
+              temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (AtomicMoveNotSupportedException e) {
           Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
         }
@@ -153,14 +178,18 @@ public final class EmittedManifest {
         Files.deleteIfExists(temp);
       }
     } catch (IOException e) {
-      throw new EnvironmentProblem("Could not write " + file + " (--emit-manifest): " + e.getMessage(),
-          "perhaps you should check the directory exists and is writable; the artifact is published and signed, so re-running only writes the file", e);
+      throw new EnvironmentProblem(
+          "Could not write " + file + " (--emit-manifest): " + e.getMessage(),
+          "perhaps you should check the directory exists and is writable; the artifact is published"
+              + " and signed, so re-running only writes the file",
+          e);
     }
   }
 
   /**
    * A Go (RE2) regular expression matching exactly {@code value}: Flux's {@code matchOIDCIdentity}
-   * fields are regular expressions, so the literal is escaped (as Go's {@code regexp.QuoteMeta}) and anchored.
+   * fields are regular expressions, so the literal is escaped (as Go's {@code regexp.QuoteMeta})
+   * and anchored.
    */
   static String exactRegex(String value) {
     StringBuilder out = new StringBuilder("^");
@@ -175,7 +204,8 @@ public final class EmittedManifest {
 
   /** A YAML scalar: plain when unambiguous, else a double-quoted (JSON-escaped) string. */
   static String scalar(String value) {
-    if (PLAIN.matcher(value).matches() && !value.matches("(?i)y|n|yes|no|true|false|on|off|null|~|[-+0-9.eE_:]+")) {
+    if (PLAIN.matcher(value).matches()
+        && !value.matches("(?i)y|n|yes|no|true|false|on|off|null|~|[-+0-9.eE_:]+")) {
       return value;
     }
     StringBuilder out = new StringBuilder("\"");
@@ -200,7 +230,12 @@ public final class EmittedManifest {
   /** A value inside the header comment: one line, printable. */
   private static String comment(String value) {
     StringBuilder out = new StringBuilder();
-    value.codePoints().forEach(c -> out.appendCodePoint(Character.isISOControl(c) || c == 0x2028 || c == 0x2029 ? '?' : c));
+    value
+        .codePoints()
+        .forEach(
+            c ->
+                out.appendCodePoint(
+                    Character.isISOControl(c) || c == 0x2028 || c == 0x2029 ? '?' : c));
     return out.toString();
   }
 }

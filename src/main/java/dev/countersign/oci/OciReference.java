@@ -16,18 +16,25 @@ import java.util.regex.Pattern;
  * @param registry {@code host[:port]} as written (lowercase)
  * @param repository path components, e.g. {@code team/app-manifests}
  */
-public record OciReference(String registry, String repository, Optional<String> tag, Optional<String> digest) {
+public record OciReference(
+    String registry, String repository, Optional<String> tag, Optional<String> digest) {
 
   private static final String COMPONENT = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
   private static final Pattern REPOSITORY = Pattern.compile(COMPONENT + "(?:/" + COMPONENT + ")*");
   private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
   public static final Pattern DIGEST = Pattern.compile("sha256:[a-f0-9]{64}");
-  private static final Pattern REGISTRY = Pattern.compile(
-      "(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\\[[0-9a-f:]+\\])(?::([0-9]{1,5}))?");
+  private static final Pattern REGISTRY =
+      Pattern.compile(
+          "(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\\[[0-9a-f:]+\\])(?::([0-9]{1,5}))?");
 
   public OciReference {
-    tag.ifPresent(t -> require(TAG.matcher(t).matches(), "tag \"" + t + "\" is not a valid OCI tag"));
-    digest.ifPresent(d -> require(DIGEST.matcher(d).matches(), "digest \"" + d + "\" is not sha256:<64 lowercase hex>"));
+    tag.ifPresent(
+        t -> require(TAG.matcher(t).matches(), "tag \"" + t + "\" is not a valid OCI tag"));
+    digest.ifPresent(
+        d ->
+            require(
+                DIGEST.matcher(d).matches(),
+                "digest \"" + d + "\" is not sha256:<64 lowercase hex>"));
   }
 
   /**
@@ -46,7 +53,10 @@ public record OciReference(String registry, String repository, Optional<String> 
     }
     int slash = s.indexOf('/');
     if (slash <= 0) {
-      throw invalid(text, what, "it names no registry (write REGISTRY/REPOSITORY, e.g. ghcr.io/org/manifests)");
+      throw invalid(
+          text,
+          what,
+          "it names no registry (write REGISTRY/REPOSITORY, e.g. ghcr.io/org/manifests)");
     }
     String registry = s.substring(0, slash).toLowerCase(Locale.ROOT);
     String rest = s.substring(slash + 1);
@@ -64,7 +74,12 @@ public record OciReference(String registry, String repository, Optional<String> 
       throw invalid(text, what, "port " + registryMatch.group(1) + " is out of range");
     }
     if (!REPOSITORY.matcher(rest).matches() || rest.length() > 255) {
-      throw invalid(text, what, "\"" + rest + "\" is not a repository name (lowercase letters, digits, . _ - separated by /)");
+      throw invalid(
+          text,
+          what,
+          "\""
+              + rest
+              + "\" is not a repository name (lowercase letters, digits, . _ - separated by /)");
     }
     try {
       return new OciReference(registry, rest, tag, digest);
@@ -99,9 +114,9 @@ public record OciReference(String registry, String repository, Optional<String> 
   }
 
   /**
-   * True when the registry is on this machine's loopback interface ({@code localhost},
-   * {@code 127.0.0.0/8}, {@code ::1}): the only registries plain HTTP is allowed for.
-   * Decided from the text, without a DNS lookup.
+   * True when the registry is on this machine's loopback interface ({@code localhost}, {@code
+   * 127.0.0.0/8}, {@code ::1}): the only registries plain HTTP is allowed for. Decided from the
+   * text, without a DNS lookup.
    */
   public boolean isLoopback() {
     String host = host();
@@ -130,7 +145,9 @@ public record OciReference(String registry, String repository, Optional<String> 
   }
 
   private static UsageProblem invalid(String text, String what, String reason) {
-    return new UsageProblem("Invalid " + what + " \"" + text.strip() + "\": " + reason,
-        "write REGISTRY/REPOSITORY[:TAG], or REGISTRY/REPOSITORY@sha256:DIGEST where a digest is asked for");
+    return new UsageProblem(
+        "Invalid " + what + " \"" + text.strip() + "\": " + reason,
+        "write REGISTRY/REPOSITORY[:TAG], or REGISTRY/REPOSITORY@sha256:DIGEST where a digest is"
+            + " asked for");
   }
 }

@@ -1,5 +1,6 @@
 package dev.countersign.oci;
 
+import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.SignatureMaterial;
 import dev.countersign.support.Sha256;
@@ -13,7 +14,6 @@ import dev.countersign.verification.IdentityRule;
 import dev.countersign.verification.PayloadSignatureVerifier;
 import dev.countersign.verification.TrustPolicy;
 import dev.countersign.verification.TrustedRoot;
-import dev.countersign.manifest.AnnotationDomain;
 import java.io.ByteArrayInputStream;
 import java.security.PublicKey;
 import java.security.cert.CertificateException;
@@ -31,16 +31,20 @@ import java.util.function.Supplier;
  * signs its manifest digest the way cosign does ({@link CosignSignatureFormat}).
  *
  * <p>Idempotent: every blob and the manifest are looked up (HEAD) before they are sent, so
- * publishing the same files at the same commit again pushes nothing and gives the same digest.
- * A signature is appended to the {@code .sig} manifest only when it does not already hold a
- * signature over the same payload that verifies for this signer (keyless signing still asks
- * Fulcio and Rekor, because the signer's identity is known only from its certificate; the new
- * signature is then dropped and the registry is left as it was).
+ * publishing the same files at the same commit again pushes nothing and gives the same digest. A
+ * signature is appended to the {@code .sig} manifest only when it does not already hold a signature
+ * over the same payload that verifies for this signer (keyless signing still asks Fulcio and Rekor,
+ * because the signer's identity is known only from its certificate; the new signature is then
+ * dropped and the registry is left as it was).
  */
 public final class PublishJob {
 
   /** What happened to the signature. */
-  public enum Signature { SIGNED, ALREADY_SIGNED, UNSIGNED }
+  public enum Signature {
+    SIGNED,
+    ALREADY_SIGNED,
+    UNSIGNED
+  }
 
   /**
    * @param reference where the artifact is, pinned by digest
@@ -48,8 +52,14 @@ public final class PublishJob {
    * @param issuer the OIDC issuer of a keyless signer
    * @param writes blobs and manifests this run sent to the registry
    */
-  public record Result(OciReference reference, String digest, boolean artifactPushed, Signature signature,
-      Optional<String> signer, Optional<String> issuer, Registry.Writes writes) {}
+  public record Result(
+      OciReference reference,
+      String digest,
+      boolean artifactPushed,
+      Signature signature,
+      Optional<String> signer,
+      Optional<String> issuer,
+      Registry.Writes writes) {}
 
   private final Registry registry;
   private final Optional<Supplier<MessageSigner>> signer;
@@ -58,12 +68,15 @@ public final class PublishJob {
 
   /**
    * @param signer empty = publish unsigned ({@code --no-sign})
-   * @param trustedRoot the Sigstore trust material keyless signing uses (for the certificate
-   *     chain annotation and to recognise an existing signature); asked only when signing keylessly
-   * @param signingKeys the public key of a keyed signer (to recognise an existing signature);
-   *     asked only when the signature tag already holds a signature over the same payload
+   * @param trustedRoot the Sigstore trust material keyless signing uses (for the certificate chain
+   *     annotation and to recognise an existing signature); asked only when signing keylessly
+   * @param signingKeys the public key of a keyed signer (to recognise an existing signature); asked
+   *     only when the signature tag already holds a signature over the same payload
    */
-  public PublishJob(Registry registry, Optional<Supplier<MessageSigner>> signer, Supplier<TrustedRoot> trustedRoot,
+  public PublishJob(
+      Registry registry,
+      Optional<Supplier<MessageSigner>> signer,
+      Supplier<TrustedRoot> trustedRoot,
       Supplier<List<PublicKey>> signingKeys) {
     this.registry = registry;
     this.signer = signer;
@@ -72,28 +85,38 @@ public final class PublishJob {
   }
 
   /**
-   * Signs first (the digest is known before anything is sent), then pushes: a signing failure
-   * (no identity token, Fulcio or Rekor down) leaves the registry untouched.
+   * Signs first (the digest is known before anything is sent), then pushes: a signing failure (no
+   * identity token, Fulcio or Rekor down) leaves the registry untouched.
    */
-  public Result publish(OciReference target, SortedMap<String, byte[]> files, ArtifactLayout.Provenance provenance) {
+  public Result publish(
+      OciReference target, SortedMap<String, byte[]> files, ArtifactLayout.Provenance provenance) {
     ArtifactLayout.Artifact artifact = ArtifactLayout.build(files, provenance);
     String repository = target.repository();
     String digest = artifact.digest();
     OciReference pinned = target.withDigest(digest);
     byte[] payload = CosignSignatureFormat.payload(pinned, digest);
     Optional<SignatureMaterial> material = signer.map(s -> s.get().sign(payload));
-    Optional<String> chain = material.flatMap(SignatureMaterial::certificatePem).map(this::issuingChainPem);
+    Optional<String> chain =
+        material.flatMap(SignatureMaterial::certificatePem).map(this::issuingChainPem);
 
     pushBlobIfMissing(repository, artifact.config());
     pushBlobIfMissing(repository, artifact.layer());
     String reference = target.tag().orElse(digest);
     boolean pushed = false;
     if (!registry.manifestDigest(repository, reference).equals(Optional.of(digest))) {
-      registry.putManifest(repository, reference, ArtifactLayout.MANIFEST_MEDIA_TYPE, artifact.manifest());
+      registry.putManifest(
+          repository, reference, ArtifactLayout.MANIFEST_MEDIA_TYPE, artifact.manifest());
       pushed = true;
     }
     if (material.isEmpty()) {
-      return new Result(pinned, digest, pushed, Signature.UNSIGNED, Optional.empty(), Optional.empty(), registry.writes());
+      return new Result(
+          pinned,
+          digest,
+          pushed,
+          Signature.UNSIGNED,
+          Optional.empty(),
+          Optional.empty(),
+          registry.writes());
     }
     try {
       return attach(pinned, digest, pushed, payload, material.get(), chain);
@@ -103,17 +126,30 @@ public final class PublishJob {
   }
 
   /** Adds the signature to the {@code .sig} manifest, unless an equivalent one is there. */
-  private Result attach(OciReference pinned, String digest, boolean pushed, byte[] payload, SignatureMaterial material,
+  private Result attach(
+      OciReference pinned,
+      String digest,
+      boolean pushed,
+      byte[] payload,
+      SignatureMaterial material,
       Optional<String> chain) {
     String repository = pinned.repository();
     String signatureBase64 = Base64.getEncoder().encodeToString(material.signature());
-    Optional<PayloadSignatureVerifier.CertificateIdentity> identity = material.certificatePem().map(pem -> {
-      try {
-        return PayloadSignatureVerifier.identityOf(pem);
-      } catch (IllegalArgumentException e) {
-        throw new RemoteProblem("The signing certificate cannot be read while signing the artifact: " + e.getMessage(), null, e);
-      }
-    });
+    Optional<PayloadSignatureVerifier.CertificateIdentity> identity =
+        material
+            .certificatePem()
+            .map(
+                pem -> {
+                  try {
+                    return PayloadSignatureVerifier.identityOf(pem);
+                  } catch (IllegalArgumentException e) {
+                    throw new RemoteProblem(
+                        "The signing certificate cannot be read while signing the artifact: "
+                            + e.getMessage(),
+                        null,
+                        e);
+                  }
+                });
     Optional<String> issuer = identity.map(PayloadSignatureVerifier.CertificateIdentity::issuer);
 
     String tag = CosignSignatureFormat.signatureTag(digest);
@@ -129,39 +165,69 @@ public final class PublishJob {
     }
     String payloadDigest = Sha256.digest(payload);
     boolean samePayloadSigned = layers.stream().anyMatch(l -> l.digest().equals(payloadDigest));
-    Optional<PayloadSignatureVerifier> sameSigner = samePayloadSigned ? sameSignerVerifier(identity) : Optional.empty();
+    Optional<PayloadSignatureVerifier> sameSigner =
+        samePayloadSigned ? sameSignerVerifier(identity) : Optional.empty();
     for (CosignSignatureFormat.SignatureLayer layer : layers) {
-      if (sameSigner.isPresent() && layer.digest().equals(payloadDigest)
+      if (sameSigner.isPresent()
+          && layer.digest().equals(payloadDigest)
           && layer.annotation(CosignSignatureFormat.SIGNATURE_ANNOTATION).isPresent()
-          && sameSigner.get().verify(payload, layer.annotation(CosignSignatureFormat.SIGNATURE_ANNOTATION).get(),
-              layer.annotation(CosignSignatureFormat.CERTIFICATE_ANNOTATION),
-              layer.annotation(CosignSignatureFormat.BUNDLE_ANNOTATION)).verified()) {
-        return new Result(pinned, digest, pushed, Signature.ALREADY_SIGNED, Optional.of(material.signer()), issuer,
+          && sameSigner
+              .get()
+              .verify(
+                  payload,
+                  layer.annotation(CosignSignatureFormat.SIGNATURE_ANNOTATION).get(),
+                  layer.annotation(CosignSignatureFormat.CERTIFICATE_ANNOTATION),
+                  layer.annotation(CosignSignatureFormat.BUNDLE_ANNOTATION))
+              .verified()) {
+        return new Result(
+            pinned,
+            digest,
+            pushed,
+            Signature.ALREADY_SIGNED,
+            Optional.of(material.signer()),
+            issuer,
             registry.writes());
       }
     }
-    layers.add(new CosignSignatureFormat.SignatureLayer(payloadDigest, payload.length,
-        CosignSignatureFormat.annotations(signatureBase64, material.certificatePem(), chain,
-            material.rekorBundle().map(b -> b.toJson()))));
+    layers.add(
+        new CosignSignatureFormat.SignatureLayer(
+            payloadDigest,
+            payload.length,
+            CosignSignatureFormat.annotations(
+                signatureBase64,
+                material.certificatePem(),
+                chain,
+                material.rekorBundle().map(b -> b.toJson()))));
     CosignSignatureFormat.SignatureManifest manifest = CosignSignatureFormat.manifest(layers);
     pushBlobIfMissing(repository, payload);
     pushBlobIfMissing(repository, manifest.config());
     registry.putManifest(repository, tag, ArtifactLayout.MANIFEST_MEDIA_TYPE, manifest.manifest());
-    return new Result(pinned, digest, pushed, Signature.SIGNED, Optional.of(material.signer()), issuer, registry.writes());
+    return new Result(
+        pinned,
+        digest,
+        pushed,
+        Signature.SIGNED,
+        Optional.of(material.signer()),
+        issuer,
+        registry.writes());
   }
 
   /**
-   * A verifier that accepts exactly this signer, its identity (keyless) or its key; empty when
-   * the signer cannot be recognised (a keyed signer whose public key is unknown).
+   * A verifier that accepts exactly this signer, its identity (keyless) or its key; empty when the
+   * signer cannot be recognised (a keyed signer whose public key is unknown).
    */
-  private Optional<PayloadSignatureVerifier> sameSignerVerifier(Optional<PayloadSignatureVerifier.CertificateIdentity> identity) {
-    List<IdentityRule> rules = identity.map(i -> List.of(IdentityRule.exact(i.subject(), i.issuer()))).orElse(List.of());
+  private Optional<PayloadSignatureVerifier> sameSignerVerifier(
+      Optional<PayloadSignatureVerifier.CertificateIdentity> identity) {
+    List<IdentityRule> rules =
+        identity.map(i -> List.of(IdentityRule.exact(i.subject(), i.issuer()))).orElse(List.of());
     List<PublicKey> keys = identity.isPresent() ? List.of() : signingKeys.get();
-    TrustPolicy policy = new TrustPolicy(rules, keys, 1, List.of(), AnnotationDomain.DEFAULT, false);
+    TrustPolicy policy =
+        new TrustPolicy(rules, keys, 1, List.of(), AnnotationDomain.DEFAULT, false);
     if (policy.isUnconstrained()) {
       return Optional.empty();
     }
-    return Optional.of(new PayloadSignatureVerifier(identity.isPresent() ? trustedRoot.get() : null, policy));
+    return Optional.of(
+        new PayloadSignatureVerifier(identity.isPresent() ? trustedRoot.get() : null, policy));
   }
 
   /**
@@ -171,10 +237,15 @@ public final class PublishJob {
   private String issuingChainPem(String leafPem) {
     X509Certificate leaf;
     try {
-      leaf = (X509Certificate) CertificateFactory.getInstance("X.509")
-          .generateCertificate(new ByteArrayInputStream(leafPem.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+      leaf =
+          (X509Certificate)
+              CertificateFactory.getInstance("X.509")
+                  .generateCertificate(
+                      new ByteArrayInputStream(
+                          leafPem.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
     } catch (CertificateException e) {
-      throw new RemoteProblem("The signing certificate cannot be parsed: " + e.getMessage(), null, e);
+      throw new RemoteProblem(
+          "The signing certificate cannot be parsed: " + e.getMessage(), null, e);
     }
     for (TrustedRoot.CertificateAuthority ca : trustedRoot.get().certificateAuthorities()) {
       X509Certificate issuer = ca.chain().get(0);
@@ -192,15 +263,18 @@ public final class PublishJob {
       }
       return pem.toString();
     }
-    throw new RemoteProblem("The signing certificate (issuer " + leaf.getIssuerX500Principal().getName()
-        + ") was not issued by a certificate authority of the trusted root",
+    throw new RemoteProblem(
+        "The signing certificate (issuer "
+            + leaf.getIssuerX500Principal().getName()
+            + ") was not issued by a certificate authority of the trusted root",
         "perhaps --signing-config and --trusted-root describe different Sigstore deployments");
   }
 
   static String pem(X509Certificate cert) {
     try {
       return "-----BEGIN CERTIFICATE-----\n"
-          + Base64.getMimeEncoder(64, "\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).encodeToString(cert.getEncoded())
+          + Base64.getMimeEncoder(64, "\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+              .encodeToString(cert.getEncoded())
           + "\n-----END CERTIFICATE-----\n";
     } catch (java.security.cert.CertificateEncodingException e) {
       throw new InternalProblem("A trusted-root certificate cannot be encoded", null, e);
@@ -216,9 +290,12 @@ public final class PublishJob {
 
   /** The same kind of problem, saying the artifact is in the registry but unsigned. */
   private static CountersignException afterPush(CountersignException e, OciReference pinned) {
-    String message = "The artifact " + pinned + " is in the registry but NOT signed: " + e.getMessage();
-    String hint = "perhaps you should fix the cause and run publish again (it pushes nothing twice and only adds the signature)"
-        + e.hint().map(h -> "; " + h.replaceFirst("^,?\\s*perhaps you should ", "")).orElse("");
+    String message =
+        "The artifact " + pinned + " is in the registry but NOT signed: " + e.getMessage();
+    String hint =
+        "perhaps you should fix the cause and run publish again (it pushes nothing twice and only"
+            + " adds the signature)"
+            + e.hint().map(h -> "; " + h.replaceFirst("^,?\\s*perhaps you should ", "")).orElse("");
     if (e instanceof RemoteProblem) {
       return new RemoteProblem(message, hint, e);
     }

@@ -3,8 +3,8 @@ package dev.countersign.oci;
 import java.util.Optional;
 
 /**
- * The OCI distribution operations publishing and verification need, on one repository host.
- * Every byte read is checked against its digest by the implementation before it is returned.
+ * The OCI distribution operations publishing and verification need, on one repository host. Every
+ * byte read is checked against its digest by the implementation before it is returned.
  *
  * @see DistributionRegistry the HTTP implementation
  */

@@ -9,10 +9,10 @@ import java.util.TreeMap;
 
 /**
  * The manifests of a directory in a commit, as {@link ManifestTree} decides: links, submodules,
- * unusable names and oversized files anywhere under the directory (or in place of it) are
- * refused with an {@link dev.countersign.support.problems.InputProblem} before any file is
- * loaded, so a huge blob is never read into memory. Used by {@code run}, the refresh and
- * {@code promote}, so they see the same files as {@code check} sees in the work tree.
+ * unusable names and oversized files anywhere under the directory (or in place of it) are refused
+ * with an {@link dev.countersign.support.problems.InputProblem} before any file is loaded, so a
+ * huge blob is never read into memory. Used by {@code run}, the refresh and {@code promote}, so
+ * they see the same files as {@code check} sees in the work tree.
  */
 public final class CommitManifests {
 
@@ -30,16 +30,30 @@ public final class CommitManifests {
 
   /** The manifest paths under {@code directory} in {@code commit}, repository-relative, sorted. */
   public List<String> paths(String commit, String directory) {
-    return tree.manifests(workspace.entries(commit, directory).stream().map(CommitManifests::entry).toList())
-        .stream().map(ManifestTree.Entry::path).toList();
+    return tree
+        .manifests(
+            workspace.entries(commit, directory).stream().map(CommitManifests::entry).toList())
+        .stream()
+        .map(ManifestTree.Entry::path)
+        .toList();
   }
 
   /** {@link #paths} with their bytes, loaded one at a time after every size was checked. */
   public SortedMap<String, byte[]> read(String commit, String directory) {
     SortedMap<String, byte[]> files = new TreeMap<>();
     for (String path : paths(commit, directory)) {
-      files.put(path, workspace.readFile(commit, path)
-          .orElseThrow(() -> new InternalProblem("The tree of " + commit + " listed " + path + " but holds no such file")));
+      files.put(
+          path,
+          workspace
+              .readFile(commit, path)
+              .orElseThrow(
+                  () ->
+                      new InternalProblem(
+                          "The tree of "
+                              + commit
+                              + " listed "
+                              + path
+                              + " but holds no such file")));
     }
     return files;
   }
@@ -49,7 +63,8 @@ public final class CommitManifests {
    * branches countersign owns (a pull request branch), where anything planted by someone else
    * simply means "not what countersign would have written" and is replaced, never read.
    */
-  public java.util.Optional<SortedMap<String, byte[]>> readIfUsable(String commit, String directory) {
+  public java.util.Optional<SortedMap<String, byte[]>> readIfUsable(
+      String commit, String directory) {
     try {
       return java.util.Optional.of(read(commit, directory));
     } catch (dev.countersign.support.problems.InputProblem refused) {
@@ -58,12 +73,13 @@ public final class CommitManifests {
   }
 
   private static ManifestTree.Entry entry(GitWorkspace.TreeEntry entry) {
-    ManifestTree.Type type = switch (entry.kind()) {
-      case FILE -> ManifestTree.Type.FILE;
-      case DIRECTORY -> ManifestTree.Type.DIRECTORY;
-      case LINK -> ManifestTree.Type.LINK;
-      case OTHER -> ManifestTree.Type.OTHER;
-    };
+    ManifestTree.Type type =
+        switch (entry.kind()) {
+          case FILE -> ManifestTree.Type.FILE;
+          case DIRECTORY -> ManifestTree.Type.DIRECTORY;
+          case LINK -> ManifestTree.Type.LINK;
+          case OTHER -> ManifestTree.Type.OTHER;
+        };
     return new ManifestTree.Entry(entry.path(), type, entry.size());
   }
 }

@@ -3,8 +3,8 @@ package dev.countersign.pipeline;
 import dev.countersign.support.problems.UsageProblem;
 
 /**
- * An unsigned directory and the signed directory its manifests move to, repository-relative
- * without leading or trailing slashes.
+ * An unsigned directory and the signed directory its manifests move to, repository-relative without
+ * leading or trailing slashes.
  */
 public record DirPair(String from, String to) {
 
@@ -48,7 +48,11 @@ public record DirPair(String from, String to) {
     }
     boolean bad = d.isEmpty() || d.startsWith("/");
     for (String segment : d.split("/", -1)) {
-      bad |= segment.isEmpty() || segment.equals(".") || segment.equals("..") || segment.equalsIgnoreCase(".git");
+      bad |=
+          segment.isEmpty()
+              || segment.equals(".")
+              || segment.equals("..")
+              || segment.equalsIgnoreCase(".git");
     }
     if (bad) {
       throw new UsageProblem(

@@ -2,6 +2,7 @@ package dev.countersign.pipeline;
 
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.support.problems.InputProblem;
@@ -13,16 +14,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
-import dev.countersign.manifest.SignedManifestFormat;
 
 /**
- * The reconcile pipeline's signing step: the same {@link SignJob} as {@code countersign sign},
- * on bytes from a commit instead of files. An existing signed file is kept as it is (no churn)
- * only when {@link SignatureReuse} finds that it covers exactly this content for this run's
- * signer; so is a signed file already proposed in an open pull request (the bot branch), so a
- * pipeline that cannot push does not re-sign, force-push and update its pull request on every
- * run. Anything else at the target (a file an author added next to its unsigned source, a
- * garbage or foreign signature, a file planted on the bot branch) is replaced by a new signature.
+ * The reconcile pipeline's signing step: the same {@link SignJob} as {@code countersign sign}, on
+ * bytes from a commit instead of files. An existing signed file is kept as it is (no churn) only
+ * when {@link SignatureReuse} finds that it covers exactly this content for this run's signer; so
+ * is a signed file already proposed in an open pull request (the bot branch), so a pipeline that
+ * cannot push does not re-sign, force-push and update its pull request on every run. Anything else
+ * at the target (a file an author added next to its unsigned source, a garbage or foreign
+ * signature, a file planted on the bot branch) is replaced by a new signature.
  *
  * <p>Remembers what it signed ({@link #entries()}) for the job summary. Not thread-safe; one
  * instance per run.
@@ -69,25 +69,42 @@ public final class ManifestSigningStep implements SigningStep {
     for (Input input : inputs) {
       try {
         Path source = Path.of(input.sourcePath());
-        ManifestFile unsigned = new ManifestFile(source, source, reader.parse(input.unsignedBytes(), source), input.unsignedBytes());
+        ManifestFile unsigned =
+            new ManifestFile(
+                source, source, reader.parse(input.unsignedBytes(), source), input.unsignedBytes());
         // Refused here too, not only by the SignJob, so an already signed list is not kept either.
         for (var document : unsigned.documents()) {
           if (document.listProblem().isPresent()) {
-            throw new InputProblem(source, document.line(), document.listProblem().get(),
+            throw new InputProblem(
+                source,
+                document.line(),
+                document.listProblem().get(),
                 dev.countersign.manifest.ManifestDocument.LIST_HINT);
           }
         }
         byte[] message = format.message(unsigned.documents());
         String target = input.targetPath();
-        boolean keepExisting = input.existingSigned().filter(bytes -> reuse.covers(target, bytes, message)).isPresent();
-        Optional<byte[]> reusable = keepExisting
-            ? Optional.empty()
-            : proposed.apply(target).filter(bytes -> reuse.covers(target, bytes, message));
+        boolean keepExisting =
+            input
+                .existingSigned()
+                .filter(bytes -> reuse.covers(target, bytes, message))
+                .isPresent();
+        Optional<byte[]> reusable =
+            keepExisting
+                ? Optional.empty()
+                : proposed.apply(target).filter(bytes -> reuse.covers(target, bytes, message));
         if (keepExisting || reusable.isPresent()) {
           results.add(keepExisting ? new Unchanged(target) : new Signed(target, reusable.get()));
-          entries.put(target, new SignReport.Entry(source, Path.of(target),
-              SignReport.Outcome.UNCHANGED, SignJob.digest(message),
-              Optional.empty(), Optional.empty(), Optional.empty()));
+          entries.put(
+              target,
+              new SignReport.Entry(
+                  source,
+                  Path.of(target),
+                  SignReport.Outcome.UNCHANGED,
+                  SignJob.digest(message),
+                  Optional.empty(),
+                  Optional.empty(),
+                  Optional.empty()));
           continue;
         }
         // No existing file is passed on: SignJob would keep one that merely carries the same
@@ -100,11 +117,16 @@ public final class ManifestSigningStep implements SigningStep {
     if (!problems.isEmpty()) {
       throw InputProblem.combine(problems);
     }
-    // No sidecars in the pipeline: let each signature's bundle JSON be collected (memory at large N).
+    // No sidecars in the pipeline: let each signature's bundle JSON be collected (memory at large
+    // N).
     for (SignJob.Outcome outcome : job.sign(items, false, parallelism, false)) {
       String target = outcome.item().output().toString();
       entries.put(target, outcome.entry());
-      results.add(outcome.signedBytes().<Result>map(bytes -> new Signed(target, bytes)).orElse(new Unchanged(target)));
+      results.add(
+          outcome
+              .signedBytes()
+              .<Result>map(bytes -> new Signed(target, bytes))
+              .orElse(new Unchanged(target)));
     }
     return results;
   }

@@ -1,8 +1,8 @@
 package dev.countersign.pipeline;
 
 /**
- * Where a job tells the user what it is doing. The Action implementation turns groups into
- * {@code ::group::} blocks and warnings into annotations; the console one prints plain lines.
+ * Where a job tells the user what it is doing. The Action implementation turns groups into {@code
+ * ::group::} blocks and warnings into annotations; the console one prints plain lines.
  */
 public interface Progress {
 

@@ -1,6 +1,5 @@
 package dev.countersign.pipeline;
 
-import dev.countersign.support.Sleeper;
 import dev.countersign.git.ChangeSet;
 import dev.countersign.git.CommitFacts;
 import dev.countersign.git.CommitMessage;
@@ -8,6 +7,7 @@ import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
 import dev.countersign.manifest.ManifestTree;
+import dev.countersign.support.Sleeper;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
@@ -33,14 +33,14 @@ import java.util.random.RandomGenerator;
 
 /**
  * The heart of {@code countersign run}: makes the branch's unsigned directories empty by signing
- * every manifest in them ({@link ManifestTree} decides which files those are, as for
- * {@code check}) and moving it to the signed directory, in one commit, pushed to the branch.
+ * every manifest in them ({@link ManifestTree} decides which files those are, as for {@code check})
+ * and moving it to the signed directory, in one commit, pushed to the branch.
  *
- * <p>Level-triggered: it looks at the whole tree, not at what a pull request changed, so a run
- * that was cancelled or lost a race is healed by the next one, and a second run is a no-op. When
- * the push loses a race (the branch moved), it fetches the fresh branch, recomputes the change set
- * from that tree (signing only manifests it has not signed yet, so nothing another commit changed
- * is lost) and tries again, up to {@link ReconcileOptions#pushAttempts()} times with jittered
+ * <p>Level-triggered: it looks at the whole tree, not at what a pull request changed, so a run that
+ * was cancelled or lost a race is healed by the next one, and a second run is a no-op. When the
+ * push loses a race (the branch moved), it fetches the fresh branch, recomputes the change set from
+ * that tree (signing only manifests it has not signed yet, so nothing another commit changed is
+ * lost) and tries again, up to {@link ReconcileOptions#pushAttempts()} times with jittered
  * exponential backoff.
  *
  * <p>Guarantees: if signing fails, nothing is written, committed or pushed; the work tree is
@@ -79,11 +79,20 @@ public final class ReconcileJob {
       Sleeper sleeper,
       RandomGenerator random,
       ReconcileOptions options) {
-    this(workspace, signer, progress, clock, sleeper, random, options,
+    this(
+        workspace,
+        signer,
+        progress,
+        clock,
+        sleeper,
+        random,
+        options,
         new ManifestTree(dev.countersign.manifest.ManifestReader.DEFAULT_MAX_BYTES));
   }
 
-  /** @param tree which files are manifests and which entries are refused, with its size limit */
+  /**
+   * @param tree which files are manifests and which entries are refused, with its size limit
+   */
   public ReconcileJob(
       GitWorkspace workspace,
       SigningStep signer,
@@ -104,7 +113,8 @@ public final class ReconcileJob {
   }
 
   /** One manifest to move: source and target paths and what the base commit holds. */
-  private record Move(String source, String target, byte[] unsigned, Optional<byte[]> existingSigned) {}
+  private record Move(
+      String source, String target, byte[] unsigned, Optional<byte[]> existingSigned) {}
 
   public ReconcileResult run() {
     Instant started = clock.instant();
@@ -112,8 +122,13 @@ public final class ReconcileJob {
     Optional<String> ownRun = ownRun(head);
     if (ownRun.isPresent()) {
       String reason =
-          "the head commit " + abbreviate(head) + " was made by countersign ("
-              + CommitMessage.MARKER_TRAILER + ": " + ownRun.get() + "), nothing to do";
+          "the head commit "
+              + abbreviate(head)
+              + " was made by countersign ("
+              + CommitMessage.MARKER_TRAILER
+              + ": "
+              + ownRun.get()
+              + "), nothing to do";
       progress.info("No-op: " + reason);
       return ReconcileResult.noop(reason, 0);
     }
@@ -122,13 +137,18 @@ public final class ReconcileJob {
     if (options.startFromRemote() && !options.dryRun()) {
       base = workspace.fetch(options.remote(), options.branch());
       workspace.resetTo(base);
-      progress.info("Starting from " + options.branch() + " at " + abbreviate(base) + " on the remote");
+      progress.info(
+          "Starting from " + options.branch() + " at " + abbreviate(base) + " on the remote");
     }
     for (int attempt = 1; ; attempt++) {
       List<Move> moves = plan(base);
       if (moves.isEmpty()) {
-        String reason = "no manifests under " + describeSources() + " at " + abbreviate(base)
-            + (attempt > 1 ? " (another run signed them first)" : "");
+        String reason =
+            "no manifests under "
+                + describeSources()
+                + " at "
+                + abbreviate(base)
+                + (attempt > 1 ? " (another run signed them first)" : "");
         progress.info("No-op: " + reason);
         return ReconcileResult.noop(reason, attempt - 1);
       }
@@ -144,7 +164,9 @@ public final class ReconcileJob {
       for (Move move : moves) {
         SigningStep.Result result = results.get(move.target());
         if (result instanceof SigningStep.Signed signed
-            && !move.existingSigned().map(b -> Arrays.equals(b, signed.signedBytes())).orElse(false)) {
+            && !move.existingSigned()
+                .map(b -> Arrays.equals(b, signed.signedBytes()))
+                .orElse(false)) {
           changes.write(move.target(), signed.signedBytes());
           written.add(move.target());
         } else {
@@ -154,47 +176,90 @@ public final class ReconcileJob {
       }
 
       workspace.apply(changes.build());
-      String commit = workspace.commit(new CommitRequest(message(moves, written), options.author(), options.committer()));
-      progress.info("Committed " + abbreviate(commit) + ": " + written.size() + " signed, "
-          + unchanged.size() + " already signed" + (options.push() ? "; pushing to " + options.branch() : ""));
+      String commit =
+          workspace.commit(
+              new CommitRequest(message(moves, written), options.author(), options.committer()));
+      progress.info(
+          "Committed "
+              + abbreviate(commit)
+              + ": "
+              + written.size()
+              + " signed, "
+              + unchanged.size()
+              + " already signed"
+              + (options.push() ? "; pushing to " + options.branch() : ""));
       if (!options.push()) {
         return new ReconcileResult(
-            ReconcileResult.Outcome.COMMITTED, sorted(written), sorted(unchanged), Optional.of(commit),
-            "committed locally; not pushed (--no-push)", attempt);
+            ReconcileResult.Outcome.COMMITTED,
+            sorted(written),
+            sorted(unchanged),
+            Optional.of(commit),
+            "committed locally; not pushed (--no-push)",
+            attempt);
       }
 
       PushOutcome outcome = workspace.push(options.remote(), options.branch());
       if (outcome instanceof PushOutcome.Pushed pushed) {
         // The commit on the branch: the local one, or GitHub's when it was made through the API.
-        progress.info("Pushed " + abbreviate(pushed.commitId()) + " to " + options.branch() + " (attempt " + attempt
-            + ", " + Duration.between(started, clock.instant()).toMillis() + " ms)");
+        progress.info(
+            "Pushed "
+                + abbreviate(pushed.commitId())
+                + " to "
+                + options.branch()
+                + " (attempt "
+                + attempt
+                + ", "
+                + Duration.between(started, clock.instant()).toMillis()
+                + " ms)");
         return new ReconcileResult(
-            ReconcileResult.Outcome.PUSHED, sorted(written), sorted(unchanged), Optional.of(pushed.commitId()),
-            "pushed to " + options.branch(), attempt);
+            ReconcileResult.Outcome.PUSHED,
+            sorted(written),
+            sorted(unchanged),
+            Optional.of(pushed.commitId()),
+            "pushed to " + options.branch(),
+            attempt);
       }
 
       String fresh = workspace.fetch(options.remote(), options.branch());
       if (outcome instanceof PushOutcome.Refused refused && fresh.equals(base)) {
         // The branch did not move, so this is the remote's policy (e.g. a protected branch),
         // not a lost race; retrying cannot help. The commit stays at HEAD for a pull request.
-        progress.warning("The remote refused the push to " + options.branch() + ": " + refused.describe());
+        progress.warning(
+            "The remote refused the push to " + options.branch() + ": " + refused.describe());
         return new ReconcileResult(
-            ReconcileResult.Outcome.REFUSED, sorted(written), sorted(unchanged), Optional.of(commit),
-            refused.describe(), attempt);
+            ReconcileResult.Outcome.REFUSED,
+            sorted(written),
+            sorted(unchanged),
+            Optional.of(commit),
+            refused.describe(),
+            attempt);
       }
-      String why = outcome instanceof PushOutcome.Rejected rejected
-          ? rejected.status() + (rejected.message().isBlank() ? "" : " " + rejected.message())
-          : "refused while the branch moved: " + ((PushOutcome.Refused) outcome).describe();
+      String why =
+          outcome instanceof PushOutcome.Rejected rejected
+              ? rejected.status() + (rejected.message().isBlank() ? "" : " " + rejected.message())
+              : "refused while the branch moved: " + ((PushOutcome.Refused) outcome).describe();
       if (attempt >= options.pushAttempts()) {
         throw new RemoteProblem(
-            "The push to " + options.branch() + " was rejected " + attempt + " times (last: " + why
-                + ") while reconciling " + describeSources(),
+            "The push to "
+                + options.branch()
+                + " was rejected "
+                + attempt
+                + " times (last: "
+                + why
+                + ") while reconciling "
+                + describeSources(),
             "perhaps you should raise push_attempts or put the workflow in a concurrency group;"
                 + " the next run will pick up the remaining manifests");
       }
       Duration delay = backoff(attempt);
-      progress.info("Push rejected (" + why + "); the branch moved to " + abbreviate(fresh)
-          + ", recomputing in " + delay.toMillis() + " ms");
+      progress.info(
+          "Push rejected ("
+              + why
+              + "); the branch moved to "
+              + abbreviate(fresh)
+              + ", recomputing in "
+              + delay.toMillis()
+              + " ms");
       pause(delay);
       workspace.resetTo(fresh);
       base = fresh;
@@ -202,10 +267,10 @@ public final class ReconcileJob {
   }
 
   /**
-   * What to sign at {@code commit}: every manifest of the unsigned directories. Both sides of
-   * every pair are listed through {@link CommitManifests} first, so a link, an unusable name or
-   * an oversized file in an unsigned or a signed directory stops the run before anything is
-   * loaded, signed or written.
+   * What to sign at {@code commit}: every manifest of the unsigned directories. Both sides of every
+   * pair are listed through {@link CommitManifests} first, so a link, an unusable name or an
+   * oversized file in an unsigned or a signed directory stops the run before anything is loaded,
+   * signed or written.
    */
   private List<Move> plan(String commit) {
     List<Move> moves = new ArrayList<>();
@@ -228,10 +293,23 @@ public final class ReconcileJob {
       }
       for (String source : sources) {
         String target = pair.targetOf(source);
-        byte[] unsigned = workspace.readFile(commit, source)
-            .orElseThrow(() -> new InternalProblem("The tree of " + commit + " listed " + source + " but holds no such file"));
-        moves.add(new Move(source, target, unsigned,
-            signed.contains(target) ? workspace.readFile(commit, target) : Optional.empty()));
+        byte[] unsigned =
+            workspace
+                .readFile(commit, source)
+                .orElseThrow(
+                    () ->
+                        new InternalProblem(
+                            "The tree of "
+                                + commit
+                                + " listed "
+                                + source
+                                + " but holds no such file"));
+        moves.add(
+            new Move(
+                source,
+                target,
+                unsigned,
+                signed.contains(target) ? workspace.readFile(commit, target) : Optional.empty()));
       }
     }
     if (!problems.isEmpty()) {
@@ -242,18 +320,26 @@ public final class ReconcileJob {
   }
 
   /**
-   * A signed file larger than the manifest limit could not be read back by {@code check} or
-   * {@code verify}; refuse it (naming its source) before anything is written.
+   * A signed file larger than the manifest limit could not be read back by {@code check} or {@code
+   * verify}; refuse it (naming its source) before anything is written.
    */
-  private void refuseOversizedOutput(List<Move> moves, SortedMap<String, SigningStep.Result> results) {
+  private void refuseOversizedOutput(
+      List<Move> moves, SortedMap<String, SigningStep.Result> results) {
     List<InputProblem> problems = new ArrayList<>();
     for (Move move : moves) {
       if (results.get(move.target()) instanceof SigningStep.Signed signed
           && signed.signedBytes().length > manifests.tree().maxBytes()) {
-        problems.add(new InputProblem(Path.of(move.source()), 0,
-            "once signed is " + signed.signedBytes().length + " bytes (every document carries the message of the whole file),"
-                + " over the limit of " + manifests.tree().maxBytes() + " bytes for one manifest file",
-            "perhaps you should split it into smaller files"));
+        problems.add(
+            new InputProblem(
+                Path.of(move.source()),
+                0,
+                "once signed is "
+                    + signed.signedBytes().length
+                    + " bytes (every document carries the message of the whole file),"
+                    + " over the limit of "
+                    + manifests.tree().maxBytes()
+                    + " bytes for one manifest file",
+                "perhaps you should split it into smaller files"));
       }
     }
     if (!problems.isEmpty()) {
@@ -264,37 +350,53 @@ public final class ReconcileJob {
   private ReconcileResult dryRun(List<Move> moves, String base) {
     progress.group("Dry run: would sign " + moves.size() + " manifest(s) at " + abbreviate(base));
     for (Move move : moves) {
-      progress.info("would sign " + move.source() + " -> " + move.target()
-          + (move.existingSigned().isPresent() ? " (replacing the existing file unless its signature still holds)" : ""));
+      progress.info(
+          "would sign "
+              + move.source()
+              + " -> "
+              + move.target()
+              + (move.existingSigned().isPresent()
+                  ? " (replacing the existing file unless its signature still holds)"
+                  : ""));
     }
     progress.endGroup();
     List<String> targets = moves.stream().map(Move::target).sorted().toList();
     return new ReconcileResult(
-        ReconcileResult.Outcome.DRY_RUN, targets, List.of(), Optional.empty(),
-        "would sign " + moves.size() + " manifest(s) and push to " + options.branch(), 0);
+        ReconcileResult.Outcome.DRY_RUN,
+        targets,
+        List.of(),
+        Optional.empty(),
+        "would sign " + moves.size() + " manifest(s) and push to " + options.branch(),
+        0);
   }
 
   /**
-   * The run id of the commit when countersign made it, which takes all three of: the
-   * {@value CommitMessage#MARKER_TRAILER} trailer in the message's trailer block (not merely quoted
-   * in its body), countersign's committer identity, and only the changes countersign makes (files
-   * under a signed directory, deletions under an unsigned one). A pull request author controls
-   * the first two, not the third: a commit that adds or edits anything else is never skipped.
-   * Empty when any of them fails or cannot be told (a shallow clone without the parent); the run
-   * then proceeds, and being level-triggered it is a no-op on a tree with nothing unsigned.
+   * The run id of the commit when countersign made it, which takes all three of: the {@value
+   * CommitMessage#MARKER_TRAILER} trailer in the message's trailer block (not merely quoted in its
+   * body), countersign's committer identity, and only the changes countersign makes (files under a
+   * signed directory, deletions under an unsigned one). A pull request author controls the first
+   * two, not the third: a commit that adds or edits anything else is never skipped. Empty when any
+   * of them fails or cannot be told (a shallow clone without the parent); the run then proceeds,
+   * and being level-triggered it is a no-op on a tree with nothing unsigned.
    */
   private Optional<String> ownRun(String commit) {
     CommitFacts facts = workspace.commitFacts(commit);
     Optional<String> run = CommitMessage.trailer(facts.message(), CommitMessage.MARKER_TRAILER);
-    boolean ourCommitter = facts.committerName().equals(options.committer().name())
-        && facts.committerEmail().equalsIgnoreCase(options.committer().email());
-    if (run.isEmpty() || !ourCommitter || facts.changes().isEmpty() || facts.changes().get().isEmpty()) {
+    boolean ourCommitter =
+        facts.committerName().equals(options.committer().name())
+            && facts.committerEmail().equalsIgnoreCase(options.committer().email());
+    if (run.isEmpty()
+        || !ourCommitter
+        || facts.changes().isEmpty()
+        || facts.changes().get().isEmpty()) {
       return Optional.empty();
     }
     for (CommitFacts.Change change : facts.changes().get()) {
-      boolean signed = options.dirs().stream().anyMatch(d -> change.path().startsWith(d.to() + "/"));
-      boolean unsignedRemoved = change.deleted()
-          && options.dirs().stream().anyMatch(d -> change.path().startsWith(d.from() + "/"));
+      boolean signed =
+          options.dirs().stream().anyMatch(d -> change.path().startsWith(d.to() + "/"));
+      boolean unsignedRemoved =
+          change.deleted()
+              && options.dirs().stream().anyMatch(d -> change.path().startsWith(d.from() + "/"));
       if (!signed && !unsignedRemoved) {
         return Optional.empty();
       }
@@ -313,7 +415,9 @@ public final class ReconcileJob {
       if (cached != null) {
         results.put(move.target(), cached);
       } else {
-        todo.add(new SigningStep.Input(move.source(), move.target(), move.unsigned(), move.existingSigned()));
+        todo.add(
+            new SigningStep.Input(
+                move.source(), move.target(), move.unsigned(), move.existingSigned()));
         keys.put(move.target(), key);
       }
     }
@@ -326,15 +430,20 @@ public final class ReconcileJob {
       Set<String> expected = new HashSet<>(keys.keySet());
       for (SigningStep.Result r : signed) {
         if (!expected.remove(r.targetPath())) {
-          throw new InternalProblem("The signing step answered for " + r.targetPath() + ", which it was not asked to sign");
+          throw new InternalProblem(
+              "The signing step answered for "
+                  + r.targetPath()
+                  + ", which it was not asked to sign");
         }
         results.put(r.targetPath(), r);
         signedBefore.put(keys.get(r.targetPath()), r);
-        progress.info((r instanceof SigningStep.Signed ? "signed " : "already signed ") + r.targetPath());
+        progress.info(
+            (r instanceof SigningStep.Signed ? "signed " : "already signed ") + r.targetPath());
       }
       if (!expected.isEmpty()) {
-        throw new InternalProblem("The signing step returned no result for " + new TreeMap<>(keys).keySet().stream()
-            .filter(expected::contains).toList());
+        throw new InternalProblem(
+            "The signing step returned no result for "
+                + new TreeMap<>(keys).keySet().stream().filter(expected::contains).toList());
       }
     } finally {
       progress.endGroup();
@@ -349,10 +458,13 @@ public final class ReconcileJob {
       sha.update((byte) 0);
       sha.update(move.unsigned());
       sha.update((byte) 0);
-      move.existingSigned().ifPresentOrElse(b -> {
-        sha.update(ByteBuffer.allocate(8).putLong(b.length).array());
-        sha.update(b);
-      }, () -> sha.update((byte) 1));
+      move.existingSigned()
+          .ifPresentOrElse(
+              b -> {
+                sha.update(ByteBuffer.allocate(8).putLong(b.length).array());
+                sha.update(b);
+              },
+              () -> sha.update((byte) 1));
       return HexFormat.of().formatHex(sha.digest());
     } catch (NoSuchAlgorithmException e) {
       throw new InternalProblem("SHA-256 is not available", null, e);
@@ -363,14 +475,24 @@ public final class ReconcileJob {
     Set<String> writtenSet = new HashSet<>(written);
     StringBuilder body = new StringBuilder();
     for (Move move : moves) {
-      body.append(move.source()).append(" -> ").append(move.target())
-          .append(writtenSet.contains(move.target()) ? "" : " (signature unchanged)").append('\n');
+      body.append(move.source())
+          .append(" -> ")
+          .append(move.target())
+          .append(writtenSet.contains(move.target()) ? "" : " (signature unchanged)")
+          .append('\n');
     }
-    String subject = options.commitSubject().orElse(
-        "countersign: sign " + moves.size() + (moves.size() == 1 ? " manifest" : " manifests"));
+    String subject =
+        options
+            .commitSubject()
+            .orElse(
+                "countersign: sign "
+                    + moves.size()
+                    + (moves.size() == 1 ? " manifest" : " manifests"));
     return CommitMessage.compose(
-        subject, body.toString(),
-        CommitMessage.countersignTrailers(options.runId(), options.signoff() ? Optional.of(options.author()) : Optional.empty()));
+        subject,
+        body.toString(),
+        CommitMessage.countersignTrailers(
+            options.runId(), options.signoff() ? Optional.of(options.author()) : Optional.empty()));
   }
 
   private Duration backoff(int attempt) {
@@ -386,12 +508,17 @@ public final class ReconcileJob {
       Thread.currentThread().interrupt();
       throw new RemoteProblem(
           "Interrupted while waiting to retry the push to " + options.branch(),
-          "perhaps you should run countersign again; it will pick up where it stopped", e);
+          "perhaps you should run countersign again; it will pick up where it stopped",
+          e);
     }
   }
 
   private String describeSources() {
-    return options.dirs().stream().map(DirPair::from).map(d -> d + "/").reduce((a, b) -> a + ", " + b).orElse("");
+    return options.dirs().stream()
+        .map(DirPair::from)
+        .map(d -> d + "/")
+        .reduce((a, b) -> a + ", " + b)
+        .orElse("");
   }
 
   private static List<String> sorted(List<String> paths) {

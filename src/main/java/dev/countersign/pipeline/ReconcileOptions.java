@@ -22,11 +22,11 @@ import java.util.Optional;
  * @param runId the marker trailer's value, e.g. GITHUB_RUN_ID
  * @param dryRun print the plan and change nothing (nothing is signed either)
  * @param backoff base delay between push attempts; doubled each time and jittered
- * @param push push the commit; without it the run stops after committing locally (benchmarks,
- *     and inspecting the result before publishing it)
+ * @param push push the commit; without it the run stops after committing locally (benchmarks, and
+ *     inspecting the result before publishing it)
  * @param startFromRemote fetch the branch and start from its tip instead of from HEAD; for runs
- *     where HEAD may hold commits that must not be pushed (a developer's checkout). Off in
- *     Actions, where the checkout is the triggering commit of the branch itself
+ *     where HEAD may hold commits that must not be pushed (a developer's checkout). Off in Actions,
+ *     where the checkout is the triggering commit of the branch itself
  */
 public record ReconcileOptions(
     List<DirPair> dirs,
@@ -53,11 +53,13 @@ public record ReconcileOptions(
     Objects.requireNonNull(runId, "runId");
     Objects.requireNonNull(backoff, "backoff");
     if (dirs.isEmpty()) {
-      throw new UsageProblem("No directory pairs to reconcile", "perhaps you should pass unsigned:signed");
+      throw new UsageProblem(
+          "No directory pairs to reconcile", "perhaps you should pass unsigned:signed");
     }
     if (pushAttempts < 1 || pushAttempts > 20) {
       throw new UsageProblem(
-          "push_attempts must be between 1 and 20, got " + pushAttempts, "perhaps you should use 3");
+          "push_attempts must be between 1 and 20, got " + pushAttempts,
+          "perhaps you should use 3");
     }
     for (int i = 0; i < dirs.size(); i++) {
       for (int j = i + 1; j < dirs.size(); j++) {
@@ -160,8 +162,19 @@ public record ReconcileOptions(
 
     public ReconcileOptions build() {
       return new ReconcileOptions(
-          dirs, branch, remote, pushAttempts, author, committer, signoff, commitSubject, runId, dryRun, backoff,
-          startFromRemote, push);
+          dirs,
+          branch,
+          remote,
+          pushAttempts,
+          author,
+          committer,
+          signoff,
+          commitSubject,
+          runId,
+          dryRun,
+          backoff,
+          startFromRemote,
+          push);
     }
   }
 }

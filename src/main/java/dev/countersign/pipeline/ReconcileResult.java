@@ -8,11 +8,11 @@ import java.util.Optional;
  *
  * @param outcome see {@link Outcome}
  * @param signedFiles target paths written with new signatures, sorted
- * @param unchangedFiles target paths whose existing signature already covered the content
- *     (only the unsigned copy was removed), sorted
+ * @param unchangedFiles target paths whose existing signature already covered the content (only the
+ *     unsigned copy was removed), sorted
  * @param commitId the commit made (pushed, or refused), if any
- * @param detail one line for noop and dry-run; for {@link Outcome#REFUSED} the remote's reason
- *     and messages verbatim
+ * @param detail one line for noop and dry-run; for {@link Outcome#REFUSED} the remote's reason and
+ *     messages verbatim
  * @param attempts push attempts made (0 when nothing needed pushing; a no-op after a lost race
  *     counts the rejected attempts)
  */
@@ -39,13 +39,14 @@ public record ReconcileResult(
     /** The plan was printed; nothing was signed, written or pushed. */
     DRY_RUN,
     /**
-     * The remote refused the branch update (e.g. a protected branch). The commit exists locally
-     * at HEAD, so a caller can push it to another branch and open a pull request.
+     * The remote refused the branch update (e.g. a protected branch). The commit exists locally at
+     * HEAD, so a caller can push it to another branch and open a pull request.
      */
     REFUSED
   }
 
   static ReconcileResult noop(String reason, int attempts) {
-    return new ReconcileResult(Outcome.NOOP, List.of(), List.of(), Optional.empty(), reason, attempts);
+    return new ReconcileResult(
+        Outcome.NOOP, List.of(), List.of(), Optional.empty(), reason, attempts);
   }
 }

@@ -17,11 +17,11 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * Whether a signed file countersign did not produce in this run (on the branch, proposed on the
- * bot branch, on the base of a refresh) may be kept instead of signing again: only when it
- * {@linkplain ManifestVerifier#covers covers} exactly this content for this run's signer (same
- * certificate identity and issuer, or same key), verified like the gate verifies. Bytes an
- * author or a branch pusher put there otherwise are replaced by a fresh signature.
+ * Whether a signed file countersign did not produce in this run (on the branch, proposed on the bot
+ * branch, on the base of a refresh) may be kept instead of signing again: only when it {@linkplain
+ * ManifestVerifier#covers covers} exactly this content for this run's signer (same certificate
+ * identity and issuer, or same key), verified like the gate verifies. Bytes an author or a branch
+ * pusher put there otherwise are replaced by a fresh signature.
  *
  * <p>Cheap when nothing can be kept: a file whose signed message is not this content is refused
  * before the signer's identity or the trusted root is asked for (so a run with nothing to reuse
@@ -41,7 +41,10 @@ public final class SignatureReuse {
    * @param trustedRoot Sigstore trust material to verify keyless candidates (asked at most once,
    *     and only for a keyless signer)
    */
-  public SignatureReuse(ManifestReader reader, SignedManifestFormat format, Supplier<SignerIdentity> identity,
+  public SignatureReuse(
+      ManifestReader reader,
+      SignedManifestFormat format,
+      Supplier<SignerIdentity> identity,
       Supplier<TrustedRoot> trustedRoot) {
     this.reader = reader;
     this.format = format;
@@ -50,8 +53,8 @@ public final class SignatureReuse {
   }
 
   /**
-   * True when {@code signedBytes}, a signed file at {@code path}, carries a signature by this
-   * run's signer over exactly {@code message}, and its documents are exactly that message.
+   * True when {@code signedBytes}, a signed file at {@code path}, carries a signature by this run's
+   * signer over exactly {@code message}, and its documents are exactly that message.
    */
   public boolean covers(String path, byte[] signedBytes, byte[] message) {
     ManifestFile file;
@@ -84,12 +87,20 @@ public final class SignatureReuse {
     if (verifier == null) {
       SignerIdentity signer = identity.get();
       if (signer instanceof SignerIdentity.Keyless keyless) {
-        TrustPolicy policy = new TrustPolicy(List.of(IdentityRule.exact(keyless.subject(), keyless.issuer())), List.of(), 1,
-            List.of(), format.domain(), false);
+        TrustPolicy policy =
+            new TrustPolicy(
+                List.of(IdentityRule.exact(keyless.subject(), keyless.issuer())),
+                List.of(),
+                1,
+                List.of(),
+                format.domain(),
+                false);
         verifier = new ManifestVerifier(trustedRoot.get(), policy, format);
       } else {
         SignerIdentity.Keyed keyed = (SignerIdentity.Keyed) signer;
-        TrustPolicy policy = new TrustPolicy(List.of(), List.of(keyed.publicKey()), 1, List.of(), format.domain(), false);
+        TrustPolicy policy =
+            new TrustPolicy(
+                List.of(), List.of(keyed.publicKey()), 1, List.of(), format.domain(), false);
         verifier = new ManifestVerifier(null, policy, format);
       }
     }

@@ -22,24 +22,31 @@ public interface SigningStep {
    * bytes, or stays as it is when it already holds them. For trying out the workflow only.
    */
   static SigningStep moveOnly() {
-    return inputs -> inputs.stream()
-        .map(in -> in.existingSigned().map(b -> java.util.Arrays.equals(b, in.unsignedBytes())).orElse(false)
-            ? (Result) new Unchanged(in.targetPath())
-            : new Signed(in.targetPath(), in.unsignedBytes()))
-        .toList();
+    return inputs ->
+        inputs.stream()
+            .map(
+                in ->
+                    in.existingSigned()
+                            .map(b -> java.util.Arrays.equals(b, in.unsignedBytes()))
+                            .orElse(false)
+                        ? (Result) new Unchanged(in.targetPath())
+                        : new Signed(in.targetPath(), in.unsignedBytes()))
+            .toList();
   }
 
   /**
    * One manifest to sign.
    *
-   * @param sourcePath repository-relative path of the unsigned manifest, e.g. {@code unsigned/a.yaml}
+   * @param sourcePath repository-relative path of the unsigned manifest, e.g. {@code
+   *     unsigned/a.yaml}
    * @param targetPath where the signed manifest goes, e.g. {@code signed/a.yaml}
    * @param unsignedBytes the manifest as committed
    * @param existingSigned the bytes at {@code targetPath} in the same commit, if any; when they
    *     already carry a valid signature over identical content the step answers {@link Unchanged}
    *     so the file does not churn
    */
-  record Input(String sourcePath, String targetPath, byte[] unsignedBytes, Optional<byte[]> existingSigned) {
+  record Input(
+      String sourcePath, String targetPath, byte[] unsignedBytes, Optional<byte[]> existingSigned) {
     public Input {
       Objects.requireNonNull(sourcePath, "sourcePath");
       Objects.requireNonNull(targetPath, "targetPath");

@@ -53,7 +53,8 @@ public record FileChange(
         });
     if (change != Change.REMOVED && (messageDigest.isEmpty() || signer.isEmpty())) {
       // An added or changed file is only promoted once signed, so both facts must be known.
-      throw new IllegalArgumentException(change.word() + " file needs a digest and signer: " + path);
+      throw new IllegalArgumentException(
+          change.word() + " file needs a digest and signer: " + path);
     }
   }
 
@@ -61,12 +62,14 @@ public record FileChange(
     return signed(path, Change.ADDED, messageDigest, signer, logIndex);
   }
 
-  public static FileChange changed(String path, String messageDigest, String signer, long logIndex) {
+  public static FileChange changed(
+      String path, String messageDigest, String signer, long logIndex) {
     return signed(path, Change.CHANGED, messageDigest, signer, logIndex);
   }
 
   public static FileChange removed(String path) {
-    return new FileChange(path, Change.REMOVED, Optional.empty(), Optional.empty(), OptionalLong.empty());
+    return new FileChange(
+        path, Change.REMOVED, Optional.empty(), Optional.empty(), OptionalLong.empty());
   }
 
   private static FileChange signed(

@@ -2,7 +2,10 @@ package dev.countersign.promotion;
 
 import java.util.SortedMap;
 
-/** Comparing sets of manifest files and normalising directory names (which files are manifests: {@code ManifestTree}). */
+/**
+ * Comparing sets of manifest files and normalising directory names (which files are manifests:
+ * {@code ManifestTree}).
+ */
 final class Manifests {
 
   private Manifests() {}
@@ -11,7 +14,8 @@ final class Manifests {
     if (!a.keySet().equals(b.keySet())) {
       return false;
     }
-    return a.entrySet().stream().allMatch(e -> java.util.Arrays.equals(e.getValue(), b.get(e.getKey())));
+    return a.entrySet().stream()
+        .allMatch(e -> java.util.Arrays.equals(e.getValue(), b.get(e.getKey())));
   }
 
   /** {@code dir} without leading {@code ./} or trailing slashes, with {@code /} separators. */

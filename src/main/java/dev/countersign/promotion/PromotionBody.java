@@ -5,8 +5,8 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 
 /**
- * Renders the body of a promotion pull request: a hidden marker, a table of the promoted files
- * with their signature facts, and the command that checks them locally.
+ * Renders the body of a promotion pull request: a hidden marker, a table of the promoted files with
+ * their signature facts, and the command that checks them locally.
  *
  * <p>The output depends only on its arguments (no clock, no locale, {@code \n} line ends), so a
  * re-run over the same plan produces the same bytes and the update it makes is a no-op.
@@ -14,8 +14,8 @@ import java.util.TreeMap;
 public final class PromotionBody {
 
   /**
-   * Hidden HTML comment at the top of every body we write; how later runs (and people) recognise
-   * a promotion pull request regardless of its title.
+   * Hidden HTML comment at the top of every body we write; how later runs (and people) recognise a
+   * promotion pull request regardless of its title.
    */
   public static final String MARKER = "<!-- countersign:promotion -->";
 
@@ -47,8 +47,8 @@ public final class PromotionBody {
 
   /**
    * @param plan the files to list
-   * @param verifyDirectory repository-relative directory the verify command should check
-   *     ({@code deploy/signed})
+   * @param verifyDirectory repository-relative directory the verify command should check ({@code
+   *     deploy/signed})
    */
   public static String render(PromotionPlan plan, String verifyDirectory) {
     return render(plan, verifyDirectory, Purpose.PROMOTE, "");
@@ -59,17 +59,21 @@ public final class PromotionBody {
    * @param preamble the user's own text (the {@code body} input), placed after the marker and
    *     before the generated table, which always stays; blank for none
    */
-  public static String render(PromotionPlan plan, String verifyDirectory, Purpose purpose, String preamble) {
+  public static String render(
+      PromotionPlan plan, String verifyDirectory, Purpose purpose, String preamble) {
     StringBuilder out = new StringBuilder();
     out.append(MARKER).append('\n');
     if (preamble != null && !preamble.isBlank()) {
       out.append(preamble.strip().replace("\r\n", "\n")).append("\n\n");
     }
     if (plan.isEmpty()) {
-      return out.append(purpose.nothing).append(": no signed manifest differs from the base branch.\n")
+      return out.append(purpose.nothing)
+          .append(": no signed manifest differs from the base branch.\n")
           .toString();
     }
-    out.append("This pull request ").append(purpose.does).append(" (")
+    out.append("This pull request ")
+        .append(purpose.does)
+        .append(" (")
         .append(summary(plan))
         .append(").\n\n");
     out.append("| File | Change | Message digest | Signer | Rekor log index |\n");
@@ -121,7 +125,9 @@ public final class PromotionBody {
     return out.toString();
   }
 
-  /** Key fingerprints ({@code sha256:...}) and unknown keys, as opposed to certificate identities. */
+  /**
+   * Key fingerprints ({@code sha256:...}) and unknown keys, as opposed to certificate identities.
+   */
   private static boolean isKey(String signer) {
     return signer.startsWith("sha256:") || signer.equals(SignatureFacts.UNKNOWN_KEY);
   }
@@ -132,7 +138,10 @@ public final class PromotionBody {
     StringBuilder text = new StringBuilder();
     counts.forEach(
         (change, count) ->
-            text.append(text.length() == 0 ? "" : ", ").append(count).append(' ').append(change.word()));
+            text.append(text.length() == 0 ? "" : ", ")
+                .append(count)
+                .append(' ')
+                .append(change.word()));
     return text.toString();
   }
 

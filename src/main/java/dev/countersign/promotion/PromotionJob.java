@@ -23,15 +23,15 @@ import java.util.TreeMap;
 
 /**
  * {@code countersign promote}: proposes, through a pull request, that the signed manifests of one
- * environment directory become those of another ({@code envs/staging/signed} to
- * {@code envs/prod/signed}).
+ * environment directory become those of another ({@code envs/staging/signed} to {@code
+ * envs/prod/signed}).
  *
- * <p>Works on the base branch as the remote has it (fetched), never on the work tree. Every
- * source file is verified against the trust policy first; one that fails (tampered, unsigned,
- * signed by someone the policy does not name) stops the promotion before anything is written or
- * pushed. Files are copied byte for byte, so they verify under their new path as they did under
- * the old one; target files with no source are removed. The pull request is then created or
- * updated by {@link PullRequestPublisher}.
+ * <p>Works on the base branch as the remote has it (fetched), never on the work tree. Every source
+ * file is verified against the trust policy first; one that fails (tampered, unsigned, signed by
+ * someone the policy does not name) stops the promotion before anything is written or pushed. Files
+ * are copied byte for byte, so they verify under their new path as they did under the old one;
+ * target files with no source are removed. The pull request is then created or updated by {@link
+ * PullRequestPublisher}.
  */
 public final class PromotionJob {
 
@@ -88,20 +88,33 @@ public final class PromotionJob {
   public Outcome run(String from, String to, GitRemote remote) {
     String source = Manifests.normalize(Objects.requireNonNull(from, "from"));
     String target = Manifests.normalize(Objects.requireNonNull(to, "to"));
-    if (source.isEmpty() || target.isEmpty() || source.equals(target)
-        || source.startsWith(target + "/") || target.startsWith(source + "/")) {
-      throw new UsageProblem("--from " + from + " and --to " + to + " must be two separate directories",
+    if (source.isEmpty()
+        || target.isEmpty()
+        || source.equals(target)
+        || source.startsWith(target + "/")
+        || target.startsWith(source + "/")) {
+      throw new UsageProblem(
+          "--from " + from + " and --to " + to + " must be two separate directories",
           "perhaps you should pass e.g. --from envs/staging/signed --to envs/prod/signed");
     }
     String base = publisher.settings().base();
     String baseCommit = workspace.fetch(remote, base);
-    progress.info("Promoting " + source + "/ to " + target + "/ on " + base + " at "
-        + PullRequestPublisher.abbreviate(baseCommit));
+    progress.info(
+        "Promoting "
+            + source
+            + "/ to "
+            + target
+            + "/ on "
+            + base
+            + " at "
+            + PullRequestPublisher.abbreviate(baseCommit));
 
     SortedMap<String, byte[]> sources = manifests.read(baseCommit, source);
     if (sources.isEmpty()) {
-      throw new UsageProblem("No manifests under " + source + "/ on " + base + " while promoting to " + target,
-          "perhaps you should check --from (a repository-relative directory of signed manifests) and --base");
+      throw new UsageProblem(
+          "No manifests under " + source + "/ on " + base + " while promoting to " + target,
+          "perhaps you should check --from (a repository-relative directory of signed manifests)"
+              + " and --base");
     }
     List<DocumentVerdict> failures = verify(sources);
     if (!failures.isEmpty()) {
@@ -120,8 +133,12 @@ public final class PromotionJob {
       if (now != null && Arrays.equals(now, file.getValue())) {
         continue;
       }
-      fileChanges.add(facts.of(file.getKey(), file.getValue())
-          .as(file.getKey(), now == null ? FileChange.Change.ADDED : FileChange.Change.CHANGED));
+      fileChanges.add(
+          facts
+              .of(file.getKey(), file.getValue())
+              .as(
+                  file.getKey(),
+                  now == null ? FileChange.Change.ADDED : FileChange.Change.CHANGED));
       changes = changes.write(file.getKey(), file.getValue());
     }
     for (String stale : current.keySet()) {
@@ -145,8 +162,9 @@ public final class PromotionJob {
     }
     workspace.resetTo(baseCommit);
     workspace.apply(changes);
-    String commit = workspace.commit(authorship.request(
-        "countersign: promote " + source + " to " + target, describe(plan)));
+    String commit =
+        workspace.commit(
+            authorship.request("countersign: promote " + source + " to " + target, describe(plan)));
     return new Published(publisher.publish(plan, Optional.of(commit), botTip));
   }
 
@@ -156,10 +174,16 @@ public final class PromotionJob {
     try {
       for (Map.Entry<String, byte[]> file : sources.entrySet()) {
         Path path = Path.of(file.getKey());
-        ManifestFile manifest = new ManifestFile(path, path, reader.parse(file.getValue(), path), file.getValue());
+        ManifestFile manifest =
+            new ManifestFile(path, path, reader.parse(file.getValue(), path), file.getValue());
         for (DocumentVerdict verdict : verifier.verify(manifest)) {
-          progress.info((verdict.passed() ? "PASS " : "FAIL ") + verdict.file() + " " + verdict.description()
-              + ": " + verdict.reason());
+          progress.info(
+              (verdict.passed() ? "PASS " : "FAIL ")
+                  + verdict.file()
+                  + " "
+                  + verdict.description()
+                  + ": "
+                  + verdict.reason());
           if (!verdict.passed()) {
             failures.add(verdict);
           }
@@ -173,7 +197,8 @@ public final class PromotionJob {
 
   static String describe(PromotionPlan plan) {
     StringBuilder body = new StringBuilder();
-    plan.changes().forEach(c -> body.append(c.change().word()).append(' ').append(c.path()).append('\n'));
+    plan.changes()
+        .forEach(c -> body.append(c.change().word()).append(' ').append(c.path()).append('\n'));
     return body.toString();
   }
 }

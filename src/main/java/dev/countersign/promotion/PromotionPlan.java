@@ -8,8 +8,8 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * The files one promotion changes, sorted by path, computed without side effects. A dry run and
- * a real run built from the same inputs are equal, and render to the same bytes.
+ * The files one promotion changes, sorted by path, computed without side effects. A dry run and a
+ * real run built from the same inputs are equal, and render to the same bytes.
  *
  * @param changes one entry per path, sorted by path (code-point order, independent of locale)
  */
@@ -21,7 +21,8 @@ public record PromotionPlan(List<FileChange> changes) {
     sorted.sort(Comparator.comparing(FileChange::path));
     for (int i = 1; i < sorted.size(); i++) {
       if (sorted.get(i).path().equals(sorted.get(i - 1).path())) {
-        throw new IllegalArgumentException("path listed twice in a promotion: " + sorted.get(i).path());
+        throw new IllegalArgumentException(
+            "path listed twice in a promotion: " + sorted.get(i).path());
       }
     }
     changes = List.copyOf(sorted);

@@ -9,15 +9,15 @@ import java.util.Optional;
  * What a promotion run did to its pull request.
  *
  * @param outcome see {@link Outcome}
- * @param pullRequest the pull request created, updated, left alone or closed; empty when there
- *     was none
+ * @param pullRequest the pull request created, updated, left alone or closed; empty when there was
+ *     none
  * @param commitId the commit pushed to the bot branch by this run, if any
  * @param plan the files the pull request proposes (empty for closed and for noop without one)
  * @param detail one line for logs and the job summary
  * @param headCommit the bot branch's tip after this run, when it holds the pull request's content
  *     (the commit pushed now, or the one already there)
- * @param failure with {@link Outcome#FAILED}: the problem to exit with once the outputs (which
- *     name what exists) are written
+ * @param failure with {@link Outcome#FAILED}: the problem to exit with once the outputs (which name
+ *     what exists) are written
  */
 public record PromotionResult(
     Outcome outcome,
@@ -37,12 +37,17 @@ public record PromotionResult(
     Objects.requireNonNull(headCommit, "headCommit");
     Objects.requireNonNull(failure, "failure");
     if (failure.isPresent() != (outcome == Outcome.FAILED)) {
-      throw new IllegalArgumentException("a failure goes with the FAILED outcome, and only with it");
+      throw new IllegalArgumentException(
+          "a failure goes with the FAILED outcome, and only with it");
     }
   }
 
   public PromotionResult(
-      Outcome outcome, Optional<PullRequest> pullRequest, Optional<String> commitId, PromotionPlan plan, String detail) {
+      Outcome outcome,
+      Optional<PullRequest> pullRequest,
+      Optional<String> commitId,
+      PromotionPlan plan,
+      String detail) {
     this(outcome, pullRequest, commitId, plan, detail, commitId, Optional.empty());
   }
 
@@ -60,8 +65,8 @@ public record PromotionResult(
     /** Nothing to change: no difference and no pull request, or the pull request is current. */
     NOOP,
     /**
-     * The pull request step failed after the bot branch was pushed (or while the pull request
-     * was being updated); the outputs name what exists and the next run finishes the job.
+     * The pull request step failed after the bot branch was pushed (or while the pull request was
+     * being updated); the outputs name what exists and the next run finishes the job.
      */
     FAILED;
 

@@ -7,8 +7,8 @@ import java.util.Objects;
  * How a promotion pull request is published.
  *
  * @param base the branch the pull request merges into
- * @param botBranch the branch countersign owns and force-pushes (with a lease) for it, e.g.
- *     {@code countersign/promote-prod}; nobody else should push to it
+ * @param botBranch the branch countersign owns and force-pushes (with a lease) for it, e.g. {@code
+ *     countersign/promote-prod}; nobody else should push to it
  * @param title the pull request title
  * @param labels labels to add (ones people added by hand stay)
  * @param reviewers user logins to request reviews from
@@ -17,7 +17,8 @@ import java.util.Objects;
  * @param deleteBranch delete the bot branch when its pull request is closed as no longer needed
  * @param verifyDirectory the directory the body's "verify locally" command checks
  * @param assignees user logins to assign the pull request to
- * @param bodyPreamble the user's text placed above the generated table ({@code --body}); blank for none
+ * @param bodyPreamble the user's text placed above the generated table ({@code --body}); blank for
+ *     none
  * @param purpose what the body says the pull request does
  */
 public record PromotionSettings(
@@ -53,19 +54,52 @@ public record PromotionSettings(
   }
 
   /** Settings for {@code countersign promote} without assignees or preamble. */
-  public PromotionSettings(String base, String botBranch, String title, List<String> labels, List<String> reviewers,
-      List<String> teamReviewers, boolean draft, boolean deleteBranch, String verifyDirectory) {
-    this(base, botBranch, title, labels, reviewers, teamReviewers, draft, deleteBranch, verifyDirectory, List.of(), "",
+  public PromotionSettings(
+      String base,
+      String botBranch,
+      String title,
+      List<String> labels,
+      List<String> reviewers,
+      List<String> teamReviewers,
+      boolean draft,
+      boolean deleteBranch,
+      String verifyDirectory) {
+    this(
+        base,
+        botBranch,
+        title,
+        labels,
+        reviewers,
+        teamReviewers,
+        draft,
+        deleteBranch,
+        verifyDirectory,
+        List.of(),
+        "",
         PromotionBody.Purpose.PROMOTE);
   }
 
   /** The same settings for a pull request with {@code newPurpose}. */
   public PromotionSettings withPurpose(PromotionBody.Purpose newPurpose) {
-    return new PromotionSettings(base, botBranch, title, labels, reviewers, teamReviewers, draft, deleteBranch,
-        verifyDirectory, assignees, bodyPreamble, newPurpose);
+    return new PromotionSettings(
+        base,
+        botBranch,
+        title,
+        labels,
+        reviewers,
+        teamReviewers,
+        draft,
+        deleteBranch,
+        verifyDirectory,
+        assignees,
+        bodyPreamble,
+        newPurpose);
   }
 
-  /** {@code countersign/promote-<target>}: the target directory with {@code /} kept as path separators. */
+  /**
+   * {@code countersign/promote-<target>}: the target directory with {@code /} kept as path
+   * separators.
+   */
   public static String promoteBranch(String targetDirectory) {
     return "countersign/promote-" + slug(targetDirectory);
   }
@@ -77,14 +111,26 @@ public record PromotionSettings(
 
   /** A branch-name-safe form of a directory or branch name. */
   static String slug(String name) {
-    String s = name.replace('\\', '/').replaceAll("[^A-Za-z0-9._/-]+", "-").replaceAll("/+", "/")
-        .replaceAll("^[/.-]+|[/.-]+$", "").replace("..", "-");
+    String s =
+        name.replace('\\', '/')
+            .replaceAll("[^A-Za-z0-9._/-]+", "-")
+            .replaceAll("/+", "/")
+            .replaceAll("^[/.-]+|[/.-]+$", "")
+            .replace("..", "-");
     return s.isEmpty() ? "default" : s;
   }
 
   /** The draft for {@code body}. */
   PullRequestDraft draftFor(PromotionPlan plan) {
-    return new PullRequestDraft(title, PromotionBody.render(plan, verifyDirectory, purpose, bodyPreamble), botBranch,
-        base, labels, reviewers, teamReviewers, draft, assignees);
+    return new PullRequestDraft(
+        title,
+        PromotionBody.render(plan, verifyDirectory, purpose, bodyPreamble),
+        botBranch,
+        base,
+        labels,
+        reviewers,
+        teamReviewers,
+        draft,
+        assignees);
   }
 }

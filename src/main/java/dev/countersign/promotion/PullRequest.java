@@ -15,8 +15,8 @@ import java.util.TreeSet;
  * @param labels label names, sorted
  * @param adopted {@link PullRequestHost#create} found this one already open (GitHub's 422 "A pull
  *     request already exists") and updated it instead of opening a new one
- * @param warnings what could not be applied after the pull request was opened or updated
- *     (labels, reviewers, assignees), one sentence each; the pull request itself stands
+ * @param warnings what could not be applied after the pull request was opened or updated (labels,
+ *     reviewers, assignees), one sentence each; the pull request itself stands
  */
 public record PullRequest(
     int number,
@@ -41,16 +41,25 @@ public record PullRequest(
   }
 
   /** A pull request read from the host: neither adopted nor carrying warnings. */
-  public PullRequest(int number, String url, String headBranch, String baseBranch, String title, String body,
-      boolean draft, Set<String> labels) {
+  public PullRequest(
+      int number,
+      String url,
+      String headBranch,
+      String baseBranch,
+      String title,
+      String body,
+      boolean draft,
+      Set<String> labels) {
     this(number, url, headBranch, baseBranch, title, body, draft, labels, false, List.of());
   }
 
   public PullRequest adopted(boolean value) {
-    return new PullRequest(number, url, headBranch, baseBranch, title, body, draft, labels, value, warnings);
+    return new PullRequest(
+        number, url, headBranch, baseBranch, title, body, draft, labels, value, warnings);
   }
 
   public PullRequest withWarnings(List<String> value) {
-    return new PullRequest(number, url, headBranch, baseBranch, title, body, draft, labels, adopted, value);
+    return new PullRequest(
+        number, url, headBranch, baseBranch, title, body, draft, labels, adopted, value);
   }
 }

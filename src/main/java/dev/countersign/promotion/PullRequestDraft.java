@@ -37,8 +37,15 @@ public record PullRequestDraft(
   }
 
   /** A draft with no assignees. */
-  public PullRequestDraft(String title, String body, String head, String base, List<String> labels,
-      List<String> reviewers, List<String> teamReviewers, boolean draft) {
+  public PullRequestDraft(
+      String title,
+      String body,
+      String head,
+      String base,
+      List<String> labels,
+      List<String> reviewers,
+      List<String> teamReviewers,
+      boolean draft) {
     this(title, body, head, base, labels, reviewers, teamReviewers, draft, List.of());
   }
 
@@ -48,7 +55,8 @@ public record PullRequestDraft(
   }
 
   public PullRequestDraft withLabels(List<String> newLabels) {
-    return new PullRequestDraft(title, body, head, base, newLabels, reviewers, teamReviewers, draft, assignees);
+    return new PullRequestDraft(
+        title, body, head, base, newLabels, reviewers, teamReviewers, draft, assignees);
   }
 
   public PullRequestDraft withReviewers(List<String> users, List<String> teams) {
@@ -56,15 +64,18 @@ public record PullRequestDraft(
   }
 
   public PullRequestDraft withTitleAndBody(String newTitle, String newBody) {
-    return new PullRequestDraft(newTitle, newBody, head, base, labels, reviewers, teamReviewers, draft, assignees);
+    return new PullRequestDraft(
+        newTitle, newBody, head, base, labels, reviewers, teamReviewers, draft, assignees);
   }
 
   public PullRequestDraft asDraft() {
-    return new PullRequestDraft(title, body, head, base, labels, reviewers, teamReviewers, true, assignees);
+    return new PullRequestDraft(
+        title, body, head, base, labels, reviewers, teamReviewers, true, assignees);
   }
 
   public PullRequestDraft withAssignees(List<String> users) {
-    return new PullRequestDraft(title, body, head, base, labels, reviewers, teamReviewers, draft, users);
+    return new PullRequestDraft(
+        title, body, head, base, labels, reviewers, teamReviewers, draft, users);
   }
 
   private static void requireText(String value, String name) {

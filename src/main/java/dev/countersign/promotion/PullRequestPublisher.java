@@ -10,28 +10,28 @@ import dev.countersign.support.problems.RemoteProblem;
 import java.util.Optional;
 
 /**
- * Create-or-update of one promotion pull request on a fixed bot branch. The callers
- * ({@link PromotionJob}, {@link RefreshJob}, the pipeline's pull-request mode) decide what the
- * branch should hold; this class puts it there and brings the pull request in line:
+ * Create-or-update of one promotion pull request on a fixed bot branch. The callers ({@link
+ * PromotionJob}, {@link RefreshJob}, the pipeline's pull-request mode) decide what the branch
+ * should hold; this class puts it there and brings the pull request in line:
  *
  * <ul>
- *   <li>nothing differs from the base: an open pull request from the bot branch is closed (and
- *       the branch deleted when asked), result {@code closed}; without one, {@code noop}, and a
- *       bot branch whose pull request a person merged is deleted when asked;
+ *   <li>nothing differs from the base: an open pull request from the bot branch is closed (and the
+ *       branch deleted when asked), result {@code closed}; without one, {@code noop}, and a bot
+ *       branch whose pull request a person merged is deleted when asked;
  *   <li>a new commit: force-pushed to the bot branch with a lease on the tip the caller saw
  *       (absent: only if the branch still does not exist), so a push someone else made since is
- *       never overwritten; then the pull request is opened ({@code created}), or its title and
- *       body updated ({@code updated}, also when opening found one already open);
- *   <li>the bot branch already holds the content: the pull request is opened if missing, updated
- *       if its title, body or labels differ, else nothing at all is sent ({@code noop}).
+ *       never overwritten; then the pull request is opened ({@code created}), or its title and body
+ *       updated ({@code updated}, also when opening found one already open);
+ *   <li>the bot branch already holds the content: the pull request is opened if missing, updated if
+ *       its title, body or labels differ, else nothing at all is sent ({@code noop}).
  * </ul>
  *
  * <p>Order: everything is read and computed first (the open pull request included), so a failing
  * API stops the run before anything changed; then the branch is pushed; then the pull request is
  * written. If that last step fails, the result is {@code failed}: it names the branch and pull
- * request as they were left, and carries the problem for the caller to exit with after writing
- * the outputs. The next run heals it (it finds the branch holding the content and opens or
- * updates the pull request).
+ * request as they were left, and carries the problem for the caller to exit with after writing the
+ * outputs. The next run heals it (it finds the branch holding the content and opens or updates the
+ * pull request).
  */
 public final class PullRequestPublisher {
 
@@ -42,7 +42,11 @@ public final class PullRequestPublisher {
   private final PromotionSettings settings;
 
   public PullRequestPublisher(
-      GitWorkspace workspace, PullRequestHost host, GitRemote remote, Progress progress, PromotionSettings settings) {
+      GitWorkspace workspace,
+      PullRequestHost host,
+      GitRemote remote,
+      Progress progress,
+      PromotionSettings settings) {
     this.workspace = workspace;
     this.host = host;
     this.remote = remote;
@@ -54,7 +58,10 @@ public final class PullRequestPublisher {
     return settings;
   }
 
-  /** The bot branch's tip on the remote, fetched so its tree can be read; empty when it does not exist. */
+  /**
+   * The bot branch's tip on the remote, fetched so its tree can be read; empty when it does not
+   * exist.
+   */
   public Optional<String> botBranchTip() {
     return workspace.fetchIfExists(remote, settings.botBranch());
   }
@@ -66,22 +73,40 @@ public final class PullRequestPublisher {
    *     the base tip), or empty when the bot branch already holds {@code plan}
    * @param expectedTip the bot branch tip the caller computed against ({@link #botBranchTip()})
    */
-  public PromotionResult publish(PromotionPlan plan, Optional<String> newCommit, Optional<String> expectedTip) {
+  public PromotionResult publish(
+      PromotionPlan plan, Optional<String> newCommit, Optional<String> expectedTip) {
     Optional<PullRequest> open = host.findOpen(settings.botBranch(), settings.base());
     if (plan.isEmpty()) {
       if (open.isEmpty()) {
         String deleted = settings.deleteBranch() ? deleteMergedBranch() : "";
-        progress.info("No-op: " + settings.base() + " already has the content; no pull request to open" + deleted);
-        return new PromotionResult(PromotionResult.Outcome.NOOP, Optional.empty(), Optional.empty(), plan,
+        progress.info(
+            "No-op: "
+                + settings.base()
+                + " already has the content; no pull request to open"
+                + deleted);
+        return new PromotionResult(
+            PromotionResult.Outcome.NOOP,
+            Optional.empty(),
+            Optional.empty(),
+            plan,
             settings.base() + " already has the content" + deleted);
       }
       host.close(open.get());
-      progress.info("Closed pull request #" + open.get().number() + ": " + settings.base() + " already has its content");
+      progress.info(
+          "Closed pull request #"
+              + open.get().number()
+              + ": "
+              + settings.base()
+              + " already has its content");
       if (settings.deleteBranch()) {
         host.deleteBranch(settings.botBranch());
         progress.info("Deleted branch " + settings.botBranch());
       }
-      return new PromotionResult(PromotionResult.Outcome.CLOSED, open, Optional.empty(), plan,
+      return new PromotionResult(
+          PromotionResult.Outcome.CLOSED,
+          open,
+          Optional.empty(),
+          plan,
           "closed #" + open.get().number() + ": " + settings.base() + " already has its content");
     }
     PullRequestDraft draft = settings.draftFor(plan);
@@ -90,13 +115,21 @@ public final class PullRequestPublisher {
     if (newCommit.isPresent()) {
       PushOutcome outcome = workspace.pushWithLease(remote, settings.botBranch(), expectedTip);
       if (!(outcome instanceof PushOutcome.Pushed done)) {
-        String why = outcome instanceof PushOutcome.Rejected r ? r.status() + " " + r.message()
-            : ((PushOutcome.Refused) outcome).describe();
+        String why =
+            outcome instanceof PushOutcome.Rejected r
+                ? r.status() + " " + r.message()
+                : ((PushOutcome.Refused) outcome).describe();
         throw new RemoteProblem(
-            "The push to " + settings.botBranch() + " was rejected (" + why.strip() + "): it is no longer at "
+            "The push to "
+                + settings.botBranch()
+                + " was rejected ("
+                + why.strip()
+                + "): it is no longer at "
                 + expectedTip.map(PullRequestPublisher::abbreviate).orElse("\"absent\"")
                 + ", so someone else pushed to it, while publishing the promotion pull request",
-            "perhaps you should leave " + settings.botBranch() + " to countersign (or pass another --pr-branch)"
+            "perhaps you should leave "
+                + settings.botBranch()
+                + " to countersign (or pass another --pr-branch)"
                 + " and run again; nothing was overwritten");
       }
       // With API-made commits (sign_commits) the pushed commit is GitHub's, not the local one.
@@ -110,36 +143,80 @@ public final class PullRequestPublisher {
         PullRequest created = host.create(draft);
         warn(created);
         if (created.adopted()) {
-          progress.info("Updated pull request #" + created.number() + " " + created.url()
-              + " (it was already open)");
-          return new PromotionResult(PromotionResult.Outcome.UPDATED, Optional.of(created), pushed, plan,
-              "updated #" + created.number() + ", which was already open", head, Optional.empty());
+          progress.info(
+              "Updated pull request #"
+                  + created.number()
+                  + " "
+                  + created.url()
+                  + " (it was already open)");
+          return new PromotionResult(
+              PromotionResult.Outcome.UPDATED,
+              Optional.of(created),
+              pushed,
+              plan,
+              "updated #" + created.number() + ", which was already open",
+              head,
+              Optional.empty());
         }
         progress.info("Opened pull request #" + created.number() + " " + created.url());
-        return new PromotionResult(PromotionResult.Outcome.CREATED, Optional.of(created), pushed, plan,
-            "opened #" + created.number(), head, Optional.empty());
+        return new PromotionResult(
+            PromotionResult.Outcome.CREATED,
+            Optional.of(created),
+            pushed,
+            plan,
+            "opened #" + created.number(),
+            head,
+            Optional.empty());
       }
       PullRequest current = open.get();
-      boolean upToDate = current.title().equals(draft.title()) && current.body().equals(draft.body())
-          && current.labels().containsAll(draft.labels());
+      boolean upToDate =
+          current.title().equals(draft.title())
+              && current.body().equals(draft.body())
+              && current.labels().containsAll(draft.labels());
       if (upToDate && pushed.isEmpty()) {
         progress.info("No-op: pull request #" + current.number() + " is up to date");
-        return new PromotionResult(PromotionResult.Outcome.NOOP, open, Optional.empty(), plan,
-            "#" + current.number() + " is up to date", head, Optional.empty());
+        return new PromotionResult(
+            PromotionResult.Outcome.NOOP,
+            open,
+            Optional.empty(),
+            plan,
+            "#" + current.number() + " is up to date",
+            head,
+            Optional.empty());
       }
       PullRequest updated = upToDate ? current : host.update(current, draft);
       warn(updated);
       progress.info("Updated pull request #" + updated.number() + " " + updated.url());
-      return new PromotionResult(PromotionResult.Outcome.UPDATED, Optional.of(updated), pushed, plan,
-          "updated #" + updated.number(), head, Optional.empty());
+      return new PromotionResult(
+          PromotionResult.Outcome.UPDATED,
+          Optional.of(updated),
+          pushed,
+          plan,
+          "updated #" + updated.number(),
+          head,
+          Optional.empty());
     } catch (CountersignException failed) {
-      String state = (pushed.map(c -> settings.botBranch() + " now holds " + abbreviate(c))
-              .orElse(settings.botBranch() + " already held this content"))
-          + open.map(pr -> " and pull request #" + pr.number() + " still describes what it held before")
-              .orElse(" but no pull request is open for it")
-          + "; the next run " + (open.isPresent() ? "updates" : "opens") + " the pull request without signing again";
-      return new PromotionResult(PromotionResult.Outcome.FAILED, open, pushed, plan,
-          "the pull request step failed: " + state, pushed.or(() -> expectedTip), Optional.of(withState(failed, state)));
+      String state =
+          (pushed
+                  .map(c -> settings.botBranch() + " now holds " + abbreviate(c))
+                  .orElse(settings.botBranch() + " already held this content"))
+              + open.map(
+                      pr ->
+                          " and pull request #"
+                              + pr.number()
+                              + " still describes what it held before")
+                  .orElse(" but no pull request is open for it")
+              + "; the next run "
+              + (open.isPresent() ? "updates" : "opens")
+              + " the pull request without signing again";
+      return new PromotionResult(
+          PromotionResult.Outcome.FAILED,
+          open,
+          pushed,
+          plan,
+          "the pull request step failed: " + state,
+          pushed.or(() -> expectedTip),
+          Optional.of(withState(failed, state)));
     }
   }
 

@@ -26,17 +26,17 @@ import java.util.TreeMap;
  * allowlist, say) without committing them; this job proposes their signed form through the bot
  * branch's pull request.
  *
- * <p>Content, not bytes, decides: a generated manifest that the base branch's signed file covers
- * is no change; one that the bot branch's file covers reuses that file as it is (nothing is
- * signed). "Covers" is {@link SignatureReuse}: the file verifies for this run's signer and its
- * documents are exactly the generated content, so a file planted on either branch is signed
- * over, never kept. So an unchanged allowlist signs nothing, commits nothing and leaves the
- * pull request alone ({@code noop}); a changed one adds exactly one commit (base + the new signed
- * files) to the bot branch and updates the body; one reverted to what the base has closes it.
+ * <p>Content, not bytes, decides: a generated manifest that the base branch's signed file covers is
+ * no change; one that the bot branch's file covers reuses that file as it is (nothing is signed).
+ * "Covers" is {@link SignatureReuse}: the file verifies for this run's signer and its documents are
+ * exactly the generated content, so a file planted on either branch is signed over, never kept. So
+ * an unchanged allowlist signs nothing, commits nothing and leaves the pull request alone ({@code
+ * noop}); a changed one adds exactly one commit (base + the new signed files) to the bot branch and
+ * updates the body; one reverted to what the base has closes it.
  *
- * <p>Only the signed files are committed; the generated unsigned files are read from the work
- * tree and never committed. The work tree is reset to the base tip before committing (the files
- * were read first).
+ * <p>Only the signed files are committed; the generated unsigned files are read from the work tree
+ * and never committed. The work tree is reset to the base tip before committing (the files were
+ * read first).
  */
 public final class RefreshJob {
 
@@ -89,9 +89,21 @@ public final class RefreshJob {
     String base = publisher.settings().base();
     String baseCommit = workspace.fetch(remote, base);
     Optional<String> botTip = publisher.botBranchTip();
-    progress.info("Refreshing " + generated.size() + " generated manifest(s) against " + base + " at "
-        + PullRequestPublisher.abbreviate(baseCommit)
-        + botTip.map(t -> " and " + publisher.settings().botBranch() + " at " + PullRequestPublisher.abbreviate(t)).orElse(""));
+    progress.info(
+        "Refreshing "
+            + generated.size()
+            + " generated manifest(s) against "
+            + base
+            + " at "
+            + PullRequestPublisher.abbreviate(baseCommit)
+            + botTip
+                .map(
+                    t ->
+                        " and "
+                            + publisher.settings().botBranch()
+                            + " at "
+                            + PullRequestPublisher.abbreviate(t))
+                .orElse(""));
 
     SortedMap<String, byte[]> writes = new TreeMap<>();
     List<SigningStep.Input> toSign = new ArrayList<>();
@@ -116,7 +128,8 @@ public final class RefreshJob {
       try {
         for (SigningStep.Result result : signer.sign(toSign)) {
           if (!(result instanceof SigningStep.Signed signed)) {
-            throw new InternalProblem("The signing step kept " + result.targetPath() + " though it had no signed file");
+            throw new InternalProblem(
+                "The signing step kept " + result.targetPath() + " though it had no signed file");
           }
           progress.info("signed " + signed.targetPath());
           writes.put(signed.targetPath(), signed.signedBytes());
@@ -130,8 +143,10 @@ public final class RefreshJob {
     ChangeSet changes = ChangeSet.empty();
     for (Map.Entry<String, byte[]> write : writes.entrySet()) {
       boolean existed = workspace.readFile(baseCommit, write.getKey()).isPresent();
-      fileChanges.add(facts.of(write.getKey(), write.getValue())
-          .as(write.getKey(), existed ? FileChange.Change.CHANGED : FileChange.Change.ADDED));
+      fileChanges.add(
+          facts
+              .of(write.getKey(), write.getValue())
+              .as(write.getKey(), existed ? FileChange.Change.CHANGED : FileChange.Change.ADDED));
       changes = changes.write(write.getKey(), write.getValue());
     }
     PromotionPlan plan = new PromotionPlan(fileChanges);
@@ -143,21 +158,27 @@ public final class RefreshJob {
     }
     workspace.resetTo(baseCommit);
     workspace.apply(changes);
-    String commit = workspace.commit(authorship.request(
-        "countersign: refresh " + fileChanges.size() + (fileChanges.size() == 1 ? " signed manifest" : " signed manifests"),
-        PromotionJob.describe(plan)));
+    String commit =
+        workspace.commit(
+            authorship.request(
+                "countersign: refresh "
+                    + fileChanges.size()
+                    + (fileChanges.size() == 1 ? " signed manifest" : " signed manifests"),
+                PromotionJob.describe(plan)));
     return publisher.publish(plan, Optional.of(commit), botTip);
   }
 
   /** True when the bot branch's signed directories are exactly the base's plus {@code writes}. */
-  private boolean holds(String botTip, String baseCommit, List<DirPair> dirs, SortedMap<String, byte[]> writes) {
+  private boolean holds(
+      String botTip, String baseCommit, List<DirPair> dirs, SortedMap<String, byte[]> writes) {
     for (DirPair pair : dirs) {
       SortedMap<String, byte[]> expected = manifests.read(baseCommit, pair.to());
-      writes.forEach((path, bytes) -> {
-        if (path.startsWith(pair.to() + "/")) {
-          expected.put(path, bytes);
-        }
-      });
+      writes.forEach(
+          (path, bytes) -> {
+            if (path.startsWith(pair.to() + "/")) {
+              expected.put(path, bytes);
+            }
+          });
       Optional<SortedMap<String, byte[]>> onBranch = manifests.readIfUsable(botTip, pair.to());
       if (onBranch.isEmpty() || !Manifests.sameFiles(onBranch.get(), expected)) {
         return false;
@@ -173,9 +194,11 @@ public final class RefreshJob {
    */
   private SortedMap<String, byte[]> readWorkTree(String directory) {
     SortedMap<String, byte[]> files = new TreeMap<>();
-    for (ManifestTree.Entry entry : ManifestTree.of(reader).walk(workspace.directory(), directory)) {
+    for (ManifestTree.Entry entry :
+        ManifestTree.of(reader).walk(workspace.directory(), directory)) {
       Path relative = Path.of(entry.path());
-      files.put(entry.path(), reader.read(workspace.directory().resolve(relative), relative).bytes());
+      files.put(
+          entry.path(), reader.read(workspace.directory().resolve(relative), relative).bytes());
     }
     return files;
   }

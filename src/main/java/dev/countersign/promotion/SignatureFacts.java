@@ -23,9 +23,9 @@ import java.util.function.Supplier;
 
 /**
  * Reads, from a signed manifest file's own bytes, the facts a promotion pull request lists: the
- * message digest, who signed it and the Rekor log index. Reading them from the file (not from
- * what this run signed) keeps the pull request body identical across runs that sign nothing new,
- * so such a run changes nothing on the host.
+ * message digest, who signed it and the Rekor log index. Reading them from the file (not from what
+ * this run signed) keeps the pull request body identical across runs that sign nothing new, so such
+ * a run changes nothing on the host.
  *
  * <p>The signer is the certificate's subject alternative name for keyless signatures; for a keyed
  * signature it is the {@code sha256:} fingerprint of the first of {@code knownKeys} the signature
@@ -41,7 +41,8 @@ public final class SignatureFacts {
   private final SignedManifestFormat format;
   private final Supplier<List<PublicKey>> knownKeys;
 
-  public SignatureFacts(ManifestReader reader, SignedManifestFormat format, List<PublicKey> knownKeys) {
+  public SignatureFacts(
+      ManifestReader reader, SignedManifestFormat format, List<PublicKey> knownKeys) {
     this(reader, format, () -> knownKeys);
   }
 
@@ -49,7 +50,8 @@ public final class SignatureFacts {
    * @param knownKeys asked only when a keyed signature is met (reading a private key's public half
    *     may need its password)
    */
-  public SignatureFacts(ManifestReader reader, SignedManifestFormat format, Supplier<List<PublicKey>> knownKeys) {
+  public SignatureFacts(
+      ManifestReader reader, SignedManifestFormat format, Supplier<List<PublicKey>> knownKeys) {
     this.reader = reader;
     this.format = format;
     this.knownKeys = knownKeys;
@@ -59,7 +61,8 @@ public final class SignatureFacts {
   public record Facts(String messageDigest, String signer, OptionalLong rekorLogIndex) {
     /** The pull request table row for {@code path}. */
     public FileChange as(String path, FileChange.Change change) {
-      return new FileChange(path, change, Optional.of(messageDigest), Optional.of(signer), rekorLogIndex);
+      return new FileChange(
+          path, change, Optional.of(messageDigest), Optional.of(signer), rekorLogIndex);
     }
   }
 
@@ -67,18 +70,31 @@ public final class SignatureFacts {
    * @throws InputProblem when {@code bytes} is not a manifest or carries no signature
    */
   public Facts of(String path, byte[] bytes) {
-    SignedContent content = decode(path, bytes)
-        .orElseThrow(() -> new InputProblem(Path.of(path), 0, "carries no signature annotations",
-            ", perhaps you should sign it first (countersign sign, or the run pipeline)"));
+    SignedContent content =
+        decode(path, bytes)
+            .orElseThrow(
+                () ->
+                    new InputProblem(
+                        Path.of(path),
+                        0,
+                        "carries no signature annotations",
+                        ", perhaps you should sign it first (countersign sign, or the run"
+                            + " pipeline)"));
     String digest = SignJob.digest(content.message());
     if (content.signatureSets().isEmpty()) {
-      throw new InputProblem(Path.of(path), 0, "has a message annotation but no signature",
+      throw new InputProblem(
+          Path.of(path),
+          0,
+          "has a message annotation but no signature",
           ", perhaps you should sign it again");
     }
     SignatureSetAnnotations set = content.signatureSets().get(0);
-    OptionalLong index = set.bundle().map(b -> OptionalLong.of(b.logIndex())).orElse(OptionalLong.empty());
-    String signer = set.certificatePem().flatMap(SignatureFacts::subject)
-        .orElseGet(() -> keyed(content.message(), set.signature()));
+    OptionalLong index =
+        set.bundle().map(b -> OptionalLong.of(b.logIndex())).orElse(OptionalLong.empty());
+    String signer =
+        set.certificatePem()
+            .flatMap(SignatureFacts::subject)
+            .orElseGet(() -> keyed(content.message(), set.signature()));
     return new Facts(digest, signer, index);
   }
 
@@ -89,8 +105,12 @@ public final class SignatureFacts {
       try {
         content = format.decode(document);
       } catch (IllegalArgumentException e) {
-        throw new InputProblem(Path.of(path), document.line(), e.getMessage(),
-            ", perhaps you should sign it again", e);
+        throw new InputProblem(
+            Path.of(path),
+            document.line(),
+            e.getMessage(),
+            ", perhaps you should sign it again",
+            e);
       }
       if (content.isPresent()) {
         return content;
@@ -117,14 +137,18 @@ public final class SignatureFacts {
 
   private static Optional<String> subject(byte[] pem) {
     try {
-      X509Certificate certificate = (X509Certificate) CertificateFactory.getInstance("X.509")
-          .generateCertificate(new ByteArrayInputStream(pem));
+      X509Certificate certificate =
+          (X509Certificate)
+              CertificateFactory.getInstance("X.509")
+                  .generateCertificate(new ByteArrayInputStream(pem));
       Collection<List<?>> names = certificate.getSubjectAlternativeNames();
       if (names == null) {
         return Optional.empty();
       }
-      return names.stream().filter(n -> n.size() >= 2 && n.get(1) instanceof String)
-          .map(n -> (String) n.get(1)).findFirst();
+      return names.stream()
+          .filter(n -> n.size() >= 2 && n.get(1) instanceof String)
+          .map(n -> (String) n.get(1))
+          .findFirst();
     } catch (GeneralSecurityException | ClassCastException unreadable) {
       return Optional.empty();
     }

@@ -25,17 +25,18 @@ import org.bouncycastle.crypto.util.SubjectPublicKeyInfoFactory;
  * The ephemeral ECDSA P-256 key of one keyless run: generated in memory, never written, certified
  * by Fulcio for the run's identity.
  *
- * <p>Signs with BouncyCastle's lightweight API (already on the class path through sigstore-java;
- * no JCA provider is registered) and deterministic nonces (RFC 6979), because the JDK 17 SunEC
- * signature costs ~1.2 ms under C1 against ~0.17 ms here, once per manifest
- * (docs/performance.md). Signatures are DER, as {@code SHA256withECDSA} produces them.
+ * <p>Signs with BouncyCastle's lightweight API (already on the class path through sigstore-java; no
+ * JCA provider is registered) and deterministic nonces (RFC 6979), because the JDK 17 SunEC
+ * signature costs ~1.2 ms under C1 against ~0.17 ms here, once per manifest (docs/performance.md).
+ * Signatures are DER, as {@code SHA256withECDSA} produces them.
  *
  * <p>Thread-safe: each signature uses its own signer object over the immutable key.
  */
 final class EphemeralEcdsaKey {
 
   private static final X9ECParameters P256 = CustomNamedCurves.getByName("secp256r1");
-  private static final ECNamedDomainParameters DOMAIN = new ECNamedDomainParameters(SECObjectIdentifiers.secp256r1, P256);
+  private static final ECNamedDomainParameters DOMAIN =
+      new ECNamedDomainParameters(SECObjectIdentifiers.secp256r1, P256);
 
   private final ECPrivateKeyParameters privateKey;
   private final PublicKey publicKey;
@@ -50,8 +51,10 @@ final class EphemeralEcdsaKey {
     generator.init(new ECKeyGenerationParameters(DOMAIN, random));
     AsymmetricCipherKeyPair pair = generator.generateKeyPair();
     try {
-      byte[] spki = SubjectPublicKeyInfoFactory.createSubjectPublicKeyInfo(pair.getPublic()).getEncoded();
-      PublicKey publicKey = KeyFactory.getInstance("EC").generatePublic(new X509EncodedKeySpec(spki));
+      byte[] spki =
+          SubjectPublicKeyInfoFactory.createSubjectPublicKeyInfo(pair.getPublic()).getEncoded();
+      PublicKey publicKey =
+          KeyFactory.getInstance("EC").generatePublic(new X509EncodedKeySpec(spki));
       return new EphemeralEcdsaKey((ECPrivateKeyParameters) pair.getPrivate(), publicKey);
     } catch (java.io.IOException | GeneralSecurityException e) {
       throw new IllegalStateException("Cannot encode a P-256 public key", e);

@@ -14,15 +14,15 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * Where the OIDC identity token for Fulcio comes from, in order: an explicit token
- * ({@code --identity-token}), {@code SIGSTORE_ID_TOKEN}, then the GitHub Actions runner's token
- * endpoint ({@code ACTIONS_ID_TOKEN_REQUEST_URL} + {@code &audience=sigstore}, bearer
- * {@code ACTIONS_ID_TOKEN_REQUEST_TOKEN}; the request sigstore-java's
- * {@code GithubActionsOidcClient} makes, over {@link SigstoreHttp}).
+ * Where the OIDC identity token for Fulcio comes from, in order: an explicit token ({@code
+ * --identity-token}), {@code SIGSTORE_ID_TOKEN}, then the GitHub Actions runner's token endpoint
+ * ({@code ACTIONS_ID_TOKEN_REQUEST_URL} + {@code &audience=sigstore}, bearer {@code
+ * ACTIONS_ID_TOKEN_REQUEST_TOKEN}; the request sigstore-java's {@code GithubActionsOidcClient}
+ * makes, over {@link SigstoreHttp}).
  *
  * <p>The token is not verified here (Fulcio does that); it is only decoded for the subject whose
- * signature is the proof of possession, and the issuer. Variables are read from our {@link Env},
- * so tests and the Action decide what the environment is.
+ * signature is the proof of possession, and the issuer. Variables are read from our {@link Env}, so
+ * tests and the Action decide what the environment is.
  */
 final class IdentityTokenSource {
 
@@ -65,7 +65,8 @@ final class IdentityTokenSource {
   private final Env env;
   private final Consumer<String> onTokenFetched;
 
-  private IdentityTokenSource(Kind kind, Optional<String> staticToken, Env env, Consumer<String> onTokenFetched) {
+  private IdentityTokenSource(
+      Kind kind, Optional<String> staticToken, Env env, Consumer<String> onTokenFetched) {
     this.kind = kind;
     this.staticToken = staticToken;
     this.env = env;
@@ -126,21 +127,32 @@ final class IdentityTokenSource {
     String what = "The GitHub Actions OIDC token endpoint did not return a token" + STEP + ": ";
     SigstoreHttp.Response response;
     try {
-      response = http.get(URI.create(url), Map.of(
-          "Authorization", "Bearer " + env.exact("ACTIONS_ID_TOKEN_REQUEST_TOKEN").orElse(""),
-          "Accept", "application/json; api-version=2.0"));
+      response =
+          http.get(
+              URI.create(url),
+              Map.of(
+                  "Authorization",
+                  "Bearer " + env.exact("ACTIONS_ID_TOKEN_REQUEST_TOKEN").orElse(""),
+                  "Accept",
+                  "application/json; api-version=2.0"));
     } catch (IOException | IllegalArgumentException e) {
-      throw new RemoteProblem(what + KeylessFailures.describe(e), KeylessFailures.RETRY_HINT
-          + "; if it persists, check that the job has `permissions: id-token: write`", e);
+      throw new RemoteProblem(
+          what + KeylessFailures.describe(e),
+          KeylessFailures.RETRY_HINT
+              + "; if it persists, check that the job has `permissions: id-token: write`",
+          e);
     }
     if (response.status() == 401 || response.status() == 403) {
       // The runner refused ACTIONS_ID_TOKEN_REQUEST_TOKEN: a job configuration matter.
-      throw new EnvironmentProblem(what + "HTTP " + response.status(),
+      throw new EnvironmentProblem(
+          what + "HTTP " + response.status(),
           ", perhaps you should add `permissions: id-token: write` to the job");
     }
     if (!response.is(200)) {
-      throw new RemoteProblem(what + "HTTP " + response.status() + " " + KeylessFailures.redact(response.bodyExcerpt()),
-          KeylessFailures.RETRY_HINT + "; if it persists, check that the job has `permissions: id-token: write`");
+      throw new RemoteProblem(
+          what + "HTTP " + response.status() + " " + KeylessFailures.redact(response.bodyExcerpt()),
+          KeylessFailures.RETRY_HINT
+              + "; if it persists, check that the job has `permissions: id-token: write`");
     }
     try {
       String value = JSON.readTree(response.body()).path("value").asText("");
@@ -166,11 +178,20 @@ final class IdentityTokenSource {
     } catch (IOException | IllegalArgumentException e) {
       // reported below, without the token
     }
-    CountersignException problem = kind == Kind.GITHUB_ACTIONS
-        ? new RemoteProblem("The GitHub Actions OIDC token endpoint returned a token that is not a readable JWT"
-            + " with a subject" + STEP, KeylessFailures.RETRY_HINT)
-        : new EnvironmentProblem("The OIDC identity token from " + kind.description + " is not a readable JWT" + STEP,
-            ", perhaps you should pass the raw token (three base64url parts separated by dots)");
+    CountersignException problem =
+        kind == Kind.GITHUB_ACTIONS
+            ? new RemoteProblem(
+                "The GitHub Actions OIDC token endpoint returned a token that is not a readable JWT"
+                    + " with a subject"
+                    + STEP,
+                KeylessFailures.RETRY_HINT)
+            : new EnvironmentProblem(
+                "The OIDC identity token from "
+                    + kind.description
+                    + " is not a readable JWT"
+                    + STEP,
+                ", perhaps you should pass the raw token (three base64url parts separated by"
+                    + " dots)");
     throw problem;
   }
 }

@@ -12,10 +12,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Keyed signing (cosign key pairs): SHA256withECDSA over the raw message, DER-encoded, as
- * {@code cosign sign-blob --key} produces. No certificate; a transparency-log entry (and so a
- * {@code bundle} annotation) only when constructed with a {@link TransparencyLog}. Without one the
- * output is the air-gap-friendly form Kyverno verifies offline ({@code message} + {@code signature}).
+ * Keyed signing (cosign key pairs): SHA256withECDSA over the raw message, DER-encoded, as {@code
+ * cosign sign-blob --key} produces. No certificate; a transparency-log entry (and so a {@code
+ * bundle} annotation) only when constructed with a {@link TransparencyLog}. Without one the output
+ * is the air-gap-friendly form Kyverno verifies offline ({@code message} + {@code signature}).
  *
  * <p>Thread-safe: each call uses its own {@link Signature}.
  */
@@ -37,15 +37,20 @@ public final class KeyMessageSigner implements MessageSigner {
     this(privateKey, publicKey, Optional.empty());
   }
 
-  /** @param log where to record every signature, if anywhere */
-  public KeyMessageSigner(PrivateKey privateKey, PublicKey publicKey, Optional<TransparencyLog> log) {
+  /**
+   * @param log where to record every signature, if anywhere
+   */
+  public KeyMessageSigner(
+      PrivateKey privateKey, PublicKey publicKey, Optional<TransparencyLog> log) {
     this.privateKey = Objects.requireNonNull(privateKey, "privateKey");
     this.publicKey = publicKey;
     this.log = Objects.requireNonNull(log, "log");
     Objects.requireNonNull(publicKey, "publicKey");
     if (!(privateKey instanceof ECKey) || !(publicKey instanceof ECKey)) {
       throw new UsageProblem(
-          "The signing key is " + privateKey.getAlgorithm() + ", not ECDSA, while preparing keyed signing",
+          "The signing key is "
+              + privateKey.getAlgorithm()
+              + ", not ECDSA, while preparing keyed signing",
           ", perhaps you should use a key from `cosign generate-key-pair` (ECDSA P-256)");
     }
     requireMatchingPair(privateKey, publicKey);
@@ -56,7 +61,11 @@ public final class KeyMessageSigner implements MessageSigner {
   public SignatureMaterial sign(byte[] message) {
     byte[] signature = signBytes(privateKey, message);
     return new SignatureMaterial(
-        signature, Optional.empty(), log.map(l -> l.upload(message, signature, publicKey)), Optional.empty(), fingerprint);
+        signature,
+        Optional.empty(),
+        log.map(l -> l.upload(message, signature, publicKey)),
+        Optional.empty(),
+        fingerprint);
   }
 
   /** {@code sha256:<hex of SHA-256 of the public key's SPKI DER>}. */
@@ -89,7 +98,8 @@ public final class KeyMessageSigner implements MessageSigner {
   // A mismatched pair would produce signatures that no verifier holding the public key accepts;
   // better to refuse before anything is written.
   private static void requireMatchingPair(PrivateKey privateKey, PublicKey publicKey) {
-    byte[] probe = "countersign key pair check".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] probe =
+        "countersign key pair check".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     boolean matches;
     try {
       Signature verifier = Signature.getInstance(ALGORITHM);

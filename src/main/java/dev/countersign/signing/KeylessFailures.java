@@ -28,7 +28,12 @@ final class KeylessFailures {
     int status = response.status();
     if (status == 400 || status == 401 || status == 403) {
       return new EnvironmentProblem(
-          "Fulcio rejected the OIDC identity token from " + tokenKind.description + " (" + description + ")" + STEP,
+          "Fulcio rejected the OIDC identity token from "
+              + tokenKind.description
+              + " ("
+              + description
+              + ")"
+              + STEP,
           tokenKind == IdentityTokenSource.Kind.GITHUB_ACTIONS
               ? ", perhaps you should check that the job's token is meant for Sigstore"
                   + " (audience sigstore) and re-run the job"
@@ -49,40 +54,55 @@ final class KeylessFailures {
           failure);
     }
     return new RemoteProblem(
-        "Could not obtain a signing certificate from Fulcio" + STEP + ": " + describe(failure), RETRY_HINT, failure);
+        "Could not obtain a signing certificate from Fulcio" + STEP + ": " + describe(failure),
+        RETRY_HINT,
+        failure);
   }
 
   /** Fulcio's certificate does not chain to the trusted root or lacks a valid SCT. */
   static CountersignException fulcioUntrusted(Exception failure) {
     return new RemoteProblem(
         "Fulcio returned a signing certificate that does not verify against the trusted root"
-            + STEP + ": " + redact(String.valueOf(failure.getMessage())),
-        ", perhaps you should check that --trusted-root belongs to the Fulcio named in --signing-config",
+            + STEP
+            + ": "
+            + redact(String.valueOf(failure.getMessage())),
+        ", perhaps you should check that --trusted-root belongs to the Fulcio named in"
+            + " --signing-config",
         failure);
   }
 
   /** Rekor answered with an error status, or could not be reached. */
   static CountersignException rekorStatus(SigstoreHttp.Response response) {
     return new RemoteProblem(
-        "Rekor did not accept the log entry" + STEP + ": HTTP " + response.status() + " " + redact(response.bodyExcerpt()),
+        "Rekor did not accept the log entry"
+            + STEP
+            + ": HTTP "
+            + response.status()
+            + " "
+            + redact(response.bodyExcerpt()),
         RETRY_HINT);
   }
 
   static CountersignException rekorUnreachable(IOException failure) {
-    return new RemoteProblem("Rekor did not accept the log entry" + STEP + ": " + describe(failure), RETRY_HINT, failure);
+    return new RemoteProblem(
+        "Rekor did not accept the log entry" + STEP + ": " + describe(failure),
+        RETRY_HINT,
+        failure);
   }
 
   /** Rekor's answer does not verify (SET, inclusion proof, checkpoint) or is not our entry. */
   static CountersignException rekorUntrusted(String what, Exception failure) {
     return new RemoteProblem(
         "Rekor returned a log entry that does not verify (" + redact(what) + ")" + STEP,
-        ", perhaps you should check that --trusted-root belongs to the Rekor named in --signing-config",
+        ", perhaps you should check that --trusted-root belongs to the Rekor named in"
+            + " --signing-config",
         failure);
   }
 
   private static boolean isTls(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof javax.net.ssl.SSLException || t instanceof java.security.cert.CertificateException) {
+      if (t instanceof javax.net.ssl.SSLException
+          || t instanceof java.security.cert.CertificateException) {
         return true;
       }
     }
@@ -94,7 +114,8 @@ final class KeylessFailures {
       return "no detail";
     }
     String message = cause.getMessage();
-    return cause.getClass().getSimpleName() + (message == null ? "" : ": " + redact(firstLine(message)));
+    return cause.getClass().getSimpleName()
+        + (message == null ? "" : ": " + redact(firstLine(message)));
   }
 
   private static String firstLine(String text) {

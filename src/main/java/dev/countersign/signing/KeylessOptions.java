@@ -7,12 +7,12 @@ import java.util.Optional;
 /**
  * Where keyless signing gets its trust material and its identity token.
  *
- * @param trustedRoot {@code --trusted-root FILE}; with {@code signingConfig}, replaces the
- *     Sigstore public-good trust material (fetched with TUF over the network)
- * @param signingConfig {@code --signing-config FILE}: the Fulcio, Rekor and OIDC URLs to use;
- *     given together with {@code trustedRoot} or not at all
- * @param identityToken {@code --identity-token}: an OIDC token to use instead of
- *     {@code SIGSTORE_ID_TOKEN} or the ambient GitHub Actions token
+ * @param trustedRoot {@code --trusted-root FILE}; with {@code signingConfig}, replaces the Sigstore
+ *     public-good trust material (fetched with TUF over the network)
+ * @param signingConfig {@code --signing-config FILE}: the Fulcio, Rekor and OIDC URLs to use; given
+ *     together with {@code trustedRoot} or not at all
+ * @param identityToken {@code --identity-token}: an OIDC token to use instead of {@code
+ *     SIGSTORE_ID_TOKEN} or the ambient GitHub Actions token
  */
 public record KeylessOptions(
     Optional<Path> trustedRoot, Optional<Path> signingConfig, Optional<String> identityToken) {
@@ -31,7 +31,8 @@ public record KeylessOptions(
 
   /** Custom infrastructure (a private Sigstore, or the loopback test stack). */
   public static KeylessOptions custom(Path trustedRoot, Path signingConfig) {
-    return new KeylessOptions(Optional.of(trustedRoot), Optional.of(signingConfig), Optional.empty());
+    return new KeylessOptions(
+        Optional.of(trustedRoot), Optional.of(signingConfig), Optional.empty());
   }
 
   public KeylessOptions withIdentityToken(String token) {

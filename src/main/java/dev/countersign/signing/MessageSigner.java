@@ -3,17 +3,17 @@ package dev.countersign.signing;
 /**
  * Signs the raw message of a manifest file (the bytes inside the {@code message} annotation).
  *
- * <p>Implementations are thread-safe: the sign job calls {@link #sign} from a bounded pool so
- * that transparency-log uploads overlap. Expensive clients (Fulcio, TUF) are built lazily on the
- * first call, so a run with nothing to sign never builds them.
+ * <p>Implementations are thread-safe: the sign job calls {@link #sign} from a bounded pool so that
+ * transparency-log uploads overlap. Expensive clients (Fulcio, TUF) are built lazily on the first
+ * call, so a run with nothing to sign never builds them.
  */
 public interface MessageSigner extends AutoCloseable {
 
   /**
    * Signs {@code message} (SHA-256 with ECDSA P-256, DER signature).
    *
-   * @throws dev.countersign.support.problems.CountersignException with a remote or environment
-   *     exit code when a service or the identity token cannot be had
+   * @throws dev.countersign.support.problems.CountersignException with a remote or environment exit
+   *     code when a service or the identity token cannot be had
    */
   SignatureMaterial sign(byte[] message);
 
@@ -31,8 +31,8 @@ public interface MessageSigner extends AutoCloseable {
    * claims, as Fulcio will put them in the certificate; no Fulcio call). A signature made earlier
    * is kept only when it verifies for this identity.
    *
-   * @throws dev.countersign.support.problems.CountersignException when the identity cannot be
-   *     had (no identity token)
+   * @throws dev.countersign.support.problems.CountersignException when the identity cannot be had
+   *     (no identity token)
    */
   SignerIdentity identity();
 

@@ -1,6 +1,5 @@
 package dev.countersign.signing;
 
-import dev.countersign.support.Sha256;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
@@ -9,6 +8,7 @@ import dev.countersign.manifest.RekorBundle;
 import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.support.AtomicWrites;
+import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
@@ -32,9 +32,9 @@ import java.util.function.Supplier;
 /**
  * Signs manifest files: read and validate all → sign what changed, in parallel → write all.
  *
- * <p>All or nothing: if any file is invalid or any signature fails, no file is written. Files
- * whose output already carries a signature over the same message are left untouched (no churn),
- * so a re-run is safe and cheap: it builds no signer when nothing needs signing.
+ * <p>All or nothing: if any file is invalid or any signature fails, no file is written. Files whose
+ * output already carries a signature over the same message are left untouched (no churn), so a
+ * re-run is safe and cheap: it builds no signer when nothing needs signing.
  */
 public final class SignJob {
 
@@ -45,8 +45,8 @@ public final class SignJob {
   private MessageSigner signer;
 
   /**
-   * @param signerFactory called at most once, and only when something needs signing, so a no-op
-   *     run never contacts Fulcio or reads a key
+   * @param signerFactory called at most once, and only when something needs signing, so a no-op run
+   *     never contacts Fulcio or reads a key
    */
   public SignJob(
       ManifestReader reader,
@@ -63,24 +63,35 @@ public final class SignJob {
    * One manifest to sign in memory.
    *
    * @param input the parsed unsigned (or previously signed) manifest
-   * @param output where the signed manifest goes (named in the report; not written by {@link #sign})
+   * @param output where the signed manifest goes (named in the report; not written by {@link
+   *     #sign})
    * @param existing what is at {@code output} now, if anything
    * @param mayReplace whether an existing output that is not a signature of this content may be
    *     replaced (signing in place, {@code --force}, or the reconcile pipeline)
    */
-  public record Item(ManifestFile input, Path output, Optional<ManifestFile> existing, boolean mayReplace) {}
+  public record Item(
+      ManifestFile input, Path output, Optional<ManifestFile> existing, boolean mayReplace) {}
 
   /**
    * What happened to one item.
    *
-   * @param signedBytes the new signed file; empty when the existing output already covers the content
+   * @param signedBytes the new signed file; empty when the existing output already covers the
+   *     content
    * @param sidecarJson the standard Sigstore bundle, when the signer produced one
    */
-  public record Outcome(Item item, SignReport.Entry entry, Optional<byte[]> signedBytes, Optional<String> sidecarJson) {}
+  public record Outcome(
+      Item item,
+      SignReport.Entry entry,
+      Optional<byte[]> signedBytes,
+      Optional<String> sidecarJson) {}
 
   /** One item with its message and the decision taken for it. */
   private record Plan(
-      Item item, byte[] message, List<ManifestDocument> baseDocuments, boolean unchanged, Optional<Integer> appendIndex) {}
+      Item item,
+      byte[] message,
+      List<ManifestDocument> baseDocuments,
+      boolean unchanged,
+      Optional<Integer> appendIndex) {}
 
   /**
    * Creates the signer now and lets it start fetching what the first signature needs (token,
@@ -100,8 +111,13 @@ public final class SignJob {
 
   /** Reads, signs and writes files as {@code request} says; all or nothing. */
   public SignReport run(SignRequest request) {
-    List<Outcome> outcomes = sign(readItems(request), request.append(), request.parallelism(), request.bundleSidecar(),
-        request.force());
+    List<Outcome> outcomes =
+        sign(
+            readItems(request),
+            request.append(),
+            request.parallelism(),
+            request.bundleSidecar(),
+            request.force());
     AtomicWrites writes = new AtomicWrites();
     List<SignReport.Entry> entries = new ArrayList<>();
     for (Outcome outcome : outcomes) {
@@ -115,8 +131,15 @@ public final class SignJob {
         if (request.bundleSidecar() && outcome.sidecarJson().isPresent()) {
           Path sidecar = sidecarFor(output);
           writes.stage(root, sidecar, outcome.sidecarJson().get().getBytes(StandardCharsets.UTF_8));
-          entry = new SignReport.Entry(entry.input(), entry.output(), entry.outcome(), entry.messageDigest(),
-              entry.signer(), entry.rekorLogIndex(), Optional.of(sidecar));
+          entry =
+              new SignReport.Entry(
+                  entry.input(),
+                  entry.output(),
+                  entry.outcome(),
+                  entry.messageDigest(),
+                  entry.signer(),
+                  entry.rekorLogIndex(),
+                  Optional.of(sidecar));
         }
       }
       entries.add(entry);
@@ -126,8 +149,8 @@ public final class SignJob {
   }
 
   /**
-   * Signs parsed manifests in memory: decides per item whether it needs a signature, signs those
-   * in parallel with one signer, and renders the signed files. Reads and writes no file.
+   * Signs parsed manifests in memory: decides per item whether it needs a signature, signs those in
+   * parallel with one signer, and renders the signed files. Reads and writes no file.
    *
    * @return one outcome per item, in item order
    * @throws UsageProblem when an existing output may not be replaced, or an append is impossible
@@ -137,15 +160,16 @@ public final class SignJob {
   }
 
   /**
-   * As {@link #sign(List, boolean, int)}; with {@code keepSidecars} false every outcome's
-   * {@code sidecarJson} is empty.
+   * As {@link #sign(List, boolean, int)}; with {@code keepSidecars} false every outcome's {@code
+   * sidecarJson} is empty.
    *
    * <p>Memory: each signature's material (certificate PEM, Rekor bundle, and the Sigstore bundle
-   * JSON, ~10 KB) is dropped as soon as the signed file is rendered, keeping only what the
-   * report needs; callers that write no sidecar should pass false so that the bundle JSON goes
-   * too. With thousands of manifests this roughly halves the live heap (docs/performance.md).
+   * JSON, ~10 KB) is dropped as soon as the signed file is rendered, keeping only what the report
+   * needs; callers that write no sidecar should pass false so that the bundle JSON goes too. With
+   * thousands of manifests this roughly halves the live heap (docs/performance.md).
    */
-  public List<Outcome> sign(List<Item> items, boolean append, int parallelism, boolean keepSidecars) {
+  public List<Outcome> sign(
+      List<Item> items, boolean append, int parallelism, boolean keepSidecars) {
     return sign(items, append, parallelism, keepSidecars, false);
   }
 
@@ -154,7 +178,8 @@ public final class SignJob {
    * signature already covers the content is signed again instead of being left unchanged (key
    * rotation, a new signing identity: {@code sign --force}).
    */
-  public List<Outcome> sign(List<Item> items, boolean append, int parallelism, boolean keepSidecars, boolean resign) {
+  public List<Outcome> sign(
+      List<Item> items, boolean append, int parallelism, boolean keepSidecars, boolean resign) {
     refuseLists(items);
     List<Plan> plans = items.stream().map(item -> plan(item, append, resign)).toList();
     List<Plan> toSign = plans.stream().filter(p -> !p.unchanged()).toList();
@@ -166,25 +191,46 @@ public final class SignJob {
     for (Plan plan : plans) {
       Path input = plan.item().input().displayPath();
       if (plan.unchanged()) {
-        outcomes.add(new Outcome(plan.item(),
-            new SignReport.Entry(input, plan.item().output(), SignReport.Outcome.UNCHANGED, digest(plan.message()),
-                Optional.empty(), Optional.empty(), Optional.empty()),
-            Optional.empty(), Optional.empty()));
+        outcomes.add(
+            new Outcome(
+                plan.item(),
+                new SignReport.Entry(
+                    input,
+                    plan.item().output(),
+                    SignReport.Outcome.UNCHANGED,
+                    digest(plan.message()),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty()),
+                Optional.empty(),
+                Optional.empty()));
         continue;
       }
       Signed s = next.next();
-      outcomes.add(new Outcome(plan.item(),
-          new SignReport.Entry(input, plan.item().output(), SignReport.Outcome.SIGNED, digest(plan.message()),
-              Optional.of(s.signer()), s.rekorLogIndex(), Optional.empty()),
-          Optional.of(s.bytes()), s.sidecarJson()));
+      outcomes.add(
+          new Outcome(
+              plan.item(),
+              new SignReport.Entry(
+                  input,
+                  plan.item().output(),
+                  SignReport.Outcome.SIGNED,
+                  digest(plan.message()),
+                  Optional.of(s.signer()),
+                  s.rekorLogIndex(),
+                  Optional.empty()),
+              Optional.of(s.bytes()),
+              s.sidecarJson()));
     }
     return outcomes;
   }
 
   /** A rendered signature: only what the outcome needs, so the full material can be collected. */
-  private record Signed(byte[] bytes, String signer, Optional<Long> rekorLogIndex, Optional<String> sidecarJson) {}
+  private record Signed(
+      byte[] bytes, String signer, Optional<Long> rekorLogIndex, Optional<String> sidecarJson) {}
 
-  /** The sidecar bundle path for a signed manifest: {@code x.yaml} → {@code x.yaml.sigstore.json}. */
+  /**
+   * The sidecar bundle path for a signed manifest: {@code x.yaml} → {@code x.yaml.sigstore.json}.
+   */
   public static Path sidecarFor(Path manifest) {
     return manifest.resolveSibling(manifest.getFileName() + ".sigstore.json");
   }
@@ -196,12 +242,16 @@ public final class SignJob {
       for (Path file : ManifestTree.of(reader).expand(List.of(root))) {
         try {
           ManifestFile input = reader.read(file, file);
-          Path output = request.outputDir().map(out -> out.resolve(relative(root, file))).orElse(file);
-          boolean inPlace = output.toAbsolutePath().normalize().equals(file.toAbsolutePath().normalize());
+          Path output =
+              request.outputDir().map(out -> out.resolve(relative(root, file))).orElse(file);
+          boolean inPlace =
+              output.toAbsolutePath().normalize().equals(file.toAbsolutePath().normalize());
           Optional<ManifestFile> existing =
-              inPlace ? Optional.of(input)
-                  : Files.exists(output, LinkOption.NOFOLLOW_LINKS) ? Optional.of(reader.read(output, output))
-                  : Optional.empty();
+              inPlace
+                  ? Optional.of(input)
+                  : Files.exists(output, LinkOption.NOFOLLOW_LINKS)
+                      ? Optional.of(reader.read(output, output))
+                      : Optional.empty();
           items.add(new Item(input, output, existing, inPlace || request.force()));
         } catch (InputProblem problem) {
           problems.add(problem);
@@ -216,16 +266,23 @@ public final class SignJob {
 
   /**
    * A {@code kind: List} document would be signed as one object whose items the cluster applies
-   * unsigned one by one; the gate refuses it ({@code countersign/one-object-per-document}), and
-   * so does signing, so no command signs what another rejects.
+   * unsigned one by one; the gate refuses it ({@code countersign/one-object-per-document}), and so
+   * does signing, so no command signs what another rejects.
    */
   private static void refuseLists(List<Item> items) {
     List<InputProblem> problems = new ArrayList<>();
     for (Item item : items) {
       for (ManifestDocument document : item.input().documents()) {
-        document.listProblem().ifPresent(problem -> problems.add(
-            new InputProblem(item.input().displayPath(), document.line(), problem,
-                ManifestDocument.LIST_HINT)));
+        document
+            .listProblem()
+            .ifPresent(
+                problem ->
+                    problems.add(
+                        new InputProblem(
+                            item.input().displayPath(),
+                            document.line(),
+                            problem,
+                            ManifestDocument.LIST_HINT)));
       }
     }
     if (!problems.isEmpty()) {
@@ -240,9 +297,13 @@ public final class SignJob {
       return new Plan(item, message, input.documents(), false, Optional.empty());
     }
     ManifestFile existing = item.existing().get();
-    boolean signedBefore = existing.documents().stream().anyMatch(d -> decodedMessage(d).isPresent());
-    boolean sameMessage = signedBefore && existing.documents().stream()
-        .allMatch(doc -> decodedMessage(doc).map(m -> Arrays.equals(m, message)).orElse(false));
+    boolean signedBefore =
+        existing.documents().stream().anyMatch(d -> decodedMessage(d).isPresent());
+    boolean sameMessage =
+        signedBefore
+            && existing.documents().stream()
+                .allMatch(
+                    doc -> decodedMessage(doc).map(m -> Arrays.equals(m, message)).orElse(false));
     if (sameMessage && !append && !resign) {
       return new Plan(item, message, existing.documents(), true, Optional.empty());
     }
@@ -252,18 +313,29 @@ public final class SignJob {
     if (append) {
       if (signedBefore && !sameMessage) {
         throw new UsageProblem(
-            "Cannot append a signature to " + item.output() + ": its content changed since it was signed",
+            "Cannot append a signature to "
+                + item.output()
+                + ": its content changed since it was signed",
             "sign without --append to replace the old signatures");
       }
       // Every document of a signed file carries the same sets, so the next index is shared.
-      Optional<Integer> nextIndex = signedBefore
-          ? Optional.of(existing.documents().stream().mapToInt(format::existingSignatureSets).max().orElse(0))
-          : Optional.empty();
-      return new Plan(item, message, signedBefore ? existing.documents() : input.documents(), false, nextIndex);
+      Optional<Integer> nextIndex =
+          signedBefore
+              ? Optional.of(
+                  existing.documents().stream()
+                      .mapToInt(format::existingSignatureSets)
+                      .max()
+                      .orElse(0))
+              : Optional.empty();
+      return new Plan(
+          item, message, signedBefore ? existing.documents() : input.documents(), false, nextIndex);
     }
     if (!item.mayReplace()) {
       throw new UsageProblem(
-          "Refusing to overwrite " + item.output() + ": it exists and is not a signature of " + input.displayPath(),
+          "Refusing to overwrite "
+              + item.output()
+              + ": it exists and is not a signature of "
+              + input.displayPath(),
           "pass --force to replace it, or choose another --out directory");
     }
     return new Plan(item, message, input.documents(), false, Optional.empty());
@@ -304,7 +376,8 @@ public final class SignJob {
             pool.submit(
                 () -> {
                   Signed result = signOne(signer, plan, keepSidecars);
-                  progress.signed(plan.item().input().displayPath(), done.incrementAndGet(), plans.size());
+                  progress.signed(
+                      plan.item().input().displayPath(), done.incrementAndGet(), plans.size());
                   return result;
                 }));
       }
@@ -323,14 +396,23 @@ public final class SignJob {
     int index = plan.appendIndex().orElse(0);
     boolean append = plan.appendIndex().isPresent();
     Map<String, String> annotations =
-        format.annotations(plan.message(), index, material.signature(), material.certificatePem(), material.rekorBundle());
+        format.annotations(
+            plan.message(),
+            index,
+            material.signature(),
+            material.certificatePem(),
+            material.rekorBundle());
     List<String> header =
         List.of(
-            "Signed by countersign. Any edit invalidates the signature: change the unsigned source instead.",
+            "Signed by countersign. Any edit invalidates the signature: change the unsigned source"
+                + " instead.",
             "message: " + digest(plan.message()),
             "signer: " + material.signer());
     byte[] bytes = format.render(plan.baseDocuments(), annotations, append, header);
-    return new Signed(bytes, material.signer(), material.rekorBundle().map(RekorBundle::logIndex),
+    return new Signed(
+        bytes,
+        material.signer(),
+        material.rekorBundle().map(RekorBundle::logIndex),
         keepSidecar ? material.sigstoreBundleJson() : Optional.empty());
   }
 

@@ -10,8 +10,8 @@ import java.util.Objects;
 public sealed interface SignerIdentity {
 
   /**
-   * A keyless signer: the certificate's subject alternative name and the OIDC issuer Fulcio
-   * records in it.
+   * A keyless signer: the certificate's subject alternative name and the OIDC issuer Fulcio records
+   * in it.
    */
   record Keyless(String subject, String issuer) implements SignerIdentity {
     public Keyless {

@@ -4,21 +4,20 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.util.Map;
+import java.util.Optional;
 import javax.net.ssl.HttpsURLConnection;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.util.Map;
-import java.util.Optional;
 
 /**
- * The HTTP transport of keyless signing (OIDC token, Fulcio REST, Rekor): the JDK's
- * {@link HttpURLConnection}, with its keep-alive connection cache shared by every request of the
- * process.
+ * The HTTP transport of keyless signing (OIDC token, Fulcio REST, Rekor): the JDK's {@link
+ * HttpURLConnection}, with its keep-alive connection cache shared by every request of the process.
  *
  * <p>Why not sigstore-java's clients: they open a gRPC/Netty channel for Fulcio and a new Apache
  * HttpClient (a new TCP and TLS connection) for every Rekor upload; at start-up that is ~1,400
@@ -26,11 +25,12 @@ import java.util.Optional;
  * epoll threads delay JVM exit by ~0.3 s (docs/performance.md). Why not {@code java.net.http}: its
  * selector thread sits in native code and delays JVM exit the same way, and JDK 17 cannot stop it.
  * {@code HttpURLConnection} has no background thread in native code, keeps connections alive, and
- * takes trust settings from the standard {@code javax.net.ssl.*} properties like the rest of the JVM.
+ * takes trust settings from the standard {@code javax.net.ssl.*} properties like the rest of the
+ * JVM.
  *
  * <p>Each instance takes the JVM's trust settings ({@code javax.net.ssl.trustStore*}, else the
- * JRE's {@code cacerts}) when it is made, and keeps one TLS socket factory, so its connections
- * can be reused.
+ * JRE's {@code cacerts}) when it is made, and keeps one TLS socket factory, so its connections can
+ * be reused.
  *
  * <p>Thread-safe: every call opens its own connection object; idle connections are reused.
  */
@@ -71,7 +71,8 @@ final class SigstoreHttp {
    * @throws GeneralSecurityException when the configured trust store cannot be used
    */
   SigstoreHttp() throws GeneralSecurityException {
-    TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory trust =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     trust.init((KeyStore) null);
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(null, trust.getTrustManagers(), null);

@@ -7,7 +7,6 @@ import dev.countersign.manifest.RekorBundle;
 import dev.countersign.support.Env;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.CountersignException;
-import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.sigstore.AlgorithmRegistry;
@@ -49,25 +48,24 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Keyless signing: an ephemeral P-256 key, a Fulcio certificate for the OIDC identity, and a
- * Rekor v1 {@code hashedrekord} entry per message; the same steps and checks as sigstore-java's
- * {@code KeylessSigner}, with a lighter transport.
+ * Keyless signing: an ephemeral P-256 key, a Fulcio certificate for the OIDC identity, and a Rekor
+ * v1 {@code hashedrekord} entry per message; the same steps and checks as sigstore-java's {@code
+ * KeylessSigner}, with a lighter transport.
  *
- * <p>What is sigstore-java's and what is ours: trust material ({@code trusted_root.json},
- * {@code signing_config.json} or TUF), service selection, the certificate checks
- * ({@link FulcioVerifier}: chain to the trusted root, embedded SCT), the log entry checks
- * ({@link RekorVerifier}: SET, inclusion proof, checkpoint), the {@code hashedrekord} request and
- * the Sigstore bundle are sigstore-java's. Hand-written, because sigstore-java 2.0 hard-codes
- * gRPC for Fulcio and a new Apache HttpClient per Rekor request (~1,400 classes, ~1 s of start-up
- * and several ms of CPU per signature; docs/performance.md): the HTTP exchanges over
- * {@link SigstoreHttp} (the GitHub Actions token request, Fulcio's REST
- * {@code POST /api/v2/signingCert}, Rekor's {@code POST /api/v1/log/entries}) and the ECDSA
- * signature ({@link EphemeralEcdsaKey}).
+ * <p>What is sigstore-java's and what is ours: trust material ({@code trusted_root.json}, {@code
+ * signing_config.json} or TUF), service selection, the certificate checks ({@link FulcioVerifier}:
+ * chain to the trusted root, embedded SCT), the log entry checks ({@link RekorVerifier}: SET,
+ * inclusion proof, checkpoint), the {@code hashedrekord} request and the Sigstore bundle are
+ * sigstore-java's. Hand-written, because sigstore-java 2.0 hard-codes gRPC for Fulcio and a new
+ * Apache HttpClient per Rekor request (~1,400 classes, ~1 s of start-up and several ms of CPU per
+ * signature; docs/performance.md): the HTTP exchanges over {@link SigstoreHttp} (the GitHub Actions
+ * token request, Fulcio's REST {@code POST /api/v2/signingCert}, Rekor's {@code POST
+ * /api/v1/log/entries}) and the ECDSA signature ({@link EphemeralEcdsaKey}).
  *
- * <p>One key and one certificate serve the whole run (one token, one Fulcio call); the
- * certificate is renewed, by one thread, when less than {@link #RENEW_WHEN_LEFT} of its validity
- * is left. Nothing is contacted before the first {@link #sign} or {@link #prepare}. Rekor v2 is
- * never used: its entries carry no SET, and Kyverno's verifier needs one.
+ * <p>One key and one certificate serve the whole run (one token, one Fulcio call); the certificate
+ * is renewed, by one thread, when less than {@link #RENEW_WHEN_LEFT} of its validity is left.
+ * Nothing is contacted before the first {@link #sign} or {@link #prepare}. Rekor v2 is never used:
+ * its entries carry no SET, and Kyverno's verifier needs one.
  *
  * <p>Thread-safe: callers sign from a pool so Rekor uploads overlap.
  */
@@ -106,7 +104,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       SigstoreHttp http) {}
 
   /** The certificate in use: the verified path without the trusted parents, and its PEM. */
-  private record Certified(CertPath path, X509Certificate leaf, byte[] pem, String san, Instant renewalDue) {}
+  private record Certified(
+      CertPath path, X509Certificate leaf, byte[] pem, String san, Instant renewalDue) {}
 
   /**
    * @param options trust material and explicit token
@@ -139,23 +138,26 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     if (certified != null) {
       return;
     }
-    Thread thread = new Thread(() -> {
-      try {
-        Built current = built();
-        certificateLock.lock();
-        try {
-          if (certified == null && pendingToken == null && certificateFailure == null) {
-            pendingToken = current.tokenSource().fetch(current.http());
-          }
-        } finally {
-          certificateLock.unlock();
-        }
-      } catch (CountersignException e) {
-        certificateFailure = certificateFailure == null ? e : certificateFailure;
-      } catch (RuntimeException reportedBySign) {
-        // sign() meets it again
-      }
-    }, "countersign-keyless-prepare");
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                Built current = built();
+                certificateLock.lock();
+                try {
+                  if (certified == null && pendingToken == null && certificateFailure == null) {
+                    pendingToken = current.tokenSource().fetch(current.http());
+                  }
+                } finally {
+                  certificateLock.unlock();
+                }
+              } catch (CountersignException e) {
+                certificateFailure = certificateFailure == null ? e : certificateFailure;
+              } catch (RuntimeException reportedBySign) {
+                // sign() meets it again
+              }
+            },
+            "countersign-keyless-prepare");
     thread.setDaemon(true);
     thread.start();
   }
@@ -188,7 +190,9 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
     Built current = built;
     return "keyless (identity from "
-        + (current == null ? "the OIDC token, not fetched yet" : current.tokenSource().kind().description)
+        + (current == null
+            ? "the OIDC token, not fetched yet"
+            : current.tokenSource().kind().description)
         + ")";
   }
 
@@ -199,10 +203,10 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   /**
    * The identity Fulcio certifies for this run's token, read from the token's claims (one token
-   * request, no Fulcio call): the issuer is the {@code iss} claim; the subject is
-   * {@code https://github.com/} + {@code job_workflow_ref} for GitHub Actions tokens (Fulcio's
-   * GitHub workflow principal), else the {@code email} claim, else {@code sub}. Should this
-   * differ from what Fulcio would write, earlier signatures are simply not kept (signed again).
+   * request, no Fulcio call): the issuer is the {@code iss} claim; the subject is {@code
+   * https://github.com/} + {@code job_workflow_ref} for GitHub Actions tokens (Fulcio's GitHub
+   * workflow principal), else the {@code email} claim, else {@code sub}. Should this differ from
+   * what Fulcio would write, earlier signatures are simply not kept (signed again).
    */
   @Override
   public SignerIdentity identity() {
@@ -243,7 +247,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
     if (claims == null || !claims.isObject()) {
       throw new dev.countersign.support.problems.EnvironmentProblem(
-          "The identity token is not a JSON Web Token while reading the signing identity", IdentityTokenSource.NO_TOKEN_HINT);
+          "The identity token is not a JSON Web Token while reading the signing identity",
+          IdentityTokenSource.NO_TOKEN_HINT);
     }
     String issuer = claims.path("iss").asText("");
     String subject;
@@ -256,7 +261,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
     if (issuer.isEmpty() || subject.isEmpty()) {
       throw new dev.countersign.support.problems.EnvironmentProblem(
-          "The identity token names no issuer or subject while reading the signing identity", IdentityTokenSource.NO_TOKEN_HINT);
+          "The identity token names no issuer or subject while reading the signing identity",
+          IdentityTokenSource.NO_TOKEN_HINT);
     }
     return new SignerIdentity.Keyless(subject, issuer);
   }
@@ -292,18 +298,29 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   /** Token → Fulcio REST → chain and SCT checks (sigstore-java's FulcioVerifier). */
   private Certified requestCertificate(Built current) {
-    IdentityTokenSource.IdentityToken token = pendingToken != null ? pendingToken : current.tokenSource().fetch(current.http());
+    IdentityTokenSource.IdentityToken token =
+        pendingToken != null ? pendingToken : current.tokenSource().fetch(current.http());
     pendingToken = null;
-    byte[] proofOfPossession = current.key().signDigest(sha256(token.subject().getBytes(StandardCharsets.UTF_8)));
+    byte[] proofOfPossession =
+        current.key().signDigest(sha256(token.subject().getBytes(StandardCharsets.UTF_8)));
     ObjectNode request = JSON.createObjectNode();
     request.putObject("credentials").put("oidcIdentityToken", token.jwt());
     ObjectNode publicKeyRequest = request.putObject("publicKeyRequest");
-    publicKeyRequest.putObject("publicKey").put("algorithm", "ECDSA").put("content", current.key().publicKeyPem());
-    publicKeyRequest.put("proofOfPossession", Base64.getEncoder().encodeToString(proofOfPossession));
+    publicKeyRequest
+        .putObject("publicKey")
+        .put("algorithm", "ECDSA")
+        .put("content", current.key().publicKeyPem());
+    publicKeyRequest.put(
+        "proofOfPossession", Base64.getEncoder().encodeToString(proofOfPossession));
     SigstoreHttp.Response response;
     try {
-      response = current.http().postJson(current.fulcio().resolve("/api/v2/signingCert"),
-          Map.of("Accept", "application/json"), request.toString());
+      response =
+          current
+              .http()
+              .postJson(
+                  current.fulcio().resolve("/api/v2/signingCert"),
+                  Map.of("Accept", "application/json"),
+                  request.toString());
     } catch (IOException e) {
       throw KeylessFailures.fulcioUnreachable(e);
     }
@@ -316,10 +333,16 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       current.fulcioVerifier().verifySigningCertificate(trimmed);
       X509Certificate leaf = Certificates.getLeaf(trimmed);
       if (!leaf.getPublicKey().equals(current.key().publicKey())) {
-        throw new RemoteProblem("Fulcio certified another public key than ours" + KeylessFailures.STEP, null);
+        throw new RemoteProblem(
+            "Fulcio certified another public key than ours" + KeylessFailures.STEP, null);
       }
       Instant renewalDue = leaf.getNotAfter().toInstant().minus(RENEW_WHEN_LEFT);
-      return new Certified(trimmed, leaf, Certificates.toPemBytes(trimmed), subjectAlternativeName(leaf), renewalDue);
+      return new Certified(
+          trimmed,
+          leaf,
+          Certificates.toPemBytes(trimmed),
+          subjectAlternativeName(leaf),
+          renewalDue);
     } catch (CountersignException e) {
       throw e;
     } catch (Exception e) {
@@ -330,23 +353,36 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   /** {@code signedCertificateEmbeddedSct.chain.certificates}: PEM strings, leaf first. */
   private static CertPath chainFrom(SigstoreHttp.Response response) {
     try {
-      JsonNode certificates = JSON.readTree(response.body()).path("signedCertificateEmbeddedSct").path("chain").path("certificates");
+      JsonNode certificates =
+          JSON.readTree(response.body())
+              .path("signedCertificateEmbeddedSct")
+              .path("chain")
+              .path("certificates");
       if (certificates.isArray() && certificates.size() > 0) {
         StringBuilder pem = new StringBuilder();
         certificates.forEach(c -> pem.append(c.asText()).append('\n'));
         return Certificates.fromPemChain(pem.toString());
       }
     } catch (IOException | CertificateException e) {
-      throw new RemoteProblem("Fulcio returned an unreadable certificate chain" + KeylessFailures.STEP
-          + ": " + KeylessFailures.describe(e), KeylessFailures.RETRY_HINT, e);
+      throw new RemoteProblem(
+          "Fulcio returned an unreadable certificate chain"
+              + KeylessFailures.STEP
+              + ": "
+              + KeylessFailures.describe(e),
+          KeylessFailures.RETRY_HINT,
+          e);
     }
-    throw new RemoteProblem("Fulcio returned no certificate chain with an embedded SCT" + KeylessFailures.STEP,
+    throw new RemoteProblem(
+        "Fulcio returned no certificate chain with an embedded SCT" + KeylessFailures.STEP,
         ", perhaps you should check that --signing-config names a Fulcio that embeds SCTs");
   }
 
   /** Rekor v1 upload, then sigstore-java's entry checks (SET, inclusion proof, checkpoint). */
-  private static RekorEntry upload(Built current, Certified certificate, byte[] digest, byte[] signature) {
-    String payload = HashedRekordRequest.newHashedRekordRequest(digest, certificate.pem(), signature).toJsonPayload();
+  private static RekorEntry upload(
+      Built current, Certified certificate, byte[] digest, byte[] signature) {
+    String payload =
+        HashedRekordRequest.newHashedRekordRequest(digest, certificate.pem(), signature)
+            .toJsonPayload();
     URI entries = current.rekor().resolve("/api/v1/log/entries");
     SigstoreHttp.Response response;
     try {
@@ -359,8 +395,11 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
     RekorEntry entry;
     try {
-      URI location = entries.resolve(response.location().orElseThrow(
-          () -> new IOException("no Location header in Rekor's 201 answer")));
+      URI location =
+          entries.resolve(
+              response
+                  .location()
+                  .orElseThrow(() -> new IOException("no Location header in Rekor's 201 answer")));
       entry = RekorResponse.newRekorResponse(location, response.body()).getEntry();
     } catch (Exception e) {
       throw KeylessFailures.rekorUntrusted("unreadable answer: " + KeylessFailures.describe(e), e);
@@ -372,7 +411,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     try {
       body = Base64.getDecoder().decode(entry.getBody());
     } catch (IllegalArgumentException e) {
-      throw new RemoteProblem("Rekor returned an unreadable entry body while signing keylessly", null, e);
+      throw new RemoteProblem(
+          "Rekor returned an unreadable entry body while signing keylessly", null, e);
     }
     if (!Arrays.equals(body, payload.getBytes(StandardCharsets.UTF_8))) {
       throw new RemoteProblem(
@@ -439,8 +479,11 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     Optional<Service> rekor = Service.select(config.getTLogs(), List.of(1));
     if (fulcio.isEmpty() || rekor.isEmpty()) {
       throw new UsageProblem(
-          "Could not set up signing from " + describeTrust() + " while signing keylessly: no "
-              + (fulcio.isEmpty() ? "Fulcio (caUrls)" : "Rekor v1 (rekorTlogUrls)") + " valid now",
+          "Could not set up signing from "
+              + describeTrust()
+              + " while signing keylessly: no "
+              + (fulcio.isEmpty() ? "Fulcio (caUrls)" : "Rekor v1 (rekorTlogUrls)")
+              + " valid now",
           ", perhaps you should check that the signing config names a Fulcio (caUrls) and a"
               + " Rekor v1 (rekorTlogUrls) valid now");
     }
@@ -455,7 +498,10 @@ public final class SigstoreKeylessSigner implements MessageSigner {
           new SigstoreHttp());
     } catch (Exception e) {
       throw new UsageProblem(
-          "Could not set up signing from " + describeTrust() + " while signing keylessly: " + e.getMessage(),
+          "Could not set up signing from "
+              + describeTrust()
+              + " while signing keylessly: "
+              + e.getMessage(),
           ", perhaps you should check that the trusted root's certificate authorities and"
               + " transparency logs are readable",
           e);
@@ -463,7 +509,9 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   }
 
   private String describeTrust() {
-    return options.trustedRoot().map(root -> root + " and " + options.signingConfig().orElseThrow())
+    return options
+        .trustedRoot()
+        .map(root -> root + " and " + options.signingConfig().orElseThrow())
         .orElse("the Sigstore public-good trust material");
   }
 
@@ -486,7 +534,9 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       return SigningConfigProvider.from(file).get();
     } catch (Exception e) {
       throw new UsageProblem(
-          file + ": not a usable Sigstore signing config while signing keylessly: " + e.getMessage(),
+          file
+              + ": not a usable Sigstore signing config while signing keylessly: "
+              + e.getMessage(),
           ", perhaps you should pass a signing_config.json (media type"
               + " application/vnd.dev.sigstore.signingconfig.v0.2+json)",
           e);
@@ -502,7 +552,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   }
 
   /** The annotation material, taken from the Rekor upload response. */
-  private static SignatureMaterial toMaterial(Certified certificate, RekorEntry entry, byte[] digest, byte[] signature) {
+  private static SignatureMaterial toMaterial(
+      Certified certificate, RekorEntry entry, byte[] digest, byte[] signature) {
     String set = entry.getVerification().getSignedEntryTimestamp();
     if (set == null || set.isEmpty()) {
       throw new RemoteProblem(
@@ -512,16 +563,26 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     // upload() checked that the logged body is byte for byte the request with this PEM.
     String certificatePem = new String(certificate.pem(), StandardCharsets.UTF_8);
     RekorBundle rekorBundle =
-        new RekorBundle(set, entry.getBody(), entry.getIntegratedTime(), entry.getLogIndex(), entry.getLogID());
+        new RekorBundle(
+            set, entry.getBody(), entry.getIntegratedTime(), entry.getLogIndex(), entry.getLogID());
     // The Sigstore bundle JSON only when a sidecar asks for it (protobuf printing per signature).
-    Supplier<Optional<String>> bundleJson = () -> Optional.of(ImmutableBundle.builder()
-        .certPath(certificate.path())
-        .addEntries(entry)
-        .messageSignature(Bundle.MessageSignature.of(AlgorithmRegistry.HashAlgorithm.SHA2_256, digest, signature))
-        .build()
-        .toJson());
+    Supplier<Optional<String>> bundleJson =
+        () ->
+            Optional.of(
+                ImmutableBundle.builder()
+                    .certPath(certificate.path())
+                    .addEntries(entry)
+                    .messageSignature(
+                        Bundle.MessageSignature.of(
+                            AlgorithmRegistry.HashAlgorithm.SHA2_256, digest, signature))
+                    .build()
+                    .toJson());
     return new SignatureMaterial(
-        signature, Optional.of(certificatePem), Optional.of(rekorBundle), bundleJson, certificate.san());
+        signature,
+        Optional.of(certificatePem),
+        Optional.of(rekorBundle),
+        bundleJson,
+        certificate.san());
   }
 
   private static String subjectAlternativeName(X509Certificate leaf) {
@@ -537,9 +598,11 @@ public final class SigstoreKeylessSigner implements MessageSigner {
         }
       }
     } catch (CertificateParsingException e) {
-      throw new RemoteProblem("Fulcio's certificate has an unreadable SAN while signing keylessly", null, e);
+      throw new RemoteProblem(
+          "Fulcio's certificate has an unreadable SAN while signing keylessly", null, e);
     }
-    throw new RemoteProblem("Fulcio's certificate has no URI or e-mail SAN while signing keylessly", null);
+    throw new RemoteProblem(
+        "Fulcio's certificate has no URI or e-mail SAN while signing keylessly", null);
   }
 
   static byte[] sha256(byte[] message) {

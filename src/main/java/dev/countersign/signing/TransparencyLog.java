@@ -1,8 +1,8 @@
 package dev.countersign.signing;
 
-import dev.countersign.support.Sha256;
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.RekorBundle;
+import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.sigstore.rekor.client.HashedRekordRequest;
@@ -19,8 +19,8 @@ import java.util.Base64;
 
 /**
  * Uploads keyed signatures to a Rekor v1 transparency log (a {@code hashedrekord} entry with the
- * public key), so a keyed signature also gets a {@code bundle} annotation with a SET, as
- * {@code cosign sign-blob --key --tlog-upload} does. The bundle is built from the upload response.
+ * public key), so a keyed signature also gets a {@code bundle} annotation with a SET, as {@code
+ * cosign sign-blob --key --tlog-upload} does. The bundle is built from the upload response.
  *
  * <p>Thread-safe: sigstore-java's HTTP Rekor client makes a new connection per request.
  */
@@ -33,8 +33,11 @@ public final class TransparencyLog {
   private final RekorClient client;
 
   public TransparencyLog(URI url) {
-    if (url.getScheme() == null || !(url.getScheme().equals("https") || url.getScheme().equals("http"))) {
-      throw new UsageProblem("The Rekor URL " + url + " is not an http(s) URL", "pass e.g. --rekor-url " + PUBLIC_GOOD);
+    if (url.getScheme() == null
+        || !(url.getScheme().equals("https") || url.getScheme().equals("http"))) {
+      throw new UsageProblem(
+          "The Rekor URL " + url + " is not an http(s) URL",
+          "pass e.g. --rekor-url " + PUBLIC_GOOD);
     }
     this.url = url;
     this.client = RekorClientHttp.builder().setService(Service.of(url, 1)).build();
@@ -50,22 +53,35 @@ public final class TransparencyLog {
     byte[] keyPem = PublicKeys.toPem(publicKey).getBytes(StandardCharsets.US_ASCII);
     RekorEntry entry;
     try {
-      entry = client.putEntry(HashedRekordRequest.newHashedRekordRequest(digest, keyPem, signature)).getEntry();
+      entry =
+          client
+              .putEntry(HashedRekordRequest.newHashedRekordRequest(digest, keyPem, signature))
+              .getEntry();
     } catch (IOException | RekorParseException | RuntimeException e) {
-      throw new RemoteProblem("Rekor at " + url + " did not accept the log entry while signing with a key: " + e.getMessage(),
-          "perhaps you should retry; if it persists, check --rekor-url", e);
+      throw new RemoteProblem(
+          "Rekor at "
+              + url
+              + " did not accept the log entry while signing with a key: "
+              + e.getMessage(),
+          "perhaps you should retry; if it persists, check --rekor-url",
+          e);
     }
-    String set = entry.getVerification() == null ? null : entry.getVerification().getSignedEntryTimestamp();
+    String set =
+        entry.getVerification() == null ? null : entry.getVerification().getSignedEntryTimestamp();
     if (set == null || set.isEmpty()) {
-      throw new RemoteProblem("Rekor at " + url + " returned an entry without a SignedEntryTimestamp while signing with a key",
+      throw new RemoteProblem(
+          "Rekor at "
+              + url
+              + " returned an entry without a SignedEntryTimestamp while signing with a key",
           "perhaps you should use a Rekor v1 log: Kyverno needs the SET");
     }
     String body = new String(Base64.getDecoder().decode(entry.getBody()), StandardCharsets.UTF_8);
     if (!body.contains("\"content\":\"" + Base64.getEncoder().encodeToString(signature) + "\"")) {
-      throw new RemoteProblem("Rekor at " + url + " returned an entry for another signature while signing with a key",
+      throw new RemoteProblem(
+          "Rekor at " + url + " returned an entry for another signature while signing with a key",
           "perhaps you should check --rekor-url points at a Rekor v1 log");
     }
-    return new RekorBundle(set, entry.getBody(), entry.getIntegratedTime(), entry.getLogIndex(), entry.getLogID());
+    return new RekorBundle(
+        set, entry.getBody(), entry.getIntegratedTime(), entry.getLogIndex(), entry.getLogID());
   }
-
 }

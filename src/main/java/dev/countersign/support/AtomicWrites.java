@@ -14,9 +14,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Writes a set of files all or nothing. {@link #stage} only remembers bytes; {@link #commit}
- * writes each to a temporary file beside its target, then renames them into place, restoring
- * every earlier file if a later step fails. Not thread-safe.
+ * Writes a set of files all or nothing. {@link #stage} only remembers bytes; {@link #commit} writes
+ * each to a temporary file beside its target, then renames them into place, restoring every earlier
+ * file if a later step fails. Not thread-safe.
  */
 public final class AtomicWrites {
 
@@ -93,7 +93,9 @@ public final class AtomicWrites {
   }
 
   private static void rollback(
-      Map<Path, Optional<byte[]>> previous, Map<Path, Path> temporaries, List<Path> createdDirectories) {
+      Map<Path, Optional<byte[]>> previous,
+      Map<Path, Path> temporaries,
+      List<Path> createdDirectories) {
     previous.forEach(
         (target, old) -> {
           try {

@@ -29,8 +29,8 @@ public record Env(Map<String, String> vars) {
   }
 
   /**
-   * The exact value of {@code name}, even when empty; for variables where "" is meaningful, such
-   * as {@code COSIGN_PASSWORD} (an empty password is a valid cosign password).
+   * The exact value of {@code name}, even when empty; for variables where "" is meaningful, such as
+   * {@code COSIGN_PASSWORD} (an empty password is a valid cosign password).
    */
   public Optional<String> exact(String name) {
     return Optional.ofNullable(vars.get(name));
@@ -41,7 +41,9 @@ public record Env(Map<String, String> vars) {
   }
 
   public boolean isTrue(String name) {
-    return get(name).map(v -> v.trim().equalsIgnoreCase("true") || v.trim().equals("1")).orElse(false);
+    return get(name)
+        .map(v -> v.trim().equalsIgnoreCase("true") || v.trim().equals("1"))
+        .orElse(false);
   }
 
   /** True when running inside a GitHub Actions job. */

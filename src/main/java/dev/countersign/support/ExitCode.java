@@ -1,8 +1,8 @@
 package dev.countersign.support;
 
 /**
- * The one table of process exit codes, shared by the CLI and the Action. A merge gate can tell
- * "no" (1) from "could not decide" (2-6).
+ * The one table of process exit codes, shared by the CLI and the Action. A merge gate can tell "no"
+ * (1) from "could not decide" (2-6).
  */
 public enum ExitCode {
   /** Done, all verified, or nothing to do. */

@@ -19,10 +19,11 @@ public final class LogSafeJson {
 
   /** An indenting mapper with those escapes. */
   public static ObjectMapper mapper() {
-    JsonMapper mapper = JsonMapper.builder()
-        .enable(JsonWriteFeature.ESCAPE_NON_ASCII)
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .build();
+    JsonMapper mapper =
+        JsonMapper.builder()
+            .enable(JsonWriteFeature.ESCAPE_NON_ASCII)
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .build();
     mapper.getFactory().setCharacterEscapes(new BracketEscapes());
     return mapper;
   }

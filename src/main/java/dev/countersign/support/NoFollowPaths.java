@@ -13,22 +13,22 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Resolving paths for writing without following symbolic links: every component from a root
- * down to the target is looked at with {@code lstat}, and a link (or a file where a directory
- * must be) anywhere below the root is refused before anything is written. The root itself may
- * be reached through links (a workspace under {@code /tmp} on macOS); nothing below it may.
+ * Resolving paths for writing without following symbolic links: every component from a root down to
+ * the target is looked at with {@code lstat}, and a link (or a file where a directory must be)
+ * anywhere below the root is refused before anything is written. The root itself may be reached
+ * through links (a workspace under {@code /tmp} on macOS); nothing below it may.
  *
- * <p>This is how every writer (the git work tree, signed files written by {@code sign}) makes
- * sure that content an author controls cannot redirect a write outside the tree it belongs to.
+ * <p>This is how every writer (the git work tree, signed files written by {@code sign}) makes sure
+ * that content an author controls cannot redirect a write outside the tree it belongs to.
  */
 public final class NoFollowPaths {
 
   private NoFollowPaths() {}
 
   /**
-   * {@code target} as an absolute path, after checking that it lies under {@code root} and that
-   * no existing component below {@code root}, the target included, is a symbolic link, and no
-   * parent is a non-directory.
+   * {@code target} as an absolute path, after checking that it lies under {@code root} and that no
+   * existing component below {@code root}, the target included, is a symbolic link, and no parent
+   * is a non-directory.
    *
    * @throws InputProblem naming the offending component relative to {@code root}
    * @throws InternalProblem when {@code target} is not under {@code root} (a bug: callers build
@@ -48,12 +48,16 @@ public final class NoFollowPaths {
         break;
       }
       if (attributes.get().isSymbolicLink()) {
-        throw new InputProblem(base.relativize(current), 0,
+        throw new InputProblem(
+            base.relativize(current),
+            0,
             "is a symbolic link; countersign never writes through links",
             "perhaps you should replace the link with the directory or file it points to");
       }
       if (!current.equals(file) && !attributes.get().isDirectory()) {
-        throw new InputProblem(base.relativize(current), 0,
+        throw new InputProblem(
+            base.relativize(current),
+            0,
             "is not a directory, but " + base.relativize(file) + " is to be written below it",
             "perhaps you should remove or rename it");
       }
@@ -91,13 +95,15 @@ public final class NoFollowPaths {
 
   private static Optional<BasicFileAttributes> lstat(Path path) {
     try {
-      return Optional.of(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+      return Optional.of(
+          Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (IOException e) {
       throw new dev.countersign.support.problems.EnvironmentProblem(
           "Could not inspect " + path + " before writing: " + e.getMessage(),
-          "perhaps you should check that the directory is readable", e);
+          "perhaps you should check that the directory is readable",
+          e);
     }
   }
 }

@@ -3,8 +3,8 @@ package dev.countersign.support;
 import java.time.Duration;
 
 /**
- * Waits between retries (push attempts, GitHub's eventual consistency); tests pass one that
- * records the delays instead of sleeping.
+ * Waits between retries (push attempts, GitHub's eventual consistency); tests pass one that records
+ * the delays instead of sleeping.
  */
 @FunctionalInterface
 public interface Sleeper {

@@ -16,11 +16,11 @@ import java.util.Set;
 /**
  * Field-by-field comparison of a document with the document its signed message holds, as
  * k8s-manifest-sigstore's {@code directMatch} does it: both flattened to dotted leaf keys (list
- * indices as numbers; nulls and empty collections contribute nothing) and diffed. For
- * {@link ContentMatch#CLUSTER_OBJECT} the diff is then filtered by ignore fields, an absent
- * {@code metadata.namespace} in the message, and image references that differ only by
- * {@code docker.io/} or {@code :latest}; for {@link ContentMatch#EXACT} nothing is filtered (and
- * the verifier also compares the canonical form, which sees nulls and empty collections).
+ * indices as numbers; nulls and empty collections contribute nothing) and diffed. For {@link
+ * ContentMatch#CLUSTER_OBJECT} the diff is then filtered by ignore fields, an absent {@code
+ * metadata.namespace} in the message, and image references that differ only by {@code docker.io/}
+ * or {@code :latest}; for {@link ContentMatch#EXACT} nothing is filtered (and the verifier also
+ * compares the canonical form, which sees nulls and empty collections).
  */
 final class ContentComparison {
 
@@ -28,15 +28,22 @@ final class ContentComparison {
   record FieldDiff(String path, Optional<Object> signed, Optional<Object> found) {
 
     String describe() {
-      return path + ": signed " + signed.map(ContentComparison::show).orElse("nothing")
-          + ", found " + found.map(ContentComparison::show).orElse("nothing");
+      return path
+          + ": signed "
+          + signed.map(ContentComparison::show).orElse("nothing")
+          + ", found "
+          + found.map(ContentComparison::show).orElse("nothing");
     }
   }
 
   private ContentComparison() {}
 
   static List<FieldDiff> diff(
-      ManifestDocument signed, ManifestDocument live, AnnotationDomain domain, IgnoreFields ignore, ContentMatch match) {
+      ManifestDocument signed,
+      ManifestDocument live,
+      AnnotationDomain domain,
+      IgnoreFields ignore,
+      ContentMatch match) {
     boolean tolerant = match == ContentMatch.CLUSTER_OBJECT;
     Map<String, Object> before = flatten(signed.content(), domain);
     Map<String, Object> after = flatten(live.content(), domain);
@@ -56,7 +63,10 @@ final class ContentComparison {
       if (tolerant && key.equals("metadata.namespace") && b == null) {
         continue;
       }
-      if (tolerant && b instanceof String bs && a instanceof String as && isImageKey(key)
+      if (tolerant
+          && b instanceof String bs
+          && a instanceof String as
+          && isImageKey(key)
           && canonicalImage(bs).equals(canonicalImage(as))) {
         continue;
       }
@@ -71,8 +81,11 @@ final class ContentComparison {
     for (Map.Entry<String, Object> e : content.entrySet()) {
       walk(e.getKey(), e.getValue(), out);
     }
-    out.keySet().removeIf(k -> k.startsWith("metadata.annotations.")
-        && domain.isSignatureAnnotation(k.substring("metadata.annotations.".length())));
+    out.keySet()
+        .removeIf(
+            k ->
+                k.startsWith("metadata.annotations.")
+                    && domain.isSignatureAnnotation(k.substring("metadata.annotations.".length())));
     return out;
   }
 
@@ -139,7 +152,8 @@ final class ContentComparison {
     }
     int first = name.indexOf('/');
     String host = first < 0 ? "" : name.substring(0, first);
-    boolean hasRegistry = first >= 0 && (host.contains(".") || host.contains(":") || host.equals("localhost"));
+    boolean hasRegistry =
+        first >= 0 && (host.contains(".") || host.contains(":") || host.equals("localhost"));
     if (!hasRegistry) {
       name = "docker.io/" + name;
     } else if (host.equals("index.docker.io")) {

@@ -13,11 +13,17 @@ import java.util.List;
  * @param description e.g. {@code ConfigMap/sample-cm}
  * @param passed true when the content matches the signed message and enough signers verified
  * @param reason user-facing: who signed it when passed, exactly what failed otherwise
- * @param signers the distinct verified signers (SAN for keyless, {@code sha256:} key
- *     fingerprint for keyed), also when too few verified
+ * @param signers the distinct verified signers (SAN for keyless, {@code sha256:} key fingerprint
+ *     for keyed), also when too few verified
  */
 public record DocumentVerdict(
-    Path file, int documentIndex, int line, String description, boolean passed, String reason, List<String> signers) {
+    Path file,
+    int documentIndex,
+    int line,
+    String description,
+    boolean passed,
+    String reason,
+    List<String> signers) {
 
   public DocumentVerdict {
     signers = List.copyOf(signers);

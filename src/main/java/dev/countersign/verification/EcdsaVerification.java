@@ -2,8 +2,8 @@ package dev.countersign.verification;
 
 import dev.countersign.support.Sha256;
 import java.math.BigInteger;
-import java.security.interfaces.ECPublicKey;
 import java.nio.ByteBuffer;
+import java.security.interfaces.ECPublicKey;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
@@ -15,34 +15,35 @@ import org.bouncycastle.crypto.util.PublicKeyFactory;
 /**
  * SHA-256 ECDSA verification with BouncyCastle's lightweight API instead of the JDK's SunEC.
  *
- * <p>Why: verification is dominated by ECDSA. JDK 17's SunEC verifies P-256 in about 1.2 ms
- * (its constant-time field arithmetic is built for signing), BouncyCastle's variable-time
- * verifier with the P-256 custom curve in about 0.15 ms; with thousands of manifests that is the
- * difference between ~800 and several thousand manifests/s (docs/performance.md). Variable time
- * is fine here: verification handles only public data. The lightweight API avoids constructing
- * (and registering) the BouncyCastle JCA provider, which would cost start time and change the
- * process-wide provider list.
+ * <p>Why: verification is dominated by ECDSA. JDK 17's SunEC verifies P-256 in about 1.2 ms (its
+ * constant-time field arithmetic is built for signing), BouncyCastle's variable-time verifier with
+ * the P-256 custom curve in about 0.15 ms; with thousands of manifests that is the difference
+ * between ~800 and several thousand manifests/s (docs/performance.md). Variable time is fine here:
+ * verification handles only public data. The lightweight API avoids constructing (and registering)
+ * the BouncyCastle JCA provider, which would cost start time and change the process-wide provider
+ * list.
  *
- * <p>Semantics match {@code Signature.getInstance("SHA256withECDSA").verify}: the signature must
- * be a strict DER SEQUENCE of two INTEGERs in range, else it does not verify.
+ * <p>Semantics match {@code Signature.getInstance("SHA256withECDSA").verify}: the signature must be
+ * a strict DER SEQUENCE of two INTEGERs in range, else it does not verify.
  */
 final class EcdsaVerification {
 
   /**
    * Converted keys by their SubjectPublicKeyInfo DER. Besides saving the conversion, reusing the
-   * same point object lets BouncyCastle keep its wNAF precomputation for it between signatures
-   * (it caches that on the point), which makes repeated verification with one key ~30% cheaper. A
-   * run sees few keys (one per signer); the bound only guards against unbounded growth.
+   * same point object lets BouncyCastle keep its wNAF precomputation for it between signatures (it
+   * caches that on the point), which makes repeated verification with one key ~30% cheaper. A run
+   * sees few keys (one per signer); the bound only guards against unbounded growth.
    */
-  private static final ConcurrentHashMap<ByteBuffer, ECPublicKeyParameters> KEYS = new ConcurrentHashMap<>();
+  private static final ConcurrentHashMap<ByteBuffer, ECPublicKeyParameters> KEYS =
+      new ConcurrentHashMap<>();
 
   private static final int MAX_CACHED_KEYS = 256;
 
   /**
    * (key, SHA-256 of data, signature) triples that verified. Every document of a multi-document
    * file carries the same signature over the same message, so without this a file of k documents
-   * costs k identical verifications. Only successes are remembered, and a triple that verified
-   * once always will; the bound keeps the set to a few MB.
+   * costs k identical verifications. Only successes are remembered, and a triple that verified once
+   * always will; the bound keeps the set to a few MB.
    */
   private static final java.util.Set<ByteBuffer> VERIFIED = ConcurrentHashMap.newKeySet();
 
@@ -52,8 +53,8 @@ final class EcdsaVerification {
 
   /**
    * @return whether {@code derSignature} is a valid signature of {@code data} by {@code key}; empty
-   *     when BouncyCastle cannot take the key (an unusual curve), so that the caller falls back
-   *     to the JDK
+   *     when BouncyCastle cannot take the key (an unusual curve), so that the caller falls back to
+   *     the JDK
    */
   static Optional<Boolean> verify(ECPublicKey key, byte[] data, byte[] derSignature) {
     ECPublicKeyParameters parameters = parameters(key);
@@ -61,8 +62,12 @@ final class EcdsaVerification {
       return Optional.empty();
     }
     byte[] digest = Sha256.of(data);
-    ByteBuffer triple = ByteBuffer.allocate(32 + digest.length + derSignature.length)
-        .put(Sha256.of(key.getEncoded())).put(digest).put(derSignature).flip();
+    ByteBuffer triple =
+        ByteBuffer.allocate(32 + digest.length + derSignature.length)
+            .put(Sha256.of(key.getEncoded()))
+            .put(digest)
+            .put(derSignature)
+            .flip();
     if (VERIFIED.contains(triple)) {
       return Optional.of(true);
     }
@@ -94,7 +99,9 @@ final class EcdsaVerification {
     }
     ECPublicKeyParameters parameters;
     try {
-      parameters = (ECPublicKeyParameters) PublicKeyFactory.createKey(SubjectPublicKeyInfo.getInstance(encoded.array()));
+      parameters =
+          (ECPublicKeyParameters)
+              PublicKeyFactory.createKey(SubjectPublicKeyInfo.getInstance(encoded.array()));
     } catch (Exception unsupported) {
       return null;
     }
@@ -104,5 +111,4 @@ final class EcdsaVerification {
     KEYS.put(encoded, parameters);
     return parameters;
   }
-
 }

@@ -22,6 +22,7 @@ final class FulcioCertificate {
 
   /** Fulcio "OIDC issuer (v2)": DER UTF8String. */
   static final String ISSUER_V2_OID = "1.3.6.1.4.1.57264.1.8";
+
   /** Fulcio "OIDC issuer" (deprecated): the raw string bytes. */
   static final String ISSUER_V1_OID = "1.3.6.1.4.1.57264.1.1";
 
@@ -29,8 +30,15 @@ final class FulcioCertificate {
   private static final int SAN_URI = 6;
 
   // Go's pem.Decode: the block, then only the line end it consumes may follow.
-  private static final Pattern SINGLE_PEM = Pattern.compile(
-      "\\A-----BEGIN CERTIFICATE-----\\r?\\n([A-Za-z0-9+/=\\r\\n]+)-----END CERTIFICATE-----\\r?\\n?\\z");
+  private static final Pattern SINGLE_PEM =
+      Pattern.compile(
+          "\\A-----BEGIN CERTIFICATE-----\\r"
+              + "?\\n"
+              + "([A-Za-z0-9+/=\\r"
+              + "\\n"
+              + "]+)-----END CERTIFICATE-----\\r"
+              + "?\\n"
+              + "?\\z");
 
   private FulcioCertificate() {}
 
@@ -48,9 +56,12 @@ final class FulcioCertificate {
     }
     try {
       byte[] der = Base64.getMimeDecoder().decode(m.group(1));
-      return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(der));
+      return (X509Certificate)
+          CertificateFactory.getInstance("X.509")
+              .generateCertificate(new ByteArrayInputStream(der));
     } catch (CertificateException | IllegalArgumentException e) {
-      throw new IllegalArgumentException(what + " is not a valid X.509 certificate: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          what + " is not a valid X.509 certificate: " + e.getMessage(), e);
     }
   }
 
@@ -64,16 +75,22 @@ final class FulcioCertificate {
     try {
       names = cert.getSubjectAlternativeNames();
     } catch (CertificateParsingException e) {
-      throw new IllegalArgumentException("its subject alternative names cannot be parsed: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "its subject alternative names cannot be parsed: " + e.getMessage(), e);
     }
     if (names == null || names.isEmpty()) {
-      throw new IllegalArgumentException("it has no subject alternative name (a Fulcio certificate has exactly one)");
+      throw new IllegalArgumentException(
+          "it has no subject alternative name (a Fulcio certificate has exactly one)");
     }
     if (names.size() != 1) {
       List<String> values = new ArrayList<>();
       names.forEach(n -> values.add(String.valueOf(n.get(1))));
       throw new IllegalArgumentException(
-          "it has " + names.size() + " subject alternative names " + values + " (a Fulcio certificate has exactly one)");
+          "it has "
+              + names.size()
+              + " subject alternative names "
+              + values
+              + " (a Fulcio certificate has exactly one)");
     }
     List<?> name = names.iterator().next();
     int type = (Integer) name.get(0);

@@ -4,11 +4,12 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * An allowed keyless signer: the certificate's SAN (URI or email) and the OIDC issuer it was
- * issued for (Fulcio extension 1.3.6.1.4.1.57264.1.8, falling back to .1.1). Each side is an
- * exact string or a regular expression that must match the whole value.
+ * An allowed keyless signer: the certificate's SAN (URI or email) and the OIDC issuer it was issued
+ * for (Fulcio extension 1.3.6.1.4.1.57264.1.8, falling back to .1.1). Each side is an exact string
+ * or a regular expression that must match the whole value.
  */
-public record IdentityRule(String subject, boolean subjectIsRegex, String issuer, boolean issuerIsRegex) {
+public record IdentityRule(
+    String subject, boolean subjectIsRegex, String issuer, boolean issuerIsRegex) {
 
   public IdentityRule {
     Objects.requireNonNull(subject, "subject");
@@ -20,7 +21,8 @@ public record IdentityRule(String subject, boolean subjectIsRegex, String issuer
   }
 
   public boolean matches(String san, String certificateIssuer) {
-    return matches(subject, subjectIsRegex, san) && matches(issuer, issuerIsRegex, certificateIssuer);
+    return matches(subject, subjectIsRegex, san)
+        && matches(issuer, issuerIsRegex, certificateIssuer);
   }
 
   private static boolean matches(String expected, boolean regex, String actual) {

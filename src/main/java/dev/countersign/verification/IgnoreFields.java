@@ -15,31 +15,34 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * Which differences between an object read back from a cluster and its signed message do not
- * count ({@code verify --cluster-object} only: a file in the repository must equal its message
- * exactly). The defaults are k8s-manifest-sigstore's and Kyverno's default-config.yaml.
+ * Which differences between an object read back from a cluster and its signed message do not count
+ * ({@code verify --cluster-object} only: a file in the repository must equal its message exactly).
+ * The defaults are k8s-manifest-sigstore's and Kyverno's default-config.yaml.
  *
  * <p>Patterns are anchored, as Kyverno documents {@code ignoreFields}: a field is a dotted path
- * from the object's root, and it covers that path and everything below it. {@code *} stands for
- * one path segment (a list index or a key without dots), except at the end, where it also
- * extends the last segment ({@code metadata.finalizers*}, {@code ...cosign.sigstore.dev/message*})
- * or covers anything below. '.' is a literal dot. So {@code status} ignores {@code status.phase}
- * but not {@code data.statusPage}, and {@code spec.securityContext} does not reach
- * {@code spec.template.spec.securityContext}. (k8s-manifest-sigstore itself searches each
- * pattern as an unanchored regular expression anywhere in the key, which unprotects far more
- * than its authors list; see docs/check.md.)
+ * from the object's root, and it covers that path and everything below it. {@code *} stands for one
+ * path segment (a list index or a key without dots), except at the end, where it also extends the
+ * last segment ({@code metadata.finalizers*}, {@code ...cosign.sigstore.dev/message*}) or covers
+ * anything below. '.' is a literal dot. So {@code status} ignores {@code status.phase} but not
+ * {@code data.statusPage}, and {@code spec.securityContext} does not reach {@code
+ * spec.template.spec.securityContext}. (k8s-manifest-sigstore itself searches each pattern as an
+ * unanchored regular expression anywhere in the key, which unprotects far more than its authors
+ * list; see docs/check.md.)
  */
 final class IgnoreFields {
 
   /** One {@code ignoreFields} entry: patterns that apply to objects matching any selector. */
   record Binding(List<ObjectSelector> objects, List<String> fields) {}
 
-  /** {@code {group, version, kind, name, namespace}}; empty or "*" matches anything, "x*" a prefix. */
+  /**
+   * {@code {group, version, kind, name, namespace}}; empty or "*" matches anything, "x*" a prefix.
+   */
   record ObjectSelector(String group, String version, String kind, String name, String namespace) {
 
     boolean matches(ManifestDocument document) {
       String apiVersion = document.apiVersion();
-      String version = apiVersion.contains("/") ? apiVersion.substring(apiVersion.indexOf('/') + 1) : apiVersion;
+      String version =
+          apiVersion.contains("/") ? apiVersion.substring(apiVersion.indexOf('/') + 1) : apiVersion;
       return pattern(group, document.group())
           && pattern(version, version)
           && pattern(kind, document.kind())
@@ -74,13 +77,18 @@ final class IgnoreFields {
   static IgnoreFields withDefaults(List<String> extraFields) {
     for (String field : extraFields) {
       if (compile(field).isEmpty()) {
-        throw new UsageProblem("Ignore field \"" + field + "\" is not a valid field path while reading the ignore fields",
-            ", perhaps you should use dotted paths with '*' as the only wildcard, e.g. metadata.annotations.argocd.argoproj.io/tracking-id");
+        throw new UsageProblem(
+            "Ignore field \""
+                + field
+                + "\" is not a valid field path while reading the ignore fields",
+            ", perhaps you should use dotted paths with '*' as the only wildcard, e.g."
+                + " metadata.annotations.argocd.argoproj.io/tracking-id");
       }
     }
     List<Binding> all = new ArrayList<>(DEFAULTS);
     if (!extraFields.isEmpty()) {
-      all.add(new Binding(List.of(new ObjectSelector("", "", "*", "", "")), List.copyOf(extraFields)));
+      all.add(
+          new Binding(List.of(new ObjectSelector("", "", "*", "", "")), List.copyOf(extraFields)));
     }
     return new IgnoreFields(all);
   }
@@ -107,12 +115,15 @@ final class IgnoreFields {
   }
 
   /**
-   * The anchored regex of a field pattern: literal text, an inner {@code *} as one segment
-   * ({@code [^.]+}), a trailing {@code *} as anything, and the field's subtree
-   * ({@code (\..*)?}) after it. Empty for patterns that cannot be a field path.
+   * The anchored regex of a field pattern: literal text, an inner {@code *} as one segment ({@code
+   * [^.]+}), a trailing {@code *} as anything, and the field's subtree ({@code (\..*)?}) after it.
+   * Empty for patterns that cannot be a field path.
    */
   private static Optional<Pattern> compile(String pattern) {
-    if (pattern.isBlank() || pattern.startsWith(".") || pattern.contains("..") || pattern.equals("*")) {
+    if (pattern.isBlank()
+        || pattern.startsWith(".")
+        || pattern.contains("..")
+        || pattern.equals("*")) {
       return Optional.empty();
     }
     StringBuilder regex = new StringBuilder();
@@ -138,8 +149,8 @@ final class IgnoreFields {
   /**
    * Kyverno ignores {@code metadata.namespace} for every kind because the object it admits always
    * has one. We are stricter: a namespace the message names must match (a signed NetworkPolicy
-   * moved to another namespace means something else), and only a namespace the message leaves
-   * out may be anything ({@link ContentComparison}).
+   * moved to another namespace means something else), and only a namespace the message leaves out
+   * may be anything ({@link ContentComparison}).
    */
   static final String NAMESPACE = "metadata.namespace";
 
@@ -148,7 +159,10 @@ final class IgnoreFields {
     all.addAll(load("k8s-manifest-sigstore-default-config.yaml"));
     all.addAll(load("kyverno-default-config.yaml"));
     return all.stream()
-        .map(b -> new Binding(b.objects(), b.fields().stream().filter(f -> !f.equals(NAMESPACE)).toList()))
+        .map(
+            b ->
+                new Binding(
+                    b.objects(), b.fields().stream().filter(f -> !f.equals(NAMESPACE)).toList()))
         .toList();
   }
 
@@ -156,21 +170,31 @@ final class IgnoreFields {
     ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
     try (InputStream in = IgnoreFields.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new InternalProblem("the built-in ignore-field defaults " + resource + " are missing from the jar");
+        throw new InternalProblem(
+            "the built-in ignore-field defaults " + resource + " are missing from the jar");
       }
       List<Binding> bindings = new ArrayList<>();
       for (JsonNode entry : yaml.readTree(in).path("ignoreFields")) {
         List<String> fields = new ArrayList<>();
         entry.path("fields").forEach(f -> fields.add(f.asText()));
         List<ObjectSelector> objects = new ArrayList<>();
-        entry.path("objects").forEach(o -> objects.add(new ObjectSelector(
-            o.path("group").asText(""), o.path("version").asText(""), o.path("kind").asText(""),
-            o.path("name").asText(""), o.path("namespace").asText(""))));
+        entry
+            .path("objects")
+            .forEach(
+                o ->
+                    objects.add(
+                        new ObjectSelector(
+                            o.path("group").asText(""),
+                            o.path("version").asText(""),
+                            o.path("kind").asText(""),
+                            o.path("name").asText(""),
+                            o.path("namespace").asText(""))));
         bindings.add(new Binding(List.copyOf(objects), List.copyOf(fields)));
       }
       return bindings;
     } catch (IOException e) {
-      throw new InternalProblem("the built-in ignore-field defaults " + resource + " cannot be read", null, e);
+      throw new InternalProblem(
+          "the built-in ignore-field defaults " + resource + " cannot be read", null, e);
     }
   }
 }

@@ -1,10 +1,10 @@
 package dev.countersign.verification;
 
-import dev.countersign.support.Sha256;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.manifest.SignatureSetAnnotations;
+import dev.countersign.support.Sha256;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.security.PublicKey;
@@ -26,10 +26,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The strict keyless check of one signature set (spec §8.5 step 6): the bundle's SET by a
- * trusted transparency log, the log entry binding this message, signature and certificate, the
- * signature itself, the Fulcio chain at log time, and the signer identity. Stateless apart from
- * the trusted root; thread-safe.
+ * The strict keyless check of one signature set (spec §8.5 step 6): the bundle's SET by a trusted
+ * transparency log, the log entry binding this message, signature and certificate, the signature
+ * itself, the Fulcio chain at log time, and the signer identity. Stateless apart from the trusted
+ * root; thread-safe.
  */
 final class KeylessSetVerifier {
 
@@ -45,21 +45,32 @@ final class KeylessSetVerifier {
   /**
    * @param identities the allowed signers; ignored when {@code anyIdentity}
    */
-  SetOutcome verify(byte[] message, SignatureSetAnnotations set, List<IdentityRule> identities, boolean anyIdentity) {
+  SetOutcome verify(
+      byte[] message,
+      SignatureSetAnnotations set,
+      List<IdentityRule> identities,
+      boolean anyIdentity) {
     int index = set.index();
     if (set.certificatePem().isEmpty()) {
-      return SetOutcome.rejected(index, "has no certificate, so it is not a keyless signature (pass --key to verify keyed signatures)");
+      return SetOutcome.rejected(
+          index,
+          "has no certificate, so it is not a keyless signature (pass --key to verify keyed"
+              + " signatures)");
     }
     if (set.bundle().isEmpty()) {
-      return SetOutcome.rejected(index,
-          "has a certificate but no bundle, so there is no transparency-log proof to verify it offline");
+      return SetOutcome.rejected(
+          index,
+          "has a certificate but no bundle, so there is no transparency-log proof to verify it"
+              + " offline");
     }
     RekorBundle bundle = set.bundle().get();
     Instant integratedTime = Instant.ofEpochSecond(bundle.integratedTime());
 
     X509Certificate leaf;
     try {
-      leaf = FulcioCertificate.parseSinglePem(set.certificatePem().get(), "the certificate annotation");
+      leaf =
+          FulcioCertificate.parseSinglePem(
+              set.certificatePem().get(), "the certificate annotation");
     } catch (IllegalArgumentException e) {
       return SetOutcome.rejected(index, e.getMessage());
     }
@@ -78,13 +89,23 @@ final class KeylessSetVerifier {
 
     // (c) the signature itself; Kyverno trusts Rekor for this, we do not
     if (!signatureVerifies(leaf.getPublicKey(), message, set.signature())) {
-      return SetOutcome.rejected(index, "the signature does not verify with the certificate's key over the signed message");
+      return SetOutcome.rejected(
+          index,
+          "the signature does not verify with the certificate's key over the signed message");
     }
 
     // (d) issued by a trusted Fulcio CA, and valid, at the time the log saw it
-    if (integratedTime.isBefore(leaf.getNotBefore().toInstant()) || integratedTime.isAfter(leaf.getNotAfter().toInstant())) {
-      return SetOutcome.rejected(index, "the certificate was not valid at the entry's integratedTime " + integratedTime
-          + " (valid " + leaf.getNotBefore().toInstant() + " to " + leaf.getNotAfter().toInstant() + ")");
+    if (integratedTime.isBefore(leaf.getNotBefore().toInstant())
+        || integratedTime.isAfter(leaf.getNotAfter().toInstant())) {
+      return SetOutcome.rejected(
+          index,
+          "the certificate was not valid at the entry's integratedTime "
+              + integratedTime
+              + " (valid "
+              + leaf.getNotBefore().toInstant()
+              + " to "
+              + leaf.getNotAfter().toInstant()
+              + ")");
     }
     Optional<String> chainProblem = checkChain(leaf, integratedTime);
     if (chainProblem.isPresent()) {
@@ -93,7 +114,8 @@ final class KeylessSetVerifier {
     try {
       List<String> eku = leaf.getExtendedKeyUsage();
       if (eku == null || !eku.contains(CODE_SIGNING_EKU)) {
-        return SetOutcome.rejected(index, "the certificate is not for code signing (no codeSigning extended key usage)");
+        return SetOutcome.rejected(
+            index, "the certificate is not for code signing (no codeSigning extended key usage)");
       }
     } catch (java.security.cert.CertificateParsingException e) {
       return SetOutcome.rejected(index, "the certificate's extended key usage cannot be parsed");
@@ -117,12 +139,23 @@ final class KeylessSetVerifier {
     String certificateIssuer = issuer.orElse("");
     if (identities.stream().noneMatch(rule -> rule.matches(san, certificateIssuer))) {
       if (issuer.isEmpty()) {
-        return SetOutcome.rejected(index, "certificate SAN " + san + " has no OIDC issuer extension (1.3.6.1.4.1.57264.1.8 or .1.1),"
-            + " as Fulcio certificates issued before 2022 do; it matches only an identity whose issuer is a pattern accepting"
-            + " any issuer (--certificate-oidc-issuer-regexp '.*') or --insecure-ignore-identity");
+        return SetOutcome.rejected(
+            index,
+            "certificate SAN "
+                + san
+                + " has no OIDC issuer extension (1.3.6.1.4.1.57264.1.8 or .1.1), as Fulcio"
+                + " certificates issued before 2022 do; it matches only an identity whose issuer is"
+                + " a pattern accepting any issuer (--certificate-oidc-issuer-regexp '.*') or"
+                + " --insecure-ignore-identity");
       }
-      return SetOutcome.rejected(index, "certificate SAN " + san + " (issuer " + issuer.get()
-          + ") does not match the allowed identities " + identities);
+      return SetOutcome.rejected(
+          index,
+          "certificate SAN "
+              + san
+              + " (issuer "
+              + issuer.get()
+              + ") does not match the allowed identities "
+              + identities);
     }
     return SetOutcome.verified(index, san);
   }
@@ -134,7 +167,8 @@ final class KeylessSetVerifier {
    *
    * @return why it does not, or empty when it does
    */
-  Optional<String> checkKeyedLogEntry(byte[] message, SignatureSetAnnotations set, java.security.PublicKey key) {
+  Optional<String> checkKeyedLogEntry(
+      byte[] message, SignatureSetAnnotations set, java.security.PublicKey key) {
     RekorBundle bundle = set.bundle().orElseThrow();
     Optional<String> setProblem = checkSet(bundle);
     if (setProblem.isPresent()) {
@@ -147,7 +181,8 @@ final class KeylessSetVerifier {
       return Optional.of("the bundle's log entry body is not base64 JSON");
     }
     String kind = body.path("kind").asText();
-    if (!(kind.equals("hashedrekord") || kind.equals("rekord")) || !body.path("apiVersion").asText().equals("0.0.1")) {
+    if (!(kind.equals("hashedrekord") || kind.equals("rekord"))
+        || !body.path("apiVersion").asText().equals("0.0.1")) {
       return Optional.of("the log entry is not a hashedrekord (or legacy rekord) 0.0.1 entry");
     }
     // cosign 1.x uploaded keyed blob signatures as rekord entries: same binding, older shape.
@@ -157,16 +192,21 @@ final class KeylessSetVerifier {
     }
     JsonNode signature = body.path("spec").path("signature");
     if (kind.equals("rekord") && !signature.path("format").asText("x509").equals("x509")) {
-      return Optional.of("the log entry's signature format is " + signature.path("format").asText() + ", expected x509");
+      return Optional.of(
+          "the log entry's signature format is "
+              + signature.path("format").asText()
+              + ", expected x509");
     }
     if (!signature.path("content").asText().equals(set.signatureBase64())) {
       return Optional.of("the log entry holds a different signature than the signature annotation");
     }
     try {
       byte[] pem = Base64.getDecoder().decode(signature.path("publicKey").path("content").asText());
-      java.security.PublicKey logged = dev.countersign.keys.PublicKeys.parse(pem, java.nio.file.Path.of("log entry"));
+      java.security.PublicKey logged =
+          dev.countersign.keys.PublicKeys.parse(pem, java.nio.file.Path.of("log entry"));
       if (!Arrays.equals(logged.getEncoded(), key.getEncoded())) {
-        return Optional.of("the log entry holds a different public key than the one that verified the signature");
+        return Optional.of(
+            "the log entry holds a different public key than the one that verified the signature");
       }
     } catch (IllegalArgumentException | dev.countersign.support.problems.InputProblem e) {
       return Optional.of("the log entry's public key cannot be read");
@@ -179,11 +219,15 @@ final class KeylessSetVerifier {
     Instant integratedTime = Instant.ofEpochSecond(bundle.integratedTime());
     Optional<TrustedRoot.TransparencyLogKey> log = trustedRoot.log(bundle.logId());
     if (log.isEmpty()) {
-      return Optional.of("bundle logID " + bundle.logId() + " is not a transparency log in the trusted root");
+      return Optional.of(
+          "bundle logID " + bundle.logId() + " is not a transparency log in the trusted root");
     }
     if (!log.get().validAt(integratedTime)) {
-      return Optional.of("the transparency log key " + bundle.logId()
-          + " was not valid at the entry's integratedTime " + integratedTime);
+      return Optional.of(
+          "the transparency log key "
+              + bundle.logId()
+              + " was not valid at the entry's integratedTime "
+              + integratedTime);
     }
     byte[] set64;
     try {
@@ -192,12 +236,15 @@ final class KeylessSetVerifier {
       return Optional.of("the bundle's SignedEntryTimestamp is not base64");
     }
     if (!signatureVerifies(log.get().key(), SetCanonicalJson.of(bundle), set64)) {
-      return Optional.of("the bundle's signed entry timestamp does not verify with transparency log " + bundle.logId());
+      return Optional.of(
+          "the bundle's signed entry timestamp does not verify with transparency log "
+              + bundle.logId());
     }
     return Optional.empty();
   }
 
-  private static Optional<String> checkBody(String body64, byte[] message, String signatureBase64, X509Certificate leaf) {
+  private static Optional<String> checkBody(
+      String body64, byte[] message, String signatureBase64, X509Certificate leaf) {
     JsonNode body;
     try {
       body = JSON.readTree(Base64.getDecoder().decode(body64));
@@ -207,7 +254,12 @@ final class KeylessSetVerifier {
     String kind = body.path("kind").asText();
     String apiVersion = body.path("apiVersion").asText();
     if (!(kind.equals("hashedrekord") || kind.equals("rekord")) || !apiVersion.equals("0.0.1")) {
-      return Optional.of("the log entry is of kind " + kind + " " + apiVersion + ", expected hashedrekord or rekord 0.0.1");
+      return Optional.of(
+          "the log entry is of kind "
+              + kind
+              + " "
+              + apiVersion
+              + ", expected hashedrekord or rekord 0.0.1");
     }
     JsonNode spec = body.path("spec");
     Optional<String> dataProblem = checkData(kind, spec.path("data"), message);
@@ -219,18 +271,25 @@ final class KeylessSetVerifier {
       return Optional.of("the log entry holds a different signature than the signature annotation");
     }
     if (kind.equals("rekord") && !signature.path("format").asText("x509").equals("x509")) {
-      return Optional.of("the log entry's signature format is " + signature.path("format").asText() + ", expected x509");
+      return Optional.of(
+          "the log entry's signature format is "
+              + signature.path("format").asText()
+              + ", expected x509");
     }
     X509Certificate logged;
     try {
       byte[] pem = Base64.getDecoder().decode(signature.path("publicKey").path("content").asText());
       logged = FulcioCertificate.parseSinglePem(pem, "the log entry's public key");
     } catch (IllegalArgumentException e) {
-      return Optional.of(e.getMessage().startsWith("the log entry") ? e.getMessage() : "the log entry's public key is not base64");
+      return Optional.of(
+          e.getMessage().startsWith("the log entry")
+              ? e.getMessage()
+              : "the log entry's public key is not base64");
     }
     try {
       if (!Arrays.equals(logged.getEncoded(), leaf.getEncoded())) {
-        return Optional.of("the log entry holds a different certificate than the certificate annotation");
+        return Optional.of(
+            "the log entry holds a different certificate than the certificate annotation");
       }
     } catch (java.security.cert.CertificateEncodingException e) {
       return Optional.of("the certificate cannot be re-encoded");
@@ -244,11 +303,16 @@ final class KeylessSetVerifier {
     String expectedHash = Sha256.hex(message);
     if (hash.isObject()) {
       if (!hash.path("algorithm").asText().equals("sha256")) {
-        return Optional.of("the log entry hashes with " + hash.path("algorithm").asText() + ", expected sha256");
+        return Optional.of(
+            "the log entry hashes with " + hash.path("algorithm").asText() + ", expected sha256");
       }
       if (!hash.path("value").asText().equalsIgnoreCase(expectedHash)) {
-        return Optional.of("the log entry is for a different message (sha256 " + hash.path("value").asText()
-            + ", the signed message has " + expectedHash + ")");
+        return Optional.of(
+            "the log entry is for a different message (sha256 "
+                + hash.path("value").asText()
+                + ", the signed message has "
+                + expectedHash
+                + ")");
       }
       return Optional.empty();
     }
@@ -259,7 +323,9 @@ final class KeylessSetVerifier {
       } catch (IllegalArgumentException e) {
         return Optional.of("the log entry's data content is not base64");
       }
-      return Arrays.equals(content, message) ? Optional.empty() : Optional.of("the log entry is for a different message");
+      return Arrays.equals(content, message)
+          ? Optional.empty()
+          : Optional.of("the log entry is for a different message");
     }
     return Optional.of("the log entry has no data hash");
   }
@@ -286,14 +352,18 @@ final class KeylessSetVerifier {
         failures.add(ca.uri() + ": " + e.getMessage());
       }
     }
-    return Optional.of("the certificate (issuer " + leaf.getIssuerX500Principal().getName()
-        + ") does not chain to a certificate authority of the trusted root valid at " + at
-        + (failures.isEmpty() ? " (none was valid then)" : " " + failures));
+    return Optional.of(
+        "the certificate (issuer "
+            + leaf.getIssuerX500Principal().getName()
+            + ") does not chain to a certificate authority of the trusted root valid at "
+            + at
+            + (failures.isEmpty() ? " (none was valid then)" : " " + failures));
   }
 
   static boolean signatureVerifies(PublicKey key, byte[] data, byte[] signature) {
     if (key instanceof java.security.interfaces.ECPublicKey ec) {
-      // Performance: BouncyCastle verifies P-256 ~8x faster than JDK 17's SunEC (see EcdsaVerification).
+      // Performance: BouncyCastle verifies P-256 ~8x faster than JDK 17's SunEC (see
+      // EcdsaVerification).
       Optional<Boolean> fast = EcdsaVerification.verify(ec, data, signature);
       if (fast.isPresent()) {
         return fast.get();
@@ -310,5 +380,4 @@ final class KeylessSetVerifier {
       return false;
     }
   }
-
 }

@@ -24,10 +24,10 @@ import java.util.stream.Collectors;
  *
  * <p>How content must match is a {@link ContentMatch}. {@link ContentMatch#EXACT} (files in a
  * repository, the default) also requires the whole file to equal its message: every document
- * carries the same message, and the file's documents are the message's documents, same count,
- * same order, each equal in canonical form. So a dropped, added, reordered or edited document
- * fails, whatever its field names. {@link ContentMatch#CLUSTER_OBJECT} is Kyverno's tolerant
- * per-object comparison, for objects read back from a cluster.
+ * carries the same message, and the file's documents are the message's documents, same count, same
+ * order, each equal in canonical form. So a dropped, added, reordered or edited document fails,
+ * whatever its field names. {@link ContentMatch#CLUSTER_OBJECT} is Kyverno's tolerant per-object
+ * comparison, for objects read back from a cluster.
  *
  * <p>{@link #covers} is the one answer to "does this signed file cover this content, for this
  * signer" that the pipeline, the refresh, promotion and the gate share.
@@ -41,14 +41,20 @@ public final class ManifestVerifier {
   private final SignedManifestFormat format;
   private final IgnoreFields ignoreFields;
   private final Optional<KeylessSetVerifier> keyless;
+
   /** Checks the log entries of keyed sets that carry a bundle; present with a trusted root. */
   private final Optional<KeylessSetVerifier> logEntries;
+
   private final List<PublicKey> keys;
   private final List<String> keyFingerprints;
   private final ContentMatch match;
 
-  /** An {@link ContentMatch#EXACT} verifier; see {@link #ManifestVerifier(TrustedRoot, TrustPolicy, SignedManifestFormat, ContentMatch)}. */
-  public ManifestVerifier(TrustedRoot trustedRoot, TrustPolicy policy, SignedManifestFormat format) {
+  /**
+   * An {@link ContentMatch#EXACT} verifier; see {@link #ManifestVerifier(TrustedRoot, TrustPolicy,
+   * SignedManifestFormat, ContentMatch)}.
+   */
+  public ManifestVerifier(
+      TrustedRoot trustedRoot, TrustPolicy policy, SignedManifestFormat format) {
     this(trustedRoot, policy, format, ContentMatch.EXACT);
   }
 
@@ -57,28 +63,41 @@ public final class ManifestVerifier {
    * @throws UsageProblem when the policy names no signer (refusing to accept anyone), or names
    *     keyless identities without a trusted root, or its ignore fields are not valid patterns
    */
-  public ManifestVerifier(TrustedRoot trustedRoot, TrustPolicy policy, SignedManifestFormat format, ContentMatch match) {
+  public ManifestVerifier(
+      TrustedRoot trustedRoot,
+      TrustPolicy policy,
+      SignedManifestFormat format,
+      ContentMatch match) {
     AnnotationDomain formatDomain = format.domain();
     if (policy.isUnconstrained()) {
-      throw new UsageProblem("Refusing to verify without an identity: any signer would be accepted",
-          ", perhaps you should pass --certificate-identity and --certificate-oidc-issuer (or --key), or --insecure-ignore-identity"
-              + " if you really accept any signer");
+      throw new UsageProblem(
+          "Refusing to verify without an identity: any signer would be accepted",
+          ", perhaps you should pass --certificate-identity and --certificate-oidc-issuer (or"
+              + " --key), or --insecure-ignore-identity if you really accept any signer");
     }
     if (!policy.domain().equals(formatDomain)) {
-      throw new UsageProblem("The trust policy's annotation domain " + policy.domain().domain()
-          + " differs from the format's " + formatDomain.domain(), ", perhaps you should use one annotation domain");
+      throw new UsageProblem(
+          "The trust policy's annotation domain "
+              + policy.domain().domain()
+              + " differs from the format's "
+              + formatDomain.domain(),
+          ", perhaps you should use one annotation domain");
     }
     boolean wantsKeyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
     if (wantsKeyless && trustedRoot == null) {
-      throw new UsageProblem("Keyless verification needs a Sigstore trusted root",
-          ", perhaps you should pass --trusted-root FILE (a trusted_root.json), or let countersign fetch the public-good root");
+      throw new UsageProblem(
+          "Keyless verification needs a Sigstore trusted root",
+          ", perhaps you should pass --trusted-root FILE (a trusted_root.json), or let countersign"
+              + " fetch the public-good root");
     }
     this.policy = policy;
     this.domain = formatDomain;
     this.format = format;
     this.ignoreFields = IgnoreFields.withDefaults(policy.extraIgnoreFields());
-    this.keyless = wantsKeyless ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
-    this.logEntries = trustedRoot != null ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
+    this.keyless =
+        wantsKeyless ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
+    this.logEntries =
+        trustedRoot != null ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
     this.keys = policy.keys();
     this.keyFingerprints = keys.stream().map(PublicKeys::fingerprint).toList();
     this.match = java.util.Objects.requireNonNull(match, "match");
@@ -99,8 +118,15 @@ public final class ManifestVerifier {
       if (mismatch.isPresent()) {
         List<DocumentVerdict> failed = new ArrayList<>();
         for (DocumentVerdict v : verdicts) {
-          failed.add(new DocumentVerdict(v.file(), v.documentIndex(), v.line(), v.description(), false,
-              mismatch.get(), v.signers()));
+          failed.add(
+              new DocumentVerdict(
+                  v.file(),
+                  v.documentIndex(),
+                  v.line(),
+                  v.description(),
+                  false,
+                  mismatch.get(),
+                  v.signers()));
         }
         return failed;
       }
@@ -112,8 +138,8 @@ public final class ManifestVerifier {
    * True when {@code file} covers {@code message} for this verifier's signers: every document
    * verifies (content exactly as signed, see {@link ContentMatch#EXACT}, and enough allowed
    * signers), and the message its signatures cover is {@code message} byte for byte. A file that
-   * cannot be decoded covers nothing. This is what decides whether signed bytes countersign did
-   * not produce in this run may be kept.
+   * cannot be decoded covers nothing. This is what decides whether signed bytes countersign did not
+   * produce in this run may be kept.
    */
   public boolean covers(ManifestFile file, byte[] message) {
     if (match != ContentMatch.EXACT || file.documents().isEmpty()) {
@@ -132,9 +158,9 @@ public final class ManifestVerifier {
   }
 
   /**
-   * Why the documents of a file, as a whole, are not exactly its signed message: documents
-   * carrying different messages, another number of documents, another order, or a document that
-   * differs in canonical form (which also sees nulls and empty collections). Empty when they are.
+   * Why the documents of a file, as a whole, are not exactly its signed message: documents carrying
+   * different messages, another number of documents, another order, or a document that differs in
+   * canonical form (which also sees nulls and empty collections). Empty when they are.
    */
   private Optional<String> wholeFileMismatch(List<ManifestDocument> documents) {
     SignedContent first;
@@ -146,8 +172,11 @@ public final class ManifestVerifier {
       for (int i = 1; i < documents.size(); i++) {
         Optional<SignedContent> other = format.decode(documents.get(i));
         if (other.isEmpty() || !java.util.Arrays.equals(other.get().message(), first.message())) {
-          return Optional.of("document " + (i + 1) + " carries another signed message than document 1;"
-              + " a signed file holds one message for all its documents");
+          return Optional.of(
+              "document "
+                  + (i + 1)
+                  + " carries another signed message than document 1;"
+                  + " a signed file holds one message for all its documents");
         }
       }
     } catch (IllegalArgumentException e) {
@@ -155,17 +184,29 @@ public final class ManifestVerifier {
     }
     List<ManifestDocument> signed = first.messageDocuments();
     if (signed.size() != documents.size()) {
-      return Optional.of("the file holds " + documents.size() + " document(s) but its signed message holds "
-          + signed.size() + " (" + signed.stream().map(ManifestDocument::describe).collect(Collectors.joining(", "))
-          + "); a signed file must hold exactly the documents it was signed with");
+      return Optional.of(
+          "the file holds "
+              + documents.size()
+              + " document(s) but its signed message holds "
+              + signed.size()
+              + " ("
+              + signed.stream().map(ManifestDocument::describe).collect(Collectors.joining(", "))
+              + "); a signed file must hold exactly the documents it was signed with");
     }
     for (int i = 0; i < documents.size(); i++) {
       byte[] found = format.message(List.of(documents.get(i)));
       byte[] expected = format.message(List.of(signed.get(i)));
       if (!java.util.Arrays.equals(found, expected)) {
-        return Optional.of("document " + (i + 1) + " (" + documents.get(i).describe() + ") is not exactly document "
-            + (i + 1) + " of the signed message (" + signed.get(i).describe()
-            + "): documents were reordered, or a field was added, removed or emptied");
+        return Optional.of(
+            "document "
+                + (i + 1)
+                + " ("
+                + documents.get(i).describe()
+                + ") is not exactly document "
+                + (i + 1)
+                + " of the signed message ("
+                + signed.get(i).describe()
+                + "): documents were reordered, or a field was added, removed or emptied");
       }
     }
     return Optional.empty();
@@ -177,58 +218,108 @@ public final class ManifestVerifier {
     try {
       decoded = format.decode(live);
     } catch (IllegalArgumentException e) {
-      return reject(file, index, live.line(), description, "the signature annotations cannot be decoded: " + e.getMessage());
+      return reject(
+          file,
+          index,
+          live.line(),
+          description,
+          "the signature annotations cannot be decoded: " + e.getMessage());
     }
     if (decoded.isEmpty()) {
-      return reject(file, index, live.line(), description, "no " + domain.message() + " annotation: the file is not signed");
+      return reject(
+          file,
+          index,
+          live.line(),
+          description,
+          "no " + domain.message() + " annotation: the file is not signed");
     }
     SignedContent content = decoded.get();
 
     // The message document for this object: same kind, group and name; namespace breaks ties.
-    List<ManifestDocument> candidates = content.messageDocuments().stream()
-        .filter(d -> d.kind().equals(live.kind()) && d.group().equals(live.group()) && d.name().equals(live.name()))
-        .toList();
+    List<ManifestDocument> candidates =
+        content.messageDocuments().stream()
+            .filter(
+                d ->
+                    d.kind().equals(live.kind())
+                        && d.group().equals(live.group())
+                        && d.name().equals(live.name()))
+            .toList();
     if (candidates.size() > 1) {
       List<ManifestDocument> sameNamespace =
           candidates.stream().filter(d -> d.namespace().equals(live.namespace())).toList();
       candidates = sameNamespace.isEmpty() ? candidates : sameNamespace;
     }
     if (candidates.isEmpty()) {
-      String held = content.messageDocuments().stream().map(d -> d.kind() + "/" + d.name())
-          .collect(Collectors.joining(", ", "[", "]"));
-      return reject(file, index, live.line(), description,
+      String held =
+          content.messageDocuments().stream()
+              .map(d -> d.kind() + "/" + d.name())
+              .collect(Collectors.joining(", ", "[", "]"));
+      return reject(
+          file,
+          index,
+          live.line(),
+          description,
           "the signed message holds no " + description + " (it holds " + held + ")");
     }
     List<ContentComparison.FieldDiff> diffs =
         ContentComparison.diff(candidates.get(0), live, domain, ignoreFields, match);
     if (!diffs.isEmpty()) {
       String first = diffs.get(0).describe();
-      String more = diffs.size() > 1
-          ? "; also " + diffs.subList(1, Math.min(diffs.size(), 4)).stream().map(ContentComparison.FieldDiff::path)
-              .collect(Collectors.joining(", ")) + (diffs.size() > 4 ? " and " + (diffs.size() - 4) + " more" : "")
-          : "";
-      return reject(file, index, live.lineOf(diffs.get(0).path()), description,
+      String more =
+          diffs.size() > 1
+              ? "; also "
+                  + diffs.subList(1, Math.min(diffs.size(), 4)).stream()
+                      .map(ContentComparison.FieldDiff::path)
+                      .collect(Collectors.joining(", "))
+                  + (diffs.size() > 4 ? " and " + (diffs.size() - 4) + " more" : "")
+              : "";
+      return reject(
+          file,
+          index,
+          live.lineOf(diffs.get(0).path()),
+          description,
           "content differs from the signed message at " + first + more);
     }
 
     if (content.signatureSets().isEmpty()) {
-      return reject(file, index, live.line(), description,
+      return reject(
+          file,
+          index,
+          live.line(),
+          description,
           "no " + domain.signature(0) + " annotation: the message is not signed");
     }
-    List<SetOutcome> outcomes = content.signatureSets().stream().map(set -> check(content.message(), set)).toList();
+    List<SetOutcome> outcomes =
+        content.signatureSets().stream().map(set -> check(content.message(), set)).toList();
     Set<String> signers = new LinkedHashSet<>();
     outcomes.forEach(o -> o.signer().ifPresent(signers::add));
     if (signers.size() >= policy.minSigners()) {
-      return new DocumentVerdict(file.displayPath(), index, live.line(), description, true,
-          "signed by " + String.join(", ", signers), List.copyOf(signers));
+      return new DocumentVerdict(
+          file.displayPath(),
+          index,
+          live.line(),
+          description,
+          true,
+          "signed by " + String.join(", ", signers),
+          List.copyOf(signers));
     }
-    String failures = outcomes.stream().filter(o -> o.signer().isEmpty()).map(SetOutcome::describe)
-        .collect(Collectors.joining("; "));
-    String reason = signers.isEmpty()
-        ? failures
-        : signers.size() + " distinct signer(s) verified (" + String.join(", ", signers) + "), "
-            + policy.minSigners() + " required; " + failures;
-    return new DocumentVerdict(file.displayPath(), index, live.line(), description, false, reason, List.copyOf(signers));
+    String failures =
+        outcomes.stream()
+            .filter(o -> o.signer().isEmpty())
+            .map(SetOutcome::describe)
+            .collect(Collectors.joining("; "));
+    String reason =
+        signers.isEmpty()
+            ? failures
+            : signers.size()
+                + " distinct signer(s) verified ("
+                + String.join(", ", signers)
+                + "), "
+                + policy.minSigners()
+                + " required; "
+                + failures;
+    return new DocumentVerdict(
+        file.displayPath(), index, live.line(), description, false, reason, List.copyOf(signers));
   }
 
   private SetOutcome check(byte[] message, SignatureSetAnnotations set) {
@@ -240,7 +331,8 @@ public final class ManifestVerifier {
       if (KeylessSetVerifier.signatureVerifies(keys.get(k), message, set.signature())) {
         // A keyed set with a bundle was also logged; with a trusted root, the entry must hold up.
         if (set.bundle().isPresent() && set.certificatePem().isEmpty() && logEntries.isPresent()) {
-          Optional<String> logProblem = logEntries.get().checkKeyedLogEntry(message, set, keys.get(k));
+          Optional<String> logProblem =
+              logEntries.get().checkKeyedLogEntry(message, set, keys.get(k));
           if (logProblem.isPresent()) {
             return SetOutcome.rejected(index, logProblem.get());
           }
@@ -249,20 +341,31 @@ public final class ManifestVerifier {
       }
     }
     if (set.certificatePem().isPresent() && keyless.isPresent()) {
-      return keyless.get().verify(message, set, policy.identities(), policy.insecureIgnoreIdentity());
+      return keyless
+          .get()
+          .verify(message, set, policy.identities(), policy.insecureIgnoreIdentity());
     }
     if (set.certificatePem().isPresent()) {
-      return SetOutcome.rejected(index, "is a keyless signature, but no identity was given to verify it against"
-          + " (pass --certificate-identity and --certificate-oidc-issuer)");
+      return SetOutcome.rejected(
+          index,
+          "is a keyless signature, but no identity was given to verify it against"
+              + " (pass --certificate-identity and --certificate-oidc-issuer)");
     }
     if (keys.isEmpty()) {
-      return SetOutcome.rejected(index, "is a keyed signature (no certificate), but no public key was given (pass --key)");
+      return SetOutcome.rejected(
+          index, "is a keyed signature (no certificate), but no public key was given (pass --key)");
     }
-    return SetOutcome.rejected(index, "the signature does not verify with "
-        + (keys.size() == 1 ? "the key " + keyFingerprints.get(0) : "any of the keys " + keyFingerprints));
+    return SetOutcome.rejected(
+        index,
+        "the signature does not verify with "
+            + (keys.size() == 1
+                ? "the key " + keyFingerprints.get(0)
+                : "any of the keys " + keyFingerprints));
   }
 
-  private static DocumentVerdict reject(ManifestFile file, int index, int line, String description, String reason) {
-    return new DocumentVerdict(file.displayPath(), index, line, description, false, reason, List.of());
+  private static DocumentVerdict reject(
+      ManifestFile file, int index, int line, String description, String reason) {
+    return new DocumentVerdict(
+        file.displayPath(), index, line, description, false, reason, List.of());
   }
 }

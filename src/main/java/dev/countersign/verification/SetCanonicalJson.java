@@ -4,9 +4,9 @@ import dev.countersign.manifest.RekorBundle;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The bytes a Rekor signed entry timestamp (SET) signs: the RFC 8785 (JCS) canonical JSON of
- * {@code {"body","integratedTime","logID","logIndex"}}: keys sorted, no whitespace, integers
- * as plain decimals, strings with JSON's minimal escaping.
+ * The bytes a Rekor signed entry timestamp (SET) signs: the RFC 8785 (JCS) canonical JSON of {@code
+ * {"body","integratedTime","logID","logIndex"}}: keys sorted, no whitespace, integers as plain
+ * decimals, strings with JSON's minimal escaping.
  */
 final class SetCanonicalJson {
 

@@ -14,8 +14,8 @@ import java.util.List;
  * @param extraIgnoreFields ignore-field patterns added to the Kyverno/k8s-manifest-sigstore
  *     defaults, with Kyverno's semantics (unanchored, '*' = any run)
  * @param domain the annotation domain
- * @param insecureIgnoreIdentity accept any keyless signer whose chain and log entry verify;
- *     only when explicitly asked for
+ * @param insecureIgnoreIdentity accept any keyless signer whose chain and log entry verify; only
+ *     when explicitly asked for
  */
 public record TrustPolicy(
     List<IdentityRule> identities,

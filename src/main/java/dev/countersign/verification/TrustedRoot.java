@@ -21,9 +21,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The Sigstore trust material the strict verifier uses: transparency-log keys (selected by log
- * ID) and Fulcio certificate authorities, each with its validity window. Read from a
- * {@code trusted_root.json}; parsing is sigstore-java's, every check is ours.
+ * The Sigstore trust material the strict verifier uses: transparency-log keys (selected by log ID)
+ * and Fulcio certificate authorities, each with its validity window. Read from a {@code
+ * trusted_root.json}; parsing is sigstore-java's, every check is ours.
  */
 public final class TrustedRoot {
 
@@ -32,9 +32,15 @@ public final class TrustedRoot {
    *
    * @param logId lowercase hex SHA-256 of the key's DER SubjectPublicKeyInfo (what bundles name)
    */
-  public record TransparencyLogKey(String logId, PublicKey key, String baseUrl, Instant validFrom, Optional<Instant> validUntil) {
+  public record TransparencyLogKey(
+      String logId,
+      PublicKey key,
+      String baseUrl,
+      Instant validFrom,
+      Optional<Instant> validUntil) {
 
-    public static TransparencyLogKey of(PublicKey key, String baseUrl, Instant validFrom, Optional<Instant> validUntil) {
+    public static TransparencyLogKey of(
+        PublicKey key, String baseUrl, Instant validFrom, Optional<Instant> validUntil) {
       return new TransparencyLogKey(logIdOf(key), key, baseUrl, validFrom, validUntil);
     }
 
@@ -47,12 +53,14 @@ public final class TrustedRoot {
    * A certificate authority: its chain from the issuing certificate up to the self-signed root
    * (last), and when it was allowed to issue.
    */
-  public record CertificateAuthority(String uri, List<X509Certificate> chain, Instant validFrom, Optional<Instant> validUntil) {
+  public record CertificateAuthority(
+      String uri, List<X509Certificate> chain, Instant validFrom, Optional<Instant> validUntil) {
 
     public CertificateAuthority {
       chain = List.copyOf(chain);
       if (chain.isEmpty()) {
-        throw new IllegalArgumentException("a certificate authority needs at least its root certificate");
+        throw new IllegalArgumentException(
+            "a certificate authority needs at least its root certificate");
       }
     }
 
@@ -74,8 +82,8 @@ public final class TrustedRoot {
   }
 
   /**
-   * Reads a Sigstore {@code trusted_root.json} (media type
-   * {@code application/vnd.dev.sigstore.trustedroot+json;version=0.1}).
+   * Reads a Sigstore {@code trusted_root.json} (media type {@code
+   * application/vnd.dev.sigstore.trustedroot+json;version=0.1}).
    *
    * @throws UsageProblem when the file does not exist
    * @throws InputProblem when it is not a usable trusted root
@@ -85,24 +93,37 @@ public final class TrustedRoot {
     try {
       json = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      throw new UsageProblem("Trusted root " + file + " does not exist", ", perhaps you should check the --trusted-root path", e);
+      throw new UsageProblem(
+          "Trusted root " + file + " does not exist",
+          ", perhaps you should check the --trusted-root path",
+          e);
     } catch (IOException e) {
-      throw new InputProblem(file, 0, "could not be read: " + e.getMessage(), ", perhaps you should check the file's permissions", e);
+      throw new InputProblem(
+          file,
+          0,
+          "could not be read: " + e.getMessage(),
+          ", perhaps you should check the file's permissions",
+          e);
     }
     try {
       return from(SigstoreTrustedRoot.from(new ByteArrayInputStream(json)), file.toString());
     } catch (SigstoreConfigurationException | RuntimeException e) {
-      throw new InputProblem(file, 0, "is not a Sigstore trusted root: " + e.getMessage(),
-          ", perhaps you should pass a trusted_root.json (e.g. from `cosign trusted-root create` or the Sigstore TUF repository)", e);
+      throw new InputProblem(
+          file,
+          0,
+          "is not a Sigstore trusted root: " + e.getMessage(),
+          ", perhaps you should pass a trusted_root.json (e.g. from `cosign trusted-root create` or"
+              + " the Sigstore TUF repository)",
+          e);
     }
   }
 
   /**
-   * The public-good Sigstore trusted root, fetched and verified through TUF (network). Only
-   * called when the user did not pass {@code --trusted-root}.
+   * The public-good Sigstore trusted root, fetched and verified through TUF (network). Only called
+   * when the user did not pass {@code --trusted-root}.
    *
-   * @param cacheDirectory where TUF metadata is cached; null for sigstore-java's default
-   *     ({@code ~/.sigstore-java/root})
+   * @param cacheDirectory where TUF metadata is cached; null for sigstore-java's default ({@code
+   *     ~/.sigstore-java/root})
    * @throws RemoteProblem when TUF cannot be reached or fails verification
    */
   public static TrustedRoot fromPublicGoodTuf(Path cacheDirectory) {
@@ -115,8 +136,13 @@ public final class TrustedRoot {
       client.update();
       return from(client.getSigstoreTrustedRoot(), "Sigstore public-good TUF");
     } catch (IOException | SigstoreConfigurationException | RuntimeException e) {
-      throw new RemoteProblem("Could not fetch the Sigstore trusted root through TUF (tuf-repo-cdn.sigstore.dev) while preparing keyless verification: " + e.getMessage(),
-          ", perhaps you should check network access to tuf-repo-cdn.sigstore.dev, or pass --trusted-root FILE", e);
+      throw new RemoteProblem(
+          "Could not fetch the Sigstore trusted root through TUF (tuf-repo-cdn.sigstore.dev) while"
+              + " preparing keyless verification: "
+              + e.getMessage(),
+          ", perhaps you should check network access to tuf-repo-cdn.sigstore.dev, or pass"
+              + " --trusted-root FILE",
+          e);
     }
   }
 
@@ -128,16 +154,28 @@ public final class TrustedRoot {
         key = log.getPublicKey().toJavaPublicKey();
       } catch (GeneralSecurityException | RuntimeException e) {
         throw new IllegalArgumentException(
-            "transparency log " + log.getBaseUrl() + " has an unusable key (" + log.getPublicKey().getKeyDetails() + ")", e);
+            "transparency log "
+                + log.getBaseUrl()
+                + " has an unusable key ("
+                + log.getPublicKey().getKeyDetails()
+                + ")",
+            e);
       }
       var validFor = log.getPublicKey().getValidFor();
-      logs.add(TransparencyLogKey.of(key, String.valueOf(log.getBaseUrl()), validFor.getStart(), validFor.getEnd()));
+      logs.add(
+          TransparencyLogKey.of(
+              key, String.valueOf(log.getBaseUrl()), validFor.getStart(), validFor.getEnd()));
     }
     List<CertificateAuthority> authorities = new ArrayList<>();
     for (var ca : root.getCAs()) {
-      List<X509Certificate> chain = ca.getCertPath().getCertificates().stream().map(c -> (X509Certificate) c).toList();
-      authorities.add(new CertificateAuthority(
-          String.valueOf(ca.getUri()), chain, ca.getValidFor().getStart(), ca.getValidFor().getEnd()));
+      List<X509Certificate> chain =
+          ca.getCertPath().getCertificates().stream().map(c -> (X509Certificate) c).toList();
+      authorities.add(
+          new CertificateAuthority(
+              String.valueOf(ca.getUri()),
+              chain,
+              ca.getValidFor().getStart(),
+              ca.getValidFor().getEnd()));
     }
     if (logs.isEmpty()) {
       throw new IllegalArgumentException(source + " names no transparency log");

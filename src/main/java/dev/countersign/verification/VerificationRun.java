@@ -13,8 +13,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Verifies many files: reads and checks them in parallel (one task per file, one thread per
- * core; verification is CPU-bound), and returns the verdicts in input order.
+ * Verifies many files: reads and checks them in parallel (one task per file, one thread per core;
+ * verification is CPU-bound), and returns the verdicts in input order.
  */
 public final class VerificationRun {
 
@@ -43,12 +43,16 @@ public final class VerificationRun {
   public record Outcome(List<DocumentVerdict> verdicts, List<InputProblem> unreadable) {}
 
   public Outcome verifyEach(List<Path> files) {
-    int threads = Math.max(1, Math.min(files.size(), java.lang.Runtime.getRuntime().availableProcessors()));
-    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
-      Thread thread = new Thread(runnable, "countersign-verify");
-      thread.setDaemon(true);
-      return thread;
-    });
+    int threads =
+        Math.max(1, Math.min(files.size(), java.lang.Runtime.getRuntime().availableProcessors()));
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            threads,
+            runnable -> {
+              Thread thread = new Thread(runnable, "countersign-verify");
+              thread.setDaemon(true);
+              return thread;
+            });
     try {
       List<Future<List<DocumentVerdict>>> futures = new ArrayList<>();
       for (Path file : files) {
@@ -65,7 +69,8 @@ public final class VerificationRun {
           } else if (e.getCause() instanceof CountersignException problem) {
             throw problem;
           } else {
-            throw new InternalProblem("Verification failed unexpectedly: " + e.getCause(), null, e.getCause());
+            throw new InternalProblem(
+                "Verification failed unexpectedly: " + e.getCause(), null, e.getCause());
           }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();

@@ -18,7 +18,8 @@ import java.util.Optional;
 public record WorkflowFile(Path file, Map<String, Object> root, Map<String, Integer> lines) {
 
   /** A step that uses the countersign action. */
-  public record CountersignStep(String job, int index, String uses, Map<String, String> with, int line) {
+  public record CountersignStep(
+      String job, int index, String uses, Map<String, String> with, int line) {
 
     /** The {@code command} input; {@code run} when left out, as in action.yml. */
     public String command() {
@@ -31,15 +32,24 @@ public record WorkflowFile(Path file, Map<String, Object> root, Map<String, Inte
       return command().equals("run") && with.getOrDefault("key", "").isBlank();
     }
 
-    /** Pushes or opens pull requests with the job's own token (the default, or GITHUB_TOKEN / github.token). */
+    /**
+     * Pushes or opens pull requests with the job's own token (the default, or GITHUB_TOKEN /
+     * github.token).
+     */
     public boolean usesJobToken() {
       String token = with.getOrDefault("token", "").replace(" ", "");
-      return token.isEmpty() || token.equals("${{secrets.GITHUB_TOKEN}}") || token.equals("${{github.token}}")
-          || token.endsWith("||secrets.GITHUB_TOKEN}}") || token.endsWith("||github.token}}");
+      return token.isEmpty()
+          || token.equals("${{secrets.GITHUB_TOKEN}}")
+          || token.equals("${{github.token}}")
+          || token.endsWith("||secrets.GITHUB_TOKEN}}")
+          || token.endsWith("||github.token}}");
     }
   }
 
-  /** The workflow file's name, e.g. {@code sign-on-merge.yml}: the part of the certificate identity after workflows/. */
+  /**
+   * The workflow file's name, e.g. {@code sign-on-merge.yml}: the part of the certificate identity
+   * after workflows/.
+   */
   public String fileName() {
     return file.getFileName().toString();
   }
@@ -89,12 +99,16 @@ public record WorkflowFile(Path file, Map<String, Object> root, Map<String, Inte
    * level says anything (then the repository's default applies).
    */
   public Optional<String> permission(String job, String scope) {
-    Object permissions = job(job).containsKey("permissions") ? job(job).get("permissions") : root.get("permissions");
+    Object permissions =
+        job(job).containsKey("permissions") ? job(job).get("permissions") : root.get("permissions");
     if (permissions == null) {
       return Optional.empty();
     }
     if (permissions instanceof String all) {
-      return Optional.of(all.equals("write-all") ? "write" : all.equals("read-all") ? (scope.equals("id-token") ? "none" : "read") : "none");
+      return Optional.of(
+          all.equals("write-all")
+              ? "write"
+              : all.equals("read-all") ? (scope.equals("id-token") ? "none" : "read") : "none");
     }
     Object value = map(permissions).get(scope);
     return Optional.of(value instanceof String s ? s : "none");
@@ -140,7 +154,9 @@ public record WorkflowFile(Path file, Map<String, Object> root, Map<String, Inte
         if (step.get("uses") instanceof String uses && isCountersign(uses)) {
           Map<String, String> with = new LinkedHashMap<>();
           map(step.get("with")).forEach((k, v) -> with.put(k, String.valueOf(v)));
-          found.add(new CountersignStep(job, i, uses, with, lineOf("jobs." + job + ".steps." + i + ".uses")));
+          found.add(
+              new CountersignStep(
+                  job, i, uses, with, lineOf("jobs." + job + ".steps." + i + ".uses")));
         }
       }
     }
@@ -150,7 +166,8 @@ public record WorkflowFile(Path file, Map<String, Object> root, Map<String, Inte
   /** The countersign action by repository or by image, whatever version. */
   public static boolean isCountersign(String uses) {
     String lower = uses.toLowerCase(java.util.Locale.ROOT);
-    return lower.startsWith("countersign/countersign@") || lower.startsWith("docker://ghcr.io/countersign/countersign");
+    return lower.startsWith("countersign/countersign@")
+        || lower.startsWith("docker://ghcr.io/countersign/countersign");
   }
 
   @SuppressWarnings("unchecked")

@@ -38,7 +38,10 @@ public final class Workflows {
 
   private Workflows() {}
 
-  /** Every workflow file, sorted by name; a file that is not a readable workflow is an {@link InputProblem}. */
+  /**
+   * Every workflow file, sorted by name; a file that is not a readable workflow is an {@link
+   * InputProblem}.
+   */
   public static List<WorkflowFile> read(Path repositoryRoot) {
     Path dir = repositoryRoot.resolve(DIRECTORY);
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
@@ -46,8 +49,11 @@ public final class Workflows {
     }
     List<Path> files;
     try (Stream<Path> list = Files.list(dir)) {
-      files = list.filter(p -> p.getFileName().toString().matches(".*\\.ya?ml"))
-          .filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).sorted().toList();
+      files =
+          list.filter(p -> p.getFileName().toString().matches(".*\\.ya?ml"))
+              .filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+              .sorted()
+              .toList();
     } catch (IOException e) {
       return List.of();
     }
@@ -61,13 +67,25 @@ public final class Workflows {
   /** One workflow file. */
   public static WorkflowFile readOne(Path file, Path displayPath) {
     byte[] bytes;
-    try (InputStream in = Channels.newInputStream(Files.newByteChannel(file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
+    try (InputStream in =
+        Channels.newInputStream(
+            Files.newByteChannel(
+                file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
       bytes = in.readNBytes(MAX_BYTES + 1);
     } catch (IOException e) {
-      throw new InputProblem(displayPath, 0, "cannot be read: " + e.getMessage(), "perhaps you should check its permissions", e);
+      throw new InputProblem(
+          displayPath,
+          0,
+          "cannot be read: " + e.getMessage(),
+          "perhaps you should check its permissions",
+          e);
     }
     if (bytes.length > MAX_BYTES) {
-      throw new InputProblem(displayPath, 0, "is larger than " + MAX_BYTES + " bytes", "perhaps you should split the workflow");
+      throw new InputProblem(
+          displayPath,
+          0,
+          "is larger than " + MAX_BYTES + " bytes",
+          "perhaps you should split the workflow");
     }
     return parse(new String(bytes, StandardCharsets.UTF_8), displayPath);
   }
@@ -82,11 +100,19 @@ public final class Workflows {
     try {
       node = new Yaml(options).compose(new java.io.StringReader(text));
     } catch (RuntimeException e) {
-      throw new InputProblem(displayPath, 0, "is not valid YAML: " + firstLine(e.getMessage()),
-          "perhaps you should fix the syntax (quote values that contain \": \")", e);
+      throw new InputProblem(
+          displayPath,
+          0,
+          "is not valid YAML: " + firstLine(e.getMessage()),
+          "perhaps you should fix the syntax (quote values that contain \": \")",
+          e);
     }
     if (!(node instanceof MappingNode)) {
-      throw new InputProblem(displayPath, 1, "is not a workflow (a YAML mapping)", "perhaps you should remove it from .github/workflows");
+      throw new InputProblem(
+          displayPath,
+          1,
+          "is not a workflow (a YAML mapping)",
+          "perhaps you should remove it from .github/workflows");
     }
     Map<String, Integer> lines = new HashMap<>();
     @SuppressWarnings("unchecked")
@@ -94,9 +120,14 @@ public final class Workflows {
     return new WorkflowFile(displayPath, root, lines);
   }
 
-  private static Object convert(Node node, String path, Map<String, Integer> lines, int depth, Path displayPath) {
+  private static Object convert(
+      Node node, String path, Map<String, Integer> lines, int depth, Path displayPath) {
     if (depth > MAX_DEPTH) {
-      throw new InputProblem(displayPath, node.getStartMark().getLine() + 1, "is nested too deeply", "perhaps you should simplify it");
+      throw new InputProblem(
+          displayPath,
+          node.getStartMark().getLine() + 1,
+          "is nested too deeply",
+          "perhaps you should simplify it");
     }
     if (node instanceof ScalarNode scalar) {
       return scalar.getValue();
@@ -118,7 +149,8 @@ public final class Workflows {
       }
       String fieldPath = join(path, key.getValue());
       lines.put(fieldPath, key.getStartMark().getLine() + 1);
-      map.put(key.getValue(), convert(tuple.getValueNode(), fieldPath, lines, depth + 1, displayPath));
+      map.put(
+          key.getValue(), convert(tuple.getValueNode(), fieldPath, lines, depth + 1, displayPath));
     }
     return Collections.unmodifiableMap(map);
   }

@@ -12,18 +12,24 @@ class ActionInputsTest {
 
   @Test
   void all_namesAreSnakeCaseAndOptionsKebabCase() {
-    assertThat(ActionInputs.all()).allSatisfy(i -> {
-      assertThat(i.name()).matches("[a-z][a-z0-9_]*");
-      assertThat(i.option()).matches("--[a-z][a-z0-9-]*");
-    });
+    assertThat(ActionInputs.all())
+        .allSatisfy(
+            i -> {
+              assertThat(i.name()).matches("[a-z][a-z0-9_]*");
+              assertThat(i.option()).matches("--[a-z][a-z0-9-]*");
+            });
     assertThat(ActionInputs.all()).extracting(ActionInputs.Input::name).doesNotHaveDuplicates();
-    assertThat(ActionInputs.all()).filteredOn(ActionInputs.Input::secret).extracting(ActionInputs.Input::name)
+    assertThat(ActionInputs.all())
+        .filteredOn(ActionInputs.Input::secret)
+        .extracting(ActionInputs.Input::name)
         .containsExactly("token", "identity_token", "registry_token");
   }
 
   @Test
   void read_underscoreAndDashSpellings_trimmedAndBlankIsUnset() {
-    Env env = Env.of(Map.of("INPUT_PUSH-ATTEMPTS", " 5 ", "INPUT_SIGNED_DIR", "out", "INPUT_BRANCH", "   "));
+    Env env =
+        Env.of(
+            Map.of("INPUT_PUSH-ATTEMPTS", " 5 ", "INPUT_SIGNED_DIR", "out", "INPUT_BRANCH", "   "));
 
     assertThat(ActionInputs.read(env, "push_attempts")).hasValue("5");
     assertThat(ActionInputs.read(env, "signed_dir")).hasValue("out");
@@ -33,19 +39,27 @@ class ActionInputsTest {
 
   @Test
   void runArguments_mapsEveryKindOfInput() {
-    Env env = Env.of(Map.of(
-        "INPUT_TOKEN", "ghs_x",
-        "INPUT_BRANCH", "main",
-        "INPUT_DIRS", "unsigned:signed\n\n  apps/in:apps/out  \n",
-        "INPUT_SIGNOFF", "true",
-        "INPUT_DRY_RUN", "false",
-        "INPUT_COMMIT_MESSAGE", "-starts with a dash",
-        "INPUT_PUSH_ATTEMPTS", "4"));
+    Env env =
+        Env.of(
+            Map.of(
+                "INPUT_TOKEN", "ghs_x",
+                "INPUT_BRANCH", "main",
+                "INPUT_DIRS", "unsigned:signed\n\n  apps/in:apps/out  \n",
+                "INPUT_SIGNOFF", "true",
+                "INPUT_DRY_RUN", "false",
+                "INPUT_COMMIT_MESSAGE", "-starts with a dash",
+                "INPUT_PUSH_ATTEMPTS", "4"));
 
     assertThat(ActionInputs.runArguments(env))
         .containsExactly(
-            "run", "--token=ghs_x", "--branch=main", "--dir=unsigned:signed", "--dir=apps/in:apps/out",
-            "--push-attempts=4", "--signoff", "--commit-message=-starts with a dash");
+            "run",
+            "--token=ghs_x",
+            "--branch=main",
+            "--dir=unsigned:signed",
+            "--dir=apps/in:apps/out",
+            "--push-attempts=4",
+            "--signoff",
+            "--commit-message=-starts with a dash");
     assertThat(ActionInputs.secretValues(env)).containsExactly("ghs_x");
     assertThat(ActionInputs.masks(env)).containsExactly("ghs_x", "eC1hY2Nlc3MtdG9rZW46Z2hzX3g=");
   }

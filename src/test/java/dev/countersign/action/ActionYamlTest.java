@@ -12,7 +12,10 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** action.yml must declare exactly the inputs the code reads, snake_case, and run the `action` entry. */
+/**
+ * action.yml must declare exactly the inputs the code reads, snake_case, and run the `action`
+ * entry.
+ */
 class ActionYamlTest {
 
   private static JsonNode actionYml() throws Exception {
@@ -54,6 +57,7 @@ class ActionYamlTest {
   void tokenDefaultsToTheJobToken_andCommandToRun() throws Exception {
     JsonNode inputs = actionYml().get("inputs");
     assertThat(inputs.get("token").get("default").asText()).isEqualTo("${{ github.token }}");
-    assertThat(inputs.get("command").get("default").asText()).isEqualTo(ActionInputs.DEFAULT_COMMAND);
+    assertThat(inputs.get("command").get("default").asText())
+        .isEqualTo(ActionInputs.DEFAULT_COMMAND);
   }
 }

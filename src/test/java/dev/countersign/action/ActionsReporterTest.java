@@ -23,7 +23,10 @@ class ActionsReporterTest {
 
   ActionsReporter reporter() {
     return new ActionsReporter(
-        new PrintWriter(log), Optional.of(tmp.resolve("output")), Optional.of(tmp.resolve("summary")), () -> "fixed-uuid");
+        new PrintWriter(log),
+        Optional.of(tmp.resolve("output")),
+        Optional.of(tmp.resolve("summary")),
+        () -> "fixed-uuid");
   }
 
   @Test
@@ -38,10 +41,15 @@ class ActionsReporterTest {
 
   @Test
   void error_withLocation_escapesDataAndPropertiesLikeTheToolkit() {
-    reporter().error("50% done\r\nnext", Annotation.at("unsigned/a,b:c.yaml", 7).withTitle("Invalid: manifest"));
+    reporter()
+        .error(
+            "50% done\r\nnext",
+            Annotation.at("unsigned/a,b:c.yaml", 7).withTitle("Invalid: manifest"));
 
     assertThat(log.toString())
-        .isEqualTo("::error file=unsigned/a%2Cb%3Ac.yaml,line=7,title=Invalid%3A manifest::50%25 done%0D%0Anext\n");
+        .isEqualTo(
+            "::error file=unsigned/a%2Cb%3Ac.yaml,line=7,title=Invalid%3A manifest::50%25"
+                + " done%0D%0Anext\n");
   }
 
   @Test
@@ -54,7 +62,11 @@ class ActionsReporterTest {
     r.endGroup();
 
     assertThat(log.toString())
-        .isEqualTo("::group::Signing 2 manifests\n::warning::careful\n::notice file=signed/a.yaml::fyi\n::endgroup::\n");
+        .isEqualTo(
+            "::group::Signing 2 manifests\n"
+                + "::warning::careful\n"
+                + "::notice file=signed/a.yaml::fyi\n"
+                + "::endgroup::\n");
   }
 
   @Test
@@ -73,8 +85,12 @@ class ActionsReporterTest {
     r.output("signed", "signed/a.yaml\nsigned/b.yaml");
 
     assertThat(Files.readString(tmp.resolve("output")))
-        .isEqualTo("result=pushed\n"
-            + "signed<<ghadelimiter_fixed-uuid\nsigned/a.yaml\nsigned/b.yaml\nghadelimiter_fixed-uuid\n");
+        .isEqualTo(
+            "result=pushed\n"
+                + "signed<<ghadelimiter_fixed-uuid\n"
+                + "signed/a.yaml\n"
+                + "signed/b.yaml\n"
+                + "ghadelimiter_fixed-uuid\n");
   }
 
   @Test
@@ -90,15 +106,25 @@ class ActionsReporterTest {
     ActionsReporter r = reporter();
 
     r.summary("### countersign\n");
-    r.summary(ActionsReporter.markdownTable(List.of("file", "result"), List.of(List.of("signed/a|b.yaml", "signed\nnew"))));
+    r.summary(
+        ActionsReporter.markdownTable(
+            List.of("file", "result"), List.of(List.of("signed/a|b.yaml", "signed\nnew"))));
 
     assertThat(Files.readString(tmp.resolve("summary")))
-        .isEqualTo("### countersign\n| file | result |\n| --- | --- |\n| signed/a\\|b.yaml | signed<br>new |\n");
+        .isEqualTo(
+            "### countersign\n"
+                + "| file | result |\n"
+                + "| --- | --- |\n"
+                + "| signed/a\\|b.yaml | signed<br>new |\n");
   }
 
   @Test
   void forEnvironment_outsideActions_printsPlainLinesAndDropsOutputs() {
-    Reporter r = Reporter.forEnvironment(Env.of(Map.of("GITHUB_OUTPUT", tmp.resolve("o").toString())), new PrintWriter(log), new PrintWriter(err));
+    Reporter r =
+        Reporter.forEnvironment(
+            Env.of(Map.of("GITHUB_OUTPUT", tmp.resolve("o").toString())),
+            new PrintWriter(log),
+            new PrintWriter(err));
 
     r.mask("secret");
     r.group("Signing");
@@ -113,7 +139,8 @@ class ActionsReporterTest {
 
   @Test
   void forEnvironment_inActions_writesToGithubOutput() throws Exception {
-    Env env = Env.of(Map.of("GITHUB_ACTIONS", "true", "GITHUB_OUTPUT", tmp.resolve("o").toString()));
+    Env env =
+        Env.of(Map.of("GITHUB_ACTIONS", "true", "GITHUB_OUTPUT", tmp.resolve("o").toString()));
     Reporter r = Reporter.forEnvironment(env, new PrintWriter(log), new PrintWriter(err));
 
     r.output("result", "noop");

@@ -24,15 +24,18 @@ class OneLogWriterRuleTest {
   private static final Path SOURCES = Path.of("src/main/java");
 
   /** What bypasses the log writer, and the only files allowed to use it. */
-  private static final Map<Pattern, Set<String>> RULES = Map.of(
-      Pattern.compile("System\\s*\\.\\s*(out|err)\\b"), Set.of("dev/countersign/cli/Main.java"),
-      Pattern.compile("FileDescriptor\\s*\\.\\s*(out|err)\\b"), Set.of(),
-      Pattern.compile("System\\s*\\.\\s*console\\s*\\("), Set.of("dev/countersign/cli/Main.java"),
-      Pattern.compile("\\.printStackTrace\\s*\\(\\s*\\)"), Set.of(),
-      Pattern.compile("\"(::|##\\[)"), Set.of("dev/countersign/action/WorkflowCommands.java"));
+  private static final Map<Pattern, Set<String>> RULES =
+      Map.of(
+          Pattern.compile("System\\s*\\.\\s*(out|err)\\b"), Set.of("dev/countersign/cli/Main.java"),
+          Pattern.compile("FileDescriptor\\s*\\.\\s*(out|err)\\b"), Set.of(),
+          Pattern.compile("System\\s*\\.\\s*console\\s*\\("),
+              Set.of("dev/countersign/cli/Main.java"),
+          Pattern.compile("\\.printStackTrace\\s*\\(\\s*\\)"), Set.of(),
+          Pattern.compile("\"(::|##\\[)"), Set.of("dev/countersign/action/WorkflowCommands.java"));
 
   @Test
-  void onlyTheCompositionRootTouchesStandardStreams_andOnlyWorkflowCommandsSpellsCommands() throws IOException {
+  void onlyTheCompositionRootTouchesStandardStreams_andOnlyWorkflowCommandsSpellsCommands()
+      throws IOException {
     List<String> violations = new ArrayList<>();
     List<Path> files;
     try (Stream<Path> walk = Files.walk(SOURCES)) {
@@ -56,7 +59,11 @@ class OneLogWriterRuleTest {
 
   @Test
   void theRuleCatchesWhatItIsFor() {
-    Pattern systemOut = RULES.keySet().stream().filter(p -> p.pattern().startsWith("System\\s*\\.\\s*(out")).findFirst().orElseThrow();
+    Pattern systemOut =
+        RULES.keySet().stream()
+            .filter(p -> p.pattern().startsWith("System\\s*\\.\\s*(out"))
+            .findFirst()
+            .orElseThrow();
     assertThat(systemOut.matcher(withoutComment("    System.out.println(name);")).find()).isTrue();
     assertThat(systemOut.matcher(withoutComment("    // System.out is the log")).find()).isFalse();
   }

@@ -10,9 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The one log writer: whatever untrusted text goes through it, the runner (modelled on
@@ -25,23 +25,24 @@ class WorkflowLogTest {
 
   /** Attacker text: every way we know of to make a runner read a line as a command. */
   @ParameterizedTest
-  @ValueSource(strings = {
-    "::warning::PWNED",
-    "   ::stop-commands::PWNED",
-    "\t::add-mask::PWNED",
-    "\u00a0\u2003::error::PWNED", // no-break and em spaces: .NET trims them
-    "\u200b::error::PWNED", // zero-width space: ignored by a culture-sensitive StartsWith
-    ":\u00ad:error::PWNED", // soft hyphen between the colons
-    "file ##[error]PWNED",
-    "file #\u200b#[error]PWNED",
-    "##[stop-commands]PWNED",
-    "name\n::warning::PWNED",
-    "name\r::warning::PWNED",
-    "name\r\n::warning::PWNED",
-    "name\u0085::warning::PWNED", // NEL: not a runner line break, shown escaped anyway
-    "name\u2028::warning::PWNED",
-    "a\n\n  ::set-output name=x::PWNED\n##[add-mask]PWNED",
-  })
+  @ValueSource(
+      strings = {
+        "::warning::PWNED",
+        "   ::stop-commands::PWNED",
+        "\t::add-mask::PWNED",
+        "\u00a0\u2003::error::PWNED", // no-break and em spaces: .NET trims them
+        "\u200b::error::PWNED", // zero-width space: ignored by a culture-sensitive StartsWith
+        ":\u00ad:error::PWNED", // soft hyphen between the colons
+        "file ##[error]PWNED",
+        "file #\u200b#[error]PWNED",
+        "##[stop-commands]PWNED",
+        "name\n::warning::PWNED",
+        "name\r::warning::PWNED",
+        "name\r\n::warning::PWNED",
+        "name\u0085::warning::PWNED", // NEL: not a runner line break, shown escaped anyway
+        "name\u2028::warning::PWNED",
+        "a\n\n  ::set-output name=x::PWNED\n##[add-mask]PWNED",
+      })
   void untrustedText_isNeverExecuted(String attack) {
     log.println(attack);
     log.print("trailing " + attack); // no terminator: held back, then written by finish()
@@ -65,15 +66,22 @@ class WorkflowLogTest {
     log.println("the s3cr3t is hidden");
     log.finish();
 
-    assertThat(raw.toString()).isEqualTo("before\n"
-        + "::error file=unsigned/a%2Cb%3Ac %25.yaml,line=7,title=invalid manifest::50%25 done%0D%0Anext\n"
-        + "::add-mask::s3cr3t\n"
-        + "the s3cr3t is hidden\n");
+    assertThat(raw.toString())
+        .isEqualTo(
+            "before\n"
+                + "::error file=unsigned/a%2Cb%3Ac %25.yaml,line=7,title=invalid manifest::50%25"
+                + " done%0D%0Anext\n"
+                + "::add-mask::s3cr3t\n"
+                + "the s3cr3t is hidden\n");
     ActionsRunnerModel runner = new ActionsRunnerModel().feed(raw.toString());
-    assertThat(runner.executed()).extracting(ActionsRunnerModel.Command::name).containsExactly("error", "add-mask");
+    assertThat(runner.executed())
+        .extracting(ActionsRunnerModel.Command::name)
+        .containsExactly("error", "add-mask");
     assertThat(runner.executed().get(0).properties()).isEqualTo(properties);
     assertThat(runner.executed().get(0).data()).isEqualTo("50% done\r\nnext");
-    assertThat(runner.displayed()).contains("the *** is hidden").noneMatch(l -> l.contains("s3cr3t"));
+    assertThat(runner.displayed())
+        .contains("the *** is hidden")
+        .noneMatch(l -> l.contains("s3cr3t"));
   }
 
   @Test
@@ -85,7 +93,9 @@ class WorkflowLogTest {
     log.finish();
 
     ActionsRunnerModel runner = new ActionsRunnerModel().feed(raw.toString());
-    assertThat(runner.executed()).extracting(ActionsRunnerModel.Command::name).containsExactly("error", "add-mask");
+    assertThat(runner.executed())
+        .extracting(ActionsRunnerModel.Command::name)
+        .containsExactly("error", "add-mask");
     assertThat(runner.commandsStopped()).isFalse();
     assertThat(runner.displayed()).noneMatch(l -> l.contains("token-after"));
     assertThat(raw.toString().lines().count()).isEqualTo(3);
@@ -97,7 +107,8 @@ class WorkflowLogTest {
     log.finish();
 
     assertThat(raw.toString()).isEqualTo("::add-mask::ab##[cd\n");
-    assertThat(new ActionsRunnerModel().feed(raw.toString()).executed().get(0).data()).isEqualTo("ab##[cd");
+    assertThat(new ActionsRunnerModel().feed(raw.toString()).executed().get(0).data())
+        .isEqualTo("ab##[cd");
   }
 
   @Test
@@ -131,17 +142,19 @@ class WorkflowLogTest {
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       String text = t % 2 == 0 ? "#" : "#[error]PWNED:";
-      Thread worker = new Thread(() -> {
-        try {
-          start.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        for (int i = 0; i < 500; i++) {
-          log.print(text);
-          log.println();
-        }
-      });
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                for (int i = 0; i < 500; i++) {
+                  log.print(text);
+                  log.println();
+                }
+              });
       workers.add(worker);
       worker.start();
     }
@@ -157,17 +170,20 @@ class WorkflowLogTest {
 
   @Test
   void logSafeJson_passesThroughTheWriterUnchanged_andMeansTheSame() throws Exception {
-    Map<String, Object> value = Map.of(
-        "file", "unsigned/##[stop-commands]x\u200b.yaml",
-        "message", "::warning::PWNED\n##[error]PWNED \uD83D\uDE00",
-        "list", List.of("[a]", "b"));
+    Map<String, Object> value =
+        Map.of(
+            "file", "unsigned/##[stop-commands]x\u200b.yaml",
+            "message", "::warning::PWNED\n##[error]PWNED \uD83D\uDE00",
+            "list", List.of("[a]", "b"));
     String json = dev.countersign.support.LogSafeJson.mapper().writeValueAsString(value);
     log.println(json);
     log.finish();
 
     assertThat(raw.toString()).isEqualTo(json + "\n");
     assertThat(new ActionsRunnerModel().feed(raw.toString()).executed()).isEmpty();
-    assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readValue(raw.toString(), Map.class)).isEqualTo(value);
+    assertThat(
+            new com.fasterxml.jackson.databind.ObjectMapper().readValue(raw.toString(), Map.class))
+        .isEqualTo(value);
   }
 
   @Test

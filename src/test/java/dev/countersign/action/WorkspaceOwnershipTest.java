@@ -21,7 +21,8 @@ class WorkspaceOwnershipTest {
 
   @Test
   void accept_runningAsRootInAWorkspaceOwnedByTheRunner_givesFilesToTheRunner() throws Exception {
-    Assumptions.assumeTrue(uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
+    Assumptions.assumeTrue(
+        uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
     Path workspace = Files.createDirectories(tmp.resolve("workspace"));
     Files.setAttribute(workspace, "unix:uid", 1001);
     Files.setAttribute(workspace, "unix:gid", 127);
@@ -57,17 +58,24 @@ class WorkspaceOwnershipTest {
   }
 
   @Test
-  void jgitWorkspaceApply_asRoot_newDirectoriesAndFilesBelongToTheWorkspaceOwner() throws Exception {
-    Assumptions.assumeTrue(uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
+  void jgitWorkspaceApply_asRoot_newDirectoriesAndFilesBelongToTheWorkspaceOwner()
+      throws Exception {
+    Assumptions.assumeTrue(
+        uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
     GitFixture fixture = new GitFixture(tmp);
-    fixture.commitToOrigin("main", java.util.Map.of("unsigned/a.yaml", "kind: A\n"), java.util.Set.of(), "init");
+    fixture.commitToOrigin(
+        "main", java.util.Map.of("unsigned/a.yaml", "kind: A\n"), java.util.Set.of(), "init");
     Path clone = fixture.clone("ws", 0, false);
     Files.setAttribute(clone, "unix:uid", 1001);
     Files.setAttribute(clone, "unix:gid", 1001);
 
-    try (JGitWorkspace ws = JGitWorkspace.open(
-        clone, java.time.Clock.systemUTC(), WorkspaceOwnership.forProcess(clone), null)) {
-      ws.apply(ChangeSet.empty().write("signed/apps/a.yaml", new byte[] {'x'}).delete("unsigned/a.yaml"));
+    try (JGitWorkspace ws =
+        JGitWorkspace.open(
+            clone, java.time.Clock.systemUTC(), WorkspaceOwnership.forProcess(clone), null)) {
+      ws.apply(
+          ChangeSet.empty()
+              .write("signed/apps/a.yaml", new byte[] {'x'})
+              .delete("unsigned/a.yaml"));
     }
 
     assertThat(uidOf(clone.resolve("signed"))).isEqualTo(1001);
@@ -77,7 +85,8 @@ class WorkspaceOwnershipTest {
 
   @Test
   void adoptRootOwned_asRoot_handsOverOnlyRootOwnedEntries() throws Exception {
-    Assumptions.assumeTrue(uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
+    Assumptions.assumeTrue(
+        uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
     Path workspace = Files.createDirectories(tmp.resolve("workspace"));
     Files.setAttribute(workspace, "unix:uid", 1001);
     Path git = Files.createDirectories(workspace.resolve(".git/objects/ab"));
@@ -85,7 +94,8 @@ class WorkspaceOwnershipTest {
     Path foreign = Files.writeString(workspace.resolve(".git/foreign"), "y");
     Files.setAttribute(foreign, "unix:uid", 4242);
 
-    int changed = WorkspaceOwnership.forProcess(workspace).adoptRootOwned(workspace.resolve(".git"));
+    int changed =
+        WorkspaceOwnership.forProcess(workspace).adoptRootOwned(workspace.resolve(".git"));
 
     assertThat(changed).isEqualTo(4); // .git, objects, ab, cdef
     assertThat(uidOf(object)).isEqualTo(1001);
@@ -94,8 +104,10 @@ class WorkspaceOwnershipTest {
   }
 
   @Test
-  void handBackOnExit_asRoot_whenTheCommandFails_theWholeWorkspaceGoesBackToItsOwner() throws Exception {
-    Assumptions.assumeTrue(uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
+  void handBackOnExit_asRoot_whenTheCommandFails_theWholeWorkspaceGoesBackToItsOwner()
+      throws Exception {
+    Assumptions.assumeTrue(
+        uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
     Path workspace = Files.createDirectories(tmp.resolve("workspace"));
     Files.setAttribute(workspace, "unix:uid", 1001);
     Files.setAttribute(workspace, "unix:gid", 1001);
@@ -107,19 +119,28 @@ class WorkspaceOwnershipTest {
     Path leftover = workspace.resolve("signed/.tmp-a.yaml");
 
     WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workspace);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> {
-      try (WorkspaceOwnership.HandBack handBack = ownership.handBackOnExit(workspace, hookFailures::add)) {
-        Files.createDirectories(fetchedRef.getParent());
-        Files.writeString(fetchHead, "abc\n");
-        Files.writeString(fetchedRef, "abc\n");
-        Files.createDirectories(leftover.getParent());
-        Files.writeString(leftover, "half");
-        throw new IllegalStateException("signing failed");
-      }
-    }).hasMessage("signing failed");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> {
+              try (WorkspaceOwnership.HandBack handBack =
+                  ownership.handBackOnExit(workspace, hookFailures::add)) {
+                Files.createDirectories(fetchedRef.getParent());
+                Files.writeString(fetchHead, "abc\n");
+                Files.writeString(fetchedRef, "abc\n");
+                Files.createDirectories(leftover.getParent());
+                Files.writeString(leftover, "half");
+                throw new IllegalStateException("signing failed");
+              }
+            })
+        .hasMessage("signing failed");
 
-    for (Path p : java.util.List.of(workspace.resolve(".git"), fetchHead, workspace.resolve(".git/refs/countersign"),
-        fetchedRef, leftover.getParent(), leftover)) {
+    for (Path p :
+        java.util.List.of(
+            workspace.resolve(".git"),
+            fetchHead,
+            workspace.resolve(".git/refs/countersign"),
+            fetchedRef,
+            leftover.getParent(),
+            leftover)) {
       assertThat(uidOf(p)).as(p.toString()).isEqualTo(1001);
       assertThat((Integer) Files.getAttribute(p, "unix:gid")).as(p.toString()).isEqualTo(1001);
     }
@@ -133,7 +154,8 @@ class WorkspaceOwnershipTest {
     Path file = Files.writeString(workspace.resolve("a.yaml"), "x");
     int before = uidOf(file);
 
-    try (WorkspaceOwnership.HandBack handBack = WorkspaceOwnership.of(workspace, 1001).handBackOnExit(workspace, m -> {})) {
+    try (WorkspaceOwnership.HandBack handBack =
+        WorkspaceOwnership.of(workspace, 1001).handBackOnExit(workspace, m -> {})) {
       Files.writeString(file, "y");
     }
 
@@ -141,16 +163,25 @@ class WorkspaceOwnershipTest {
   }
 
   @Test
-  void handBackOnExit_asRoot_whenTheProcessGetsSigterm_theShutdownHookHandsFilesBack() throws Exception {
-    Assumptions.assumeTrue(uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
+  void handBackOnExit_asRoot_whenTheProcessGetsSigterm_theShutdownHookHandsFilesBack()
+      throws Exception {
+    Assumptions.assumeTrue(
+        uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
     Path workspace = Files.createDirectories(tmp.resolve("workspace"));
     Files.setAttribute(workspace, "unix:uid", 1001);
     Files.setAttribute(workspace, "unix:gid", 1001);
     Path javaBin = Path.of(System.getProperty("java.home"), "bin", "java");
     Path output = tmp.resolve("command.out");
-    Process process = new ProcessBuilder(javaBin.toString(), "-cp", System.getProperty("java.class.path"),
-        SignalledCommand.class.getName(), workspace.toString())
-        .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+    Process process =
+        new ProcessBuilder(
+                javaBin.toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                SignalledCommand.class.getName(),
+                workspace.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile())
+            .start();
     try {
       while (!Files.readString(output).contains("files written") && process.isAlive()) {
         Thread.sleep(50);
@@ -162,13 +193,16 @@ class WorkspaceOwnershipTest {
       process.destroyForcibly();
     }
 
-    assertThat(Files.readString(output)).isEqualTo("files written\n"); // the hook reported no failure
+    assertThat(Files.readString(output))
+        .isEqualTo("files written\n"); // the hook reported no failure
     assertThat(process.exitValue()).isEqualTo(143);
     assertThat(uidOf(workspace.resolve(".git"))).isEqualTo(1001);
     assertThat(uidOf(workspace.resolve(".git/FETCH_HEAD"))).isEqualTo(1001);
   }
 
-  /** A command killed while it holds the guard: writes a root-owned file, then waits for the signal. */
+  /**
+   * A command killed while it holds the guard: writes a root-owned file, then waits for the signal.
+   */
   static final class SignalledCommand {
     public static void main(String[] args) throws Exception {
       Path workspace = Path.of(args[0]);

@@ -15,15 +15,30 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What a first Action user meets: no spurious warnings, declared outputs, keyed Rekor upload as an input. */
+/**
+ * What a first Action user meets: no spurious warnings, declared outputs, keyed Rekor upload as an
+ * input.
+ */
 class ActionAdoptionTest {
 
   @TempDir Path repo;
   @TempDir Path tmp;
 
   @Test
-  void check_withTheTokenTheRunnerAlwaysSets_doesNotWarnAboutIt_andWritesDeclaredOutputs() throws Exception {
-    assertThat(CliRun.run(Map.of(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString()).exitCode()).isZero();
+  void check_withTheTokenTheRunnerAlwaysSets_doesNotWarnAboutIt_andWritesDeclaredOutputs()
+      throws Exception {
+    assertThat(
+            CliRun.run(
+                    Map.of(),
+                    "init",
+                    "--owner",
+                    "acme",
+                    "--name",
+                    "deploy",
+                    "--repo",
+                    repo.toString())
+                .exitCode())
+        .isZero();
     Map<String, String> env = new HashMap<>();
     env.put("GITHUB_ACTIONS", "true");
     env.put("GITHUB_WORKSPACE", repo.toString());
@@ -36,7 +51,8 @@ class ActionAdoptionTest {
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(run.all()).doesNotContain("has no effect");
-    JsonNode outputs = new ObjectMapper(new YAMLFactory()).readTree(Path.of("action.yml").toFile()).get("outputs");
+    JsonNode outputs =
+        new ObjectMapper(new YAMLFactory()).readTree(Path.of("action.yml").toFile()).get("outputs");
     for (String line : Files.readAllLines(tmp.resolve("output"))) {
       if (line.contains("=")) {
         assertThat(outputs.has(line.substring(0, line.indexOf('=')))).as(line).isTrue();
@@ -47,18 +63,49 @@ class ActionAdoptionTest {
 
   @Test
   void check_withAnInputItDoesNotUse_stillWarns() throws Exception {
-    assertThat(CliRun.run(Map.of(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString()).exitCode()).isZero();
-    CliRun run = CliRun.run(Map.of("GITHUB_ACTIONS", "true", "GITHUB_WORKSPACE", repo.toString(), "INPUT_COMMAND", "check",
-        "INPUT_TITLE", "x"), "action");
+    assertThat(
+            CliRun.run(
+                    Map.of(),
+                    "init",
+                    "--owner",
+                    "acme",
+                    "--name",
+                    "deploy",
+                    "--repo",
+                    repo.toString())
+                .exitCode())
+        .isZero();
+    CliRun run =
+        CliRun.run(
+            Map.of(
+                "GITHUB_ACTIONS",
+                "true",
+                "GITHUB_WORKSPACE",
+                repo.toString(),
+                "INPUT_COMMAND",
+                "check",
+                "INPUT_TITLE",
+                "x"),
+            "action");
 
     assertThat(run.all()).contains("Input title has no effect on command check");
   }
 
   @Test
   void tlogUploadInput_becomesTheRunOption() {
-    List<String> args = ActionInputs.runArguments(Env.of(Map.of("INPUT_KEY", "cosign.key", "INPUT_TLOG_UPLOAD", "true",
-        "INPUT_REKOR_URL", "https://rekor.example")));
+    List<String> args =
+        ActionInputs.runArguments(
+            Env.of(
+                Map.of(
+                    "INPUT_KEY",
+                    "cosign.key",
+                    "INPUT_TLOG_UPLOAD",
+                    "true",
+                    "INPUT_REKOR_URL",
+                    "https://rekor.example")));
 
-    assertThat(args).containsSubsequence("run", "--key=cosign.key").contains("--tlog-upload", "--rekor-url=https://rekor.example");
+    assertThat(args)
+        .containsSubsequence("run", "--key=cosign.key")
+        .contains("--tlog-upload", "--rekor-url=https://rekor.example");
   }
 }

@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,10 +26,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The merged-PR pipeline end to end, as the GitHub Action runs it: a bare "origin", a clone as
- * the workspace, an event payload from a real delivery, the Action's INPUT_* and GITHUB_*
- * environment, keyless signing against the loopback Sigstore stack, and strict verification of
- * what lands on origin.
+ * The merged-PR pipeline end to end, as the GitHub Action runs it: a bare "origin", a clone as the
+ * workspace, an event payload from a real delivery, the Action's INPUT_* and GITHUB_* environment,
+ * keyless signing against the loopback Sigstore stack, and strict verification of what lands on
+ * origin.
  */
 @RequiresSigstoreStack
 class ActionPipelineTest {
@@ -49,11 +48,19 @@ class ActionPipelineTest {
   @BeforeEach
   void origin() throws Exception {
     git = new GitFixture(tmp.resolve("git"));
-    git.commitToOrigin("main", Map.of(
-        "unsigned/egress/payments.yaml", networkPolicy("payments-egress"),
-        "unsigned/config/flags.yaml", configMap("flags", "on"),
-        "unsigned/multi.yaml", configMap("first", "1") + "---\n" + configMap("second", "2"),
-        "README.md", "not a manifest\n"), Set.of(), "add manifests");
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "unsigned/egress/payments.yaml",
+            networkPolicy("payments-egress"),
+            "unsigned/config/flags.yaml",
+            configMap("flags", "on"),
+            "unsigned/multi.yaml",
+            configMap("first", "1") + "---\n" + configMap("second", "2"),
+            "README.md",
+            "not a manifest\n"),
+        Set.of(),
+        "add manifests");
   }
 
   @Test
@@ -66,8 +73,12 @@ class ActionPipelineTest {
     assertThat(run.exitCode()).as(run.all()).isEqualTo(0);
     assertThat(git.originCommitCount("main")).isEqualTo(commitsBefore + 1);
     SortedMap<String, String> files = git.originFiles("main");
-    assertThat(files.keySet()).containsExactly(
-        "README.md", "signed/config/flags.yaml", "signed/egress/payments.yaml", "signed/multi.yaml");
+    assertThat(files.keySet())
+        .containsExactly(
+            "README.md",
+            "signed/config/flags.yaml",
+            "signed/egress/payments.yaml",
+            "signed/multi.yaml");
     assertThat(git.originCommit("main").getFullMessage()).contains("Countersign-Run: 4242");
 
     // Every signed file verifies for exactly the workflow identity in the stack's token.
@@ -75,17 +86,27 @@ class ActionPipelineTest {
     CliRun verify = verify(checkout.resolve("signed"), stack.identitySan());
     assertThat(verify.exitCode()).as(verify.all()).isEqualTo(0);
     assertThat(verify.out()).contains("4 verified, 0 rejected");
-    assertThat(verify(checkout.resolve("signed"),
-        "https://github.com/octo-org/octo-repo/.github/workflows/other.yml@refs/heads/main").exitCode())
+    assertThat(
+            verify(
+                    checkout.resolve("signed"),
+                    "https://github.com/octo-org/octo-repo/.github/workflows/other.yml@refs/heads/main")
+                .exitCode())
         .isEqualTo(ExitCode.REJECTED.code());
 
     // Outputs and summary.
     String outputs = Files.readString(tmp.resolve("output"));
-    assertThat(outputs).contains("result=pushed\n")
+    assertThat(outputs)
+        .contains("result=pushed\n")
         .contains("commit-sha=" + git.originHead("main") + "\n")
-        .containsPattern("signed-files<<ghadelimiter_[^\\n]+\\nsigned/config/flags.yaml\\nsigned/egress/payments.yaml\\nsigned/multi.yaml\\n");
+        .containsPattern(
+            "signed-files<<ghadelimiter_[^\\n"
+                + "]+\\n"
+                + "signed/config/flags.yaml\\n"
+                + "signed/egress/payments.yaml\\n"
+                + "signed/multi.yaml\\n");
     String summary = Files.readString(tmp.resolve("summary"));
-    assertThat(summary).contains("| manifest | result | message digest | signer | Rekor log index |")
+    assertThat(summary)
+        .contains("| manifest | result | message digest | signer | Rekor log index |")
         .contains("| signed/egress/payments.yaml | signed | sha256:")
         .contains(stack.identitySan());
     assertThat(run.out()).contains("::group::");
@@ -95,7 +116,10 @@ class ActionPipelineTest {
     // Second run on the same state: countersign's own commit is the head.
     String signedHead = git.originHead("main");
     Files.delete(tmp.resolve("output"));
-    CliRun again = CliRun.run(actionEnv(git.clone("ws2", 1, true), "pull_request", mergedPullRequestEvent()), "action");
+    CliRun again =
+        CliRun.run(
+            actionEnv(git.clone("ws2", 1, true), "pull_request", mergedPullRequestEvent()),
+            "action");
     assertThat(again.exitCode()).as(again.all()).isEqualTo(0);
     assertThat(Files.readString(tmp.resolve("output"))).contains("result=noop\n");
     assertThat(git.originHead("main")).isEqualTo(signedHead);
@@ -103,15 +127,24 @@ class ActionPipelineTest {
 
   @Test
   void scheduledRun_whenEverythingIsAlreadySigned_isNoopWithoutSigning() throws Exception {
-    CliRun first = CliRun.run(actionEnv(git.clone("ws", 1, true), "workflow_dispatch", event("workflow_dispatch.octokit.json")),
-        "action");
+    CliRun first =
+        CliRun.run(
+            actionEnv(
+                git.clone("ws", 1, true),
+                "workflow_dispatch",
+                event("workflow_dispatch.octokit.json")),
+            "action");
     assertThat(first.exitCode()).as(first.all()).isEqualTo(0);
-    // Someone else commits after countersign, so the loop guard does not apply; nothing is unsigned.
+    // Someone else commits after countersign, so the loop guard does not apply; nothing is
+    // unsigned.
     git.commitToOrigin("main", Map.of("README.md", "changed\n"), Set.of(), "docs");
     String head = git.originHead("main");
     stack.resetStats();
 
-    CliRun again = CliRun.run(actionEnv(git.clone("ws2", 1, true), "schedule", event("schedule.minimal.json")), "action");
+    CliRun again =
+        CliRun.run(
+            actionEnv(git.clone("ws2", 1, true), "schedule", event("schedule.minimal.json")),
+            "action");
 
     assertThat(again.exitCode()).as(again.all()).isEqualTo(0);
     assertThat(Files.readString(tmp.resolve("output"))).contains("result=noop\n");
@@ -124,7 +157,11 @@ class ActionPipelineTest {
   void concurrentCommitOnOrigin_beforePush_isFetchedAndTheRunStillLands() throws Exception {
     Path ws = git.clone("ws", 1, true);
     // Lands after checkout, before countersign pushes: the first push is rejected.
-    git.commitToOrigin("main", Map.of("unsigned/late.yaml", configMap("late", "x"), "docs/notes.md", "n\n"), Set.of(), "concurrent");
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/late.yaml", configMap("late", "x"), "docs/notes.md", "n\n"),
+        Set.of(),
+        "concurrent");
 
     CliRun run = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
 
@@ -132,35 +169,57 @@ class ActionPipelineTest {
     SortedMap<String, String> files = git.originFiles("main");
     assertThat(files).containsKeys("docs/notes.md", "signed/late.yaml", "signed/multi.yaml");
     assertThat(files.keySet()).noneMatch(p -> p.startsWith("unsigned/"));
-    assertThat(verify(materialize(files, tmp.resolve("v")).resolve("signed"), stack.identitySan()).exitCode()).isZero();
+    assertThat(
+            verify(materialize(files, tmp.resolve("v")).resolve("signed"), stack.identitySan())
+                .exitCode())
+        .isZero();
   }
 
   @Test
-  void concurrentChangeToTheSameUnsignedFile_isRecomputed_andTheNewContentIsWhatGetsSigned() throws Exception {
+  void concurrentChangeToTheSameUnsignedFile_isRecomputed_andTheNewContentIsWhatGetsSigned()
+      throws Exception {
     Path ws = git.clone("ws", 1, true);
     // After checkout, someone changes the very manifest countersign is about to sign.
-    git.commitToOrigin("main", Map.of("unsigned/config/flags.yaml", configMap("flags", "off")), Set.of(), "turn it off");
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/config/flags.yaml", configMap("flags", "off")),
+        Set.of(),
+        "turn it off");
 
     CliRun run = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(0);
     SortedMap<String, String> files = git.originFiles("main");
     assertThat(files.keySet()).noneMatch(p -> p.startsWith("unsigned/"));
-    assertThat(files.get("signed/config/flags.yaml")).contains("value: \"off\"").doesNotContain("value: \"on\"");
-    assertThat(verify(materialize(files, tmp.resolve("v")).resolve("signed"), stack.identitySan()).exitCode()).isZero();
+    assertThat(files.get("signed/config/flags.yaml"))
+        .contains("value: \"off\"")
+        .doesNotContain("value: \"on\"");
+    assertThat(
+            verify(materialize(files, tmp.resolve("v")).resolve("signed"), stack.identitySan())
+                .exitCode())
+        .isZero();
   }
 
   @Test
   void invalidUnsignedManifest_isAnnotatedOnItsLine_andNothingIsSignedOrPushed() throws Exception {
-    git.commitToOrigin("main", Map.of("unsigned/broken.yaml", configMap("broken", "x") + "data:\n  again: y\n"), Set.of(), "broken");
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/broken.yaml", configMap("broken", "x") + "data:\n  again: y\n"),
+        Set.of(),
+        "broken");
     String before = git.originHead("main");
     stack.resetStats();
 
-    CliRun run = CliRun.run(actionEnv(git.clone("ws", 1, true), "pull_request", mergedPullRequestEvent()), "action");
+    CliRun run =
+        CliRun.run(
+            actionEnv(git.clone("ws", 1, true), "pull_request", mergedPullRequestEvent()),
+            "action");
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
-    assertThat(run.out()).contains("::error file=unsigned/broken.yaml,line=8,title=invalid manifest::"
-        + "unsigned/broken.yaml:8: duplicate key \"data\"");
+    assertThat(run.out())
+        .contains(
+            "::error file=unsigned/broken.yaml,line=8,title=invalid manifest::"
+                + "unsigned/broken.yaml:8: duplicate key \"data\"");
     assertThat(git.originHead("main")).isEqualTo(before);
     assertThat(stack.stats().certificates()).isZero();
     assertNoTokenLeak(run);
@@ -168,7 +227,13 @@ class ActionPipelineTest {
 
   @Test
   void twoRunsStartedConcurrently_onDifferentNewFiles_bothEndSignedOnOrigin() throws Exception {
-    CliRun first = CliRun.run(actionEnv(git.clone("ws0", 1, true), "workflow_dispatch", event("workflow_dispatch.octokit.json")), "action");
+    CliRun first =
+        CliRun.run(
+            actionEnv(
+                git.clone("ws0", 1, true),
+                "workflow_dispatch",
+                event("workflow_dispatch.octokit.json")),
+            "action");
     assertThat(first.exitCode()).as(first.all()).isZero();
     git.commitToOrigin("main", Map.of("unsigned/a.yaml", configMap("a", "1")), Set.of(), "add a");
     Path wsA = git.clone("wsA", 1, true);
@@ -176,21 +241,27 @@ class ActionPipelineTest {
     Path wsB = git.clone("wsB", 1, true);
 
     String dispatch = event("workflow_dispatch.octokit.json");
-    CompletableFuture<CliRun> a = CompletableFuture.supplyAsync(
-        () -> CliRun.run(actionEnv(wsA, "workflow_dispatch", dispatch, "outA"), "action"));
-    CompletableFuture<CliRun> b = CompletableFuture.supplyAsync(
-        () -> CliRun.run(actionEnv(wsB, "workflow_dispatch", dispatch, "outB"), "action"));
+    CompletableFuture<CliRun> a =
+        CompletableFuture.supplyAsync(
+            () -> CliRun.run(actionEnv(wsA, "workflow_dispatch", dispatch, "outA"), "action"));
+    CompletableFuture<CliRun> b =
+        CompletableFuture.supplyAsync(
+            () -> CliRun.run(actionEnv(wsB, "workflow_dispatch", dispatch, "outB"), "action"));
 
     assertThat(a.get().exitCode()).as(a.get().all()).isZero();
     assertThat(b.get().exitCode()).as(b.get().all()).isZero();
     SortedMap<String, String> files = git.originFiles("main");
     assertThat(files).containsKeys("signed/a.yaml", "signed/b.yaml");
     assertThat(files.keySet()).noneMatch(p -> p.startsWith("unsigned/"));
-    assertThat(verify(materialize(files, tmp.resolve("v")).resolve("signed"), stack.identitySan()).exitCode()).isZero();
+    assertThat(
+            verify(materialize(files, tmp.resolve("v")).resolve("signed"), stack.identitySan())
+                .exitCode())
+        .isZero();
   }
 
   @Test
-  void rekorFailsMidRun_exitsRemote_originUnchanged_unsignedIntact_thenRerunSucceeds() throws Exception {
+  void rekorFailsMidRun_exitsRemote_originUnchanged_unsignedIntact_thenRerunSucceeds()
+      throws Exception {
     String before = git.originHead("main");
     Path ws = git.clone("ws", 1, true);
     Map<String, String> unsignedBefore = readTree(ws.resolve("unsigned"));
@@ -205,8 +276,14 @@ class ActionPipelineTest {
     assertThat(failed.exitCode()).as(failed.all()).isEqualTo(ExitCode.REMOTE.code());
     assertThat(failed.err()).contains("Rekor");
     // The run page shows why the step failed, not only the log: one annotation for the problem.
-    assertThat(failed.out().lines().filter(l -> l.startsWith("::error title=countersign remote service failed::")))
-        .singleElement().asString().contains("Rekor");
+    assertThat(
+            failed
+                .out()
+                .lines()
+                .filter(l -> l.startsWith("::error title=countersign remote service failed::")))
+        .singleElement()
+        .asString()
+        .contains("Rekor");
     assertThat(git.originHead("main")).isEqualTo(before);
     assertThat(readTree(ws.resolve("unsigned"))).isEqualTo(unsignedBefore);
     assertThat(ws.resolve("signed")).doesNotExist();
@@ -218,9 +295,12 @@ class ActionPipelineTest {
   }
 
   @Test
-  void rekorFailsMidRun_asRootInARunnersWorkspace_everyFileIncludingGitInternalsGoesBackToTheRunner() throws Exception {
+  void
+      rekorFailsMidRun_asRootInARunnersWorkspace_everyFileIncludingGitInternalsGoesBackToTheRunner()
+          throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(
-        (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0, "a docker action runs as root");
+        (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0,
+        "a docker action runs as root");
     Path ws = git.clone("ws", 1, true);
     try (var walk = Files.walk(ws)) { // as actions/checkout leaves it: the runner user's
       for (Path p : walk.toList()) {
@@ -240,8 +320,10 @@ class ActionPipelineTest {
     List<String> notTheRunners = new ArrayList<>();
     try (var walk = Files.walk(ws)) {
       for (Path p : walk.toList()) {
-        if ((Integer) Files.getAttribute(p, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS) != 1001
-            || (Integer) Files.getAttribute(p, "unix:gid", java.nio.file.LinkOption.NOFOLLOW_LINKS) != 118) {
+        if ((Integer) Files.getAttribute(p, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                != 1001
+            || (Integer) Files.getAttribute(p, "unix:gid", java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                != 118) {
           notTheRunners.add(ws.relativize(p).toString());
         }
       }
@@ -255,14 +337,16 @@ class ActionPipelineTest {
     "pull_request.closed.not-merged.octokit.json, pull_request, 0, closed without merging",
     "pull_request.opened.octokit.json, pull_request, 0, opened",
     "push.octokit.json, push, 0, tag",
-    "pull_request.closed.merged.from-fork.reallyfastci.json, pull_request_target, 3, pull_request_target",
+    "pull_request.closed.merged.from-fork.reallyfastci.json, pull_request_target, 3,"
+        + " pull_request_target",
   })
-  void negativeEvents_signNothing_andNeverPrintTheToken(String fixture, String eventName, int exitCode, String reasonWord)
-      throws Exception {
+  void negativeEvents_signNothing_andNeverPrintTheToken(
+      String fixture, String eventName, int exitCode, String reasonWord) throws Exception {
     String before = git.originHead("main");
     stack.resetStats();
 
-    CliRun run = CliRun.run(actionEnv(git.clone("ws", 1, true), eventName, event(fixture)), "action");
+    CliRun run =
+        CliRun.run(actionEnv(git.clone("ws", 1, true), eventName, event(fixture)), "action");
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(exitCode);
     assertThat(run.all()).contains(reasonWord);
@@ -291,9 +375,11 @@ class ActionPipelineTest {
 
   /** The token may appear only in the ::add-mask:: command that tells the runner to hide it. */
   private static void assertNoTokenLeak(CliRun run) {
-    List<String> leaks = run.all().lines()
-        .filter(line -> line.contains(TOKEN) && !line.equals("::add-mask::" + TOKEN))
-        .toList();
+    List<String> leaks =
+        run.all()
+            .lines()
+            .filter(line -> line.contains(TOKEN) && !line.equals("::add-mask::" + TOKEN))
+            .toList();
     assertThat(leaks).isEmpty();
     assertThat(run.out()).startsWith("::add-mask::" + TOKEN);
   }
@@ -302,15 +388,25 @@ class ActionPipelineTest {
     return actionEnv(ws, eventName, eventJson, "output");
   }
 
-  private Map<String, String> actionEnv(Path ws, String eventName, String eventJson, String outputName) {
-    Map<String, String> env = ActionTestEnv.of(stack, tmp, ws, eventName, eventJson, TOKEN, outputName);
+  private Map<String, String> actionEnv(
+      Path ws, String eventName, String eventJson, String outputName) {
+    Map<String, String> env =
+        ActionTestEnv.of(stack, tmp, ws, eventName, eventJson, TOKEN, outputName);
     env.put("GITHUB_RUN_ID", "4242"); // what the Countersign-Run trailer must carry
     return env;
   }
 
   private CliRun verify(Path dir, String san) {
-    return CliRun.run(Map.of(), "verify", "--trusted-root", stack.trustedRoot().toString(),
-        "--certificate-identity", san, "--certificate-oidc-issuer", stack.identityIssuer(), dir.toString());
+    return CliRun.run(
+        Map.of(),
+        "verify",
+        "--trusted-root",
+        stack.trustedRoot().toString(),
+        "--certificate-identity",
+        san,
+        "--certificate-oidc-issuer",
+        stack.identityIssuer(),
+        dir.toString());
   }
 
   private static String event(String fixture) throws IOException {
@@ -322,7 +418,8 @@ class ActionPipelineTest {
   /** The real merged-PR delivery, adapted: its base branch is this origin's main. */
   private static String mergedPullRequestEvent() throws IOException {
     ObjectMapper json = new ObjectMapper();
-    ObjectNode payload = (ObjectNode) json.readTree(event("pull_request.closed.merged.from-fork.reallyfastci.json"));
+    ObjectNode payload =
+        (ObjectNode) json.readTree(event("pull_request.closed.merged.from-fork.reallyfastci.json"));
     ((ObjectNode) payload.get("pull_request").get("base")).put("ref", "main");
     return json.writeValueAsString(payload);
   }
@@ -348,11 +445,16 @@ class ActionPipelineTest {
   }
 
   static String configMap(String name, String value) {
-    return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n  namespace: apps\ndata:\n  value: \"" + value + "\"\n";
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "
+        + name
+        + "\n  namespace: apps\ndata:\n  value: \""
+        + value
+        + "\"\n";
   }
 
   static String networkPolicy(String name) {
-    return String.join("\n",
+    return String.join(
+        "\n",
         "apiVersion: networking.k8s.io/v1",
         "kind: NetworkPolicy",
         "metadata:",

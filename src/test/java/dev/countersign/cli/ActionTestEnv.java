@@ -18,14 +18,27 @@ final class ActionTestEnv {
 
   private ActionTestEnv() {}
 
-  /** GITHUB_* and INPUT_* for {@code action} in workspace {@code ws}; outputs and summary under {@code tmp}. */
-  static Map<String, String> of(SigstoreTestStack stack, Path tmp, Path ws, String eventName, String eventJson) {
+  /**
+   * GITHUB_* and INPUT_* for {@code action} in workspace {@code ws}; outputs and summary under
+   * {@code tmp}.
+   */
+  static Map<String, String> of(
+      SigstoreTestStack stack, Path tmp, Path ws, String eventName, String eventJson) {
     return of(stack, tmp, ws, eventName, eventJson, TOKEN, "output");
   }
 
-  /** As {@link #of(SigstoreTestStack, Path, Path, String, String)}, pushing with {@code token}, outputs in {@code tmp/outputName}. */
-  static Map<String, String> of(SigstoreTestStack stack, Path tmp, Path ws, String eventName, String eventJson,
-      String token, String outputName) {
+  /**
+   * As {@link #of(SigstoreTestStack, Path, Path, String, String)}, pushing with {@code token},
+   * outputs in {@code tmp/outputName}.
+   */
+  static Map<String, String> of(
+      SigstoreTestStack stack,
+      Path tmp,
+      Path ws,
+      String eventName,
+      String eventJson,
+      String token,
+      String outputName) {
     try {
       Path eventFile = Files.createTempFile(tmp, "event", ".json");
       Files.writeString(eventFile, eventJson);
@@ -52,9 +65,12 @@ final class ActionTestEnv {
 
   /** The real merged-PR delivery, adapted: its base branch is main. */
   static String mergedPullRequestEvent() {
-    try (var in = ActionTestEnv.class.getResourceAsStream("/action/events/pull_request.closed.merged.from-fork.reallyfastci.json")) {
+    try (var in =
+        ActionTestEnv.class.getResourceAsStream(
+            "/action/events/pull_request.closed.merged.from-fork.reallyfastci.json")) {
       ObjectMapper mapper = new ObjectMapper();
-      ObjectNode payload = (ObjectNode) mapper.readTree(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      ObjectNode payload =
+          (ObjectNode) mapper.readTree(new String(in.readAllBytes(), StandardCharsets.UTF_8));
       ((ObjectNode) payload.get("pull_request").get("base")).put("ref", "main");
       return mapper.writeValueAsString(payload);
     } catch (IOException e) {

@@ -33,7 +33,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class BadInputCliTest {
 
   private static final AnnotationDomain D = AnnotationDomain.DEFAULT;
-  private static final String VALID = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\ndata:\n  a: b\n";
+  private static final String VALID =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\ndata:\n  a: b\n";
   private static final FakeSigstore SIGSTORE = new FakeSigstore();
 
   @TempDir Path tmp;
@@ -52,31 +53,85 @@ class BadInputCliTest {
 
   static Stream<Arguments> signingRejections() {
     return Stream.of(
-        sign("malformed YAML", text("bad.yaml", "apiVersion: v1\nkind: [ConfigMap\n"), "bad.yaml:", "is not valid YAML"),
-        sign("duplicate top-level key", text("dup.yaml", VALID + "kind: Secret\n"), "dup.yaml:7:", "duplicate key \"kind\""),
-        sign("duplicate nested key", text("dup2.yaml", VALID + "  a: c\n"), "dup2.yaml:7:", "duplicate key \"a\""),
+        sign(
+            "malformed YAML",
+            text("bad.yaml", "apiVersion: v1\nkind: [ConfigMap\n"),
+            "bad.yaml:",
+            "is not valid YAML"),
+        sign(
+            "duplicate top-level key",
+            text("dup.yaml", VALID + "kind: Secret\n"),
+            "dup.yaml:7:",
+            "duplicate key \"kind\""),
+        sign(
+            "duplicate nested key",
+            text("dup2.yaml", VALID + "  a: c\n"),
+            "dup2.yaml:7:",
+            "duplicate key \"a\""),
         sign("YAML alias bomb", text("bomb.yaml", aliasBomb()), "bomb.yaml", "alias"),
-        sign("20 MB file", dir -> {
-          Path f = dir.resolve("huge.yaml");
-          Files.write(f, (VALID + "  big: \"" + "x".repeat(20 * 1024 * 1024) + "\"\n").getBytes(StandardCharsets.UTF_8));
-          return f;
-        }, "huge.yaml", "larger than"),
-        sign("non-UTF-8 bytes", bytes("latin1.yaml", (VALID + "  c: caf\u00e9\n").getBytes(StandardCharsets.ISO_8859_1)),
-            "latin1.yaml:7:", "UTF-8"),
-        sign("UTF-8 byte order mark", bytes("bom.yaml", concat(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, VALID)),
-            "bom.yaml:1:", "byte order mark"),
-        sign("CRLF line endings", text("crlf.yaml", VALID.replace("\n", "\r\n")), "crlf.yaml:1:", "CRLF"),
-        sign("document without kind", text("nokind.yaml", "apiVersion: v1\nmetadata:\n  name: x\n"), "nokind.yaml:1:", "kind"),
-        sign("document without apiVersion", text("noapi.yaml", "kind: ConfigMap\nmetadata:\n  name: x\n"), "noapi.yaml:1:", "apiVersion"),
+        sign(
+            "20 MB file",
+            dir -> {
+              Path f = dir.resolve("huge.yaml");
+              Files.write(
+                  f,
+                  (VALID + "  big: \"" + "x".repeat(20 * 1024 * 1024) + "\"\n")
+                      .getBytes(StandardCharsets.UTF_8));
+              return f;
+            },
+            "huge.yaml",
+            "larger than"),
+        sign(
+            "non-UTF-8 bytes",
+            bytes(
+                "latin1.yaml", (VALID + "  c: caf\u00e9\n").getBytes(StandardCharsets.ISO_8859_1)),
+            "latin1.yaml:7:",
+            "UTF-8"),
+        sign(
+            "UTF-8 byte order mark",
+            bytes("bom.yaml", concat(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, VALID)),
+            "bom.yaml:1:",
+            "byte order mark"),
+        sign(
+            "CRLF line endings",
+            text("crlf.yaml", VALID.replace("\n", "\r\n")),
+            "crlf.yaml:1:",
+            "CRLF"),
+        sign(
+            "document without kind",
+            text("nokind.yaml", "apiVersion: v1\nmetadata:\n  name: x\n"),
+            "nokind.yaml:1:",
+            "kind"),
+        sign(
+            "document without apiVersion",
+            text("noapi.yaml", "kind: ConfigMap\nmetadata:\n  name: x\n"),
+            "noapi.yaml:1:",
+            "apiVersion"),
         sign("empty file", text("empty.yaml", ""), "empty.yaml", "no Kubernetes object"),
-        sign("comments only", text("comments.yaml", "# nothing here\n---\n# still nothing\n"), "comments.yaml", "no Kubernetes object"),
-        sign("a list instead of an object", text("list.yaml", "- a\n- b\n"), "list.yaml:1:", "mapping"),
+        sign(
+            "comments only",
+            text("comments.yaml", "# nothing here\n---\n# still nothing\n"),
+            "comments.yaml",
+            "no Kubernetes object"),
+        sign(
+            "a list instead of an object",
+            text("list.yaml", "- a\n- b\n"),
+            "list.yaml:1:",
+            "mapping"),
         sign("a bare scalar", text("scalar.yaml", "hello\n"), "scalar.yaml:1:", "mapping"),
-        sign("symlink", dir -> {
-          Path target = Files.writeString(dir.getParent().resolve("elsewhere.yaml"), VALID);
-          return Files.createSymbolicLink(dir.resolve("link.yaml"), target);
-        }, "link.yaml", "symbolic link"),
-        sign("binary tag", text("binary.yaml", VALID + "  blob: !!binary aGVsbG8=\n"), "binary.yaml:7:", "binary"));
+        sign(
+            "symlink",
+            dir -> {
+              Path target = Files.writeString(dir.getParent().resolve("elsewhere.yaml"), VALID);
+              return Files.createSymbolicLink(dir.resolve("link.yaml"), target);
+            },
+            "link.yaml",
+            "symbolic link"),
+        sign(
+            "binary tag",
+            text("binary.yaml", VALID + "  blob: !!binary aGVsbG8=\n"),
+            "binary.yaml:7:",
+            "binary"));
   }
 
   @ParameterizedTest(name = "sign: {0}")
@@ -88,49 +143,117 @@ class BadInputCliTest {
     setup.write(in);
     Path out = tmp.resolve("out");
 
-    CliRun run = CliRun.run(Map.of("COSIGN_PASSWORD", ""), "sign", "--key", key.toString(), "--out", out.toString(), in.toString());
+    CliRun run =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", ""),
+            "sign",
+            "--key",
+            key.toString(),
+            "--out",
+            out.toString(),
+            in.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
-    assertThat(run.err()).contains("error: ").contains(fileAndLine).contains(what).contains("hint: ");
+    assertThat(run.err())
+        .contains("error: ")
+        .contains(fileAndLine)
+        .contains(what)
+        .contains("hint: ");
     assertThat(out).doesNotExist();
   }
 
   static Stream<Arguments> verificationRejections() {
     FakeSigstore.Spec twoSans = new FakeSigstore.Spec();
-    twoSans.sans = new GeneralName[] {
-        new GeneralName(GeneralName.uniformResourceIdentifier, FakeSigstore.SUBJECT),
-        new GeneralName(GeneralName.rfc822Name, "mallory@example.com")};
+    twoSans.sans =
+        new GeneralName[] {
+          new GeneralName(GeneralName.uniformResourceIdentifier, FakeSigstore.SUBJECT),
+          new GeneralName(GeneralName.rfc822Name, "mallory@example.com")
+        };
     FakeSigstore.Spec selfSigned = new FakeSigstore.Spec();
     selfSigned.selfSigned = true;
     FakeSigstore.Spec unknownLog = new FakeSigstore.Spec();
     unknownLog.logKey = FakeSigstore.ec();
     return Stream.of(
-        verify("truncated base64 in message", replace(D.message(), v -> v.substring(0, v.length() - 3)), "not valid base64"),
-        verify("garbage gzip in message", replace(D.message(), v -> b64("\u001f\u008b\u0008garbage".getBytes(StandardCharsets.ISO_8859_1))), "gzip"),
-        verify("garbage base64 in signature", replace(D.signature(0), v -> "not-base64%%"), "signature"),
-        verify("truncated base64 in certificate", replace(D.certificate(0), v -> v.substring(0, v.length() - 5)), "certificate"),
-        verify("garbage gzip in certificate", replace(D.certificate(0), v -> b64("\u001f\u008b\u0008xx".getBytes(StandardCharsets.ISO_8859_1))), "certificate"),
-        verify("garbage gzip in bundle", replace(D.bundle(0), v -> b64("\u001f\u008b\u0008yy".getBytes(StandardCharsets.ISO_8859_1))), "bundle"),
-        verify("truncated base64 in bundle", replace(D.bundle(0), v -> v.substring(0, v.length() - 2)), "bundle"),
-        verify("bundle JSON without Payload", replace(D.bundle(0), v -> FakeSigstoreB64.gz("{\"SignedEntryTimestamp\":\"eA==\"}")), "Payload"),
-        verify("signature set gap: signature and signature_2", a -> {
-          a.put(D.signature(2), a.get(D.signature(0)));
-        }, "contiguous"),
-        verify("certificate with two SANs", SIGSTORE.keyless(twoSans), "it has 2 subject alternative names"),
-        verify("self-signed certificate with an otherwise valid SET", SIGSTORE.keyless(selfSigned), "does not chain"),
-        verify("bundle whose logID is unknown", SIGSTORE.keyless(unknownLog), "is not a transparency log in the trusted root"));
+        verify(
+            "truncated base64 in message",
+            replace(D.message(), v -> v.substring(0, v.length() - 3)),
+            "not valid base64"),
+        verify(
+            "garbage gzip in message",
+            replace(
+                D.message(),
+                v -> b64("\u001f\u008b\u0008garbage".getBytes(StandardCharsets.ISO_8859_1))),
+            "gzip"),
+        verify(
+            "garbage base64 in signature",
+            replace(D.signature(0), v -> "not-base64%%"),
+            "signature"),
+        verify(
+            "truncated base64 in certificate",
+            replace(D.certificate(0), v -> v.substring(0, v.length() - 5)),
+            "certificate"),
+        verify(
+            "garbage gzip in certificate",
+            replace(
+                D.certificate(0),
+                v -> b64("\u001f\u008b\u0008xx".getBytes(StandardCharsets.ISO_8859_1))),
+            "certificate"),
+        verify(
+            "garbage gzip in bundle",
+            replace(
+                D.bundle(0),
+                v -> b64("\u001f\u008b\u0008yy".getBytes(StandardCharsets.ISO_8859_1))),
+            "bundle"),
+        verify(
+            "truncated base64 in bundle",
+            replace(D.bundle(0), v -> v.substring(0, v.length() - 2)),
+            "bundle"),
+        verify(
+            "bundle JSON without Payload",
+            replace(D.bundle(0), v -> FakeSigstoreB64.gz("{\"SignedEntryTimestamp\":\"eA==\"}")),
+            "Payload"),
+        verify(
+            "signature set gap: signature and signature_2",
+            a -> {
+              a.put(D.signature(2), a.get(D.signature(0)));
+            },
+            "contiguous"),
+        verify(
+            "certificate with two SANs",
+            SIGSTORE.keyless(twoSans),
+            "it has 2 subject alternative names"),
+        verify(
+            "self-signed certificate with an otherwise valid SET",
+            SIGSTORE.keyless(selfSigned),
+            "does not chain"),
+        verify(
+            "bundle whose logID is unknown",
+            SIGSTORE.keyless(unknownLog),
+            "is not a transparency log in the trusted root"));
   }
 
   @ParameterizedTest(name = "verify: {0}")
   @MethodSource("verificationRejections")
-  void verify_forgedOrBrokenSignature_namesTheFile_andExitsRejected(String name, Map<String, String> annotations, String why)
-      throws Exception {
-    Path trustedRoot = Files.writeString(tmp.resolve("trusted_root.json"), SIGSTORE.trustedRootJson());
-    Path file = Files.writeString(tmp.resolve("signed-" + name.replaceAll("[^a-z0-9]+", "-") + ".yaml"),
-        FakeSigstore.liveYaml(annotations));
+  void verify_forgedOrBrokenSignature_namesTheFile_andExitsRejected(
+      String name, Map<String, String> annotations, String why) throws Exception {
+    Path trustedRoot =
+        Files.writeString(tmp.resolve("trusted_root.json"), SIGSTORE.trustedRootJson());
+    Path file =
+        Files.writeString(
+            tmp.resolve("signed-" + name.replaceAll("[^a-z0-9]+", "-") + ".yaml"),
+            FakeSigstore.liveYaml(annotations));
 
-    CliRun run = CliRun.run(Map.of(), "verify", "--trusted-root", trustedRoot.toString(),
-        "--certificate-identity", FakeSigstore.SUBJECT, "--certificate-oidc-issuer", FakeSigstore.ISSUER, file.toString());
+    CliRun run =
+        CliRun.run(
+            Map.of(),
+            "verify",
+            "--trusted-root",
+            trustedRoot.toString(),
+            "--certificate-identity",
+            FakeSigstore.SUBJECT,
+            "--certificate-oidc-issuer",
+            FakeSigstore.ISSUER,
+            file.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(run.out()).contains("FAIL " + file).contains(why).contains("0 verified, 1 rejected");
@@ -139,11 +262,24 @@ class BadInputCliTest {
   @org.junit.jupiter.api.Test
   void verify_wellFormedForgeryControl_passes() throws Exception {
     // The positive control for the table above: the same construction without a defect verifies.
-    Path trustedRoot = Files.writeString(tmp.resolve("trusted_root.json"), SIGSTORE.trustedRootJson());
-    Path file = Files.writeString(tmp.resolve("ok.yaml"), FakeSigstore.liveYaml(SIGSTORE.keyless(new FakeSigstore.Spec())));
+    Path trustedRoot =
+        Files.writeString(tmp.resolve("trusted_root.json"), SIGSTORE.trustedRootJson());
+    Path file =
+        Files.writeString(
+            tmp.resolve("ok.yaml"),
+            FakeSigstore.liveYaml(SIGSTORE.keyless(new FakeSigstore.Spec())));
 
-    CliRun run = CliRun.run(Map.of(), "verify", "--trusted-root", trustedRoot.toString(),
-        "--certificate-identity", FakeSigstore.SUBJECT, "--certificate-oidc-issuer", FakeSigstore.ISSUER, file.toString());
+    CliRun run =
+        CliRun.run(
+            Map.of(),
+            "verify",
+            "--trusted-root",
+            trustedRoot.toString(),
+            "--certificate-identity",
+            FakeSigstore.SUBJECT,
+            "--certificate-oidc-issuer",
+            FakeSigstore.ISSUER,
+            file.toString());
 
     assertThat(run.exitCode()).as(run.all()).isZero();
   }
@@ -157,10 +293,20 @@ class BadInputCliTest {
     String handWritten = VALID.replace("fine", "hand-written");
     Files.writeString(out.resolve("b.yaml"), handWritten);
 
-    CliRun run = CliRun.run(Map.of("COSIGN_PASSWORD", ""), "sign", "--key", key.toString(), "--out", out.toString(), in.toString());
+    CliRun run =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", ""),
+            "sign",
+            "--key",
+            key.toString(),
+            "--out",
+            out.toString(),
+            in.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
-    assertThat(run.err()).contains("Refusing to overwrite " + out.resolve("b.yaml")).contains("--force");
+    assertThat(run.err())
+        .contains("Refusing to overwrite " + out.resolve("b.yaml"))
+        .contains("--force");
     assertThat(out.resolve("a.yaml")).doesNotExist();
     assertThat(Files.readString(out.resolve("b.yaml"))).isEqualTo(handWritten);
   }
@@ -175,13 +321,16 @@ class BadInputCliTest {
     return Arguments.of(name, annotations, why);
   }
 
-  private static Arguments verify(String name, java.util.function.Consumer<Map<String, String>> edit, String why) {
-    Map<String, String> annotations = new LinkedHashMap<>(SIGSTORE.keyless(new FakeSigstore.Spec()));
+  private static Arguments verify(
+      String name, java.util.function.Consumer<Map<String, String>> edit, String why) {
+    Map<String, String> annotations =
+        new LinkedHashMap<>(SIGSTORE.keyless(new FakeSigstore.Spec()));
     edit.accept(annotations);
     return Arguments.of(name, annotations, why);
   }
 
-  private static java.util.function.Consumer<Map<String, String>> replace(String key, java.util.function.UnaryOperator<String> f) {
+  private static java.util.function.Consumer<Map<String, String>> replace(
+      String key, java.util.function.UnaryOperator<String> f) {
     return a -> a.put(key, f.apply(a.get(key)));
   }
 
@@ -206,7 +355,8 @@ class BadInputCliTest {
   }
 
   private static String aliasBomb() {
-    StringBuilder y = new StringBuilder("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\ndata:\n");
+    StringBuilder y =
+        new StringBuilder("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\ndata:\n");
     y.append("  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for (int i = 1; i < 12; i++) {
       y.append("  a").append(i).append(": &a").append(i).append(" [");

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class CheckCommandTest {
 
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-22T05:00:00Z"), ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-11-22T05:00:00Z"), ZoneOffset.UTC);
 
   @TempDir Path work;
   @TempDir Path scratch;
@@ -36,7 +37,8 @@ class CheckCommandTest {
   }
 
   private int run(Env env, String... args) {
-    return Main.run(Runtime.of(env, CLOCK, new PrintWriter(out, true), new PrintWriter(err, true)), args);
+    return Main.run(
+        Runtime.of(env, CLOCK, new PrintWriter(out, true), new PrintWriter(err, true)), args);
   }
 
   private List<String> outLines() {
@@ -44,12 +46,16 @@ class CheckCommandTest {
   }
 
   private void editSignedConfigMap() {
-    repo.write("signed/app/config.yaml", repo.read("signed/app/config.yaml").replace("greeting: hello", "greeting: hacked"));
+    repo.write(
+        "signed/app/config.yaml",
+        repo.read("signed/app/config.yaml").replace("greeting: hello", "greeting: hacked"));
   }
 
   private void addGovernanceViolations() {
     repo.write("unsigned/net/allow-all.yaml", GateRepository.ALLOW_ALL_INGRESS);
-    repo.write("unsigned/app/worker.yaml", """
+    repo.write(
+        "unsigned/app/worker.yaml",
+        """
         apiVersion: v1
         kind: ConfigMap
         metadata:
@@ -76,14 +82,17 @@ class CheckCommandTest {
     int code = run(Env.empty(), "check", "--repo", work.toString());
 
     assertThat(code).isEqualTo(1);
-    assertThat(outLines()).containsExactly(
-        "error signed/app/config.yaml:" + line + " [signature] ConfigMap/shop/app-config: content differs from the signed"
-            + " message at data.greeting: signed \"hello\", found \"hacked\", perhaps you should undo the change here and"
-            + " make it in unsigned/app/config.yaml instead; files under signed/ are written only by the signing workflow"
-            + " (countersign/signature)",
-        "signed:   2 files, 1 of 2 documents verified",
-        "unsigned: 0 files, 0 documents, 2 governance policies applied",
-        "check failed: 1 error, 0 warnings");
+    assertThat(outLines())
+        .containsExactly(
+            "error signed/app/config.yaml:"
+                + line
+                + " [signature] ConfigMap/shop/app-config: content differs from the signed message"
+                + " at data.greeting: signed \"hello\", found \"hacked\", perhaps you should undo"
+                + " the change here and make it in unsigned/app/config.yaml instead; files under"
+                + " signed/ are written only by the signing workflow (countersign/signature)",
+            "signed:   2 files, 1 of 2 documents verified",
+            "unsigned: 0 files, 0 documents, 2 governance policies applied",
+            "check failed: 1 error, 0 warnings");
     assertThat(err.toString()).isEmpty();
   }
 
@@ -93,30 +102,48 @@ class CheckCommandTest {
     int line = repo.lineOf("signed/app/config.yaml", "greeting: hacked");
     Path summary = scratch.resolve("summary.md");
     Path outputs = scratch.resolve("outputs.txt");
-    Env env = Env.of(Map.of("GITHUB_ACTIONS", "true", "GITHUB_WORKSPACE", work.toString(),
-        "GITHUB_STEP_SUMMARY", summary.toString(), "GITHUB_OUTPUT", outputs.toString()));
+    Env env =
+        Env.of(
+            Map.of(
+                "GITHUB_ACTIONS",
+                "true",
+                "GITHUB_WORKSPACE",
+                work.toString(),
+                "GITHUB_STEP_SUMMARY",
+                summary.toString(),
+                "GITHUB_OUTPUT",
+                outputs.toString()));
 
     int code = run(env, "check");
 
     assertThat(code).isEqualTo(1);
-    assertThat(outLines()).containsExactly(
-        "::error file=signed/app/config.yaml,line=" + line + ",title=countersign signature::ConfigMap/shop/app-config:"
-            + " content differs from the signed message at data.greeting: signed \"hello\", found \"hacked\", perhaps you"
-            + " should undo the change here and make it in unsigned/app/config.yaml instead; files under signed/ are written"
-            + " only by the signing workflow (countersign/signature)",
-        "signed:   2 files, 1 of 2 documents verified",
-        "unsigned: 0 files, 0 documents, 2 governance policies applied",
-        "check failed: 1 error, 0 warnings");
+    assertThat(outLines())
+        .containsExactly(
+            "::error file=signed/app/config.yaml,line="
+                + line
+                + ",title=countersign signature::ConfigMap/shop/app-config: content differs from"
+                + " the signed message at data.greeting: signed \"hello\", found \"hacked\","
+                + " perhaps you should undo the change here and make it in unsigned/app/config.yaml"
+                + " instead; files under signed/ are written only by the signing workflow"
+                + " (countersign/signature)",
+            "signed:   2 files, 1 of 2 documents verified",
+            "unsigned: 0 files, 0 documents, 2 governance policies applied",
+            "check failed: 1 error, 0 warnings");
     assertThat(Files.readString(summary))
         .startsWith("### countersign check\n\n**Failed**: 1 error, 0 warnings.\n")
         .contains("| signed manifests | 2 | 2 | 1 verified |\n")
-        .contains("| error | signature | signed/app/config.yaml | " + line + " | ConfigMap/shop/app-config | content differs");
+        .contains(
+            "| error | signature | signed/app/config.yaml | "
+                + line
+                + " | ConfigMap/shop/app-config | content differs");
     assertThat(Files.readString(outputs)).isEqualTo("result=failed\nerrors=1\nwarnings=0\n");
   }
 
   @Test
   void check_onlyValidUnsignedManifestsAdded_exits0() {
-    repo.write("unsigned/app/cache.yaml", """
+    repo.write(
+        "unsigned/app/cache.yaml",
+        """
         apiVersion: apps/v1
         kind: Deployment
         metadata:
@@ -142,10 +169,11 @@ class CheckCommandTest {
     int code = run(Env.empty(), "check", "--repo", work.toString());
 
     assertThat(code).isEqualTo(0);
-    assertThat(outLines()).containsExactly(
-        "signed:   2 files, 2 of 2 documents verified",
-        "unsigned: 1 file, 2 documents, 2 governance policies applied",
-        "check passed: 0 errors, 0 warnings");
+    assertThat(outLines())
+        .containsExactly(
+            "signed:   2 files, 2 of 2 documents verified",
+            "unsigned: 1 file, 2 documents, 2 governance policies applied",
+            "check passed: 0 errors, 0 warnings");
   }
 
   @Test
@@ -155,14 +183,16 @@ class CheckCommandTest {
     int code = run(Env.empty(), "check", "--repo", work.toString());
 
     assertThat(code).isEqualTo(1);
-    assertThat(outLines()).containsExactly(
-        "error unsigned/app/worker.yaml:8 [governance] Deployment/worker: every Deployment needs a team label"
-            + " (require-team-label/validations/0)",
-        "error unsigned/net/allow-all.yaml:1 [governance] NetworkPolicy/shop/allow-all: a NetworkPolicy must not allow"
-            + " ingress from everywhere (deny-allow-all-ingress/validations/0)",
-        "signed:   2 files, 2 of 2 documents verified",
-        "unsigned: 2 files, 3 documents, 2 governance policies applied",
-        "check failed: 2 errors, 0 warnings");
+    assertThat(outLines())
+        .containsExactly(
+            "error unsigned/app/worker.yaml:8 [governance] Deployment/worker: every Deployment"
+                + " needs a team label (require-team-label/validations/0)",
+            "error unsigned/net/allow-all.yaml:1 [governance] NetworkPolicy/shop/allow-all: a"
+                + " NetworkPolicy must not allow ingress from everywhere"
+                + " (deny-allow-all-ingress/validations/0)",
+            "signed:   2 files, 2 of 2 documents verified",
+            "unsigned: 2 files, 3 documents, 2 governance policies applied",
+            "check failed: 2 errors, 0 warnings");
   }
 
   @Test
@@ -176,7 +206,8 @@ class CheckCommandTest {
     assertThat(code).isEqualTo(1);
     JsonNode sarif = new ObjectMapper().readTree(out.toString());
     assertThat(sarif.path("version").asText()).isEqualTo("2.1.0");
-    assertThat(sarif.path("$schema").asText()).isEqualTo("https://json.schemastore.org/sarif-2.1.0.json");
+    assertThat(sarif.path("$schema").asText())
+        .isEqualTo("https://json.schemastore.org/sarif-2.1.0.json");
     assertThat(sarif.path("runs")).hasSize(1);
     JsonNode run = sarif.path("runs").get(0);
     JsonNode driver = run.path("tool").path("driver");
@@ -196,8 +227,19 @@ class CheckCommandTest {
       assertThat(physical.path("region").path("startLine").asInt()).isPositive();
     }
     assertThat(results.findValuesAsText("ruleId"))
-        .containsExactly("countersign/signature", "require-team-label/validations/0", "deny-allow-all-ingress/validations/0");
-    assertThat(results.get(0).path("locations").get(0).path("physicalLocation").path("region").path("startLine").asInt())
+        .containsExactly(
+            "countersign/signature",
+            "require-team-label/validations/0",
+            "deny-allow-all-ingress/validations/0");
+    assertThat(
+            results
+                .get(0)
+                .path("locations")
+                .get(0)
+                .path("physicalLocation")
+                .path("region")
+                .path("startLine")
+                .asInt())
         .isEqualTo(line);
     assertThat(rules).hasSize(3);
     for (JsonNode rule : rules) {
@@ -210,7 +252,8 @@ class CheckCommandTest {
     addGovernanceViolations();
     Path sarifFile = scratch.resolve("reports/check.sarif");
 
-    int code = run(Env.empty(), "check", "--repo", work.toString(), "--sarif-file", sarifFile.toString());
+    int code =
+        run(Env.empty(), "check", "--repo", work.toString(), "--sarif-file", sarifFile.toString());
 
     assertThat(code).isEqualTo(1);
     assertThat(outLines()).last().isEqualTo("check failed: 2 errors, 0 warnings");
@@ -222,7 +265,13 @@ class CheckCommandTest {
   @Test
   void check_jsonOutputInActions_keepsStdoutJsonAndAnnotatesOnStderr() throws Exception {
     addGovernanceViolations();
-    Env env = Env.of(Map.of("GITHUB_ACTIONS", "true", "GITHUB_OUTPUT", scratch.resolve("outputs.txt").toString()));
+    Env env =
+        Env.of(
+            Map.of(
+                "GITHUB_ACTIONS",
+                "true",
+                "GITHUB_OUTPUT",
+                scratch.resolve("outputs.txt").toString()));
 
     int code = run(env, "check", "--repo", work.toString(), "--output", "json");
 
@@ -230,37 +279,52 @@ class CheckCommandTest {
     JsonNode json = new ObjectMapper().readTree(out.toString());
     assertThat(json.path("passed").asBoolean()).isFalse();
     assertThat(json.path("summary").path("errors").asInt()).isEqualTo(2);
-    assertThat(json.path("findings").get(0).path("file").asText()).isEqualTo("unsigned/app/worker.yaml");
+    assertThat(json.path("findings").get(0).path("file").asText())
+        .isEqualTo("unsigned/app/worker.yaml");
     assertThat(json.path("findings").get(0).path("line").asInt()).isEqualTo(8);
     assertThat(err.toString().lines().toList())
         .containsExactly(
-            "::error file=unsigned/app/worker.yaml,line=8,title=countersign governance::Deployment/worker: every Deployment"
-                + " needs a team label (require-team-label/validations/0)",
-            "::error file=unsigned/net/allow-all.yaml,line=1,title=countersign governance::NetworkPolicy/shop/allow-all: a"
-                + " NetworkPolicy must not allow ingress from everywhere (deny-allow-all-ingress/validations/0)");
+            "::error file=unsigned/app/worker.yaml,line=8,title=countersign"
+                + " governance::Deployment/worker: every Deployment needs a team label"
+                + " (require-team-label/validations/0)",
+            "::error file=unsigned/net/allow-all.yaml,line=1,title=countersign"
+                + " governance::NetworkPolicy/shop/allow-all: a NetworkPolicy must not allow"
+                + " ingress from everywhere (deny-allow-all-ingress/validations/0)");
   }
 
   @Test
   void check_unsignedFileFindings_presetAnnotationsAndDuplicateKey() {
-    repo.write("unsigned/preset.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\n  annotations:\n    cosign.sigstore.dev/signature: MEUCIQ==\n");
-    repo.write("unsigned/dup.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n  name: e\n");
+    repo.write(
+        "unsigned/preset.yaml",
+        "apiVersion: v1\n"
+            + "kind: ConfigMap\n"
+            + "metadata:\n"
+            + "  name: p\n"
+            + "  annotations:\n"
+            + "    cosign.sigstore.dev/signature: MEUCIQ==\n");
+    repo.write(
+        "unsigned/dup.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n  name: e\n");
 
     int code = run(Env.empty(), "check", "--repo", work.toString());
 
     assertThat(code).isEqualTo(1);
-    assertThat(outLines()).startsWith(
-        "error unsigned/dup.yaml:5 [manifest] duplicate key \"name\" in metadata (first defined at line 4), perhaps you"
-            + " should remove one of them; Kubernetes tools disagree on which one wins (countersign/readable-manifest)",
-        "error unsigned/preset.yaml:6 [manifest] ConfigMap/p: already carries the signature annotation"
-            + " cosign.sigstore.dev/signature in an unsigned directory, perhaps you should remove it; the signing workflow"
-            + " adds signatures after merge, and a pre-set one would be signed over or kept unreviewed"
-            + " (countersign/no-preset-signature)");
+    assertThat(outLines())
+        .startsWith(
+            "error unsigned/dup.yaml:5 [manifest] duplicate key \"name\" in metadata (first defined"
+                + " at line 4), perhaps you should remove one of them; Kubernetes tools disagree on"
+                + " which one wins (countersign/readable-manifest)",
+            "error unsigned/preset.yaml:6 [manifest] ConfigMap/p: already carries the signature"
+                + " annotation cosign.sigstore.dev/signature in an unsigned directory, perhaps you"
+                + " should remove it; the signing workflow adds signatures after merge, and a"
+                + " pre-set one would be signed over or kept unreviewed"
+                + " (countersign/no-preset-signature)");
   }
 
   @Test
   void check_governanceWarningOnly_exits0AndAnnotatesAWarning() throws Exception {
-    repo.write("policies/no-nodeport.yaml", """
+    repo.write(
+        "policies/no-nodeport.yaml",
+        """
         apiVersion: admissionregistration.k8s.io/v1
         kind: ValidatingAdmissionPolicy
         metadata:
@@ -276,7 +340,9 @@ class CheckCommandTest {
           validations:
           - expression: "object.spec.type != 'NodePort'"
         """);
-    repo.write("unsigned/web.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n");
+    repo.write(
+        "unsigned/web.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n");
 
     Path outputs = scratch.resolve("outputs.txt");
     Env env = Env.of(Map.of("GITHUB_ACTIONS", "true", "GITHUB_OUTPUT", outputs.toString()));
@@ -284,49 +350,64 @@ class CheckCommandTest {
     int code = run(env, "check", "--repo", work.toString());
 
     assertThat(code).isEqualTo(0);
-    assertThat(outLines()).containsExactly(
-        "::warning file=unsigned/web.yaml,line=1,title=countersign governance::Service/web: expression 'object.spec.type !="
-            + " 'NodePort'' resulted in error: key 'type' is not present in map. (no-nodeport/validations/0)",
-        "signed:   2 files, 2 of 2 documents verified",
-        "unsigned: 1 file, 1 document, 3 governance policies applied",
-        "check passed: 0 errors, 1 warning");
+    assertThat(outLines())
+        .containsExactly(
+            "::warning file=unsigned/web.yaml,line=1,title=countersign governance::Service/web:"
+                + " expression 'object.spec.type != 'NodePort'' resulted in error: key 'type' is"
+                + " not present in map. (no-nodeport/validations/0)",
+            "signed:   2 files, 2 of 2 documents verified",
+            "unsigned: 1 file, 1 document, 3 governance policies applied",
+            "check passed: 0 errors, 1 warning");
     assertThat(Files.readString(outputs)).isEqualTo("result=passed\nerrors=0\nwarnings=1\n");
   }
 
   @Test
   void check_configMapKeyContainingStatusEditedUnderSigned_fails() {
-    repo.write("signed/app/config.yaml", repo.read("signed/app/config.yaml")
-        .replace("  greeting: hello\n", "  greeting: hello\n  status: degraded-on-purpose\n"));
+    repo.write(
+        "signed/app/config.yaml",
+        repo.read("signed/app/config.yaml")
+            .replace("  greeting: hello\n", "  greeting: hello\n  status: degraded-on-purpose\n"));
 
     int code = run(Env.empty(), "check", "--repo", work.toString());
 
     assertThat(code).isEqualTo(1);
-    assertThat(outLines().get(0)).startsWith("error signed/app/config.yaml:")
-        .contains("content differs from the signed message at data.status: signed nothing, found \"degraded-on-purpose\"");
+    assertThat(outLines().get(0))
+        .startsWith("error signed/app/config.yaml:")
+        .contains(
+            "content differs from the signed message at data.status: signed nothing, found"
+                + " \"degraded-on-purpose\"");
   }
 
   @Test
   void check_deploymentPodSecurityContextRunAsRootUnderSigned_fails() {
-    repo.write("signed/app/deployment.yaml", repo.read("signed/app/deployment.yaml")
-        .replace("      containers:\n", "      securityContext:\n        runAsUser: 0\n      containers:\n"));
+    repo.write(
+        "signed/app/deployment.yaml",
+        repo.read("signed/app/deployment.yaml")
+            .replace(
+                "      containers:\n",
+                "      securityContext:\n        runAsUser: 0\n      containers:\n"));
     assertThat(repo.read("signed/app/deployment.yaml")).contains("runAsUser: 0");
 
     int code = run(Env.empty(), "check", "--repo", work.toString());
 
     assertThat(code).isEqualTo(1);
-    assertThat(outLines().get(0)).startsWith("error signed/app/deployment.yaml:")
+    assertThat(outLines().get(0))
+        .startsWith("error signed/app/deployment.yaml:")
         .contains("spec.template.spec.securityContext.runAsUser: signed nothing, found 0");
   }
 
   @Test
   void check_emptiedFieldUnderSigned_failsAsNotExactlyTheMessage() {
-    repo.write("signed/app/deployment.yaml", repo.read("signed/app/deployment.yaml")
-        .replace("      containers:\n", "      securityContext: {}\n      containers:\n"));
+    repo.write(
+        "signed/app/deployment.yaml",
+        repo.read("signed/app/deployment.yaml")
+            .replace("      containers:\n", "      securityContext: {}\n      containers:\n"));
 
     int code = run(Env.empty(), "check", "--repo", work.toString());
 
     assertThat(code).isEqualTo(1);
-    assertThat(outLines().get(0)).startsWith("error signed/app/deployment.yaml:")
+    assertThat(outLines().get(0))
+        .startsWith("error signed/app/deployment.yaml:")
         .contains("is not exactly document 1 of the signed message");
   }
 
@@ -337,8 +418,12 @@ class CheckCommandTest {
     int code = run(Env.empty(), "check", "--repo", work.toString());
 
     assertThat(code).isEqualTo(2);
-    assertThat(err.toString().lines().toList()).containsExactly(
-        "error: No trust policy found at .countersign/policy.yaml in " + work + " while starting countersign check",
-        "hint: perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE");
+    assertThat(err.toString().lines().toList())
+        .containsExactly(
+            "error: No trust policy found at .countersign/policy.yaml in "
+                + work
+                + " while starting countersign check",
+            "hint: perhaps you should run \"countersign init\" and commit its files, or pass"
+                + " --policy FILE");
   }
 }

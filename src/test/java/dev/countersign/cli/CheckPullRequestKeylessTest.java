@@ -30,10 +30,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The gate's "not older" rule with real transparency-log times: keylessly signed manifests on
- * main (loopback Sigstore stack), a pull request that puts back an older, validly signed version,
- * checked out shallow so that the history search cannot see the older version: the log time
- * alone rejects it.
+ * The gate's "not older" rule with real transparency-log times: keylessly signed manifests on main
+ * (loopback Sigstore stack), a pull request that puts back an older, validly signed version,
+ * checked out shallow so that the history search cannot see the older version: the log time alone
+ * rejects it.
  */
 @RequiresSigstoreStack
 class CheckPullRequestKeylessTest {
@@ -52,8 +52,13 @@ class CheckPullRequestKeylessTest {
   void origin() throws Exception {
     stack.clearFaults();
     git = new GitFixture(tmp.resolve("git"));
-    seed = GateRepository.createKeyless(tmp.resolve("seed"), tmp.resolve("scratch"), signer(), stack.identitySan(),
-        stack.identityIssuer());
+    seed =
+        GateRepository.createKeyless(
+            tmp.resolve("seed"),
+            tmp.resolve("scratch"),
+            signer(),
+            stack.identitySan(),
+            stack.identityIssuer());
     git.commitToOrigin("main", filesOf(seed.root()), Set.of(), "countersign set-up");
   }
 
@@ -67,8 +72,13 @@ class CheckPullRequestKeylessTest {
     String v1 = seed.read("signed/app/config.yaml");
     // Log times have one-second resolution: let the next signature be logged a second later.
     Thread.sleep(1_100);
-    seed.sign("app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
-    git.commitToOrigin("main", Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")), Set.of(), "v2");
+    seed.sign(
+        "app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
+        Set.of(),
+        "v2");
     String base = git.originHead("main");
     git.branchOnOrigin("rollback", "main");
     git.commitToOrigin("rollback", Map.of("signed/app/config.yaml", v1), Set.of(), "put v1 back");
@@ -77,7 +87,8 @@ class CheckPullRequestKeylessTest {
     CliRun run = check(ws, base);
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(run.out()).contains("::error file=signed/app/config.yaml,")
+    assertThat(run.out())
+        .contains("::error file=signed/app/config.yaml,")
         .contains("is older than the version it replaces")
         .doesNotContain("replays an earlier signed version");
   }
@@ -86,22 +97,37 @@ class CheckPullRequestKeylessTest {
   void rollbackWithAMadeUpNewerSignatureSetAppended_stillFailsOnItsLogTime() throws Exception {
     String v1 = seed.read("signed/app/config.yaml");
     Thread.sleep(1_100);
-    seed.sign("app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
-    git.commitToOrigin("main", Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")), Set.of(), "v2");
+    seed.sign(
+        "app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
+        Set.of(),
+        "v2");
     String base = git.originHead("main");
     // The old, valid set 0 stays (so the file still verifies); set 1 claims a log time in 2100.
-    String bundle = new dev.countersign.manifest.RekorBundle("AAAA", "e30=", 4_102_444_800L, 1, "00".repeat(32)).toJson();
-    String forged = v1.replaceAll("(?m)^(\\s*)(cosign\\.sigstore\\.dev/signature: \\S+)$",
-        "$1$2\n$1cosign.sigstore.dev/signature_1: " + java.util.Base64.getEncoder().encodeToString("forged".getBytes(StandardCharsets.US_ASCII))
-            + "\n$1cosign.sigstore.dev/bundle_1: " + java.util.Base64.getEncoder().encodeToString(gzip(bundle)));
+    String bundle =
+        new dev.countersign.manifest.RekorBundle("AAAA", "e30=", 4_102_444_800L, 1, "00".repeat(32))
+            .toJson();
+    String forged =
+        v1.replaceAll(
+            "(?m)^(\\s*)(cosign\\.sigstore\\.dev/signature: \\S+)$",
+            "$1$2\n$1cosign.sigstore.dev/signature_1: "
+                + java.util.Base64.getEncoder()
+                    .encodeToString("forged".getBytes(StandardCharsets.US_ASCII))
+                + "\n$1cosign.sigstore.dev/bundle_1: "
+                + java.util.Base64.getEncoder().encodeToString(gzip(bundle)));
     assertThat(forged).contains("signature_1").contains("bundle_1");
     git.branchOnOrigin("rollback", "main");
-    git.commitToOrigin("rollback", Map.of("signed/app/config.yaml", forged), Set.of(), "put v1 back, dressed up");
+    git.commitToOrigin(
+        "rollback", Map.of("signed/app/config.yaml", forged), Set.of(), "put v1 back, dressed up");
 
     CliRun run = check(git.cloneBranch("ws", "rollback", 1), base);
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(run.out()).contains("::error file=signed/app/config.yaml,").contains("is older than the version it replaces");
+    assertThat(run.out())
+        .contains("::error file=signed/app/config.yaml,")
+        .contains("is older than the version it replaces");
   }
 
   private static byte[] gzip(String text) throws IOException {
@@ -116,9 +142,15 @@ class CheckPullRequestKeylessTest {
   void control_aNewerKeylessSignatureOfChangedContent_passes() throws Exception {
     String base = git.originHead("main");
     Thread.sleep(1_100);
-    seed.sign("app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: refreshed"));
+    seed.sign(
+        "app/config.yaml",
+        GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: refreshed"));
     git.branchOnOrigin("refresh", "main");
-    git.commitToOrigin("refresh", Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")), Set.of(), "refresh");
+    git.commitToOrigin(
+        "refresh",
+        Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
+        Set.of(),
+        "refresh");
     Path ws = git.cloneBranch("ws", "refresh", 1);
 
     CliRun run = check(ws, base);
@@ -129,7 +161,11 @@ class CheckPullRequestKeylessTest {
 
   private CliRun check(Path ws, String baseSha) throws IOException {
     Path event = tmp.resolve("event-" + System.nanoTime() + ".json");
-    Files.writeString(event, "{\"pull_request\":{\"number\":9,\"base\":{\"ref\":\"main\",\"sha\":\"" + baseSha + "\"}}}");
+    Files.writeString(
+        event,
+        "{\"pull_request\":{\"number\":9,\"base\":{\"ref\":\"main\",\"sha\":\""
+            + baseSha
+            + "\"}}}");
     Map<String, String> env = new HashMap<>();
     env.put("GITHUB_ACTIONS", "true");
     env.put("GITHUB_EVENT_NAME", "pull_request");
@@ -144,9 +180,13 @@ class CheckPullRequestKeylessTest {
 
   private Supplier<MessageSigner> signer() {
     return () -> {
-      SigstoreKeylessSigner signer = new SigstoreKeylessSigner(
-          KeylessOptions.custom(stack.trustedRoot(), stack.signingConfig()).withIdentityToken(stack.tokenFor(Map.of())),
-          Env.empty(), Clock.systemUTC(), token -> {});
+      SigstoreKeylessSigner signer =
+          new SigstoreKeylessSigner(
+              KeylessOptions.custom(stack.trustedRoot(), stack.signingConfig())
+                  .withIdentityToken(stack.tokenFor(Map.of())),
+              Env.empty(),
+              Clock.systemUTC(),
+              token -> {});
       signers.add(signer);
       return signer;
     };
@@ -156,7 +196,9 @@ class CheckPullRequestKeylessTest {
     Map<String, String> files = new TreeMap<>();
     try (Stream<Path> walk = Files.walk(root)) {
       for (Path file : walk.filter(Files::isRegularFile).toList()) {
-        files.put(root.relativize(file).toString().replace('\\', '/'), Files.readString(file, StandardCharsets.UTF_8));
+        files.put(
+            root.relativize(file).toString().replace('\\', '/'),
+            Files.readString(file, StandardCharsets.UTF_8));
       }
     }
     return files;

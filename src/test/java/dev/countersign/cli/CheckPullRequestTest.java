@@ -51,61 +51,105 @@ class CheckPullRequestTest {
   void pullRequestAddingItsOwnKey_andASignedFileSignedWithIt_fails() throws Exception {
     Path attackerKey = attackerKey();
     String evil = signWith(attackerKey, "app/evil.yaml", GateRepository.ALLOW_ALL_INGRESS);
-    String policy = seed.read(".countersign/policy.yaml")
-        .replace("  - path: .countersign/cosign.pub\n", "  - path: .countersign/cosign.pub\n  - path: .countersign/attacker.pub\n");
+    String policy =
+        seed.read(".countersign/policy.yaml")
+            .replace(
+                "  - path: .countersign/cosign.pub\n",
+                "  - path: .countersign/cosign.pub\n  - path: .countersign/attacker.pub\n");
 
-    CliRun run = check(pullRequest(Map.of(
-        ".countersign/policy.yaml", policy,
-        ".countersign/attacker.pub", Files.readString(attackerKey.resolveSibling("attacker.pub")),
-        "signed/app/evil.yaml", evil), Set.of(), 1), Map.of());
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of(
+                    ".countersign/policy.yaml", policy,
+                    ".countersign/attacker.pub",
+                        Files.readString(attackerKey.resolveSibling("attacker.pub")),
+                    "signed/app/evil.yaml", evil),
+                Set.of(),
+                1),
+            Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(run.out()).contains("::error file=signed/app/evil.yaml,")
+    assertThat(run.out())
+        .contains("::error file=signed/app/evil.yaml,")
         .contains("does not verify with the key")
-        .contains("::warning file=.countersign/policy.yaml,title=countersign policy::this change changes a file of the gate's rules")
-        .contains("::warning file=.countersign/attacker.pub,title=countersign policy::this change adds a file of the gate's rules");
+        .contains(
+            "::warning file=.countersign/policy.yaml,title=countersign policy::this change changes"
+                + " a file of the gate's rules")
+        .contains(
+            "::warning file=.countersign/attacker.pub,title=countersign policy::this change adds a"
+                + " file of the gate's rules");
   }
 
   @Test
   void mergeQueue_alsoJudgesByTheBaseCommitsRules() throws Exception {
-    Path ws = pullRequest(Map.of("unsigned/net/allow-all.yaml", GateRepository.ALLOW_ALL_INGRESS),
-        Set.of("policies/deny-allow-all-ingress.yaml"), 1);
+    Path ws =
+        pullRequest(
+            Map.of("unsigned/net/allow-all.yaml", GateRepository.ALLOW_ALL_INGRESS),
+            Set.of("policies/deny-allow-all-ingress.yaml"),
+            1);
     Path event = tmp.resolve("merge-group.json");
-    Files.writeString(event, "{\"action\":\"checks_requested\",\"merge_group\":{\"base_sha\":\"" + baseSha
-        + "\",\"base_ref\":\"refs/heads/main\",\"head_ref\":\"refs/heads/gh-readonly-queue/main/pr-7\"}}");
+    Files.writeString(
+        event,
+        "{\"action\":\"checks_requested\",\"merge_group\":{\"base_sha\":\""
+            + baseSha
+            + "\",\"base_ref\":\"refs/heads/main\",\"head_ref\":\"refs/heads/gh-readonly-queue/main/pr-7\"}}");
 
-    CliRun run = check(ws, Map.of("GITHUB_EVENT_NAME", "merge_group", "GITHUB_EVENT_PATH", event.toString()));
+    CliRun run =
+        check(
+            ws, Map.of("GITHUB_EVENT_NAME", "merge_group", "GITHUB_EVENT_PATH", event.toString()));
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(run.out()).contains("::error file=unsigned/net/allow-all.yaml,");
   }
 
   @Test
-  void control_pullRequestAddingAKeyButNoSignedFile_passesWithTheRuleChangeReported() throws Exception {
+  void control_pullRequestAddingAKeyButNoSignedFile_passesWithTheRuleChangeReported()
+      throws Exception {
     Path attackerKey = attackerKey();
-    String policy = seed.read(".countersign/policy.yaml")
-        .replace("  - path: .countersign/cosign.pub\n", "  - path: .countersign/cosign.pub\n  - path: .countersign/second.pub\n");
+    String policy =
+        seed.read(".countersign/policy.yaml")
+            .replace(
+                "  - path: .countersign/cosign.pub\n",
+                "  - path: .countersign/cosign.pub\n  - path: .countersign/second.pub\n");
 
-    CliRun run = check(pullRequest(Map.of(
-        ".countersign/policy.yaml", policy,
-        ".countersign/second.pub", Files.readString(attackerKey.resolveSibling("attacker.pub"))), Set.of(), 1), Map.of());
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of(
+                    ".countersign/policy.yaml",
+                    policy,
+                    ".countersign/second.pub",
+                    Files.readString(attackerKey.resolveSibling("attacker.pub"))),
+                Set.of(),
+                1),
+            Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.out()).contains("::warning file=.countersign/second.pub,")
+    assertThat(run.out())
+        .contains("::warning file=.countersign/second.pub,")
         .contains("check passed: 0 errors, 2 warnings");
   }
 
   @Test
   void pullRequestDeletingTheAdmissionPolicyItViolates_fails() throws Exception {
-    Path ws = pullRequest(Map.of("unsigned/net/allow-all.yaml", GateRepository.ALLOW_ALL_INGRESS),
-        Set.of("policies/deny-allow-all-ingress.yaml"), 1);
+    Path ws =
+        pullRequest(
+            Map.of("unsigned/net/allow-all.yaml", GateRepository.ALLOW_ALL_INGRESS),
+            Set.of("policies/deny-allow-all-ingress.yaml"),
+            1);
 
     CliRun run = check(ws, Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(run.out()).contains("::error file=unsigned/net/allow-all.yaml,line=1,title=countersign governance::"
-            + "NetworkPolicy/shop/allow-all: a NetworkPolicy must not allow ingress from everywhere")
-        .contains("::warning file=policies/deny-allow-all-ingress.yaml,title=countersign policy::this change deletes");
+    assertThat(run.out())
+        .contains(
+            "::error file=unsigned/net/allow-all.yaml,line=1,title=countersign"
+                + " governance::NetworkPolicy/shop/allow-all: a NetworkPolicy must not allow"
+                + " ingress from everywhere")
+        .contains(
+            "::warning file=policies/deny-allow-all-ingress.yaml,title=countersign policy::this"
+                + " change deletes");
 
     // Only an explicit choice for local runs takes the work tree's rules.
     CliRun local = check(ws, Map.of("INPUT_POLICY_FROM", "worktree"));
@@ -114,20 +158,28 @@ class CheckPullRequestTest {
 
   @Test
   void control_pullRequestAddingACompliantManifest_passes() throws Exception {
-    CliRun run = check(pullRequest(Map.of("unsigned/net/from-frontend.yaml", """
-        apiVersion: networking.k8s.io/v1
-        kind: NetworkPolicy
-        metadata:
-          name: from-frontend
-          namespace: shop
-        spec:
-          podSelector: {}
-          ingress:
-          - from:
-            - podSelector:
-                matchLabels:
-                  app: frontend
-        """), Set.of(), 1), Map.of());
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of(
+                    "unsigned/net/from-frontend.yaml",
+                    """
+                    apiVersion: networking.k8s.io/v1
+                    kind: NetworkPolicy
+                    metadata:
+                      name: from-frontend
+                      namespace: shop
+                    spec:
+                      podSelector: {}
+                      ingress:
+                      - from:
+                        - podSelector:
+                            matchLabels:
+                              app: frontend
+                    """),
+                Set.of(),
+                1),
+            Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
@@ -135,11 +187,20 @@ class CheckPullRequestTest {
 
   @Test
   void pullRequestBreakingTheTrustPolicy_failsNamingIt() throws Exception {
-    CliRun run = check(pullRequest(Map.of(".countersign/policy.yaml", "apiVersion: countersign.dev/v1alpha1\nkind: TrustPolicy\n"),
-        Set.of(), 1), Map.of());
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of(
+                    ".countersign/policy.yaml",
+                    "apiVersion: countersign.dev/v1alpha1\nkind: TrustPolicy\n"),
+                Set.of(),
+                1),
+            Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(run.out()).contains("::error file=.countersign/policy.yaml,").contains("the trust policy names no signer");
+    assertThat(run.out())
+        .contains("::error file=.countersign/policy.yaml,")
+        .contains("the trust policy names no signer");
   }
 
   // --- signed/ changes only the way countersign changes it ----------------------------------
@@ -147,83 +208,127 @@ class CheckPullRequestTest {
   @Test
   void rollbackToAnOlderValidlySignedVersion_fails() throws Exception {
     String v1 = seed.read("signed/app/config.yaml");
-    seed.sign("app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
-    git.commitToOrigin("main", Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")), Set.of(), "v2");
+    seed.sign(
+        "app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
+        Set.of(),
+        "v2");
     baseSha = git.originHead("main");
 
     CliRun run = check(pullRequest(Map.of("signed/app/config.yaml", v1), Set.of(), 0), Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(run.out()).contains("::error file=signed/app/config.yaml,")
+    assertThat(run.out())
+        .contains("::error file=signed/app/config.yaml,")
         .contains("replays an earlier signed version of this file");
   }
 
   @Test
   void droppingOneDocumentFromAValidlySignedMultiDocumentFile_fails() throws Exception {
-    String both = GateRepository.CONFIG_MAP.replace("app-config", "first") + "---\n"
-        + GateRepository.CONFIG_MAP.replace("app-config", "second");
+    String both =
+        GateRepository.CONFIG_MAP.replace("app-config", "first")
+            + "---\n"
+            + GateRepository.CONFIG_MAP.replace("app-config", "second");
     seed.sign("app/multi.yaml", both);
     String signed = seed.read("signed/app/multi.yaml");
     git.commitToOrigin("main", Map.of("signed/app/multi.yaml", signed), Set.of(), "multi");
     baseSha = git.originHead("main");
     String dropped = signed.substring(0, signed.lastIndexOf("---\n"));
 
-    CliRun run = check(pullRequest(Map.of("signed/app/multi.yaml", dropped), Set.of(), 1), Map.of());
+    CliRun run =
+        check(pullRequest(Map.of("signed/app/multi.yaml", dropped), Set.of(), 1), Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(run.out()).contains("::error file=signed/app/multi.yaml,")
+    assertThat(run.out())
+        .contains("::error file=signed/app/multi.yaml,")
         .contains("the file holds 1 document(s) but its signed message holds 2");
   }
 
   @Test
   void copyingASignedFileToAnotherPath_fails() throws Exception {
-    CliRun run = check(pullRequest(Map.of("signed/app/copy.yaml", seed.read("signed/app/config.yaml")), Set.of(), 1), Map.of());
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of("signed/app/copy.yaml", seed.read("signed/app/config.yaml")), Set.of(), 1),
+            Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(run.out()).contains("::error file=signed/app/copy.yaml,")
-        .contains("holds ConfigMap/shop/app-config, which the base branch has at signed/app/config.yaml");
+    assertThat(run.out())
+        .contains("::error file=signed/app/copy.yaml,")
+        .contains(
+            "holds ConfigMap/shop/app-config, which the base branch has at signed/app/config.yaml");
   }
 
   @Test
   void movingASignedFileToAnotherPath_fails_andTheDeletionIsReported() throws Exception {
-    CliRun run = check(pullRequest(Map.of("signed/other/config.yaml", seed.read("signed/app/config.yaml")),
-        Set.of("signed/app/config.yaml"), 1), Map.of());
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of("signed/other/config.yaml", seed.read("signed/app/config.yaml")),
+                Set.of("signed/app/config.yaml"),
+                1),
+            Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(run.out()).contains("::error file=signed/other/config.yaml,")
+    assertThat(run.out())
+        .contains("::error file=signed/other/config.yaml,")
         .contains("a signed file copied or moved to another path")
-        .contains("::warning file=signed/app/config.yaml,title=countersign signature::is deleted by this change");
+        .contains(
+            "::warning file=signed/app/config.yaml,title=countersign signature::is deleted by this"
+                + " change");
   }
 
   @Test
-  void control_theSigningWorkflowsPullRequest_movingReviewedContentToSigned_passes() throws Exception {
+  void control_theSigningWorkflowsPullRequest_movingReviewedContentToSigned_passes()
+      throws Exception {
     String content = GateRepository.CONFIG_MAP.replace("app-config", "new-config");
-    git.commitToOrigin("main", Map.of("unsigned/app/new.yaml", content), Set.of(), "reviewed and merged");
+    git.commitToOrigin(
+        "main", Map.of("unsigned/app/new.yaml", content), Set.of(), "reviewed and merged");
     baseSha = git.originHead("main");
     seed.sign("app/new.yaml", content);
 
-    CliRun run = check(pullRequest(Map.of("signed/app/new.yaml", seed.read("signed/app/new.yaml")),
-        Set.of("unsigned/app/new.yaml"), 1), Map.of());
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of("signed/app/new.yaml", seed.read("signed/app/new.yaml")),
+                Set.of("unsigned/app/new.yaml"),
+                1),
+            Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
   }
 
   @Test
-  void control_aNewSignatureOfChangedContentAtTheSamePath_passes_andADeletionIsOnlyReported() throws Exception {
-    seed.sign("app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: refreshed"));
+  void control_aNewSignatureOfChangedContentAtTheSamePath_passes_andADeletionIsOnlyReported()
+      throws Exception {
+    seed.sign(
+        "app/config.yaml",
+        GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: refreshed"));
 
-    CliRun run = check(pullRequest(Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
-        Set.of("signed/app/deployment.yaml"), 0), Map.of());
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
+                Set.of("signed/app/deployment.yaml"),
+                0),
+            Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.out()).contains("::warning file=signed/app/deployment.yaml,")
+    assertThat(run.out())
+        .contains("::warning file=signed/app/deployment.yaml,")
         .contains("check passed: 0 errors, 1 warning");
   }
 
   @Test
   void baseCommitMissingFromTheClone_andNotFetchable_isAnEnvironmentProblem() throws Exception {
-    Path ws = pullRequest(Map.of("unsigned/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"), Set.of(), 1);
+    Path ws =
+        pullRequest(
+            Map.of("unsigned/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"),
+            Set.of(),
+            1);
     baseSha = "0123456789abcdef0123456789abcdef01234567";
 
     CliRun run = check(ws, Map.of());
@@ -235,7 +340,8 @@ class CheckPullRequestTest {
   // --- helpers -------------------------------------------------------------------------------
 
   /** Pushes a pull request branch {@code pr} on top of main and checks it out (detached). */
-  private Path pullRequest(Map<String, String> writes, Set<String> deletes, int depth) throws Exception {
+  private Path pullRequest(Map<String, String> writes, Set<String> deletes, int depth)
+      throws Exception {
     String branch = "pr-" + (++checkouts);
     git.branchOnOrigin(branch, "main");
     git.commitToOrigin(branch, writes, deletes, "the pull request");
@@ -245,8 +351,12 @@ class CheckPullRequestTest {
   /** {@code countersign check} as the Action runs it on a pull_request event for {@code ws}. */
   private CliRun check(Path ws, Map<String, String> extra) throws IOException {
     Path event = tmp.resolve("event-" + System.nanoTime() + ".json");
-    Files.writeString(event, "{\"action\":\"synchronize\",\"number\":7,\"pull_request\":{\"number\":7,"
-        + "\"base\":{\"ref\":\"main\",\"sha\":\"" + baseSha + "\"},\"head\":{\"ref\":\"pr\",\"sha\":\"ignored\"}}}");
+    Files.writeString(
+        event,
+        "{\"action\":\"synchronize\",\"number\":7,\"pull_request\":{\"number\":7,"
+            + "\"base\":{\"ref\":\"main\",\"sha\":\""
+            + baseSha
+            + "\"},\"head\":{\"ref\":\"pr\",\"sha\":\"ignored\"}}}");
     Map<String, String> env = new HashMap<>();
     env.put("GITHUB_ACTIONS", "true");
     env.put("GITHUB_EVENT_NAME", "pull_request");
@@ -261,7 +371,11 @@ class CheckPullRequestTest {
 
   private Path attackerKey() {
     Path key = tmp.resolve("attacker/attacker.key");
-    KeyPairFiles.generate(key, key.resolveSibling("attacker.pub"), ATTACKER_PASSWORD.toCharArray(), new SecureRandom());
+    KeyPairFiles.generate(
+        key,
+        key.resolveSibling("attacker.pub"),
+        ATTACKER_PASSWORD.toCharArray(),
+        new SecureRandom());
     return key;
   }
 
@@ -270,7 +384,13 @@ class CheckPullRequestTest {
     Path file = tmp.resolve("attacker/files").resolve(relative);
     Files.createDirectories(file.getParent());
     Files.writeString(file, content);
-    CliRun sign = CliRun.run(Map.of("COSIGN_PASSWORD", ATTACKER_PASSWORD), "sign", "--key", key.toString(), file.toString());
+    CliRun sign =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", ATTACKER_PASSWORD),
+            "sign",
+            "--key",
+            key.toString(),
+            file.toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     return Files.readString(file);
   }
@@ -279,7 +399,9 @@ class CheckPullRequestTest {
     Map<String, String> files = new TreeMap<>();
     try (Stream<Path> walk = Files.walk(root)) {
       for (Path file : walk.filter(Files::isRegularFile).toList()) {
-        files.put(root.relativize(file).toString().replace('\\', '/'), Files.readString(file, StandardCharsets.UTF_8));
+        files.put(
+            root.relativize(file).toString().replace('\\', '/'),
+            Files.readString(file, StandardCharsets.UTF_8));
       }
     }
     return files;

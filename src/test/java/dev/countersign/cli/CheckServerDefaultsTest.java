@@ -9,7 +9,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code check} warns about unsigned manifests Kyverno would reject after defaulting, only while the repository's policy has dry-run off. */
+/**
+ * {@code check} warns about unsigned manifests Kyverno would reject after defaulting, only while
+ * the repository's policy has dry-run off.
+ */
 class CheckServerDefaultsTest {
 
   private static final String KYVERNO = ".countersign/cluster/kyverno-clusterpolicy.yaml";
@@ -19,7 +22,9 @@ class CheckServerDefaultsTest {
   @BeforeEach
   void repository() throws Exception {
     Files.createDirectories(repo.resolve("unsigned/app"));
-    Files.writeString(repo.resolve("unsigned/app/api.yaml"), """
+    Files.writeString(
+        repo.resolve("unsigned/app/api.yaml"),
+        """
         apiVersion: apps/v1
         kind: Deployment
         metadata:
@@ -36,7 +41,18 @@ class CheckServerDefaultsTest {
                 - name: api
                   image: registry.example/api:1.0
         """);
-    assertThat(CliRun.run(Map.of(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString()).exitCode()).isZero();
+    assertThat(
+            CliRun.run(
+                    Map.of(),
+                    "init",
+                    "--owner",
+                    "acme",
+                    "--name",
+                    "deploy",
+                    "--repo",
+                    repo.toString())
+                .exitCode())
+        .isZero();
   }
 
   @Test
@@ -50,16 +66,23 @@ class CheckServerDefaultsTest {
   @Test
   void dryRunOff_warnsAtTheManifestThatReliesOnADefault_andStillPasses() throws Exception {
     Path policy = repo.resolve(KYVERNO);
-    Files.writeString(policy, Files.readString(policy).replace("            enable: true\n", "            enable: false\n"));
+    Files.writeString(
+        policy,
+        Files.readString(policy)
+            .replace("            enable: true\n", "            enable: false\n"));
 
     CliRun check = CliRun.run(Map.of(), "check", "--repo", repo.toString());
 
     assertThat(check.exitCode()).as(check.all()).isZero();
-    assertThat(check.out().lines().toList()).contains(
-        "warning unsigned/app/api.yaml:6 [manifest] Deployment/shop/api: leaves out spec.replicas (the API server sets replicas: 1);"
-            + " Kyverno rule manifests-signed-by-deploy in " + KYVERNO + " compares without dryRun, so the cluster would reject"
-            + " this object once signed, perhaps you should write the field out, or enable dryRun in that rule (countersign doctor"
-            + " explains the RBAC) (countersign/server-defaults)",
-        "check passed: 0 errors, 1 warning");
+    assertThat(check.out().lines().toList())
+        .contains(
+            "warning unsigned/app/api.yaml:6 [manifest] Deployment/shop/api: leaves out"
+                + " spec.replicas (the API server sets replicas: 1); Kyverno rule"
+                + " manifests-signed-by-deploy in "
+                + KYVERNO
+                + " compares without dryRun, so the cluster would reject this object once signed,"
+                + " perhaps you should write the field out, or enable dryRun in that rule"
+                + " (countersign doctor explains the RBAC) (countersign/server-defaults)",
+            "check passed: 0 errors, 1 warning");
   }
 }

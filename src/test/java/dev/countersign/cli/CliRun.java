@@ -13,12 +13,17 @@ record CliRun(int exitCode, String out, String err) {
     return run(dev.countersign.support.Sleeper.real(), env, args);
   }
 
-  /** Like {@link #run(Map, String...)}, with every wait (push and GitHub retries) going to {@code sleeper}. */
-  static CliRun run(dev.countersign.support.Sleeper sleeper, Map<String, String> env, String... args) {
+  /**
+   * Like {@link #run(Map, String...)}, with every wait (push and GitHub retries) going to {@code
+   * sleeper}.
+   */
+  static CliRun run(
+      dev.countersign.support.Sleeper sleeper, Map<String, String> env, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int code;
-    try (PrintWriter o = new PrintWriter(out); PrintWriter e = new PrintWriter(err)) {
+    try (PrintWriter o = new PrintWriter(out);
+        PrintWriter e = new PrintWriter(err)) {
       code = Main.run(Runtime.of(Env.of(env), Clock.systemUTC(), o, e, sleeper), args);
     }
     return new CliRun(code, out.toString(), err.toString());

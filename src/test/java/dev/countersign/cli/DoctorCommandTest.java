@@ -11,7 +11,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code countersign doctor} reports like {@code check}: text, JSON, SARIF, annotations, exit 1 on findings. */
+/**
+ * {@code countersign doctor} reports like {@code check}: text, JSON, SARIF, annotations, exit 1 on
+ * findings.
+ */
 class DoctorCommandTest {
 
   private static final String CHECK_WORKFLOW = ".github/workflows/check-on-pr.yml";
@@ -21,27 +24,58 @@ class DoctorCommandTest {
 
   @BeforeEach
   void initialised() throws Exception {
-    assertThat(CliRun.run(Map.of(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString()).exitCode()).isZero();
+    assertThat(
+            CliRun.run(
+                    Map.of(),
+                    "init",
+                    "--owner",
+                    "acme",
+                    "--name",
+                    "deploy",
+                    "--repo",
+                    repo.toString())
+                .exitCode())
+        .isZero();
     Path workflow = repo.resolve(CHECK_WORKFLOW);
-    Files.writeString(workflow, Files.readString(workflow)
-        .replace("actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2", "actions/checkout@v4"));
+    Files.writeString(
+        workflow,
+        Files.readString(workflow)
+            .replace(
+                "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2",
+                "actions/checkout@v4"));
   }
 
   @Test
   void text_listsEachFindingWithFileAndLine_andExits1() {
-    CliRun run = CliRun.run(Map.of(), "doctor", "--repo", repo.toString(), "--owner", "acme", "--name", "deploy");
+    CliRun run =
+        CliRun.run(
+            Map.of(), "doctor", "--repo", repo.toString(), "--owner", "acme", "--name", "deploy");
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(1);
-    assertThat(run.out().lines().toList()).containsExactly(
-        "error " + CHECK_WORKFLOW + ":19 [chain] actions/checkout@v4 is not pinned to a full commit SHA; a moved tag runs other"
-            + " code with this job's token, perhaps you should write actions/checkout@<40-hex commit of the release> # v4"
-            + " (chain/action-pinned)",
-        "doctor: the chain is broken: 1 finding, 1 Kyverno manifests rule read");
+    assertThat(run.out().lines().toList())
+        .containsExactly(
+            "error "
+                + CHECK_WORKFLOW
+                + ":19 [chain] actions/checkout@v4 is not pinned to a full commit SHA; a moved tag"
+                + " runs other code with this job's token, perhaps you should write"
+                + " actions/checkout@<40-hex commit of the release> # v4 (chain/action-pinned)",
+            "doctor: the chain is broken: 1 finding, 1 Kyverno manifests rule read");
   }
 
   @Test
   void json_and_sarif_carryTheSameFinding() throws Exception {
-    CliRun json = CliRun.run(Map.of(), "doctor", "--repo", repo.toString(), "--owner", "acme", "--name", "deploy", "--output", "json");
+    CliRun json =
+        CliRun.run(
+            Map.of(),
+            "doctor",
+            "--repo",
+            repo.toString(),
+            "--owner",
+            "acme",
+            "--name",
+            "deploy",
+            "--output",
+            "json");
     JsonNode report = new ObjectMapper().readTree(json.out());
     assertThat(json.exitCode()).isEqualTo(1);
     assertThat(report.path("passed").asBoolean()).isFalse();
@@ -50,11 +84,32 @@ class DoctorCommandTest {
     assertThat(report.path("findings").get(0).path("check").asText()).isEqualTo("chain");
 
     Path sarifFile = tmp.resolve("out/doctor.sarif");
-    CliRun sarif = CliRun.run(Map.of(), "doctor", "--repo", repo.toString(), "--owner", "acme", "--name", "deploy", "--output", "sarif",
-        "--sarif-file", sarifFile.toString());
-    JsonNode result = new ObjectMapper().readTree(sarif.out()).path("runs").get(0).path("results").get(0);
+    CliRun sarif =
+        CliRun.run(
+            Map.of(),
+            "doctor",
+            "--repo",
+            repo.toString(),
+            "--owner",
+            "acme",
+            "--name",
+            "deploy",
+            "--output",
+            "sarif",
+            "--sarif-file",
+            sarifFile.toString());
+    JsonNode result =
+        new ObjectMapper().readTree(sarif.out()).path("runs").get(0).path("results").get(0);
     assertThat(result.path("ruleId").asText()).isEqualTo("chain/action-pinned");
-    assertThat(result.path("locations").get(0).path("physicalLocation").path("region").path("startLine").asInt()).isEqualTo(19);
+    assertThat(
+            result
+                .path("locations")
+                .get(0)
+                .path("physicalLocation")
+                .path("region")
+                .path("startLine")
+                .asInt())
+        .isEqualTo(19);
     assertThat(Files.readString(sarifFile)).isEqualTo(sarif.out());
   }
 
@@ -62,11 +117,27 @@ class DoctorCommandTest {
   void inGitHubActions_findingsBecomeAnnotationsAndOutputs() throws Exception {
     Path output = tmp.resolve("output");
     Path summary = tmp.resolve("summary");
-    CliRun run = CliRun.run(Map.of("GITHUB_ACTIONS", "true", "GITHUB_OUTPUT", output.toString(), "GITHUB_STEP_SUMMARY", summary.toString(),
-        "GITHUB_REPOSITORY", "acme/deploy"), "doctor", "--repo", repo.toString());
+    CliRun run =
+        CliRun.run(
+            Map.of(
+                "GITHUB_ACTIONS",
+                "true",
+                "GITHUB_OUTPUT",
+                output.toString(),
+                "GITHUB_STEP_SUMMARY",
+                summary.toString(),
+                "GITHUB_REPOSITORY",
+                "acme/deploy"),
+            "doctor",
+            "--repo",
+            repo.toString());
 
     assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out()).contains("::error file=" + CHECK_WORKFLOW + ",line=19,title=countersign chain::actions/checkout@v4 is not pinned");
+    assertThat(run.out())
+        .contains(
+            "::error file="
+                + CHECK_WORKFLOW
+                + ",line=19,title=countersign chain::actions/checkout@v4 is not pinned");
     assertThat(Files.readString(output)).contains("result=failed\n", "errors=1\n", "warnings=0\n");
     assertThat(Files.readString(summary)).startsWith("### countersign doctor\n");
   }

@@ -27,27 +27,39 @@ class EventPayloadActionTest {
   @BeforeEach
   void origin() throws Exception {
     git = new GitFixture(tmp.resolve("git"));
-    git.commitToOrigin("main", Map.of("unsigned/app.yaml", ActionPipelineTest.configMap("app", "1")), Set.of(), "add app");
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/app.yaml", ActionPipelineTest.configMap("app", "1")),
+        Set.of(),
+        "add app");
   }
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', value = {
-    "nested 100,000 deep | DEEP | nests deeper than 100 levels",
-    "truncated JSON      | {\"pull_request\": {\"merged\": tr | is not valid JSON",
-    "top-level array     | [] | is an array, not a JSON object",
-    "merged as a string  | {\"action\":\"closed\",\"pull_request\":{\"merged\":\"true\",\"base\":{\"ref\":\"main\"}}} | has a string at pull_request.merged",
-    "pull_request number | {\"action\":\"closed\",\"pull_request\":42} | has a number at pull_request where an object belongs",
-    "invalid UTF-8       | BINARY | is not valid JSON",
-    "missing file        | MISSING | does not exist",
-  })
-  void brokenPayload_isAnEnvironmentProblemNamingGithubEventPath(String attack, String payload, String expected)
-      throws Exception {
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "nested 100,000 deep | DEEP | nests deeper than 100 levels",
+        "truncated JSON      | {\"pull_request\": {\"merged\": tr | is not valid JSON",
+        "top-level array     | [] | is an array, not a JSON object",
+        "merged as a string  |"
+            + " {\"action\":\"closed\",\"pull_request\":{\"merged\":\"true\",\"base\":{\"ref\":\"main\"}}}"
+            + " | has a string at pull_request.merged",
+        "pull_request number | {\"action\":\"closed\",\"pull_request\":42} | has a number at"
+            + " pull_request where an object belongs",
+        "invalid UTF-8       | BINARY | is not valid JSON",
+        "missing file        | MISSING | does not exist",
+      })
+  void brokenPayload_isAnEnvironmentProblemNamingGithubEventPath(
+      String attack, String payload, String expected) throws Exception {
     String before = git.originHead("main");
     Path event = tmp.resolve("event.json");
     switch (payload) {
-      case "DEEP" -> Files.writeString(event, "{\"pull_request\":" + "{\"a\":".repeat(100_000) + "1" + "}".repeat(100_001));
-      case "BINARY" -> Files.write(event, new byte[] {'{', '"', (byte) 0xC3, (byte) 0x28, '"', ':', '1', '}'});
-      case "MISSING" -> { }
+      case "DEEP" ->
+          Files.writeString(
+              event, "{\"pull_request\":" + "{\"a\":".repeat(100_000) + "1" + "}".repeat(100_001));
+      case "BINARY" ->
+          Files.write(event, new byte[] {'{', '"', (byte) 0xC3, (byte) 0x28, '"', ':', '1', '}'});
+      case "MISSING" -> {}
       default -> Files.writeString(event, payload);
     }
     Map<String, String> env = new HashMap<>();
@@ -64,7 +76,10 @@ class EventPayloadActionTest {
     CliRun run = CliRun.run(env, "action");
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
-    assertThat(run.err()).contains("GITHUB_EVENT_PATH").contains(expected).doesNotContain("unexpected");
+    assertThat(run.err())
+        .contains("GITHUB_EVENT_PATH")
+        .contains(expected)
+        .doesNotContain("unexpected");
     assertThat(git.originHead("main")).isEqualTo(before);
   }
 }

@@ -13,13 +13,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code sign} and {@code verify} on directories use the same file set as {@code run} and
- * {@code check} (any-case extensions, dot-files included) and never follow a link below the
- * directory, neither to read nor to write.
+ * {@code sign} and {@code verify} on directories use the same file set as {@code run} and {@code
+ * check} (any-case extensions, dot-files included) and never follow a link below the directory,
+ * neither to read nor to write.
  */
 class FileSetCliTest {
 
-  private static final String CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  a: b\n";
+  private static final String CONFIG_MAP =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  a: b\n";
 
   @TempDir Path tmp;
   private Path key;
@@ -44,7 +45,8 @@ class FileSetCliTest {
     CliRun sign = sign("--out", out.toString(), in.toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     assertThat(sign.out()).contains("3 signed, 0 unchanged");
-    CliRun verify = CliRun.run(Map.of(), "verify", "--key", tmp.resolve("k.pub").toString(), out.toString());
+    CliRun verify =
+        CliRun.run(Map.of(), "verify", "--key", tmp.resolve("k.pub").toString(), out.toString());
     assertThat(verify.exitCode()).as(verify.all()).isZero();
     assertThat(verify.out()).contains("3 verified, 0 rejected");
   }
@@ -73,7 +75,8 @@ class FileSetCliTest {
     Files.createSymbolicLink(in.resolve("linked"), outside);
 
     CliRun sign = sign(in.toString());
-    CliRun verify = CliRun.run(Map.of(), "verify", "--key", tmp.resolve("k.pub").toString(), in.toString());
+    CliRun verify =
+        CliRun.run(Map.of(), "verify", "--key", tmp.resolve("k.pub").toString(), in.toString());
 
     for (CliRun run : new CliRun[] {sign, verify}) {
       assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
@@ -90,7 +93,10 @@ class FileSetCliTest {
     CliRun sign = sign(in.toString());
 
     assertThat(sign.exitCode()).as(sign.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
-    assertThat(sign.err()).contains("list.yaml:1: is a ConfigMapList holding 0 objects, but countersign signs one object per document");
+    assertThat(sign.err())
+        .contains(
+            "list.yaml:1: is a ConfigMapList holding 0 objects, but countersign signs one object"
+                + " per document");
   }
 
   private CliRun sign(String... args) {

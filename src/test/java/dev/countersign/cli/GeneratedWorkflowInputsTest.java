@@ -22,22 +22,25 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * Every countersign step in the generated workflows and in workflows-examples/ becomes, through
- * the Action's input mapping, a command line the command accepts: no missing required option (the
- * old promote.yml had no --from/--to), no input the command ignores, no option that does not exist.
+ * Every countersign step in the generated workflows and in workflows-examples/ becomes, through the
+ * Action's input mapping, a command line the command accepts: no missing required option (the old
+ * promote.yml had no --from/--to), no input the command ignores, no option that does not exist.
  */
 class GeneratedWorkflowInputsTest {
 
   @Test
   void everyCountersignStep_parsesAsItsCommand() throws Exception {
     List<WorkflowFile> workflows = new ArrayList<>();
-    for (Map.Entry<Path, String> file : new RepositoryInitializer().render(InitOptions.of("acme", "deploy", "main").withPromotion(true))
-        .entrySet()) {
+    for (Map.Entry<Path, String> file :
+        new RepositoryInitializer()
+            .render(InitOptions.of("acme", "deploy", "main").withPromotion(true))
+            .entrySet()) {
       if (file.getKey().startsWith(Workflows.DIRECTORY)) {
         workflows.add(Workflows.parse(file.getValue(), file.getKey()));
       }
     }
-    for (String example : List.of("sign-on-merge.yml", "check-on-pr.yml", "promote.yml", "refresh-allowlist.yml")) {
+    for (String example :
+        List.of("sign-on-merge.yml", "check-on-pr.yml", "promote.yml", "refresh-allowlist.yml")) {
       Path path = Path.of("workflows-examples", example);
       workflows.add(Workflows.parse(Files.readString(path), path));
     }
@@ -48,17 +51,33 @@ class GeneratedWorkflowInputsTest {
       for (WorkflowFile.CountersignStep step : workflow.countersignSteps()) {
         steps++;
         Map<String, String> env = new HashMap<>();
-        step.with().forEach((name, value) -> env.put("INPUT_" + name.toUpperCase(Locale.ROOT),
-            value.contains("${{") ? "expression-value" : value));
-        CommandLine root = RootCommand.commandLine(Runtime.of(Env.of(env), Clock.systemUTC(),
-            new PrintWriter(Writer.nullWriter()), new PrintWriter(Writer.nullWriter())));
+        step.with()
+            .forEach(
+                (name, value) ->
+                    env.put(
+                        "INPUT_" + name.toUpperCase(Locale.ROOT),
+                        value.contains("${{") ? "expression-value" : value));
+        CommandLine root =
+            RootCommand.commandLine(
+                Runtime.of(
+                    Env.of(env),
+                    Clock.systemUTC(),
+                    new PrintWriter(Writer.nullWriter()),
+                    new PrintWriter(Writer.nullWriter())));
         CommandLine command = root.getSubcommands().get(step.command());
         assertThat(command).as(workflow.file() + ": command " + step.command()).isNotNull();
         var spec = command.getCommandSpec();
-        List<String> ignored = ActionInputs.ignoredInputs(Env.of(env), option -> spec.findOption(option) != null).stream()
-            .filter(name -> !name.equals(ActionInputs.COMMAND)).toList();
-        assertThat(ignored).as(workflow.file() + ":" + step.line() + " inputs the command ignores").isEmpty();
-        List<String> args = ActionInputs.arguments(Env.of(env), step.command(), option -> spec.findOption(option) != null);
+        List<String> ignored =
+            ActionInputs.ignoredInputs(Env.of(env), option -> spec.findOption(option) != null)
+                .stream()
+                .filter(name -> !name.equals(ActionInputs.COMMAND))
+                .toList();
+        assertThat(ignored)
+            .as(workflow.file() + ":" + step.line() + " inputs the command ignores")
+            .isEmpty();
+        List<String> args =
+            ActionInputs.arguments(
+                Env.of(env), step.command(), option -> spec.findOption(option) != null);
         // Throws on a missing required option or an unknown one.
         root.parseArgs(args.toArray(String[]::new));
       }

@@ -26,13 +26,17 @@ class GitHubFaultsTest {
 
   private static final String PULLS = ".*/repos/" + FakeGitHub.REPOSITORY + "/pulls";
   private static final String CREATE = "POST /repos/" + FakeGitHub.REPOSITORY + "/pulls";
-  private static final String SECONDARY = "{\"message\":\"You have exceeded a secondary rate limit. Please wait a few"
-      + " minutes before you try again. If you reach out to GitHub Support for help, please include the request ID"
-      + " 1234:5678.\",\"documentation_url\":\"https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"
-      + "#about-secondary-rate-limits\",\"status\":\"403\"}";
-  private static final String HTML_502 = "<!DOCTYPE html>\n<html><head><title>Unicorn! &middot; GitHub</title></head>"
-      + "<body><p>We had issues producing the response to your request.</p>" + "<!-- padding -->".repeat(200)
-      + "</body></html>";
+  private static final String SECONDARY =
+      "{\"message\":\"You have exceeded a secondary rate limit. Please wait a few minutes before"
+          + " you try again. If you reach out to GitHub Support for help, please include the"
+          + " request ID"
+          + " 1234:5678.\",\"documentation_url\":\"https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"
+          + "#about-secondary-rate-limits\",\"status\":\"403\"}";
+  private static final String HTML_502 =
+      "<!DOCTYPE html>\n<html><head><title>Unicorn! &middot; GitHub</title></head>"
+          + "<body><p>We had issues producing the response to your request.</p>"
+          + "<!-- padding -->".repeat(200)
+          + "</body></html>";
 
   @TempDir java.nio.file.Path tmp;
   private GitHubSession s;
@@ -41,9 +45,15 @@ class GitHubFaultsTest {
   @BeforeEach
   void setUp() throws Exception {
     s = new GitHubSession(tmp);
-    mainHead = s.git.commitToOrigin("main", Map.of(
-        "unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "on"),
-        "unsigned/egress/payments.yaml", ActionPipelineTest.networkPolicy("payments-egress")), Set.of(), "add manifests");
+    mainHead =
+        s.git.commitToOrigin(
+            "main",
+            Map.of(
+                "unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "on"),
+                "unsigned/egress/payments.yaml",
+                    ActionPipelineTest.networkPolicy("payments-egress")),
+            Set.of(),
+            "add manifests");
   }
 
   @AfterEach
@@ -59,19 +69,28 @@ class GitHubFaultsTest {
     return s.run(args);
   }
 
-  /** The state a healthy run leaves: the bot branch one signed commit on main, one open PR describing it. */
+  /**
+   * The state a healthy run leaves: the bot branch one signed commit on main, one open PR
+   * describing it.
+   */
   private void assertHealed(String result) throws Exception {
-    assertThat(s.outputs()).containsEntry("result", result).containsEntry("pull-request-number", "273")
-        .containsEntry("pull-request-branch", BOT).containsEntry("pull-request-head-sha", s.git.originHead(BOT));
+    assertThat(s.outputs())
+        .containsEntry("result", result)
+        .containsEntry("pull-request-number", "273")
+        .containsEntry("pull-request-branch", BOT)
+        .containsEntry("pull-request-head-sha", s.git.originHead(BOT));
     assertThat(s.git.originHead("main")).isEqualTo(mainHead);
     assertThat(s.git.originCommit(BOT).getParent(0).getName()).isEqualTo(mainHead);
-    assertThat(s.git.originFiles(BOT).keySet()).contains("signed/config/flags.yaml", "signed/egress/payments.yaml")
+    assertThat(s.git.originFiles(BOT).keySet())
+        .contains("signed/config/flags.yaml", "signed/egress/payments.yaml")
         .noneMatch(p -> p.startsWith("unsigned/"));
     HostedPullRequest pr = s.github.hosted(273).orElseThrow();
     assertThat(pr.open()).isTrue();
     assertThat(pr.head()).isEqualTo(BOT);
-    assertThat(pr.body()).contains("| `signed/config/flags.yaml` | added |")
-        .contains("This pull request adds newly signed manifests").doesNotContain("promotes");
+    assertThat(pr.body())
+        .contains("| `signed/config/flags.yaml` | added |")
+        .contains("This pull request adds newly signed manifests")
+        .doesNotContain("promotes");
     assertThat(s.github.hosted(274)).isEmpty();
     s.assertVerifies(BOT);
   }
@@ -95,7 +114,9 @@ class GitHubFaultsTest {
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(s.writes()).filteredOn(CREATE::equals).hasSize(2);
-    assertThat(s.sleeps).singleElement().satisfies(d -> assertThat(d).isBetween(Duration.ofMillis(500), Duration.ofMillis(1500)));
+    assertThat(s.sleeps)
+        .singleElement()
+        .satisfies(d -> assertThat(d).isBetween(Duration.ofMillis(500), Duration.ofMillis(1500)));
     assertThat(run.all()).contains("answered HTTP 500 (Server Error); trying again");
     assertHealed("created");
     assertRerunIsQuiet();
@@ -108,8 +129,13 @@ class GitHubFaultsTest {
     CliRun run = pullRequestRun();
 
     assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.all()).contains("HTTP 502 (an HTML page \"Unicorn! &middot; GitHub\" of " + HTML_502.length()
-        + " characters instead of GitHub's JSON)").doesNotContain("<html").doesNotContain("padding");
+    assertThat(run.all())
+        .contains(
+            "HTTP 502 (an HTML page \"Unicorn! &middot; GitHub\" of "
+                + HTML_502.length()
+                + " characters instead of GitHub's JSON)")
+        .doesNotContain("<html")
+        .doesNotContain("padding");
     assertThat(s.sleeps).hasSize(1);
     assertHealed("created");
     assertRerunIsQuiet();
@@ -117,26 +143,41 @@ class GitHubFaultsTest {
 
   @Test
   void aHostileErrorPage_cannotInjectWorkflowCommands() throws Exception {
-    s.github.failNext("GET", PULLS, 502, "<html><head><title>\n::add-mask::x\n::set-env name=JAVA_TOOL_OPTIONS::"
-        + "-javaagent:/tmp/evil.jar</title></head></html>", 1);
+    s.github.failNext(
+        "GET",
+        PULLS,
+        502,
+        "<html><head><title>\n::add-mask::x\n::set-env name=JAVA_TOOL_OPTIONS::"
+            + "-javaagent:/tmp/evil.jar</title></head></html>",
+        1);
 
     CliRun run = pullRequestRun();
 
     assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.out().lines()).noneMatch(l -> l.startsWith("::set-env") || l.startsWith("::add-mask::x"));
-    assertThat(run.out()).contains("an HTML page \"::add-mask::x ::set-env name=JAVA_TOOL_OPTIONS::");
+    assertThat(run.out().lines())
+        .noneMatch(l -> l.startsWith("::set-env") || l.startsWith("::add-mask::x"));
+    assertThat(run.out())
+        .contains("an HTML page \"::add-mask::x ::set-env name=JAVA_TOOL_OPTIONS::");
     assertHealed("created");
   }
 
   @Test
   void secondaryRateLimit403_withRetryAfter_waitsExactlyThat_thenSucceeds() throws Exception {
-    s.github.failNext("POST", PULLS, 403, Map.of("Retry-After", "7", "x-ratelimit-remaining", "4990"), SECONDARY, 1);
+    s.github.failNext(
+        "POST",
+        PULLS,
+        403,
+        Map.of("Retry-After", "7", "x-ratelimit-remaining", "4990"),
+        SECONDARY,
+        1);
 
     CliRun run = pullRequestRun();
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(s.sleeps).containsExactly(Duration.ofSeconds(7));
-    assertThat(run.all()).doesNotContain("Abuse limit reached").doesNotContain("pull-requests: write");
+    assertThat(run.all())
+        .doesNotContain("Abuse limit reached")
+        .doesNotContain("pull-requests: write");
     assertThat(s.writes()).filteredOn(CREATE::equals).hasSize(2);
     assertHealed("created");
     assertRerunIsQuiet();
@@ -156,59 +197,87 @@ class GitHubFaultsTest {
   }
 
   @Test
-  void secondaryRateLimit_thatPersists_exits4WithGitHubsMessage_andTheStateLeft_thenTheRerunHeals() throws Exception {
+  void secondaryRateLimit_thatPersists_exits4WithGitHubsMessage_andTheStateLeft_thenTheRerunHeals()
+      throws Exception {
     s.github.failNext("POST", PULLS, 403, Map.of("Retry-After", "30"), SECONDARY, 3);
 
     CliRun run = pullRequestRun();
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REMOTE.code());
-    assertThat(run.err()).contains("GitHub's rate limit stopped countersign (HTTP 403: You have exceeded a secondary"
-            + " rate limit.")
-        .contains("still limited after 3 tries) while opening a pull request from " + BOT + " into main")
+    assertThat(run.err())
+        .contains(
+            "GitHub's rate limit stopped countersign (HTTP 403: You have exceeded a secondary"
+                + " rate limit.")
+        .contains(
+            "still limited after 3 tries) while opening a pull request from " + BOT + " into main")
         .contains("State left: " + BOT + " now holds ")
-        .contains("but no pull request is open for it; the next run opens the pull request without signing again")
+        .contains(
+            "but no pull request is open for it; the next run opens the pull request without"
+                + " signing again")
         .doesNotContain("Abuse limit reached");
     assertThat(s.sleeps).containsExactly(Duration.ofSeconds(30), Duration.ofSeconds(30));
     String tip = s.git.originHead(BOT);
-    assertThat(s.outputs()).containsEntry("result", "failed").containsEntry("pull-request-number", "")
-        .containsEntry("commit-sha", tip).containsEntry("pull-request-branch", BOT)
+    assertThat(s.outputs())
+        .containsEntry("result", "failed")
+        .containsEntry("pull-request-number", "")
+        .containsEntry("commit-sha", tip)
+        .containsEntry("pull-request-branch", BOT)
         .containsEntry("pull-request-head-sha", tip);
     assertThat(s.github.hosted(273)).isEmpty();
 
     CliRun heal = pullRequestRun();
 
     assertThat(heal.exitCode()).as(heal.all()).isZero();
-    assertThat(s.git.originHead(BOT)).as("the proposed signatures are reused, nothing re-signed or pushed").isEqualTo(tip);
+    assertThat(s.git.originHead(BOT))
+        .as("the proposed signatures are reused, nothing re-signed or pushed")
+        .isEqualTo(tip);
     assertHealed("created");
   }
 
   @Test
   void tooManyRequests429_waitsRetryAfter_thenSucceeds() throws Exception {
-    s.github.failNext("GET", PULLS, 429, Map.of("Retry-After", "3"), "{\"message\":\"Too Many Requests\"}", 1);
+    s.github.failNext(
+        "GET", PULLS, 429, Map.of("Retry-After", "3"), "{\"message\":\"Too Many Requests\"}", 1);
 
     CliRun run = pullRequestRun();
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(s.sleeps).containsExactly(Duration.ofSeconds(3));
-    assertThat(s.github.requests()).filteredOn(r -> r.endsWith("/pulls")).startsWith(
-        "GET /repos/" + FakeGitHub.REPOSITORY + "/pulls", "GET /repos/" + FakeGitHub.REPOSITORY + "/pulls");
+    assertThat(s.github.requests())
+        .filteredOn(r -> r.endsWith("/pulls"))
+        .startsWith(
+            "GET /repos/" + FakeGitHub.REPOSITORY + "/pulls",
+            "GET /repos/" + FakeGitHub.REPOSITORY + "/pulls");
     assertHealed("created");
     assertRerunIsQuiet();
   }
 
   @Test
-  void primaryRateLimit_resettingInAnHour_isNotWaited_exits4BeforePushingAnything_andTheRerunHeals() throws Exception {
+  void primaryRateLimit_resettingInAnHour_isNotWaited_exits4BeforePushingAnything_andTheRerunHeals()
+      throws Exception {
     long reset = Instant.now().plusSeconds(3600).getEpochSecond();
-    s.github.failNext("GET", PULLS, 403,
-        Map.of("x-ratelimit-limit", "5000", "x-ratelimit-remaining", "0", "x-ratelimit-reset", Long.toString(reset)),
+    s.github.failNext(
+        "GET",
+        PULLS,
+        403,
+        Map.of(
+            "x-ratelimit-limit",
+            "5000",
+            "x-ratelimit-remaining",
+            "0",
+            "x-ratelimit-reset",
+            Long.toString(reset)),
         "{\"message\":\"API rate limit exceeded for installation ID 4242.\",\"documentation_url\":"
-            + "\"https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting\"}", 1);
+            + "\"https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting\"}",
+        1);
 
     CliRun run = pullRequestRun();
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REMOTE.code());
-    assertThat(run.err()).contains("HTTP 403: API rate limit exceeded for installation ID 4242.; see"
-        + " https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting")
+    assertThat(run.err())
+        .contains(
+            "HTTP 403: API rate limit exceeded for installation ID 4242.; see"
+                + " https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting")
         .contains("until the limit resets at " + Instant.ofEpochSecond(reset))
         .contains("longer than the 90 s countersign waits");
     assertThat(s.sleeps).isEmpty();
@@ -225,22 +294,33 @@ class GitHubFaultsTest {
   @Test
   void primaryRateLimit_resettingSoon_waitsUntilTheReset() throws Exception {
     long reset = Instant.now().plusSeconds(20).getEpochSecond();
-    s.github.failNext("GET", PULLS, 403,
+    s.github.failNext(
+        "GET",
+        PULLS,
+        403,
         Map.of("x-ratelimit-remaining", "0", "x-ratelimit-reset", Long.toString(reset)),
-        "{\"message\":\"API rate limit exceeded for installation ID 4242.\"}", 1);
+        "{\"message\":\"API rate limit exceeded for installation ID 4242.\"}",
+        1);
 
     CliRun run = pullRequestRun();
 
     assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(s.sleeps).singleElement()
+    assertThat(s.sleeps)
+        .singleElement()
         .satisfies(d -> assertThat(d).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(22)));
     assertHealed("created");
   }
 
   @Test
-  void alreadyExists422_fromARaceWithAnotherRun_adoptsThatPullRequest_andReportsUpdated() throws Exception {
-    s.github.beforeNext("POST", PULLS, () -> s.github.seedOpen(
-        PullRequestDraft.of("countersign: sign manifests on main", "an older body", BOT, "main")));
+  void alreadyExists422_fromARaceWithAnotherRun_adoptsThatPullRequest_andReportsUpdated()
+      throws Exception {
+    s.github.beforeNext(
+        "POST",
+        PULLS,
+        () ->
+            s.github.seedOpen(
+                PullRequestDraft.of(
+                    "countersign: sign manifests on main", "an older body", BOT, "main")));
 
     CliRun run = pullRequestRun();
 
@@ -258,13 +338,17 @@ class GitHubFaultsTest {
     CliRun run = pullRequestRun();
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REMOTE.code());
-    assertThat(run.err()).contains("GitHub answered HTTP 502 (an HTML page \"Unicorn! &middot; GitHub\"")
+    assertThat(run.err())
+        .contains("GitHub answered HTTP 502 (an HTML page \"Unicorn! &middot; GitHub\"")
         .contains("on 3 tries in a row while opening a pull request from " + BOT + " into main")
-        .contains("State left: " + BOT + " now holds").contains("the next run opens the pull request")
+        .contains("State left: " + BOT + " now holds")
+        .contains("the next run opens the pull request")
         .doesNotContain("<html");
     assertThat(s.writes()).filteredOn(CREATE::equals).hasSize(3);
     assertThat(s.sleeps).hasSize(2);
-    assertThat(s.outputs()).containsEntry("result", "failed").containsEntry("pull-request-branch", BOT);
+    assertThat(s.outputs())
+        .containsEntry("result", "failed")
+        .containsEntry("pull-request-branch", BOT);
     assertThat(s.github.hosted(273)).isEmpty();
     String tip = s.git.originHead(BOT);
 
@@ -277,33 +361,56 @@ class GitHubFaultsTest {
 
   @Test
   void reviewerWhoIsNotACollaborator_isAWarning_andTheOutputsNameThePullRequest() throws Exception {
-    s.github.failNext("POST", PULLS + "/\\d+/requested_reviewers", 422,
-        "{\"message\":\"Reviews may only be requested from collaborators. One or more of the users or teams you"
-            + " specified is not a collaborator of the hub4j-test-org/github-api repository.\"}", 1);
+    s.github.failNext(
+        "POST",
+        PULLS + "/\\d+/requested_reviewers",
+        422,
+        "{\"message\":\"Reviews may only be requested from collaborators. One or more of the users"
+            + " or teams you specified is not a collaborator of the hub4j-test-org/github-api"
+            + " repository.\"}",
+        1);
 
-    CliRun run = pullRequestRun("--reviewer", "outsider", "--assignee", "octocat", "--label", "signing",
-        "--body", "Generated by the nightly job.");
+    CliRun run =
+        pullRequestRun(
+            "--reviewer",
+            "outsider",
+            "--assignee",
+            "octocat",
+            "--label",
+            "signing",
+            "--body",
+            "Generated by the nightly job.");
 
     assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.out()).contains("::warning::GitHub answered HTTP 422 (Reviews may only be requested from"
-        + " collaborators.");
+    assertThat(run.out())
+        .contains(
+            "::warning::GitHub answered HTTP 422 (Reviews may only be requested from"
+                + " collaborators.");
     assertHealed("created");
-    assertThat(s.outputs()).containsEntry("pull-request-url", "https://github.com/" + FakeGitHub.REPOSITORY + "/pull/273");
+    assertThat(s.outputs())
+        .containsEntry(
+            "pull-request-url", "https://github.com/" + FakeGitHub.REPOSITORY + "/pull/273");
     HostedPullRequest pr = s.github.hosted(273).orElseThrow();
     assertThat(pr.labels()).containsExactly("signing");
     assertThat(s.github.assignees(273)).containsExactly("octocat");
-    assertThat(pr.body()).startsWith("<!-- countersign:promotion -->\nGenerated by the nightly job.\n\nThis pull request"
-        + " adds newly signed manifests");
+    assertThat(pr.body())
+        .startsWith(
+            "<!-- countersign:promotion -->\nGenerated by the nightly job.\n\nThis pull request"
+                + " adds newly signed manifests");
   }
 
   @Test
   void aMergedBotBranch_isDeletedWithDeleteBranch() throws Exception {
     CliRun first = pullRequestRun();
     assertThat(first.exitCode()).as(first.all()).isZero();
-    // A person merges the pull request (GitHub leaves the branch unless the repository deletes head branches).
+    // A person merges the pull request (GitHub leaves the branch unless the repository deletes head
+    // branches).
     s.github.merge(273);
-    s.git.commitToOrigin("main", s.git.originFiles(BOT), Set.of("unsigned/config/flags.yaml",
-        "unsigned/egress/payments.yaml"), "Merge pull request #273");
+    s.git.commitToOrigin(
+        "main",
+        s.git.originFiles(BOT),
+        Set.of("unsigned/config/flags.yaml", "unsigned/egress/payments.yaml"),
+        "Merge pull request #273");
     s.github.clearRequests();
 
     CliRun after = pullRequestRun("--delete-branch");
@@ -312,7 +419,8 @@ class GitHubFaultsTest {
     assertThat(s.outputs()).containsEntry("result", "noop");
     assertThat(after.out()).contains("deleted " + BOT + ", whose pull request was merged");
     assertThat(s.git.originHead(BOT)).isNull();
-    assertThat(s.writes()).containsExactly("DELETE /repos/" + FakeGitHub.REPOSITORY + "/git/refs/heads/" + BOT);
+    assertThat(s.writes())
+        .containsExactly("DELETE /repos/" + FakeGitHub.REPOSITORY + "/git/refs/heads/" + BOT);
   }
 
   @Test
@@ -320,9 +428,15 @@ class GitHubFaultsTest {
     CliRun first = pullRequestRun();
     assertThat(first.exitCode()).as(first.all()).isZero();
     // A person closes the pull request without merging it, through the API as a click would.
-    new dev.countersign.github.GitHubPullRequestHost(s.github.baseUrl(), FakeGitHub.REPOSITORY, GitHubSession.TOKEN,
-        d -> {}).close(new dev.countersign.promotion.PullRequest(273, "u", BOT, "main", "t", "", false, Set.of()));
-    s.git.commitToOrigin("main", Map.of(), Set.of("unsigned/config/flags.yaml", "unsigned/egress/payments.yaml"),
+    new dev.countersign.github.GitHubPullRequestHost(
+            s.github.baseUrl(), FakeGitHub.REPOSITORY, GitHubSession.TOKEN, d -> {})
+        .close(
+            new dev.countersign.promotion.PullRequest(
+                273, "u", BOT, "main", "t", "", false, Set.of()));
+    s.git.commitToOrigin(
+        "main",
+        Map.of(),
+        Set.of("unsigned/config/flags.yaml", "unsigned/egress/payments.yaml"),
         "dropped by hand");
 
     CliRun after = pullRequestRun("--delete-branch");
@@ -332,15 +446,20 @@ class GitHubFaultsTest {
   }
 
   @Test
-  void pushMode_onABranchGitHubSaysIsProtected_goesStraightToThePullRequest_withoutARefusedPush() throws Exception {
+  void pushMode_onABranchGitHubSaysIsProtected_goesStraightToThePullRequest_withoutARefusedPush()
+      throws Exception {
     s.git.protectBranch("main");
     s.github.protect("main");
 
     CliRun run = s.run("--receive-pack", dev.countersign.git.GitFixture.receivePack());
 
     assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.all()).contains("GitHub says main is protected").doesNotContain("GH006").doesNotContain("refused");
-    assertThat(s.github.requests()).contains("GET /repos/" + FakeGitHub.REPOSITORY + "/branches/main");
+    assertThat(run.all())
+        .contains("GitHub says main is protected")
+        .doesNotContain("GH006")
+        .doesNotContain("refused");
+    assertThat(s.github.requests())
+        .contains("GET /repos/" + FakeGitHub.REPOSITORY + "/branches/main");
     assertHealed("created");
   }
 

@@ -18,8 +18,8 @@ import java.util.Map;
 
 /**
  * One repository as countersign meets it in Actions: a bare git origin ({@link GitFixture}), the
- * GitHub REST fake serving pull requests and the Git Data API from that same origin, a signing
- * key, and the CLI run in-process with every wait recorded instead of slept.
+ * GitHub REST fake serving pull requests and the Git Data API from that same origin, a signing key,
+ * and the CLI run in-process with every wait recorded instead of slept.
  */
 final class GitHubSession implements AutoCloseable {
 
@@ -49,7 +49,8 @@ final class GitHubSession implements AutoCloseable {
   /** {@code countersign run} with a key, from a fresh clone of origin, plus {@code args}. */
   CliRun run(String... args) throws Exception {
     Path ws = git.clone("ws" + (++workspaces), 0, false);
-    List<String> all = new ArrayList<>(List.of("run", "--repo", ws.toString(), "--key", privateKey.toString()));
+    List<String> all =
+        new ArrayList<>(List.of("run", "--repo", ws.toString(), "--key", privateKey.toString()));
     all.addAll(List.of(args));
     Files.deleteIfExists(tmp.resolve("output"));
     return CliRun.run(sleeps::add, env(), all.toArray(String[]::new));
@@ -112,7 +113,9 @@ final class GitHubSession implements AutoCloseable {
       Files.createDirectories(p.getParent());
       Files.writeString(p, f.getValue());
     }
-    CliRun verify = CliRun.run(Map.of(), "verify", "--key", publicKey.toString(), dir.resolve("signed").toString());
+    CliRun verify =
+        CliRun.run(
+            Map.of(), "verify", "--key", publicKey.toString(), dir.resolve("signed").toString());
     assertThat(verify.exitCode()).as(verify.all()).isZero();
   }
 

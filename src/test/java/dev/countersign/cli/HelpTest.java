@@ -17,7 +17,10 @@ class HelpTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"run", "sign", "verify", "check", "init", "keygen", "promote", "doctor", "publish"})
+  @ValueSource(
+      strings = {
+        "run", "sign", "verify", "check", "init", "keygen", "promote", "doctor", "publish"
+      })
   void everyCommand_hasHelp(String command) {
     CliRun run = CliRun.run(Map.of(), command, "--help");
     assertThat(run.exitCode()).isZero();
@@ -34,13 +37,20 @@ class HelpTest {
   /** The command list shows each command's first description line: it must be a whole sentence. */
   @Test
   void commandSummaries_areWholeSentences() {
-    picocli.CommandLine root = RootCommand.commandLine(Runtime.of(dev.countersign.support.Env.empty(), java.time.Clock.systemUTC(),
-        new java.io.PrintWriter(java.io.Writer.nullWriter()), new java.io.PrintWriter(java.io.Writer.nullWriter())));
-    root.getSubcommands().forEach((name, sub) -> {
-      String[] description = sub.getCommandSpec().usageMessage().description();
-      if (!name.equals("help") && description.length > 0) {
-        assertThat(description[0]).as(name).endsWith(".");
-      }
-    });
+    picocli.CommandLine root =
+        RootCommand.commandLine(
+            Runtime.of(
+                dev.countersign.support.Env.empty(),
+                java.time.Clock.systemUTC(),
+                new java.io.PrintWriter(java.io.Writer.nullWriter()),
+                new java.io.PrintWriter(java.io.Writer.nullWriter())));
+    root.getSubcommands()
+        .forEach(
+            (name, sub) -> {
+              String[] description = sub.getCommandSpec().usageMessage().description();
+              if (!name.equals("help") && description.length > 0) {
+                assertThat(description[0]).as(name).endsWith(".");
+              }
+            });
   }
 }

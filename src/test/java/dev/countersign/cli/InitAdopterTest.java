@@ -29,10 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code init} on a repository shaped like a real adopter's (branch {@code master}, an https
- * origin on github.com, a Kyverno PolicyException in {@code platform} and a NetworkPolicy in
- * {@code payments}), then the generated signing workflow's identity through the real merged-PR
- * pipeline against the loopback Sigstore stack: the certificate SAN must be the Kyverno subject.
+ * {@code init} on a repository shaped like a real adopter's (branch {@code master}, an https origin
+ * on github.com, a Kyverno PolicyException in {@code platform} and a NetworkPolicy in {@code
+ * payments}), then the generated signing workflow's identity through the real merged-PR pipeline
+ * against the loopback Sigstore stack: the certificate SAN must be the Kyverno subject.
  */
 @RequiresSigstoreStack
 class InitAdopterTest {
@@ -48,7 +48,8 @@ class InitAdopterTest {
   }
 
   @Test
-  void init_onAnAdoptersRepository_thenTheMergedPullRequestPipelineSignsAsTheKyvernoSubject() throws Exception {
+  void init_onAnAdoptersRepository_thenTheMergedPullRequestPipelineSignsAsTheKyvernoSubject()
+      throws Exception {
     Path checkout = tmp.resolve("policies");
     try (Git git = Git.init().setInitialBranch("master").setDirectory(checkout.toFile()).call()) {
       StoredConfig config = git.getRepository().getConfig();
@@ -64,31 +65,59 @@ class InitAdopterTest {
 
     assertThat(init.exitCode()).as(init.all()).isZero();
     assertThat(init.err()).isEmpty();
-    assertThat(init.out()).contains("signer: " + SUBJECT + "\n", "kinds: NetworkPolicy, PolicyException\n",
-        "namespaces: payments, platform\n");
+    assertThat(init.out())
+        .contains(
+            "signer: " + SUBJECT + "\n",
+            "kinds: NetworkPolicy, PolicyException\n",
+            "namespaces: payments, platform\n");
 
     // Trust policy and Kyverno policy name the same identity.
-    assertThat(Files.readString(checkout.resolve(".countersign/policy.yaml"))).contains("    subject: " + SUBJECT + "\n");
-    ManifestDocument clusterPolicy = read(checkout, ".countersign/cluster/kyverno-clusterpolicy.yaml").get(0);
-    Map<String, Object> rule = map(list(map(clusterPolicy.content().get("spec")).get("rules")).get(0));
+    assertThat(Files.readString(checkout.resolve(".countersign/policy.yaml")))
+        .contains("    subject: " + SUBJECT + "\n");
+    ManifestDocument clusterPolicy =
+        read(checkout, ".countersign/cluster/kyverno-clusterpolicy.yaml").get(0);
+    Map<String, Object> rule =
+        map(list(map(clusterPolicy.content().get("spec")).get("rules")).get(0));
     Map<String, Object> manifests = map(map(rule.get("validate")).get("manifests"));
-    Map<String, Object> entry = map(list(map(list(manifests.get("attestors")).get(0)).get("entries")).get(0));
+    Map<String, Object> entry =
+        map(list(map(list(manifests.get("attestors")).get(0)).get("entries")).get(0));
     assertThat(map(entry.get("keyless")).get("subject")).isEqualTo(SUBJECT);
-    Map<String, Object> resources = map(map(list(map(rule.get("match")).get("any")).get(0)).get("resources"));
+    Map<String, Object> resources =
+        map(map(list(map(rule.get("match")).get("any")).get(0)).get("resources"));
     assertThat(list(resources.get("kinds"))).containsExactly("NetworkPolicy", "PolicyException");
     assertThat(list(resources.get("namespaces"))).containsExactly("payments", "platform");
-    assertThat(map(manifests.get("dryRun"))).containsEntry("enable", true).containsEntry("namespace", "countersign-dryrun");
+    assertThat(map(manifests.get("dryRun")))
+        .containsEntry("enable", true)
+        .containsEntry("namespace", "countersign-dryrun");
 
     // The dry-run RBAC lets Kyverno's admission controller create exactly those kinds there.
     List<ManifestDocument> rbac = read(checkout, ".countersign/cluster/kyverno-dryrun-rbac.yaml");
-    assertThat(rbac).extracting(ManifestDocument::kind).containsExactly("Namespace", "Role", "RoleBinding");
-    assertThat(rbac.get(1).content().get("rules")).isEqualTo(List.of(
-        Map.of("apiGroups", List.of("kyverno.io"), "resources", List.of("policyexceptions"), "verbs", List.of("create")),
-        Map.of("apiGroups", List.of("networking.k8s.io"), "resources", List.of("networkpolicies"), "verbs", List.of("create"))));
+    assertThat(rbac)
+        .extracting(ManifestDocument::kind)
+        .containsExactly("Namespace", "Role", "RoleBinding");
+    assertThat(rbac.get(1).content().get("rules"))
+        .isEqualTo(
+            List.of(
+                Map.of(
+                    "apiGroups",
+                    List.of("kyverno.io"),
+                    "resources",
+                    List.of("policyexceptions"),
+                    "verbs",
+                    List.of("create")),
+                Map.of(
+                    "apiGroups",
+                    List.of("networking.k8s.io"),
+                    "resources",
+                    List.of("networkpolicies"),
+                    "verbs",
+                    List.of("create"))));
 
     // The signing workflow runs on master with what its run and its protected-branch fallback need.
-    WorkflowFile sign = Workflows.readOne(checkout.resolve(".github/workflows/sign-on-merge.yml"),
-        Path.of(".github/workflows/sign-on-merge.yml"));
+    WorkflowFile sign =
+        Workflows.readOne(
+            checkout.resolve(".github/workflows/sign-on-merge.yml"),
+            Path.of(".github/workflows/sign-on-merge.yml"));
     assertThat(sign.pushBranches()).containsExactly("master");
     assertThat(sign.permission("sign", "contents")).contains("write");
     assertThat(sign.permission("sign", "id-token")).contains("write");
@@ -102,23 +131,47 @@ class InitAdopterTest {
 
     // The merged pull request lands as a push to master; the generated workflow signs it.
     Path origin = tmp.resolve("origin.git");
-    Git.init().setBare(true).setInitialBranch("master").setDirectory(origin.toFile()).call().close();
+    Git.init()
+        .setBare(true)
+        .setInitialBranch("master")
+        .setDirectory(origin.toFile())
+        .call()
+        .close();
     try (Git git = Git.open(checkout.toFile())) {
       git.add().addFilepattern(".").call();
       git.commit().setMessage("countersign init").setSign(false).call();
-      git.push().setRemote(origin.toUri().toString()).setRefSpecs(new RefSpec("master:master")).call();
+      git.push()
+          .setRemote(origin.toUri().toString())
+          .setRefSpecs(new RefSpec("master:master"))
+          .call();
     }
     Path workspace = tmp.resolve("workspace");
-    Git.cloneRepository().setURI(origin.toUri().toString()).setBranch("master").setDirectory(workspace.toFile()).call().close();
-    String identityToken = stack.tokenFor(Map.of(
-        "job_workflow_ref", "acme-corp/policies/.github/workflows/sign-on-merge.yml@refs/heads/master",
-        "repository", "acme-corp/policies", "ref", "refs/heads/master"));
+    Git.cloneRepository()
+        .setURI(origin.toUri().toString())
+        .setBranch("master")
+        .setDirectory(workspace.toFile())
+        .call()
+        .close();
+    String identityToken =
+        stack.tokenFor(
+            Map.of(
+                "job_workflow_ref",
+                "acme-corp/policies/.github/workflows/sign-on-merge.yml@refs/heads/master",
+                "repository",
+                "acme-corp/policies",
+                "ref",
+                "refs/heads/master"));
 
     CliRun run = CliRun.run(actionEnv(workspace, identityToken), "action");
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     Path signed = tmp.resolve("signed");
-    try (Git git = Git.cloneRepository().setURI(origin.toUri().toString()).setBranch("master").setDirectory(signed.toFile()).call()) {
+    try (Git git =
+        Git.cloneRepository()
+            .setURI(origin.toUri().toString())
+            .setBranch("master")
+            .setDirectory(signed.toFile())
+            .call()) {
       assertThat(signed.resolve("signed/payments/egress.yaml")).isRegularFile();
       assertThat(signed.resolve("signed/platform/allow-debug.yaml")).isRegularFile();
     }
@@ -126,17 +179,36 @@ class InitAdopterTest {
       X509Certificate certificate = certificate(read(signed, file).get(0));
       assertThat(lastUriSan(certificate)).isEqualTo(SUBJECT);
     }
-    CliRun verify = CliRun.run(Map.of(), "verify", "--trusted-root", stack.trustedRoot().toString(),
-        "--certificate-identity", SUBJECT, "--certificate-oidc-issuer", stack.identityIssuer(), signed.resolve("signed").toString());
+    CliRun verify =
+        CliRun.run(
+            Map.of(),
+            "verify",
+            "--trusted-root",
+            stack.trustedRoot().toString(),
+            "--certificate-identity",
+            SUBJECT,
+            "--certificate-oidc-issuer",
+            stack.identityIssuer(),
+            signed.resolve("signed").toString());
     assertThat(verify.exitCode()).as(verify.all()).isZero();
     // And the chain still holds once signed files exist.
-    CliRun after = CliRun.run(Map.of(), "doctor", "--repo", signed.toString(), "--owner", "acme-corp", "--name", "policies");
+    CliRun after =
+        CliRun.run(
+            Map.of(),
+            "doctor",
+            "--repo",
+            signed.toString(),
+            "--owner",
+            "acme-corp",
+            "--name",
+            "policies");
     assertThat(after.exitCode()).as(after.all()).isZero();
   }
 
   private Map<String, String> actionEnv(Path workspace, String identityToken) throws IOException {
     Path event = tmp.resolve("event.json");
-    try (InputStream in = getClass().getResourceAsStream("/action/events/push.merge-to-master.reallyfastci.json")) {
+    try (InputStream in =
+        getClass().getResourceAsStream("/action/events/push.merge-to-master.reallyfastci.json")) {
       Files.write(event, in.readAllBytes());
     }
     Map<String, String> env = new HashMap<>();
@@ -157,7 +229,8 @@ class InitAdopterTest {
   }
 
   private static X509Certificate certificate(ManifestDocument document) throws Exception {
-    byte[] gzipped = Base64.getDecoder().decode(document.annotations().get("cosign.sigstore.dev/certificate"));
+    byte[] gzipped =
+        Base64.getDecoder().decode(document.annotations().get("cosign.sigstore.dev/certificate"));
     try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(gzipped))) {
       return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
     }
@@ -192,7 +265,8 @@ class InitAdopterTest {
     return (List<Object>) value;
   }
 
-  static final String POLICY_EXCEPTION = """
+  static final String POLICY_EXCEPTION =
+      """
       apiVersion: kyverno.io/v2
       kind: PolicyException
       metadata:
@@ -210,7 +284,8 @@ class InitAdopterTest {
                 names: ["debug-*"]
       """;
 
-  static final String NETWORK_POLICY = """
+  static final String NETWORK_POLICY =
+      """
       apiVersion: networking.k8s.io/v1
       kind: NetworkPolicy
       metadata:

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class InitCommandTest {
 
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-22T05:00:00Z"), ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-11-22T05:00:00Z"), ZoneOffset.UTC);
   private static final String SUBJECT =
       "https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/release";
 
@@ -32,64 +33,101 @@ class InitCommandTest {
   private int run(Env env, String... args) {
     out = new StringWriter();
     err = new StringWriter();
-    return Main.run(Runtime.of(env, CLOCK, new PrintWriter(out, true), new PrintWriter(err, true)), args);
+    return Main.run(
+        Runtime.of(env, CLOCK, new PrintWriter(out, true), new PrintWriter(err, true)), args);
   }
 
   @Test
   void init_writesFiles_refusesTheSecondRun_andOverwritesWithForce() throws Exception {
-    String[] args = {"init", "--owner", "acme", "--name", "deploy", "--branch", "release", "--promotion", "--repo", repo.toString()};
+    String[] args = {
+      "init",
+      "--owner",
+      "acme",
+      "--name",
+      "deploy",
+      "--branch",
+      "release",
+      "--promotion",
+      "--repo",
+      repo.toString()
+    };
 
     assertThat(run(Env.empty(), args)).isEqualTo(0);
-    assertThat(out.toString().lines().toList()).containsExactly(
-        "wrote .github/workflows/sign-on-merge.yml",
-        "wrote .github/workflows/check-on-pr.yml",
-        "wrote .github/workflows/promote.yml",
-        "wrote .countersign/policy.yaml",
-        "wrote .countersign/cluster/kyverno-clusterpolicy.yaml",
-        "wrote .countersign/cluster/kyverno-dryrun-rbac.yaml",
-        "wrote .countersign/cluster/argocd-application.yaml",
-        "signer: " + SUBJECT,
-        "kinds: ConfigMap, Deployment, Service (no manifests found yet; defaults)",
-        "namespaces: deploy",
-        "next: commit these files; apply the two files in .countersign/cluster/ (Kyverno policy and its dry-run RBAC);"
-            + " require the check-on-pr status on release and give sign-on-merge a GitHub App token if release is protected"
-            + " (docs/github-token.md); run countersign doctor after any change to the chain");
+    assertThat(out.toString().lines().toList())
+        .containsExactly(
+            "wrote .github/workflows/sign-on-merge.yml",
+            "wrote .github/workflows/check-on-pr.yml",
+            "wrote .github/workflows/promote.yml",
+            "wrote .countersign/policy.yaml",
+            "wrote .countersign/cluster/kyverno-clusterpolicy.yaml",
+            "wrote .countersign/cluster/kyverno-dryrun-rbac.yaml",
+            "wrote .countersign/cluster/argocd-application.yaml",
+            "signer: " + SUBJECT,
+            "kinds: ConfigMap, Deployment, Service (no manifests found yet; defaults)",
+            "namespaces: deploy",
+            "next: commit these files; apply the two files in .countersign/cluster/ (Kyverno policy"
+                + " and its dry-run RBAC); require the check-on-pr status on release and give"
+                + " sign-on-merge a GitHub App token if release is protected"
+                + " (docs/github-token.md); run countersign doctor after any change to the chain");
     assertThat(err.toString()).isEmpty();
-    for (String file : List.of(".github/workflows/sign-on-merge.yml", ".github/workflows/check-on-pr.yml",
-        ".github/workflows/promote.yml", ".countersign/policy.yaml", ".countersign/cluster/kyverno-clusterpolicy.yaml",
-        ".countersign/cluster/argocd-application.yaml")) {
+    for (String file :
+        List.of(
+            ".github/workflows/sign-on-merge.yml",
+            ".github/workflows/check-on-pr.yml",
+            ".github/workflows/promote.yml",
+            ".countersign/policy.yaml",
+            ".countersign/cluster/kyverno-clusterpolicy.yaml",
+            ".countersign/cluster/argocd-application.yaml")) {
       assertThat(repo.resolve(file)).isRegularFile();
     }
 
     // The ClusterPolicy admits exactly the SAN Fulcio gives the generated signing workflow.
-    ManifestDocument clusterPolicy = new ManifestReader()
-        .read(repo.resolve(".countersign/cluster/kyverno-clusterpolicy.yaml"), Path.of("kyverno-clusterpolicy.yaml"))
-        .documents().get(0);
+    ManifestDocument clusterPolicy =
+        new ManifestReader()
+            .read(
+                repo.resolve(".countersign/cluster/kyverno-clusterpolicy.yaml"),
+                Path.of("kyverno-clusterpolicy.yaml"))
+            .documents()
+            .get(0);
     assertThat(keylessSubject(clusterPolicy)).isEqualTo(SUBJECT);
-    assertThat(Files.readString(repo.resolve(".countersign/policy.yaml"))).contains("subject: " + SUBJECT + "\n");
+    assertThat(Files.readString(repo.resolve(".countersign/policy.yaml")))
+        .contains("subject: " + SUBJECT + "\n");
 
     Path policy = repo.resolve(".countersign/policy.yaml");
     Files.writeString(policy, "# edited by the team\n");
     assertThat(run(Env.empty(), args)).isEqualTo(2);
     assertThat(out.toString()).isEmpty();
-    assertThat(err.toString().lines().toList()).containsExactly(
-        "error: Refusing to overwrite .github/workflows/sign-on-merge.yml while running countersign init",
-        "hint: perhaps you should move it away or pass --force to replace it");
+    assertThat(err.toString().lines().toList())
+        .containsExactly(
+            "error: Refusing to overwrite .github/workflows/sign-on-merge.yml while running"
+                + " countersign init",
+            "hint: perhaps you should move it away or pass --force to replace it");
     assertThat(Files.readString(policy)).isEqualTo("# edited by the team\n");
 
-    String[] forced = java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.stream.Stream.of("--force"))
-        .toArray(String[]::new);
+    String[] forced =
+        java.util.stream.Stream.concat(
+                java.util.Arrays.stream(args), java.util.stream.Stream.of("--force"))
+            .toArray(String[]::new);
     assertThat(run(Env.empty(), forced)).isEqualTo(0);
-    assertThat(Files.readString(policy)).startsWith("# Generated by \"countersign init\".").contains(SUBJECT);
+    assertThat(Files.readString(policy))
+        .startsWith("# Generated by \"countersign init\".")
+        .contains(SUBJECT);
   }
 
   @Test
   void init_defaultsOwnerAndRepoFromGithubRepository_andBranchMain() throws Exception {
-    int code = run(Env.of(Map.of("GITHUB_REPOSITORY", "octo-org/web-shop")), "init", "--repo", repo.toString());
+    int code =
+        run(
+            Env.of(Map.of("GITHUB_REPOSITORY", "octo-org/web-shop")),
+            "init",
+            "--repo",
+            repo.toString());
 
     assertThat(code).isEqualTo(0);
     assertThat(out.toString().lines().toList())
-        .contains("signer: https://github.com/octo-org/web-shop/.github/workflows/sign-on-merge.yml@refs/heads/main")
+        .contains(
+            "signer:"
+                + " https://github.com/octo-org/web-shop/.github/workflows/sign-on-merge.yml@refs/heads/main")
         .doesNotContain("wrote .github/workflows/promote.yml");
     assertThat(repo.resolve(".github/workflows/promote.yml")).doesNotExist();
   }
@@ -99,61 +137,113 @@ class InitCommandTest {
     int code = run(Env.empty(), "init", "--name", "deploy", "--repo", repo.toString());
 
     assertThat(code).isEqualTo(2);
-    assertThat(err.toString().lines().toList()).containsExactly(
-        "error: The GitHub owner is missing while preparing countersign init: origin is not set",
-        "hint: perhaps you should pass --owner OWNER --name NAME (the signer identity names them)");
+    assertThat(err.toString().lines().toList())
+        .containsExactly(
+            "error: The GitHub owner is missing while preparing countersign init: origin is not"
+                + " set",
+            "hint: perhaps you should pass --owner OWNER --name NAME (the signer identity names"
+                + " them)");
     assertThat(repo.resolve(".countersign")).doesNotExist();
   }
 
   @Test
   void init_thenCheck_generatedPolicyLoadsAndAnEmptyRepositoryPasses() {
-    assertThat(run(Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString())).isEqualTo(0);
+    assertThat(
+            run(
+                Env.empty(),
+                "init",
+                "--owner",
+                "acme",
+                "--name",
+                "deploy",
+                "--repo",
+                repo.toString()))
+        .isEqualTo(0);
 
     // Keyless signers only and nothing signed yet: the gate must not fetch the public-good root.
     int code = run(Env.empty(), "check", "--repo", repo.toString());
 
     assertThat(code).isEqualTo(0);
-    assertThat(out.toString().lines().toList()).containsExactly(
-        "signed:   0 files, 0 of 0 documents verified",
-        "unsigned: 0 files, 0 documents, 0 governance policies applied",
-        "check passed: 0 errors, 0 warnings");
+    assertThat(out.toString().lines().toList())
+        .containsExactly(
+            "signed:   0 files, 0 of 0 documents verified",
+            "unsigned: 0 files, 0 documents, 0 governance policies applied",
+            "check passed: 0 errors, 0 warnings");
   }
 
   @Test
   void init_legacySpelling_repoNameAndDir_stillWorks_withAWarningNamingTheNewOptions() {
-    int code = run(Env.empty(), "init", "--owner", "acme", "--repo", "deploy", "--dir", repo.toString());
+    int code =
+        run(Env.empty(), "init", "--owner", "acme", "--repo", "deploy", "--dir", repo.toString());
 
     assertThat(code).isEqualTo(0);
-    assertThat(err.toString().lines().toList()).containsExactly(
-        "warning: init --repo now names the work tree, as in run and check; read \"deploy\" as the GitHub repository name: pass --name deploy instead",
-        "warning: init --dir is deprecated; pass --repo " + repo);
-    assertThat(out.toString()).contains("signer: https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main");
+    assertThat(err.toString().lines().toList())
+        .containsExactly(
+            "warning: init --repo now names the work tree, as in run and check; read \"deploy\" as"
+                + " the GitHub repository name: pass --name deploy instead",
+            "warning: init --dir is deprecated; pass --repo " + repo);
+    assertThat(out.toString())
+        .contains(
+            "signer:"
+                + " https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main");
   }
 
   @Test
   void init_readsOwnerNameAndBranchFromTheCheckout_sshOrigin() throws Exception {
-    try (org.eclipse.jgit.api.Git git = org.eclipse.jgit.api.Git.init().setInitialBranch("trunk").setDirectory(repo.toFile()).call()) {
+    try (org.eclipse.jgit.api.Git git =
+        org.eclipse.jgit.api.Git.init()
+            .setInitialBranch("trunk")
+            .setDirectory(repo.toFile())
+            .call()) {
       var config = git.getRepository().getConfig();
       config.setString("remote", "origin", "url", "git@github.com:Octo-Org/web.shop.git");
       config.save();
     }
 
-    assertThat(run(Env.of(Map.of("GITHUB_REPOSITORY", "someone/else")), "init", "--repo", repo.toString())).isEqualTo(0);
+    assertThat(
+            run(
+                Env.of(Map.of("GITHUB_REPOSITORY", "someone/else")),
+                "init",
+                "--repo",
+                repo.toString()))
+        .isEqualTo(0);
 
-    assertThat(out.toString()).contains("signer: https://github.com/Octo-Org/web.shop/.github/workflows/sign-on-merge.yml@refs/heads/trunk");
+    assertThat(out.toString())
+        .contains(
+            "signer:"
+                + " https://github.com/Octo-Org/web.shop/.github/workflows/sign-on-merge.yml@refs/heads/trunk");
     // Flags override what the checkout says.
-    assertThat(run(Env.empty(), "init", "--repo", repo.toString(), "--force", "--owner", "acme", "--branch", "main")).isEqualTo(0);
-    assertThat(out.toString()).contains("signer: https://github.com/acme/web.shop/.github/workflows/sign-on-merge.yml@refs/heads/main");
+    assertThat(
+            run(
+                Env.empty(),
+                "init",
+                "--repo",
+                repo.toString(),
+                "--force",
+                "--owner",
+                "acme",
+                "--branch",
+                "main"))
+        .isEqualTo(0);
+    assertThat(out.toString())
+        .contains(
+            "signer:"
+                + " https://github.com/acme/web.shop/.github/workflows/sign-on-merge.yml@refs/heads/main");
   }
 
   @Test
-  void init_manifestWhoseKindOrNamespaceWouldInjectYaml_isRefusedAndNothingIsWritten() throws Exception {
-    // A pull request author controls manifest contents; init copies kinds and namespaces into policies.
+  void init_manifestWhoseKindOrNamespaceWouldInjectYaml_isRefusedAndNothingIsWritten()
+      throws Exception {
+    // A pull request author controls manifest contents; init copies kinds and namespaces into
+    // policies.
     Files.createDirectories(repo.resolve("unsigned"));
-    Files.writeString(repo.resolve("unsigned/evil.yaml"), "apiVersion: v1\nkind: \"ConfigMap\\\"]\\n  x: [\\\"\"\n"
-        + "metadata:\n  name: evil\n  namespace: shop\n");
+    Files.writeString(
+        repo.resolve("unsigned/evil.yaml"),
+        "apiVersion: v1\nkind: \"ConfigMap\\\"]\\n  x: [\\\"\"\n"
+            + "metadata:\n  name: evil\n  namespace: shop\n");
 
-    int code = run(Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString());
+    int code =
+        run(Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString());
 
     assertThat(code).isEqualTo(2);
     assertThat(err.toString()).contains("The kind \"ConfigMap\"]");
@@ -164,13 +254,25 @@ class InitCommandTest {
   @Test
   void init_symlinkedManifestOrWorkflow_isNotFollowed() throws Exception {
     Path outside = elsewhere.resolve("outside.yaml");
-    Files.writeString(outside, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: secret-ns\n");
+    Files.writeString(
+        outside, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: secret-ns\n");
     Files.createDirectories(repo.resolve("unsigned"));
     Files.createSymbolicLink(repo.resolve("unsigned/link.yaml"), outside);
 
-    assertThat(run(Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString())).isEqualTo(0);
+    assertThat(
+            run(
+                Env.empty(),
+                "init",
+                "--owner",
+                "acme",
+                "--name",
+                "deploy",
+                "--repo",
+                repo.toString()))
+        .isEqualTo(0);
 
-    assertThat(out.toString()).contains("kinds: ConfigMap, Deployment, Service (no manifests found yet; defaults)")
+    assertThat(out.toString())
+        .contains("kinds: ConfigMap, Deployment, Service (no manifests found yet; defaults)")
         .doesNotContain("secret-ns");
   }
 
@@ -178,7 +280,8 @@ class InitCommandTest {
   private static String keylessSubject(ManifestDocument clusterPolicy) {
     Map<String, Object> spec = (Map<String, Object>) clusterPolicy.content().get("spec");
     Map<String, Object> rule = ((List<Map<String, Object>>) spec.get("rules")).get(0);
-    Map<String, Object> manifests = (Map<String, Object>) ((Map<String, Object>) rule.get("validate")).get("manifests");
+    Map<String, Object> manifests =
+        (Map<String, Object>) ((Map<String, Object>) rule.get("validate")).get("manifests");
     Map<String, Object> attestor = ((List<Map<String, Object>>) manifests.get("attestors")).get(0);
     Map<String, Object> entry = ((List<Map<String, Object>>) attestor.get("entries")).get(0);
     return (String) ((Map<String, Object>) entry.get("keyless")).get("subject");

@@ -16,19 +16,52 @@ class KeyRotationTest {
   @TempDir Path dir;
 
   @Test
-  void signAgainWithANewKey_keepsTheOldSignatureWithoutForce_andReplacesItWithForce() throws Exception {
-    assertThat(CliRun.run(EMPTY_PASSWORD, "keygen", "--output-key-prefix", dir.resolve("old").toString()).exitCode()).isZero();
-    assertThat(CliRun.run(EMPTY_PASSWORD, "keygen", "--output-key-prefix", dir.resolve("new").toString()).exitCode()).isZero();
+  void signAgainWithANewKey_keepsTheOldSignatureWithoutForce_andReplacesItWithForce()
+      throws Exception {
+    assertThat(
+            CliRun.run(
+                    EMPTY_PASSWORD, "keygen", "--output-key-prefix", dir.resolve("old").toString())
+                .exitCode())
+        .isZero();
+    assertThat(
+            CliRun.run(
+                    EMPTY_PASSWORD, "keygen", "--output-key-prefix", dir.resolve("new").toString())
+                .exitCode())
+        .isZero();
     Path manifest = dir.resolve("cm.yaml");
-    Files.writeString(manifest, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\ndata:\n  a: b\n");
-    assertThat(CliRun.run(EMPTY_PASSWORD, "sign", "--key", dir.resolve("old.key").toString(), manifest.toString()).exitCode()).isZero();
+    Files.writeString(
+        manifest, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\ndata:\n  a: b\n");
+    assertThat(
+            CliRun.run(
+                    EMPTY_PASSWORD,
+                    "sign",
+                    "--key",
+                    dir.resolve("old.key").toString(),
+                    manifest.toString())
+                .exitCode())
+        .isZero();
 
-    CliRun unchanged = CliRun.run(EMPTY_PASSWORD, "sign", "--key", dir.resolve("new.key").toString(), manifest.toString());
+    CliRun unchanged =
+        CliRun.run(
+            EMPTY_PASSWORD,
+            "sign",
+            "--key",
+            dir.resolve("new.key").toString(),
+            manifest.toString());
     assertThat(unchanged.exitCode()).isZero();
-    assertThat(unchanged.out()).contains("0 signed, 1 unchanged (already signed for this content; --force signs them again");
+    assertThat(unchanged.out())
+        .contains(
+            "0 signed, 1 unchanged (already signed for this content; --force signs them again");
     assertThat(verify("new.pub", manifest)).isEqualTo(1);
 
-    CliRun rotated = CliRun.run(EMPTY_PASSWORD, "sign", "--force", "--key", dir.resolve("new.key").toString(), manifest.toString());
+    CliRun rotated =
+        CliRun.run(
+            EMPTY_PASSWORD,
+            "sign",
+            "--force",
+            "--key",
+            dir.resolve("new.key").toString(),
+            manifest.toString());
 
     assertThat(rotated.exitCode()).as(rotated.all()).isZero();
     assertThat(rotated.out()).contains("1 signed, 0 unchanged");
@@ -38,13 +71,21 @@ class KeyRotationTest {
 
   @Test
   void keygen_withoutATerminalOrPassword_refuses_unlessNoPasswordIsExplicit() {
-    CliRun refused = CliRun.run(Map.of(), "keygen", "--output-key-prefix", dir.resolve("k").toString());
+    CliRun refused =
+        CliRun.run(Map.of(), "keygen", "--output-key-prefix", dir.resolve("k").toString());
 
     assertThat(refused.exitCode()).isEqualTo(2);
-    assertThat(refused.err()).contains("COSIGN_PASSWORD is not set and there is no terminal", "--no-password");
+    assertThat(refused.err())
+        .contains("COSIGN_PASSWORD is not set and there is no terminal", "--no-password");
     assertThat(dir.resolve("k.key")).doesNotExist();
 
-    CliRun explicit = CliRun.run(Map.of(), "keygen", "--no-password", "--output-key-prefix", dir.resolve("k").toString());
+    CliRun explicit =
+        CliRun.run(
+            Map.of(),
+            "keygen",
+            "--no-password",
+            "--output-key-prefix",
+            dir.resolve("k").toString());
     assertThat(explicit.exitCode()).as(explicit.all()).isZero();
     assertThat(dir.resolve("k.key")).isRegularFile();
     // The key really has the empty password.
@@ -54,10 +95,20 @@ class KeyRotationTest {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
-    assertThat(CliRun.run(EMPTY_PASSWORD, "sign", "--key", dir.resolve("k.key").toString(), manifest.toString()).exitCode()).isZero();
+    assertThat(
+            CliRun.run(
+                    EMPTY_PASSWORD,
+                    "sign",
+                    "--key",
+                    dir.resolve("k.key").toString(),
+                    manifest.toString())
+                .exitCode())
+        .isZero();
   }
 
   private int verify(String publicKey, Path manifest) {
-    return CliRun.run(Map.of(), "verify", "--key", dir.resolve(publicKey).toString(), manifest.toString()).exitCode();
+    return CliRun.run(
+            Map.of(), "verify", "--key", dir.resolve(publicKey).toString(), manifest.toString())
+        .exitCode();
   }
 }

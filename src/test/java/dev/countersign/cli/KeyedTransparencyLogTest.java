@@ -25,31 +25,60 @@ class KeyedTransparencyLogTest {
   }
 
   @Test
-  void keyedSignature_withTlogUpload_carriesABundle_whoseEntryVerifiesAgainstTheTrustedRoot() throws Exception {
+  void keyedSignature_withTlogUpload_carriesABundle_whoseEntryVerifiesAgainstTheTrustedRoot()
+      throws Exception {
     Path key = tmp.resolve("k.key");
     Path pub = tmp.resolve("k.pub");
     KeyPairFiles.generate(key, pub, new char[0], new SecureRandom());
-    Path file = Files.writeString(tmp.resolve("cm.yaml"), ActionPipelineTest.configMap("logged", "1"));
+    Path file =
+        Files.writeString(tmp.resolve("cm.yaml"), ActionPipelineTest.configMap("logged", "1"));
     stack.resetStats();
 
-    CliRun sign = CliRun.run(Map.of("COSIGN_PASSWORD", ""), "sign", "--key", key.toString(), "--tlog-upload",
-        "--rekor-url", stack.baseUrl(), file.toString());
+    CliRun sign =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", ""),
+            "sign",
+            "--key",
+            key.toString(),
+            "--tlog-upload",
+            "--rekor-url",
+            stack.baseUrl(),
+            file.toString());
 
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     assertThat(sign.out()).contains("rekor#");
     String signed = Files.readString(file);
-    assertThat(signed).contains("cosign.sigstore.dev/bundle:").doesNotContain("cosign.sigstore.dev/certificate:");
+    assertThat(signed)
+        .contains("cosign.sigstore.dev/bundle:")
+        .doesNotContain("cosign.sigstore.dev/certificate:");
     assertThat(stack.stats().logEntries()).isEqualTo(1);
     assertThat(stack.stats().certificates()).isZero();
 
-    CliRun withLog = CliRun.run(Map.of(), "verify", "--key", pub.toString(), "--trusted-root", stack.trustedRoot().toString(),
-        file.toString());
+    CliRun withLog =
+        CliRun.run(
+            Map.of(),
+            "verify",
+            "--key",
+            pub.toString(),
+            "--trusted-root",
+            stack.trustedRoot().toString(),
+            file.toString());
     assertThat(withLog.exitCode()).as(withLog.all()).isZero();
 
     // Another log's trusted root: the entry's log is unknown, so the set is rejected.
-    Path other = Files.writeString(tmp.resolve("other_root.json"),
-        new dev.countersign.verification.FakeSigstore().trustedRootJson());
-    CliRun unknownLog = CliRun.run(Map.of(), "verify", "--key", pub.toString(), "--trusted-root", other.toString(), file.toString());
+    Path other =
+        Files.writeString(
+            tmp.resolve("other_root.json"),
+            new dev.countersign.verification.FakeSigstore().trustedRootJson());
+    CliRun unknownLog =
+        CliRun.run(
+            Map.of(),
+            "verify",
+            "--key",
+            pub.toString(),
+            "--trusted-root",
+            other.toString(),
+            file.toString());
     assertThat(unknownLog.exitCode()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(unknownLog.out()).contains("is not a transparency log in the trusted root");
 

@@ -43,13 +43,24 @@ class KeylessCliTest {
     in = Files.createDirectories(tmp.resolve("in"));
     for (int i = 0; i < FILES; i++) {
       Path dir = Files.createDirectories(in.resolve("team-" + (i % 3)));
-      Files.writeString(dir.resolve("cm-" + i + ".yaml"), ActionPipelineTest.configMap("cm-" + i, "v" + i));
+      Files.writeString(
+          dir.resolve("cm-" + i + ".yaml"), ActionPipelineTest.configMap("cm-" + i, "v" + i));
     }
     out = tmp.resolve("out");
     stack.resetStats();
 
-    CliRun sign = CliRun.run(new HashMap<>(stack.githubEnv()), "sign", "--trusted-root", stack.trustedRoot().toString(),
-        "--signing-config", stack.signingConfig().toString(), "--bundle-sidecar", "--out", out.toString(), in.toString());
+    CliRun sign =
+        CliRun.run(
+            new HashMap<>(stack.githubEnv()),
+            "sign",
+            "--trusted-root",
+            stack.trustedRoot().toString(),
+            "--signing-config",
+            stack.signingConfig().toString(),
+            "--bundle-sidecar",
+            "--out",
+            out.toString(),
+            in.toString());
 
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     assertThat(sign.out()).contains(FILES + " signed, 0 unchanged");
@@ -69,18 +80,31 @@ class KeylessCliTest {
     assertThat(right.exitCode()).as(right.all()).isZero();
     assertThat(right.out()).contains(FILES + " verified, 0 rejected");
 
-    CliRun wrongSan = verify("https://github.com/octo-org/octo-repo/.github/workflows/release.yml@refs/heads/dev",
-        stack.identityIssuer(), out);
+    CliRun wrongSan =
+        verify(
+            "https://github.com/octo-org/octo-repo/.github/workflows/release.yml@refs/heads/dev",
+            stack.identityIssuer(),
+            out);
     assertThat(wrongSan.exitCode()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(wrongSan.out()).contains("0 verified, " + FILES + " rejected").contains("does not match the allowed identities");
+    assertThat(wrongSan.out())
+        .contains("0 verified, " + FILES + " rejected")
+        .contains("does not match the allowed identities");
 
     CliRun wrongIssuer = verify(stack.identitySan(), "https://accounts.google.com", out);
     assertThat(wrongIssuer.exitCode()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(wrongIssuer.out()).contains("0 verified, " + FILES + " rejected");
 
-    CliRun regex = CliRun.run(Map.of(), "verify", "--trusted-root", stack.trustedRoot().toString(),
-        "--certificate-identity-regexp", "https://github\\.com/octo-org/octo-repo/\\.github/workflows/[^/]+@refs/heads/main",
-        "--certificate-oidc-issuer", stack.identityIssuer(), out.toString());
+    CliRun regex =
+        CliRun.run(
+            Map.of(),
+            "verify",
+            "--trusted-root",
+            stack.trustedRoot().toString(),
+            "--certificate-identity-regexp",
+            "https://github\\.com/octo-org/octo-repo/\\.github/workflows/[^/]+@refs/heads/main",
+            "--certificate-oidc-issuer",
+            stack.identityIssuer(),
+            out.toString());
     assertThat(regex.exitCode()).as(regex.all()).isZero();
   }
 
@@ -88,11 +112,12 @@ class KeylessCliTest {
   void verify_anyEditedField_fails() throws Exception {
     Path file = out.resolve("team-0/cm-0.yaml");
     String signed = Files.readString(file);
-    List<String[]> edits = List.of(
-        new String[] {"value: v0", "value: v0x"},
-        new String[] {"name: cm-0", "name: cm-0x"},
-        new String[] {"namespace: apps", "namespace: other"},
-        new String[] {"kind: ConfigMap", "kind: Secret"});
+    List<String[]> edits =
+        List.of(
+            new String[] {"value: v0", "value: v0x"},
+            new String[] {"name: cm-0", "name: cm-0x"},
+            new String[] {"namespace: apps", "namespace: other"},
+            new String[] {"kind: ConfigMap", "kind: Secret"});
     for (String[] edit : edits) {
       assertThat(signed).contains(edit[0]);
       Files.writeString(file, signed.replace(edit[0], edit[1]));
@@ -100,16 +125,25 @@ class KeylessCliTest {
       assertThat(run.exitCode()).as(edit[1] + "\n" + run.all()).isEqualTo(ExitCode.REJECTED.code());
     }
     // Signature annotations themselves: a flipped character in the certificate.
-    String certLine = signed.lines().filter(l -> l.contains("cosign.sigstore.dev/certificate:")).findFirst().orElseThrow();
-    String flipped = certLine.substring(0, certLine.length() - 10) + (certLine.charAt(certLine.length() - 10) == 'A' ? 'B' : 'A')
-        + certLine.substring(certLine.length() - 9);
+    String certLine =
+        signed
+            .lines()
+            .filter(l -> l.contains("cosign.sigstore.dev/certificate:"))
+            .findFirst()
+            .orElseThrow();
+    String flipped =
+        certLine.substring(0, certLine.length() - 10)
+            + (certLine.charAt(certLine.length() - 10) == 'A' ? 'B' : 'A')
+            + certLine.substring(certLine.length() - 9);
     Files.writeString(file, signed.replace(certLine, flipped));
-    assertThat(verify(stack.identitySan(), stack.identityIssuer(), file).exitCode()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(verify(stack.identitySan(), stack.identityIssuer(), file).exitCode())
+        .isEqualTo(ExitCode.REJECTED.code());
   }
 
   @Test
   void sidecarBundles_passTheIndependentSigstoreJsVerifier_overTheMessage() throws Exception {
-    SignedManifestFormat format = new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
+    SignedManifestFormat format =
+        new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
     List<Path> signed;
     try (Stream<Path> walk = Files.walk(out)) {
       signed = walk.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
@@ -119,13 +153,20 @@ class KeylessCliTest {
       Path sidecar = file.resolveSibling(file.getFileName() + ".sigstore.json");
       assertThat(sidecar).exists();
       ManifestFile manifest = new ManifestReader().read(file, file);
-      Path message = Files.write(tmp.resolve(file.getFileName() + ".message"),
-          format.decode(manifest.documents().get(0)).orElseThrow().message());
+      Path message =
+          Files.write(
+              tmp.resolve(file.getFileName() + ".message"),
+              format.decode(manifest.documents().get(0)).orElseThrow().message());
 
-      SigstoreTestStack.ToolResult ok = stack.verifyWithSigstoreJs(sidecar, message, stack.identitySan(), stack.identityIssuer());
+      SigstoreTestStack.ToolResult ok =
+          stack.verifyWithSigstoreJs(sidecar, message, stack.identitySan(), stack.identityIssuer());
       assertThat(ok.exitCode()).as(ok.output()).isZero();
-      SigstoreTestStack.ToolResult wrong = stack.verifyWithSigstoreJs(sidecar, message,
-          "https://github.com/someone/else/.github/workflows/x.yml@refs/heads/main", stack.identityIssuer());
+      SigstoreTestStack.ToolResult wrong =
+          stack.verifyWithSigstoreJs(
+              sidecar,
+              message,
+              "https://github.com/someone/else/.github/workflows/x.yml@refs/heads/main",
+              stack.identityIssuer());
       assertThat(wrong.exitCode()).as(wrong.output()).isNotZero();
     }
   }
@@ -133,8 +174,17 @@ class KeylessCliTest {
   @Test
   void signingAgain_isUnchanged_andContactsNoService() {
     stack.resetStats();
-    CliRun again = CliRun.run(new HashMap<>(stack.githubEnv()), "sign", "--trusted-root", stack.trustedRoot().toString(),
-        "--signing-config", stack.signingConfig().toString(), "--out", out.toString(), in.toString());
+    CliRun again =
+        CliRun.run(
+            new HashMap<>(stack.githubEnv()),
+            "sign",
+            "--trusted-root",
+            stack.trustedRoot().toString(),
+            "--signing-config",
+            stack.signingConfig().toString(),
+            "--out",
+            out.toString(),
+            in.toString());
     assertThat(again.exitCode()).as(again.all()).isZero();
     assertThat(again.out()).contains("0 signed, " + FILES + " unchanged");
     assertThat(stack.stats().tokens()).isZero();
@@ -142,7 +192,15 @@ class KeylessCliTest {
   }
 
   private CliRun verify(String san, String issuer, Path target) {
-    return CliRun.run(Map.of(), "verify", "--trusted-root", stack.trustedRoot().toString(),
-        "--certificate-identity", san, "--certificate-oidc-issuer", issuer, target.toString());
+    return CliRun.run(
+        Map.of(),
+        "verify",
+        "--trusted-root",
+        stack.trustedRoot().toString(),
+        "--certificate-identity",
+        san,
+        "--certificate-oidc-issuer",
+        issuer,
+        target.toString());
   }
 }

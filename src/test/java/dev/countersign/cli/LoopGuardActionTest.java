@@ -42,13 +42,27 @@ class LoopGuardActionTest {
 
   @ParameterizedTest(name = "clone depth {0}")
   @ValueSource(ints = {1, 0})
-  void mergedCommitQuotingTheMarkerTrailer_withForgedCommitter_isStillSigned(int depth) throws Exception {
-    PersonIdent forged = new PersonIdent(GitIdentity.GITHUB_ACTIONS_BOT.name(), GitIdentity.GITHUB_ACTIONS_BOT.email());
-    git.commitToOrigin("main", Map.of("unsigned/pr.yaml", configMap("pr", "1")), Set.of(),
-        "Add pr config (#12)\n\nLooks like a bot commit.\n\nCountersign-Run: 4343\n", forged);
+  void mergedCommitQuotingTheMarkerTrailer_withForgedCommitter_isStillSigned(int depth)
+      throws Exception {
+    PersonIdent forged =
+        new PersonIdent(
+            GitIdentity.GITHUB_ACTIONS_BOT.name(), GitIdentity.GITHUB_ACTIONS_BOT.email());
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/pr.yaml", configMap("pr", "1")),
+        Set.of(),
+        "Add pr config (#12)\n\nLooks like a bot commit.\n\nCountersign-Run: 4343\n",
+        forged);
 
-    CliRun run = CliRun.run(ActionTestEnv.of(stack, tmp, git.clone("ws", depth, true), "pull_request",
-        ActionTestEnv.mergedPullRequestEvent()), "action");
+    CliRun run =
+        CliRun.run(
+            ActionTestEnv.of(
+                stack,
+                tmp,
+                git.clone("ws", depth, true),
+                "pull_request",
+                ActionTestEnv.mergedPullRequestEvent()),
+            "action");
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(Files.readString(tmp.resolve("output"))).contains("result=pushed\n");

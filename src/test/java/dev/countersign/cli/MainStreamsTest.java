@@ -29,10 +29,12 @@ class MainStreamsTest {
     library.println("##[add-mask]PWNED");
     library.close();
 
-    assertThat(raw.toString()).isEqualTo("SLF4J: no providers for unsigned/x\n"
-        + "caf\u00e9 ::warning::not at the start\n"
-        + "half ::stop-commands::PWNED\n"
-        + "##%5Badd-mask]PWNED\n");
+    assertThat(raw.toString())
+        .isEqualTo(
+            "SLF4J: no providers for unsigned/x\n"
+                + "caf\u00e9 ::warning::not at the start\n"
+                + "half ::stop-commands::PWNED\n"
+                + "##%5Badd-mask]PWNED\n");
     assertThat(new ActionsRunnerModel().feed(raw.toString()).executed()).isEmpty();
   }
 }

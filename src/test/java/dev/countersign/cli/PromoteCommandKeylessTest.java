@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code promote} with keyless signatures from the loopback Sigstore stack: the pull request
- * table names the certificate identity and the Rekor log index, and a source signed by an
- * identity the policy does not name is refused.
+ * {@code promote} with keyless signatures from the loopback Sigstore stack: the pull request table
+ * names the certificate identity and the Rekor log index, and a source signed by an identity the
+ * policy does not name is refused.
  */
 @RequiresSigstoreStack
 class PromoteCommandKeylessTest {
@@ -42,8 +42,13 @@ class PromoteCommandKeylessTest {
   void setUp() throws Exception {
     git = new GitFixture(tmp.resolve("git"));
     github = FakeGitHub.start(TOKEN);
-    git.commitToOrigin("main", Map.of(
-        "envs/staging/signed/app.yaml", signedKeyless(ActionPipelineTest.configMap("app", "v2"))), Set.of(), "staging");
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "envs/staging/signed/app.yaml",
+            signedKeyless(ActionPipelineTest.configMap("app", "v2"))),
+        Set.of(),
+        "staging");
   }
 
   @AfterEach
@@ -58,8 +63,10 @@ class PromoteCommandKeylessTest {
     assertThat(run.exitCode()).as(run.all()).isZero();
     String body = github.hosted(273).orElseThrow().body();
     assertThat(body)
-        .containsPattern("\\| `envs/prod/signed/app.yaml` \\| added \\| `sha256:[0-9a-f]{64}` \\| `"
-            + java.util.regex.Pattern.quote(stack.identitySan()) + "` \\| [0-9]+ \\|")
+        .containsPattern(
+            "\\| `envs/prod/signed/app.yaml` \\| added \\| `sha256:[0-9a-f]{64}` \\| `"
+                + java.util.regex.Pattern.quote(stack.identitySan())
+                + "` \\| [0-9]+ \\|")
         .contains("--certificate-identity " + stack.identitySan())
         .contains("--certificate-oidc-issuer " + SigstoreTestStack.GITHUB_ISSUER);
     assertThat(git.originFiles(BOT)).containsKey("envs/prod/signed/app.yaml");
@@ -67,7 +74,9 @@ class PromoteCommandKeylessTest {
 
   @Test
   void sourceSignedByAnotherIdentity_isRefused() throws Exception {
-    CliRun run = promote("https://github.com/octo-org/octo-repo/.github/workflows/other.yml@refs/heads/main");
+    CliRun run =
+        promote(
+            "https://github.com/octo-org/octo-repo/.github/workflows/other.yml@refs/heads/main");
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(run.all()).contains("envs/staging/signed/app.yaml");
@@ -79,18 +88,38 @@ class PromoteCommandKeylessTest {
     env.put("GITHUB_REPOSITORY", FakeGitHub.REPOSITORY);
     env.put("GITHUB_API_URL", github.baseUrl());
     env.put("GITHUB_TOKEN", TOKEN);
-    return CliRun.run(env, "promote", "--repo", git.clone("ws", 0, false).toString(),
-        "--from", "envs/staging/signed", "--to", "envs/prod/signed", "--base", "main",
-        "--certificate-identity", identity, "--certificate-oidc-issuer", stack.identityIssuer(),
-        "--trusted-root", stack.trustedRoot().toString());
+    return CliRun.run(
+        env,
+        "promote",
+        "--repo",
+        git.clone("ws", 0, false).toString(),
+        "--from",
+        "envs/staging/signed",
+        "--to",
+        "envs/prod/signed",
+        "--base",
+        "main",
+        "--certificate-identity",
+        identity,
+        "--certificate-oidc-issuer",
+        stack.identityIssuer(),
+        "--trusted-root",
+        stack.trustedRoot().toString());
   }
 
   private String signedKeyless(String manifest) throws IOException {
     Path file = tmp.resolve("seed/app.yaml");
     Files.createDirectories(file.getParent());
     Files.writeString(file, manifest);
-    CliRun sign = CliRun.run(stack.githubEnv(), "sign", "--trusted-root", stack.trustedRoot().toString(),
-        "--signing-config", stack.signingConfig().toString(), file.toString());
+    CliRun sign =
+        CliRun.run(
+            stack.githubEnv(),
+            "sign",
+            "--trusted-root",
+            stack.trustedRoot().toString(),
+            "--signing-config",
+            stack.signingConfig().toString(),
+            file.toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     return Files.readString(file);
   }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code countersign promote} on a bare origin and the WireMock GitHub: verification of every
- * source file first, byte-for-byte copies that still verify under their new path, removals, and
- * the create-then-noop pull request.
+ * source file first, byte-for-byte copies that still verify under their new path, removals, and the
+ * create-then-noop pull request.
  */
 class PromoteCommandTest {
 
@@ -52,15 +52,28 @@ class PromoteCommandTest {
     KeyPairFiles.generate(privateKey, publicKey, PASSWORD.toCharArray(), new SecureRandom());
     stagingApp = signed("app.yaml", ActionPipelineTest.configMap("app", "v2"));
     stagingFlags = signed("flags.yaml", ActionPipelineTest.configMap("flags", "on"));
-    git.commitToOrigin("main", Map.of(
-        "envs/staging/signed/app.yaml", stagingApp,
-        "envs/staging/signed/flags.yaml", stagingFlags,
-        "envs/prod/signed/app.yaml", signed("app.yaml", ActionPipelineTest.configMap("app", "v1")),
-        "envs/prod/signed/retired.yaml", signed("retired.yaml", ActionPipelineTest.configMap("retired", "x")),
-        "envs/prod/signed/README.md", "not a manifest\n",
-        ".countersign/cosign.pub", Files.readString(publicKey),
-        ".countersign/policy.yaml", "apiVersion: countersign.dev/v1alpha1\nkind: TrustPolicy\nkeys:\n  - path: .countersign/cosign.pub\n"),
-        Set.of(), "environments");
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "envs/staging/signed/app.yaml",
+            stagingApp,
+            "envs/staging/signed/flags.yaml",
+            stagingFlags,
+            "envs/prod/signed/app.yaml",
+            signed("app.yaml", ActionPipelineTest.configMap("app", "v1")),
+            "envs/prod/signed/retired.yaml",
+            signed("retired.yaml", ActionPipelineTest.configMap("retired", "x")),
+            "envs/prod/signed/README.md",
+            "not a manifest\n",
+            ".countersign/cosign.pub",
+            Files.readString(publicKey),
+            ".countersign/policy.yaml",
+            "apiVersion: countersign.dev/v1alpha1\n"
+                + "kind: TrustPolicy\n"
+                + "keys:\n"
+                + "  - path: .countersign/cosign.pub\n"),
+        Set.of(),
+        "environments");
   }
 
   @AfterEach
@@ -72,7 +85,8 @@ class PromoteCommandTest {
   void validPromotion_opensThePullRequest_andTheCopiesVerifyUnderTheirNewPath() throws Exception {
     String mainHead = git.originHead("main");
 
-    CliRun run = promote(git.clone("ws", 0, false), "--key", publicKey.toString(), "--label", "promotion");
+    CliRun run =
+        promote(git.clone("ws", 0, false), "--key", publicKey.toString(), "--label", "promotion");
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(run.out()).contains("result: created");
@@ -80,16 +94,20 @@ class PromoteCommandTest {
     SortedMap<String, String> onBranch = git.originFiles(BOT);
     assertThat(onBranch.get("envs/prod/signed/app.yaml")).isEqualTo(stagingApp);
     assertThat(onBranch.get("envs/prod/signed/flags.yaml")).isEqualTo(stagingFlags);
-    assertThat(onBranch).doesNotContainKey("envs/prod/signed/retired.yaml")
+    assertThat(onBranch)
+        .doesNotContainKey("envs/prod/signed/retired.yaml")
         .containsKey("envs/prod/signed/README.md");
     assertThat(git.originCommit(BOT).getParent(0).getName()).isEqualTo(mainHead);
 
     HostedPullRequest pr = github.hosted(273).orElseThrow();
     assertThat(pr.head()).isEqualTo(BOT);
-    assertThat(pr.title()).isEqualTo("countersign: promote envs/staging/signed to envs/prod/signed");
+    assertThat(pr.title())
+        .isEqualTo("countersign: promote envs/staging/signed to envs/prod/signed");
     assertThat(pr.labels()).containsExactly("promotion");
     assertThat(pr.body())
-        .containsPattern("\\| `envs/prod/signed/app.yaml` \\| changed \\| `sha256:[0-9a-f]{64}` \\| `sha256:[0-9a-f]{64}` \\| - \\|")
+        .containsPattern(
+            "\\| `envs/prod/signed/app.yaml` \\| changed \\| `sha256:[0-9a-f]{64}` \\|"
+                + " `sha256:[0-9a-f]{64}` \\| - \\|")
         .containsPattern("\\| `envs/prod/signed/flags.yaml` \\| added \\| `sha256:")
         .contains("| `envs/prod/signed/retired.yaml` | removed | - | - | - |")
         .contains("countersign verify envs/prod/signed --key");
@@ -101,15 +119,21 @@ class PromoteCommandTest {
       Files.createDirectories(p.getParent());
       Files.writeString(p, f.getValue());
     }
-    CliRun verify = CliRun.run(Map.of(), "verify", "--key", publicKey.toString(),
-        checkout.resolve("envs/prod/signed").toString());
+    CliRun verify =
+        CliRun.run(
+            Map.of(),
+            "verify",
+            "--key",
+            publicKey.toString(),
+            checkout.resolve("envs/prod/signed").toString());
     assertThat(verify.exitCode()).as(verify.all()).isZero();
     assertThat(verify.out()).contains("2 verified, 0 rejected");
 
     // Run again: the bot branch already holds it; nothing is pushed or edited.
     String tip = git.originHead(BOT);
     github.server().resetRequests();
-    CliRun again = promote(git.clone("ws2", 0, false), "--key", publicKey.toString(), "--label", "promotion");
+    CliRun again =
+        promote(git.clone("ws2", 0, false), "--key", publicKey.toString(), "--label", "promotion");
     assertThat(again.exitCode()).as(again.all()).isZero();
     assertThat(again.out()).contains("result: noop");
     assertThat(git.originHead(BOT)).isEqualTo(tip);
@@ -120,13 +144,20 @@ class PromoteCommandTest {
   @Test
   void tamperedSourceFile_stopsThePromotion_namesTheFile_andPushesNothing() throws Exception {
     // Hand edit after signing: the data no longer matches the signed message.
-    git.commitToOrigin("main", Map.of("envs/staging/signed/flags.yaml", stagingFlags.replace("value: \"on\"", "value: \"off\"")),
-        Set.of(), "hand edit");
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "envs/staging/signed/flags.yaml",
+            stagingFlags.replace("value: \"on\"", "value: \"off\"")),
+        Set.of(),
+        "hand edit");
 
     CliRun run = promote(git.clone("ws", 0, false), "--key", publicKey.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(run.all()).contains("envs/staging/signed/flags.yaml").contains("nothing was pushed")
+    assertThat(run.all())
+        .contains("envs/staging/signed/flags.yaml")
+        .contains("nothing was pushed")
         .doesNotContain("envs/staging/signed/app.yaml does not verify");
     assertThat(git.originHead(BOT)).isNull();
     assertThat(github.hosted(273)).isEmpty();
@@ -135,8 +166,11 @@ class PromoteCommandTest {
 
   @Test
   void unsignedSourceFile_stopsThePromotion() throws Exception {
-    git.commitToOrigin("main", Map.of("envs/staging/signed/new.yaml", ActionPipelineTest.configMap("new", "1")),
-        Set.of(), "unsigned file in signed/");
+    git.commitToOrigin(
+        "main",
+        Map.of("envs/staging/signed/new.yaml", ActionPipelineTest.configMap("new", "1")),
+        Set.of(),
+        "unsigned file in signed/");
 
     CliRun run = promote(git.clone("ws", 0, false));
 
@@ -147,8 +181,12 @@ class PromoteCommandTest {
 
   @Test
   void unsignedHiddenUpperCaseSourceFile_isVerifiedToo_andStopsThePromotion() throws Exception {
-    git.commitToOrigin("main", Map.of("envs/staging/signed/.hidden/sneaky.YAML", ActionPipelineTest.configMap("sneaky", "1")),
-        Set.of(), "unsigned file, hidden, upper case");
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "envs/staging/signed/.hidden/sneaky.YAML", ActionPipelineTest.configMap("sneaky", "1")),
+        Set.of(),
+        "unsigned file, hidden, upper case");
 
     CliRun run = promote(git.clone("ws", 0, false));
 
@@ -171,8 +209,12 @@ class PromoteCommandTest {
 
   @Test
   void trustPolicyFile_isTheDefault_andBaseAlreadyPromoted_isNoop() throws Exception {
-    git.commitToOrigin("main", Map.of("envs/prod/signed/app.yaml", stagingApp, "envs/prod/signed/flags.yaml", stagingFlags),
-        Set.of("envs/prod/signed/retired.yaml"), "promoted by hand");
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "envs/prod/signed/app.yaml", stagingApp, "envs/prod/signed/flags.yaml", stagingFlags),
+        Set.of("envs/prod/signed/retired.yaml"),
+        "promoted by hand");
 
     CliRun run = promote(git.clone("ws", 0, false));
 
@@ -201,11 +243,13 @@ class PromoteCommandTest {
     CliRun run = CliRun.run(env, "action");
 
     assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(Files.readString(tmp.resolve("output"))).contains("result=created\n")
+    assertThat(Files.readString(tmp.resolve("output")))
+        .contains("result=created\n")
         .contains("pull-request-number=273\n")
         .contains("pull-request-url=https://github.com/" + FakeGitHub.REPOSITORY + "/pull/273\n")
         .contains("commit-sha=" + git.originHead(BOT) + "\n");
-    assertThat(Files.readString(tmp.resolve("summary"))).contains("| `envs/prod/signed/flags.yaml` | added |");
+    assertThat(Files.readString(tmp.resolve("summary")))
+        .contains("| `envs/prod/signed/flags.yaml` | added |");
     HostedPullRequest pr = github.hosted(273).orElseThrow();
     assertThat(pr.draft()).isTrue();
     assertThat(pr.teamReviewers()).containsExactlyInAnyOrder("platform", "security");
@@ -214,8 +258,18 @@ class PromoteCommandTest {
 
   @Test
   void sameDirectoryTwice_isAUsageError() throws Exception {
-    CliRun run = CliRun.run(env(), "promote", "--repo", git.clone("ws", 0, false).toString(),
-        "--from", "envs/prod/signed", "--to", "envs/prod/signed/", "--key", publicKey.toString());
+    CliRun run =
+        CliRun.run(
+            env(),
+            "promote",
+            "--repo",
+            git.clone("ws", 0, false).toString(),
+            "--from",
+            "envs/prod/signed",
+            "--to",
+            "envs/prod/signed/",
+            "--key",
+            publicKey.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
   }
@@ -244,7 +298,13 @@ class PromoteCommandTest {
     Path file = tmp.resolve("seed-" + System.nanoTime()).resolve(name);
     Files.createDirectories(file.getParent());
     Files.writeString(file, manifest);
-    CliRun sign = CliRun.run(Map.of("COSIGN_PASSWORD", PASSWORD), "sign", "--key", privateKey.toString(), file.toString());
+    CliRun sign =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", PASSWORD),
+            "sign",
+            "--key",
+            privateKey.toString(),
+            file.toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     return Files.readString(file);
   }

@@ -63,8 +63,11 @@ class PromotionPipelineTest {
   @Test
   void scheduledRefresh_createsThenNoopThenUpdatesThenClosesThePullRequest() throws Exception {
     // main already carries the signed allowlist generated from v1.
-    git.commitToOrigin("main", Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
-        Set.of(), "signed allowlist v1");
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
+        Set.of(),
+        "signed allowlist v1");
     int mainCommits = git.originCommitCount("main");
     String mainHead = git.originHead("main");
 
@@ -72,15 +75,21 @@ class PromotionPipelineTest {
     CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
     assertThat(first.exitCode()).as(first.all()).isZero();
     Map<String, String> out = outputs();
-    assertThat(out).containsEntry("result", "created").containsEntry("pull-request-number", "273")
-        .containsEntry("pull-request-url", "https://github.com/" + FakeGitHub.REPOSITORY + "/pull/273");
+    assertThat(out)
+        .containsEntry("result", "created")
+        .containsEntry("pull-request-number", "273")
+        .containsEntry(
+            "pull-request-url", "https://github.com/" + FakeGitHub.REPOSITORY + "/pull/273");
     HostedPullRequest pr = github.hosted(273).orElseThrow();
     assertThat(pr.open()).isTrue();
     assertThat(pr.head()).isEqualTo(BOT);
     assertThat(pr.base()).isEqualTo("main");
-    assertThat(pr.body()).startsWith("<!-- countersign:promotion -->")
+    assertThat(pr.body())
+        .startsWith("<!-- countersign:promotion -->")
         .contains("| File | Change | Message digest | Signer | Rekor log index |")
-        .containsPattern("\\| `signed/egress/allowlist.yaml` \\| changed \\| `sha256:[0-9a-f]{64}` \\| `sha256:[0-9a-f]{64}` \\| - \\|")
+        .containsPattern(
+            "\\| `signed/egress/allowlist.yaml` \\| changed \\| `sha256:[0-9a-f]{64}` \\|"
+                + " `sha256:[0-9a-f]{64}` \\| - \\|")
         .contains("countersign verify signed");
     assertThat(git.originHead("main")).isEqualTo(mainHead);
     assertThat(git.originCommitCount(BOT)).isEqualTo(mainCommits + 1);
@@ -94,7 +103,9 @@ class PromotionPipelineTest {
     github.server().resetRequests();
     CliRun second = refresh(allowlist("203.0.113.0/24"), "ws2");
     assertThat(second.exitCode()).as(second.all()).isZero();
-    assertThat(outputs()).containsEntry("result", "noop").containsEntry("pull-request-number", "273")
+    assertThat(outputs())
+        .containsEntry("result", "noop")
+        .containsEntry("pull-request-number", "273")
         .containsEntry("commit-sha", "");
     assertThat(git.originHead(BOT)).isEqualTo(botAfterFirst);
     github.server().verify(0, patchRequestedFor(anyUrl()));
@@ -105,7 +116,9 @@ class PromotionPipelineTest {
     github.server().resetRequests();
     CliRun third = refresh(allowlist("192.0.2.0/24"), "ws3");
     assertThat(third.exitCode()).as(third.all()).isZero();
-    assertThat(outputs()).containsEntry("result", "updated").containsEntry("commit-sha", git.originHead(BOT));
+    assertThat(outputs())
+        .containsEntry("result", "updated")
+        .containsEntry("commit-sha", git.originHead(BOT));
     assertThat(git.originHead(BOT)).isNotEqualTo(botAfterFirst);
     assertThat(git.originCommitCount(BOT)).isEqualTo(mainCommits + 1);
     assertThat(git.originFiles(BOT).get("signed/egress/allowlist.yaml")).contains("192.0.2.0/24");
@@ -115,17 +128,23 @@ class PromotionPipelineTest {
     assertThat(github.unrouted()).isEmpty();
 
     // 4. Reverted to what main has: the pull request is closed (and its branch deleted as asked).
-    CliRun fourth = refresh(allowlist("198.51.100.0/24"), "ws4", Map.of("INPUT_DELETE_BRANCH", "true"));
+    CliRun fourth =
+        refresh(allowlist("198.51.100.0/24"), "ws4", Map.of("INPUT_DELETE_BRANCH", "true"));
     assertThat(fourth.exitCode()).as(fourth.all()).isZero();
-    assertThat(outputs()).containsEntry("result", "closed").containsEntry("pull-request-number", "273");
+    assertThat(outputs())
+        .containsEntry("result", "closed")
+        .containsEntry("pull-request-number", "273");
     assertThat(github.hosted(273).orElseThrow().open()).isFalse();
     assertThat(git.originHead("main")).isEqualTo(mainHead);
   }
 
   @Test
   void scheduledRefresh_withoutAnyDifference_opensNothing() throws Exception {
-    git.commitToOrigin("main", Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
-        Set.of(), "signed allowlist v1");
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
+        Set.of(),
+        "signed allowlist v1");
 
     CliRun run = refresh(allowlist("198.51.100.0/24"), "ws");
 
@@ -147,21 +166,40 @@ class PromotionPipelineTest {
 
   @Test
   void protectedBranch_refusalBecomesAPullRequest_andNothingIsLost() throws Exception {
-    git.commitToOrigin("main", Map.of(
-        "unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "on"),
-        "unsigned/egress/payments.yaml", ActionPipelineTest.networkPolicy("payments-egress")), Set.of(), "add manifests");
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "on"),
+            "unsigned/egress/payments.yaml", ActionPipelineTest.networkPolicy("payments-egress")),
+        Set.of(),
+        "add manifests");
     git.protectBranch("main");
     String mainHead = git.originHead("main");
     Path ws = git.clone("ws", 0, false);
 
-    CliRun run = CliRun.run(env(Map.of()), "run", "--repo", ws.toString(), "--key", privateKey.toString(),
-        "--receive-pack", GitFixture.receivePack(), "--label", "countersign", "--reviewer", "octocat");
+    CliRun run =
+        CliRun.run(
+            env(Map.of()),
+            "run",
+            "--repo",
+            ws.toString(),
+            "--key",
+            privateKey.toString(),
+            "--receive-pack",
+            GitFixture.receivePack(),
+            "--label",
+            "countersign",
+            "--reviewer",
+            "octocat");
 
     assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.all()).contains("GH006").contains("proposing the signing commit through a pull request");
+    assertThat(run.all())
+        .contains("GH006")
+        .contains("proposing the signing commit through a pull request");
     assertThat(git.originHead("main")).isEqualTo(mainHead);
     SortedMap<String, String> onBranch = git.originFiles(BOT);
-    assertThat(onBranch.keySet()).contains("signed/config/flags.yaml", "signed/egress/payments.yaml")
+    assertThat(onBranch.keySet())
+        .contains("signed/config/flags.yaml", "signed/egress/payments.yaml")
         .noneMatch(p -> p.startsWith("unsigned/"));
     assertThat(git.originCommit(BOT).getParent(0).getName()).isEqualTo(mainHead);
     assertThat(outputs()).containsEntry("result", "created");
@@ -169,7 +207,8 @@ class PromotionPipelineTest {
     assertThat(pr.head()).isEqualTo(BOT);
     assertThat(pr.labels()).contains("countersign");
     assertThat(pr.reviewers()).contains("octocat");
-    assertThat(pr.body()).contains("| `signed/config/flags.yaml` | added |")
+    assertThat(pr.body())
+        .contains("| `signed/config/flags.yaml` | added |")
         .contains("| `unsigned/config/flags.yaml` | removed |")
         .contains("countersign verify signed");
     assertThat(verifyKeyed(onBranch, "v").exitCode()).isZero();
@@ -178,8 +217,16 @@ class PromotionPipelineTest {
     // no re-signing, no force-push, no pull request update.
     String botTip = git.originHead(BOT);
     long changingRequests = changingRequests();
-    CliRun again = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws2", 0, false).toString(),
-        "--key", privateKey.toString(), "--receive-pack", GitFixture.receivePack());
+    CliRun again =
+        CliRun.run(
+            env(Map.of()),
+            "run",
+            "--repo",
+            git.clone("ws2", 0, false).toString(),
+            "--key",
+            privateKey.toString(),
+            "--receive-pack",
+            GitFixture.receivePack());
 
     assertThat(again.exitCode()).as(again.all()).isZero();
     assertThat(outputs()).containsEntry("result", "noop");
@@ -197,14 +244,23 @@ class PromotionPipelineTest {
 
   @Test
   void protectedBranch_withoutAGitHubRepository_stillFailsWithTheRefusal() throws Exception {
-    git.commitToOrigin("main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
+    git.commitToOrigin(
+        "main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
     git.protectBranch("main");
     Path ws = git.clone("ws", 0, false);
     Map<String, String> env = new HashMap<>(env(Map.of()));
     env.remove("GITHUB_REPOSITORY");
 
-    CliRun run = CliRun.run(env, "run", "--repo", ws.toString(), "--key", privateKey.toString(),
-        "--receive-pack", GitFixture.receivePack());
+    CliRun run =
+        CliRun.run(
+            env,
+            "run",
+            "--repo",
+            ws.toString(),
+            "--key",
+            privateKey.toString(),
+            "--receive-pack",
+            GitFixture.receivePack());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
     assertThat(run.err()).contains("refused the push to main");
@@ -213,17 +269,37 @@ class PromotionPipelineTest {
 
   @Test
   void pullRequestMode_withAnOpenPullRequestWhoseContentLanded_closesIt() throws Exception {
-    git.commitToOrigin("main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
-    CliRun first = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws1", 0, false).toString(),
-        "--key", privateKey.toString(), "--mode", "pull-request");
+    git.commitToOrigin(
+        "main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
+    CliRun first =
+        CliRun.run(
+            env(Map.of()),
+            "run",
+            "--repo",
+            git.clone("ws1", 0, false).toString(),
+            "--key",
+            privateKey.toString(),
+            "--mode",
+            "pull-request");
     assertThat(first.exitCode()).as(first.all()).isZero();
     assertThat(outputs()).containsEntry("result", "created");
     // Someone signs main by other means: nothing is left to propose.
-    git.commitToOrigin("main", Map.of("signed/a.yaml", git.originFiles(BOT).get("signed/a.yaml")),
-        Set.of("unsigned/a.yaml"), "signed elsewhere");
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/a.yaml", git.originFiles(BOT).get("signed/a.yaml")),
+        Set.of("unsigned/a.yaml"),
+        "signed elsewhere");
 
-    CliRun second = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws2", 0, false).toString(),
-        "--key", privateKey.toString(), "--mode", "pull-request");
+    CliRun second =
+        CliRun.run(
+            env(Map.of()),
+            "run",
+            "--repo",
+            git.clone("ws2", 0, false).toString(),
+            "--key",
+            privateKey.toString(),
+            "--mode",
+            "pull-request");
 
     assertThat(second.exitCode()).as(second.all()).isZero();
     assertThat(outputs()).containsEntry("result", "closed");
@@ -231,26 +307,58 @@ class PromotionPipelineTest {
   }
 
   @Test
-  void fileOnTheBotBranchPlantedByABranchPusher_isSignedOver_soItNeverReachesMain() throws Exception {
-    git.commitToOrigin("main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
-    CliRun first = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws1", 0, false).toString(),
-        "--key", privateKey.toString(), "--mode", "pull-request");
+  void fileOnTheBotBranchPlantedByABranchPusher_isSignedOver_soItNeverReachesMain()
+      throws Exception {
+    git.commitToOrigin(
+        "main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
+    CliRun first =
+        CliRun.run(
+            env(Map.of()),
+            "run",
+            "--repo",
+            git.clone("ws1", 0, false).toString(),
+            "--key",
+            privateKey.toString(),
+            "--mode",
+            "pull-request");
     assertThat(first.exitCode()).as(first.all()).isZero();
     String proposed = git.originFiles(BOT).get("signed/a.yaml");
     // Anyone who can push a branch replaces the proposed file: the message annotation is right,
     // the signature is another key's (their own), and a second file rides along.
     Path attackerKey = tmp.resolve("attacker/cosign.key");
-    KeyPairFiles.generate(attackerKey, tmp.resolve("attacker/cosign.pub"), PASSWORD.toCharArray(), new SecureRandom());
+    KeyPairFiles.generate(
+        attackerKey,
+        tmp.resolve("attacker/cosign.pub"),
+        PASSWORD.toCharArray(),
+        new SecureRandom());
     Path planted = tmp.resolve("attacker/a.yaml");
     Files.writeString(planted, ActionPipelineTest.configMap("a", "1"));
-    CliRun forge = CliRun.run(Map.of("COSIGN_PASSWORD", PASSWORD), "sign", "--key", attackerKey.toString(), planted.toString());
+    CliRun forge =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", PASSWORD),
+            "sign",
+            "--key",
+            attackerKey.toString(),
+            planted.toString());
     assertThat(forge.exitCode()).as(forge.all()).isZero();
     String forged = Files.readString(planted);
-    git.commitToOrigin(BOT, Map.of("signed/a.yaml", forged, "signed/extra.yaml", forged.replace("name: a", "name: extra")),
-        Set.of(), "planted");
+    git.commitToOrigin(
+        BOT,
+        Map.of(
+            "signed/a.yaml", forged, "signed/extra.yaml", forged.replace("name: a", "name: extra")),
+        Set.of(),
+        "planted");
 
-    CliRun again = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws2", 0, false).toString(),
-        "--key", privateKey.toString(), "--mode", "pull-request");
+    CliRun again =
+        CliRun.run(
+            env(Map.of()),
+            "run",
+            "--repo",
+            git.clone("ws2", 0, false).toString(),
+            "--key",
+            privateKey.toString(),
+            "--mode",
+            "pull-request");
 
     assertThat(again.exitCode()).as(again.all()).isZero();
     SortedMap<String, String> onBranch = git.originFiles(BOT);
@@ -262,14 +370,31 @@ class PromotionPipelineTest {
 
   @Test
   void control_anUntouchedBotBranch_isReusedAsItIs() throws Exception {
-    git.commitToOrigin("main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
-    CliRun first = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws1", 0, false).toString(),
-        "--key", privateKey.toString(), "--mode", "pull-request");
+    git.commitToOrigin(
+        "main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
+    CliRun first =
+        CliRun.run(
+            env(Map.of()),
+            "run",
+            "--repo",
+            git.clone("ws1", 0, false).toString(),
+            "--key",
+            privateKey.toString(),
+            "--mode",
+            "pull-request");
     assertThat(first.exitCode()).as(first.all()).isZero();
     String tip = git.originHead(BOT);
 
-    CliRun again = CliRun.run(env(Map.of()), "run", "--repo", git.clone("ws2", 0, false).toString(),
-        "--key", privateKey.toString(), "--mode", "pull-request");
+    CliRun again =
+        CliRun.run(
+            env(Map.of()),
+            "run",
+            "--repo",
+            git.clone("ws2", 0, false).toString(),
+            "--key",
+            privateKey.toString(),
+            "--mode",
+            "pull-request");
 
     assertThat(again.exitCode()).as(again.all()).isZero();
     assertThat(git.originHead(BOT)).isEqualTo(tip);
@@ -277,14 +402,22 @@ class PromotionPipelineTest {
   }
 
   @Test
-  void scheduledRefresh_withAForgedFileOnTheBotBranch_signsTheGeneratedContentAgain() throws Exception {
-    git.commitToOrigin("main", Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
-        Set.of(), "signed allowlist v1");
+  void scheduledRefresh_withAForgedFileOnTheBotBranch_signsTheGeneratedContentAgain()
+      throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
+        Set.of(),
+        "signed allowlist v1");
     CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
     assertThat(first.exitCode()).as(first.all()).isZero();
     String proposed = git.originFiles(BOT).get("signed/egress/allowlist.yaml");
-    String forged = proposed.replaceFirst("(cosign\\.sigstore\\.dev/signature: )\\S+",
-        "$1" + java.util.Base64.getEncoder().encodeToString("garbage".getBytes(StandardCharsets.US_ASCII)));
+    String forged =
+        proposed.replaceFirst(
+            "(cosign\\.sigstore\\.dev/signature: )\\S+",
+            "$1"
+                + java.util.Base64.getEncoder()
+                    .encodeToString("garbage".getBytes(StandardCharsets.US_ASCII)));
     git.commitToOrigin(BOT, Map.of("signed/egress/allowlist.yaml", forged), Set.of(), "planted");
 
     CliRun again = refresh(allowlist("203.0.113.0/24"), "ws2");
@@ -302,7 +435,8 @@ class PromotionPipelineTest {
   }
 
   /** A scheduled run: a fresh checkout, the generator's output in unsigned/, then the Action. */
-  private CliRun refresh(String generated, String workspace, Map<String, String> extra) throws Exception {
+  private CliRun refresh(String generated, String workspace, Map<String, String> extra)
+      throws Exception {
     Path ws = git.clone(workspace, 1, true);
     Path file = ws.resolve("unsigned/egress/allowlist.yaml");
     Files.createDirectories(file.getParent());
@@ -370,7 +504,13 @@ class PromotionPipelineTest {
     Path file = tmp.resolve("seed/allowlist.yaml");
     Files.createDirectories(file.getParent());
     Files.writeString(file, manifest);
-    CliRun sign = CliRun.run(Map.of("COSIGN_PASSWORD", PASSWORD), "sign", "--key", privateKey.toString(), file.toString());
+    CliRun sign =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", PASSWORD),
+            "sign",
+            "--key",
+            privateKey.toString(),
+            file.toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     return Files.readString(file);
   }
@@ -382,11 +522,13 @@ class PromotionPipelineTest {
       Files.createDirectories(p.getParent() == null ? dir : p.getParent());
       Files.writeString(p, f.getValue());
     }
-    return CliRun.run(Map.of(), "verify", "--key", publicKey.toString(), dir.resolve("signed").toString());
+    return CliRun.run(
+        Map.of(), "verify", "--key", publicKey.toString(), dir.resolve("signed").toString());
   }
 
   static String allowlist(String cidr) {
-    return String.join("\n",
+    return String.join(
+        "\n",
         "apiVersion: networking.k8s.io/v1",
         "kind: NetworkPolicy",
         "metadata:",

@@ -44,9 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code countersign publish} and {@code verify --oci} against a real OCI registry (CNCF
- * distribution on loopback) and the loopback Sigstore stack: the artifact reads back byte for
- * byte, re-publishing pushes nothing, the signature is in cosign's format (checked by sigstore-js
- * too), and verification catches a wrong identity, a tampered layer and a swapped signature.
+ * distribution on loopback) and the loopback Sigstore stack: the artifact reads back byte for byte,
+ * re-publishing pushes nothing, the signature is in cosign's format (checked by sigstore-js too),
+ * and verification catches a wrong identity, a tampered layer and a swapped signature.
  */
 @RequiresSigstoreStack
 @RequiresOciRegistry
@@ -75,29 +75,45 @@ class PublishCommandTest {
     CliRun first = publishKeyless(repo, to);
     assertThat(first.exitCode()).as(first.all()).isZero();
     String digest = digestIn(first.out());
-    assertThat(first.out()).contains("pushed    " + registry.host() + "/team/first@" + digest).contains("signed    ");
+    assertThat(first.out())
+        .contains("pushed    " + registry.host() + "/team/first@" + digest)
+        .contains("signed    ");
 
-    // Pull back by digest with plain HTTP: the manifest hashes to the digest, the layer holds the committed files.
-    byte[] manifest = get("/v2/team/first/manifests/" + digest, "application/vnd.oci.image.manifest.v1+json");
+    // Pull back by digest with plain HTTP: the manifest hashes to the digest, the layer holds the
+    // committed files.
+    byte[] manifest =
+        get("/v2/team/first/manifests/" + digest, "application/vnd.oci.image.manifest.v1+json");
     assertThat(Sha256.digest(manifest)).isEqualTo(digest);
     JsonNode m = JSON.readTree(manifest);
-    assertThat(m.path("artifactType").asText()).isEqualTo("application/vnd.countersign.signed-manifests.v1");
-    assertThat(m.path("annotations").path("org.opencontainers.image.revision").asText()).isEqualTo(head(repo));
-    assertThat(m.path("annotations").path("org.opencontainers.image.created").asText()).isEqualTo("2026-01-02T03:04:05Z");
-    byte[] layer = get("/v2/team/first/blobs/" + m.path("layers").get(0).path("digest").asText(), null);
+    assertThat(m.path("artifactType").asText())
+        .isEqualTo("application/vnd.countersign.signed-manifests.v1");
+    assertThat(m.path("annotations").path("org.opencontainers.image.revision").asText())
+        .isEqualTo(head(repo));
+    assertThat(m.path("annotations").path("org.opencontainers.image.created").asText())
+        .isEqualTo("2026-01-02T03:04:05Z");
+    byte[] layer =
+        get("/v2/team/first/blobs/" + m.path("layers").get(0).path("digest").asText(), null);
     assertThat(untar(layer)).isEqualTo(committedFiles(repo));
     // The tag points at the same manifest.
-    assertThat(Sha256.digest(get("/v2/team/first/manifests/v1", "application/vnd.oci.image.manifest.v1+json"))).isEqualTo(digest);
+    assertThat(
+            Sha256.digest(
+                get("/v2/team/first/manifests/v1", "application/vnd.oci.image.manifest.v1+json")))
+        .isEqualTo(digest);
     // The signature tag exists.
-    byte[] signatureManifest = get("/v2/team/first/manifests/" + digest.replace(':', '-') + ".sig", "application/vnd.oci.image.manifest.v1+json");
+    byte[] signatureManifest =
+        get(
+            "/v2/team/first/manifests/" + digest.replace(':', '-') + ".sig",
+            "application/vnd.oci.image.manifest.v1+json");
     assertThat(JSON.readTree(signatureManifest).path("layers")).hasSize(1);
 
     List<String> before = registry.snapshot();
     CliRun again = publishKeyless(repo, to);
     assertThat(again.exitCode()).as(again.all()).isZero();
     assertThat(digestIn(again.out())).isEqualTo(digest);
-    assertThat(again.out()).contains("unchanged " + registry.host() + "/team/first@" + digest)
-        .contains("0 blob(s) and 0 manifest(s) sent").contains("already signed by " + stack.identitySan());
+    assertThat(again.out())
+        .contains("unchanged " + registry.host() + "/team/first@" + digest)
+        .contains("0 blob(s) and 0 manifest(s) sent")
+        .contains("already signed by " + stack.identitySan());
     assertThat(registry.snapshot()).as("registry storage after re-publishing").isEqualTo(before);
   }
 
@@ -112,8 +128,11 @@ class PublishCommandTest {
     assertThat(right.exitCode()).as(right.all()).isZero();
     assertThat(right.out()).contains("PASS " + reference + ": signed by " + stack.identitySan());
 
-    CliRun wrongSan = verifyOci(reference, "https://github.com/octo-org/octo-repo/.github/workflows/other.yml@refs/heads/main",
-        stack.identityIssuer());
+    CliRun wrongSan =
+        verifyOci(
+            reference,
+            "https://github.com/octo-org/octo-repo/.github/workflows/other.yml@refs/heads/main",
+            stack.identityIssuer());
     assertThat(wrongSan.exitCode()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(wrongSan.out()).contains("FAIL").contains("does not match the allowed identities");
 
@@ -128,10 +147,18 @@ class PublishCommandTest {
     assertThat(publish.exitCode()).as(publish.all()).isZero();
     String digest = digestIn(publish.out());
     String reference = registry.host() + "/team/third@" + digest;
-    assertThat(verifyOci(reference, stack.identitySan(), stack.identityIssuer()).exitCode()).isZero();
+    assertThat(verifyOci(reference, stack.identitySan(), stack.identityIssuer()).exitCode())
+        .isZero();
 
-    String layerDigest = JSON.readTree(get("/v2/team/third/manifests/" + digest, "application/vnd.oci.image.manifest.v1+json"))
-        .path("layers").get(0).path("digest").asText();
+    String layerDigest =
+        JSON.readTree(
+                get(
+                    "/v2/team/third/manifests/" + digest,
+                    "application/vnd.oci.image.manifest.v1+json"))
+            .path("layers")
+            .get(0)
+            .path("digest")
+            .asText();
     Path data = registry.blobData(layerDigest);
     byte[] original = Files.readAllBytes(data);
     byte[] tampered = original.clone();
@@ -153,10 +180,13 @@ class PublishCommandTest {
     String referenceA = registry.host() + "/team/swap@" + digestA;
     String sigTagA = digestA.replace(':', '-') + ".sig";
     String sigTagB = digestB.replace(':', '-') + ".sig";
-    byte[] signatureA = get("/v2/team/swap/manifests/" + sigTagA, "application/vnd.oci.image.manifest.v1+json");
-    byte[] signatureB = get("/v2/team/swap/manifests/" + sigTagB, "application/vnd.oci.image.manifest.v1+json");
+    byte[] signatureA =
+        get("/v2/team/swap/manifests/" + sigTagA, "application/vnd.oci.image.manifest.v1+json");
+    byte[] signatureB =
+        get("/v2/team/swap/manifests/" + sigTagB, "application/vnd.oci.image.manifest.v1+json");
 
-    // B's whole signature (a valid signature, by the right identity, of another artifact) under A's tag.
+    // B's whole signature (a valid signature, by the right identity, of another artifact) under A's
+    // tag.
     put("/v2/team/swap/manifests/" + sigTagA, signatureB);
     CliRun wholeSwap = verifyOci(referenceA, stack.identitySan(), stack.identityIssuer());
     assertThat(wholeSwap.exitCode()).as(wholeSwap.all()).isEqualTo(ExitCode.REJECTED.code());
@@ -164,14 +194,18 @@ class PublishCommandTest {
 
     // A's payload with B's signature annotations (signature, certificate, bundle).
     ObjectNode mixed = (ObjectNode) JSON.readTree(signatureA);
-    ((ObjectNode) mixed.path("layers").get(0)).set("annotations", JSON.readTree(signatureB).path("layers").get(0).path("annotations"));
+    ((ObjectNode) mixed.path("layers").get(0))
+        .set("annotations", JSON.readTree(signatureB).path("layers").get(0).path("annotations"));
     put("/v2/team/swap/manifests/" + sigTagA, JSON.writeValueAsBytes(mixed));
     CliRun annotationSwap = verifyOci(referenceA, stack.identitySan(), stack.identityIssuer());
-    assertThat(annotationSwap.exitCode()).as(annotationSwap.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(annotationSwap.exitCode())
+        .as(annotationSwap.all())
+        .isEqualTo(ExitCode.REJECTED.code());
     assertThat(annotationSwap.out()).contains("FAIL");
 
     put("/v2/team/swap/manifests/" + sigTagA, signatureA);
-    assertThat(verifyOci(referenceA, stack.identitySan(), stack.identityIssuer()).exitCode()).isZero();
+    assertThat(verifyOci(referenceA, stack.identitySan(), stack.identityIssuer()).exitCode())
+        .isZero();
   }
 
   @Test
@@ -180,31 +214,63 @@ class PublishCommandTest {
     CliRun publish = publishKeyless(repo, registry.host() + "/team/js");
     assertThat(publish.exitCode()).as(publish.all()).isZero();
     String digest = digestIn(publish.out());
-    JsonNode layer = JSON.readTree(get("/v2/team/js/manifests/" + digest.replace(':', '-') + ".sig",
-        "application/vnd.oci.image.manifest.v1+json")).path("layers").get(0);
-    assertThat(layer.path("mediaType").asText()).isEqualTo("application/vnd.dev.cosign.simplesigning.v1+json");
+    JsonNode layer =
+        JSON.readTree(
+                get(
+                    "/v2/team/js/manifests/" + digest.replace(':', '-') + ".sig",
+                    "application/vnd.oci.image.manifest.v1+json"))
+            .path("layers")
+            .get(0);
+    assertThat(layer.path("mediaType").asText())
+        .isEqualTo("application/vnd.dev.cosign.simplesigning.v1+json");
     JsonNode annotations = layer.path("annotations");
-    assertThat(annotations.fieldNames()).toIterable().containsExactly("dev.cosignproject.cosign/signature",
-        "dev.sigstore.cosign/bundle", "dev.sigstore.cosign/certificate", "dev.sigstore.cosign/chain");
+    assertThat(annotations.fieldNames())
+        .toIterable()
+        .containsExactly(
+            "dev.cosignproject.cosign/signature",
+            "dev.sigstore.cosign/bundle",
+            "dev.sigstore.cosign/certificate",
+            "dev.sigstore.cosign/chain");
     byte[] payload = get("/v2/team/js/blobs/" + layer.path("digest").asText(), null);
-    assertThat(new String(payload, StandardCharsets.UTF_8)).isEqualTo(
-        "{\"critical\":{\"identity\":{\"docker-reference\":\"" + registry.host() + "/team/js\"},\"image\":{\"docker-manifest-digest\":\""
-            + digest + "\"},\"type\":\"cosign container image signature\"},\"optional\":null}");
-    assertThat(JSON.readTree(payload).path("critical").path("image").path("docker-manifest-digest").asText()).isEqualTo(digest);
-    assertThat(annotations.path("dev.sigstore.cosign/chain").asText()).startsWith("-----BEGIN CERTIFICATE-----\n");
+    assertThat(new String(payload, StandardCharsets.UTF_8))
+        .isEqualTo(
+            "{\"critical\":{\"identity\":{\"docker-reference\":\""
+                + registry.host()
+                + "/team/js\"},\"image\":{\"docker-manifest-digest\":\""
+                + digest
+                + "\"},\"type\":\"cosign container image signature\"},\"optional\":null}");
+    assertThat(
+            JSON.readTree(payload)
+                .path("critical")
+                .path("image")
+                .path("docker-manifest-digest")
+                .asText())
+        .isEqualTo(digest);
+    assertThat(annotations.path("dev.sigstore.cosign/chain").asText())
+        .startsWith("-----BEGIN CERTIFICATE-----\n");
 
     Path payloadFile = tmp.resolve("payload.json");
     Files.write(payloadFile, payload);
     Path bundle = tmp.resolve("payload.sigstore.json");
     Files.writeString(bundle, sigstoreBundle(payload, annotations));
 
-    SigstoreTestStack.ToolResult js = stack.verifyWithSigstoreJs(bundle, payloadFile, stack.identitySan(), stack.identityIssuer());
+    SigstoreTestStack.ToolResult js =
+        stack.verifyWithSigstoreJs(
+            bundle, payloadFile, stack.identitySan(), stack.identityIssuer());
     assertThat(js.exitCode()).as(js.output()).isZero();
-    SigstoreTestStack.ToolResult wrongIdentity = stack.verifyWithSigstoreJs(bundle, payloadFile,
-        "https://github.com/octo-org/octo-repo/.github/workflows/other.yml@refs/heads/main", stack.identityIssuer());
+    SigstoreTestStack.ToolResult wrongIdentity =
+        stack.verifyWithSigstoreJs(
+            bundle,
+            payloadFile,
+            "https://github.com/octo-org/octo-repo/.github/workflows/other.yml@refs/heads/main",
+            stack.identityIssuer());
     assertThat(wrongIdentity.exitCode()).as(wrongIdentity.output()).isNotZero();
-    Files.writeString(payloadFile, new String(payload, StandardCharsets.UTF_8).replace(digest.substring(7, 15), "00000000"));
-    SigstoreTestStack.ToolResult otherPayload = stack.verifyWithSigstoreJs(bundle, payloadFile, stack.identitySan(), stack.identityIssuer());
+    Files.writeString(
+        payloadFile,
+        new String(payload, StandardCharsets.UTF_8).replace(digest.substring(7, 15), "00000000"));
+    SigstoreTestStack.ToolResult otherPayload =
+        stack.verifyWithSigstoreJs(
+            bundle, payloadFile, stack.identitySan(), stack.identityIssuer());
     assertThat(otherPayload.exitCode()).as(otherPayload.output()).isNotZero();
   }
 
@@ -212,36 +278,76 @@ class PublishCommandTest {
   void emitManifest_isAByteStableFluxOCIRepository_thatValidatesAgainstFluxsCrd() throws Exception {
     Path repo = signedRepository("flux", "g");
     Path emitted = tmp.resolve("gitops/ocirepository.yaml");
-    CliRun publish = publishKeyless(repo, registry.host() + "/team/flux-manifests:latest", "--emit-manifest", emitted.toString());
+    CliRun publish =
+        publishKeyless(
+            repo,
+            registry.host() + "/team/flux-manifests:latest",
+            "--emit-manifest",
+            emitted.toString());
     assertThat(publish.exitCode()).as(publish.all()).isZero();
     String digest = digestIn(publish.out());
     String text = Files.readString(emitted);
-    assertThat(text).isEqualTo("# countersign publish \u2014 digest=" + digest + " signer=" + stack.identitySan() + "\n"
-        + "apiVersion: source.toolkit.fluxcd.io/v1\n"
-        + "kind: OCIRepository\n"
-        + "metadata:\n"
-        + "  name: flux-manifests\n"
-        + "  namespace: flux-system\n"
-        + "spec:\n"
-        + "  interval: 10m\n"
-        + "  url: oci://" + registry.host() + "/team/flux-manifests\n"
-        + "  ref:\n"
-        + "    digest: " + digest + "\n"
-        + "  insecure: true\n"
-        + "  verify:\n"
-        + "    provider: cosign\n"
-        + "    matchOIDCIdentity:\n"
-        + "      - issuer: \"^https://token\\\\.actions\\\\.githubusercontent\\\\.com$\"\n"
-        + "        subject: \"^" + stack.identitySan().replace(".", "\\\\.") + "$\"\n");
-    assertThat(Pattern.compile(YAMLMapper.builder().build().readTree(text).path("spec").path("verify").path("matchOIDCIdentity")
-        .get(0).path("subject").asText()).matcher(stack.identitySan()).matches()).isTrue();
+    assertThat(text)
+        .isEqualTo(
+            "# countersign publish \u2014 digest="
+                + digest
+                + " signer="
+                + stack.identitySan()
+                + "\n"
+                + "apiVersion: source.toolkit.fluxcd.io/v1\n"
+                + "kind: OCIRepository\n"
+                + "metadata:\n"
+                + "  name: flux-manifests\n"
+                + "  namespace: flux-system\n"
+                + "spec:\n"
+                + "  interval: 10m\n"
+                + "  url: oci://"
+                + registry.host()
+                + "/team/flux-manifests\n"
+                + "  ref:\n"
+                + "    digest: "
+                + digest
+                + "\n"
+                + "  insecure: true\n"
+                + "  verify:\n"
+                + "    provider: cosign\n"
+                + "    matchOIDCIdentity:\n"
+                + "      - issuer: \"^https://token\\\\.actions\\\\.githubusercontent\\\\.com$\"\n"
+                + "        subject: \"^"
+                + stack.identitySan().replace(".", "\\\\.")
+                + "$\"\n");
+    assertThat(
+            Pattern.compile(
+                    YAMLMapper.builder()
+                        .build()
+                        .readTree(text)
+                        .path("spec")
+                        .path("verify")
+                        .path("matchOIDCIdentity")
+                        .get(0)
+                        .path("subject")
+                        .asText())
+                .matcher(stack.identitySan())
+                .matches())
+        .isTrue();
     assertThat(fluxSchemaErrors(text)).isEmpty();
 
     byte[] first = Files.readAllBytes(emitted);
-    CliRun refused = publishKeyless(repo, registry.host() + "/team/flux-manifests:latest", "--emit-manifest", emitted.toString());
+    CliRun refused =
+        publishKeyless(
+            repo,
+            registry.host() + "/team/flux-manifests:latest",
+            "--emit-manifest",
+            emitted.toString());
     assertThat(refused.exitCode()).isEqualTo(ExitCode.USAGE.code());
     assertThat(refused.err()).contains("Refusing to overwrite " + emitted).contains("--force");
-    CliRun forced = publishKeyless(repo, registry.host() + "/team/flux-manifests:latest", "--emit-manifest", emitted.toString(), "--force");
+    CliRun forced =
+        publishKeyless(
+            repo,
+            registry.host() + "/team/flux-manifests:latest",
+            "--emit-manifest",
+            emitted.toString(),
+            "--force");
     assertThat(forced.exitCode()).as(forced.all()).isZero();
     assertThat(Files.readAllBytes(emitted)).isEqualTo(first);
   }
@@ -249,26 +355,59 @@ class PublishCommandTest {
   @Test
   void emittedManifest_withAnInvalidField_failsTheCrdSchema() throws Exception {
     // The schema check can fail: a wrong provider and a missing url are reported.
-    String broken = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: x\nspec:\n  interval: 10m\n"
-        + "  verify:\n    provider: gpg\n";
-    assertThat(fluxSchemaErrors(broken)).anyMatch(e -> e.contains("url")).anyMatch(e -> e.contains("provider"));
+    String broken =
+        "apiVersion: source.toolkit.fluxcd.io/v1\n"
+            + "kind: OCIRepository\n"
+            + "metadata:\n"
+            + "  name: x\n"
+            + "spec:\n"
+            + "  interval: 10m\n"
+            + "  verify:\n"
+            + "    provider: gpg\n";
+    assertThat(fluxSchemaErrors(broken))
+        .anyMatch(e -> e.contains("url"))
+        .anyMatch(e -> e.contains("provider"));
   }
 
   @Test
   void noSign_withEmitManifest_isRefused_beforeAnythingIsPushed() throws Exception {
     Path repo = signedRepository("nosign", "h");
     List<String> before = registry.snapshot();
-    CliRun run = CliRun.run(new HashMap<>(), "publish", "--repo", repo.toString(), "signed", "--to", registry.host() + "/team/nosign",
-        "--plain-http", "--no-sign", "--emit-manifest", tmp.resolve("x.yaml").toString());
+    CliRun run =
+        CliRun.run(
+            new HashMap<>(),
+            "publish",
+            "--repo",
+            repo.toString(),
+            "signed",
+            "--to",
+            registry.host() + "/team/nosign",
+            "--plain-http",
+            "--no-sign",
+            "--emit-manifest",
+            tmp.resolve("x.yaml").toString());
     assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.err()).contains("--no-sign cannot be combined with --emit-manifest");
     assertThat(registry.snapshot()).isEqualTo(before);
 
-    CliRun unsigned = CliRun.run(new HashMap<>(), "publish", "--repo", repo.toString(), "signed", "--to", registry.host() + "/team/nosign",
-        "--plain-http", "--no-sign");
+    CliRun unsigned =
+        CliRun.run(
+            new HashMap<>(),
+            "publish",
+            "--repo",
+            repo.toString(),
+            "signed",
+            "--to",
+            registry.host() + "/team/nosign",
+            "--plain-http",
+            "--no-sign");
     assertThat(unsigned.exitCode()).as(unsigned.all()).isZero();
     assertThat(unsigned.all()).contains("WITHOUT a signature").contains("UNSIGNED");
-    CliRun verify = verifyOci(registry.host() + "/team/nosign@" + digestIn(unsigned.out()), stack.identitySan(), stack.identityIssuer());
+    CliRun verify =
+        verifyOci(
+            registry.host() + "/team/nosign@" + digestIn(unsigned.out()),
+            stack.identitySan(),
+            stack.identityIssuer());
     assertThat(verify.exitCode()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(verify.out()).contains("no signature");
   }
@@ -278,23 +417,57 @@ class PublishCommandTest {
     Path repo = signedRepository("keyed", "i");
     Path emitted = tmp.resolve("keyed.yaml");
     Map<String, String> env = new HashMap<>(Map.of("COSIGN_PASSWORD", "countersign-demo"));
-    CliRun publish = CliRun.run(env, "publish", "--repo", repo.toString(), "signed", "--to", registry.host() + "/team/keyed",
-        "--plain-http", "--key", DEMO_KEY, "--emit-manifest", emitted.toString());
+    CliRun publish =
+        CliRun.run(
+            env,
+            "publish",
+            "--repo",
+            repo.toString(),
+            "signed",
+            "--to",
+            registry.host() + "/team/keyed",
+            "--plain-http",
+            "--key",
+            DEMO_KEY,
+            "--emit-manifest",
+            emitted.toString());
     assertThat(publish.exitCode()).as(publish.all()).isZero();
     String reference = registry.host() + "/team/keyed@" + digestIn(publish.out());
-    assertThat(Files.readString(emitted)).contains("    secretRef:\n      name: keyed-cosign-pub\n").startsWith("# countersign publish \u2014 digest=sha256:");
+    assertThat(Files.readString(emitted))
+        .contains("    secretRef:\n      name: keyed-cosign-pub\n")
+        .startsWith("# countersign publish \u2014 digest=sha256:");
     assertThat(fluxSchemaErrors(Files.readString(emitted))).isEmpty();
 
-    CliRun right = CliRun.run(new HashMap<>(), "verify", "--oci", reference, "--plain-http", "--key", DEMO_PUB);
+    CliRun right =
+        CliRun.run(
+            new HashMap<>(), "verify", "--oci", reference, "--plain-http", "--key", DEMO_PUB);
     assertThat(right.exitCode()).as(right.all()).isZero();
     Path otherKey = Path.of("src/test/resources/verification/k8s-manifest-sigstore/key-c.pub");
-    CliRun wrong = CliRun.run(new HashMap<>(), "verify", "--oci", reference, "--plain-http", "--key", otherKey.toString());
+    CliRun wrong =
+        CliRun.run(
+            new HashMap<>(),
+            "verify",
+            "--oci",
+            reference,
+            "--plain-http",
+            "--key",
+            otherKey.toString());
     assertThat(wrong.exitCode()).as(wrong.all()).isEqualTo(ExitCode.REJECTED.code());
 
     // Keyed re-publish recognises its own signature: the registry is left as it was.
     List<String> before = registry.snapshot();
-    CliRun again = CliRun.run(env, "publish", "--repo", repo.toString(), "signed", "--to", registry.host() + "/team/keyed",
-        "--plain-http", "--key", DEMO_KEY);
+    CliRun again =
+        CliRun.run(
+            env,
+            "publish",
+            "--repo",
+            repo.toString(),
+            "signed",
+            "--to",
+            registry.host() + "/team/keyed",
+            "--plain-http",
+            "--key",
+            DEMO_KEY);
     assertThat(again.exitCode()).as(again.all()).isZero();
     assertThat(again.out()).contains("already signed");
     assertThat(registry.snapshot()).isEqualTo(before);
@@ -314,11 +487,15 @@ class PublishCommandTest {
   void forgedSignatureAnnotation_isRejected_nothingPushed_noCertificate() throws Exception {
     Path repo = signedRepository("forged", "m");
     String signed = committedText(repo, "signed/cm.yaml");
-    Matcher signature = Pattern.compile("(cosign\\.sigstore\\.dev/signature: )(\\S+)").matcher(signed);
+    Matcher signature =
+        Pattern.compile("(cosign\\.sigstore\\.dev/signature: )(\\S+)").matcher(signed);
     assertThat(signature.find()).as(signed).isTrue();
-    String forged = signed.substring(0, signature.start(2))
-        + Base64.getEncoder().encodeToString("not a signature over this message".getBytes(StandardCharsets.UTF_8))
-        + signed.substring(signature.end(2));
+    String forged =
+        signed.substring(0, signature.start(2))
+            + Base64.getEncoder()
+                .encodeToString(
+                    "not a signature over this message".getBytes(StandardCharsets.UTF_8))
+            + signed.substring(signature.end(2));
     Files.writeString(repo.resolve("signed/cm.yaml"), forged);
     commitAll(repo);
     assertRejected(repo, "forged", "signed/cm.yaml", "the signature does not verify with the key");
@@ -330,9 +507,14 @@ class PublishCommandTest {
     restoreCommitted(repo);
     String signed = committedText(repo, "signed/apps/second.yaml");
     assertThat(signed).contains("value: n2");
-    Files.writeString(repo.resolve("signed/apps/second.yaml"), signed.replace("value: n2", "value: evil"));
+    Files.writeString(
+        repo.resolve("signed/apps/second.yaml"), signed.replace("value: n2", "value: evil"));
     commitAll(repo);
-    assertRejected(repo, "edited", "signed/apps/second.yaml", "content differs from the signed message at data.value");
+    assertRejected(
+        repo,
+        "edited",
+        "signed/apps/second.yaml",
+        "content differs from the signed message at data.value");
   }
 
   @Test
@@ -341,18 +523,34 @@ class PublishCommandTest {
     restoreCommitted(repo);
     // Signed keylessly by the test stack's workflow identity: a valid signature, but the
     // repository's policy trusts only the demo key.
-    Files.writeString(repo.resolve("signed/stranger.yaml"), ActionPipelineTest.configMap("stranger", "o3"));
-    CliRun sign = CliRun.run(new HashMap<>(stack.githubEnv()), "sign", "--trusted-root", stack.trustedRoot().toString(),
-        "--signing-config", stack.signingConfig().toString(), repo.resolve("signed/stranger.yaml").toString());
+    Files.writeString(
+        repo.resolve("signed/stranger.yaml"), ActionPipelineTest.configMap("stranger", "o3"));
+    CliRun sign =
+        CliRun.run(
+            new HashMap<>(stack.githubEnv()),
+            "sign",
+            "--trusted-root",
+            stack.trustedRoot().toString(),
+            "--signing-config",
+            stack.signingConfig().toString(),
+            repo.resolve("signed/stranger.yaml").toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     commitAll(repo);
     assertRejected(repo, "stranger", "signed/stranger.yaml", "is a keyless signature");
     // Verification reads the policy from the commit: the same file passes once the commit's
     // policy trusts that identity too (control).
-    Files.writeString(repo.resolve(".countersign/policy.yaml"), POLICY + "signers:\n  - issuer: " + stack.identityIssuer()
-        + "\n    subject: " + stack.identitySan() + "\n");
+    Files.writeString(
+        repo.resolve(".countersign/policy.yaml"),
+        POLICY
+            + "signers:\n  - issuer: "
+            + stack.identityIssuer()
+            + "\n    subject: "
+            + stack.identitySan()
+            + "\n");
     CliRun uncommitted = publishKeyless(repo, registry.host() + "/team/stranger");
-    assertThat(uncommitted.exitCode()).as("a work-tree policy does not count: " + uncommitted.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(uncommitted.exitCode())
+        .as("a work-tree policy does not count: " + uncommitted.all())
+        .isEqualTo(ExitCode.REJECTED.code());
     commitAll(repo);
     CliRun trusted = publishKeyless(repo, registry.host() + "/team/stranger");
     assertThat(trusted.exitCode()).as(trusted.all()).isZero();
@@ -365,8 +563,17 @@ class PublishCommandTest {
     Files.writeString(repo.resolve("signed/cm.yaml"), signed.replace("value: q", "value: evil"));
     commitAll(repo);
     List<String> before = registry.snapshot();
-    CliRun run = CliRun.run(new HashMap<>(), "publish", "--repo", repo.toString(), "signed", "--to", registry.host() + "/team/nosign-edited",
-        "--plain-http", "--no-sign");
+    CliRun run =
+        CliRun.run(
+            new HashMap<>(),
+            "publish",
+            "--repo",
+            repo.toString(),
+            "signed",
+            "--to",
+            registry.host() + "/team/nosign-edited",
+            "--plain-http",
+            "--no-sign");
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(run.err()).contains("signed/cm.yaml");
     assertThat(registry.snapshot()).isEqualTo(before);
@@ -385,18 +592,31 @@ class PublishCommandTest {
     assertThat(registry.snapshot()).isEqualTo(before);
   }
 
-  /** Publishing {@code repo} keylessly exits 1 naming {@code file}; the registry is untouched and no certificate is issued. */
+  /**
+   * Publishing {@code repo} keylessly exits 1 naming {@code file}; the registry is untouched and no
+   * certificate is issued.
+   */
   private void assertRejected(Path repo, String name, String file, String reason) throws Exception {
     List<String> before = registry.snapshot();
     stack.resetStats();
     CliRun run = publishKeyless(repo, registry.host() + "/team/" + name + ":v1");
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     // In the workflow environment the finding is an error annotation on the file (stdout).
-    assertThat(run.all()).contains("::error file=" + file + ",").contains("does not verify").contains(reason);
-    assertThat(run.out()).contains("nothing was pushed or signed").doesNotContain("pushed    ").doesNotContain("signed    ");
+    assertThat(run.all())
+        .contains("::error file=" + file + ",")
+        .contains("does not verify")
+        .contains(reason);
+    assertThat(run.out())
+        .contains("nothing was pushed or signed")
+        .doesNotContain("pushed    ")
+        .doesNotContain("signed    ");
     assertThat(registry.snapshot()).as("registry storage").isEqualTo(before);
-    assertThat(status("/v2/team/" + name + "/manifests/v1")).as("no manifest for the tag").isEqualTo(404);
-    assertThat(registry.snapshot().stream().filter(p -> p.contains("repositories/team/" + name + "/"))).as("nothing for the repository")
+    assertThat(status("/v2/team/" + name + "/manifests/v1"))
+        .as("no manifest for the tag")
+        .isEqualTo(404);
+    assertThat(
+            registry.snapshot().stream().filter(p -> p.contains("repositories/team/" + name + "/")))
+        .as("nothing for the repository")
         .isEmpty();
     assertThat(stack.stats().certificates()).as("no Fulcio certificate requested").isZero();
     assertThat(stack.stats().logEntries()).as("no Rekor entry").isZero();
@@ -406,8 +626,20 @@ class PublishCommandTest {
   void keylessWithoutAnIdentityToken_failsBeforeAnythingIsPushed() throws Exception {
     Path repo = signedRepository("notoken", "l");
     List<String> before = registry.snapshot();
-    CliRun run = CliRun.run(new HashMap<>(), "publish", "--repo", repo.toString(), "signed", "--to", registry.host() + "/team/notoken",
-        "--plain-http", "--trusted-root", stack.trustedRoot().toString(), "--signing-config", stack.signingConfig().toString());
+    CliRun run =
+        CliRun.run(
+            new HashMap<>(),
+            "publish",
+            "--repo",
+            repo.toString(),
+            "signed",
+            "--to",
+            registry.host() + "/team/notoken",
+            "--plain-http",
+            "--trusted-root",
+            stack.trustedRoot().toString(),
+            "--signing-config",
+            stack.signingConfig().toString());
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
     assertThat(run.err()).contains("No OIDC identity token is available while signing keylessly");
     assertThat(registry.snapshot()).as("nothing pushed").isEqualTo(before);
@@ -417,7 +649,8 @@ class PublishCommandTest {
   void unreachableRegistry_isARemoteProblem() throws Exception {
     Path repo = signedRepository("down", "j");
     int closedPort;
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket socket =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closedPort = socket.getLocalPort();
     }
     CliRun run = publishKeyless(repo, "127.0.0.1:" + closedPort + "/team/down");
@@ -428,8 +661,17 @@ class PublishCommandTest {
   @Test
   void plainHttp_isRefusedForARegistryThatIsNotLoopback() throws Exception {
     Path repo = signedRepository("remote", "k");
-    CliRun run = CliRun.run(new HashMap<>(), "publish", "--repo", repo.toString(), "signed", "--to", "registry.example.com/team/x",
-        "--plain-http", "--no-sign");
+    CliRun run =
+        CliRun.run(
+            new HashMap<>(),
+            "publish",
+            "--repo",
+            repo.toString(),
+            "signed",
+            "--to",
+            "registry.example.com/team/x",
+            "--plain-http",
+            "--no-sign");
     assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.err()).contains("--plain-http is only allowed for a registry on this machine");
   }
@@ -437,18 +679,43 @@ class PublishCommandTest {
   // ---------------------------------------------------------------------------------------------
 
   private CliRun publishKeyless(Path repo, String to, String... extra) {
-    List<String> args = new java.util.ArrayList<>(List.of("publish", "--repo", repo.toString(), "signed", "--to", to, "--plain-http",
-        "--trusted-root", stack.trustedRoot().toString(), "--signing-config", stack.signingConfig().toString()));
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "publish",
+                "--repo",
+                repo.toString(),
+                "signed",
+                "--to",
+                to,
+                "--plain-http",
+                "--trusted-root",
+                stack.trustedRoot().toString(),
+                "--signing-config",
+                stack.signingConfig().toString()));
     args.addAll(List.of(extra));
     return CliRun.run(new HashMap<>(stack.githubEnv()), args.toArray(String[]::new));
   }
 
   private CliRun verifyOci(String reference, String san, String issuer) {
-    return CliRun.run(new HashMap<>(), "verify", "--oci", reference, "--plain-http", "--trusted-root", stack.trustedRoot().toString(),
-        "--certificate-identity", san, "--certificate-oidc-issuer", issuer);
+    return CliRun.run(
+        new HashMap<>(),
+        "verify",
+        "--oci",
+        reference,
+        "--plain-http",
+        "--trusted-root",
+        stack.trustedRoot().toString(),
+        "--certificate-identity",
+        san,
+        "--certificate-oidc-issuer",
+        issuer);
   }
 
-  /** A git repository whose signed/ holds two manifests signed with the demo key, committed at a fixed time. */
+  /**
+   * A git repository whose signed/ holds two manifests signed with the demo key, committed at a
+   * fixed time.
+   */
   private Path signedRepository(String name, String value) throws Exception {
     return signedRepository(tmp, name, value);
   }
@@ -457,11 +724,18 @@ class PublishCommandTest {
     Path repo = tmp.resolve(name + "-" + value + "-repo");
     Files.createDirectories(repo.resolve("signed/apps"));
     Files.writeString(repo.resolve("signed/cm.yaml"), ActionPipelineTest.configMap(name, value));
-    Files.writeString(repo.resolve("signed/apps/second.yaml"), ActionPipelineTest.configMap(name + "-second", value + "2"));
+    Files.writeString(
+        repo.resolve("signed/apps/second.yaml"),
+        ActionPipelineTest.configMap(name + "-second", value + "2"));
     Files.writeString(repo.resolve("signed/README.md"), "not a manifest\n");
     writePolicy(repo);
-    CliRun sign = CliRun.run(new HashMap<>(Map.of("COSIGN_PASSWORD", "countersign-demo")), "sign", "--key", DEMO_KEY,
-        repo.resolve("signed").toString());
+    CliRun sign =
+        CliRun.run(
+            new HashMap<>(Map.of("COSIGN_PASSWORD", "countersign-demo")),
+            "sign",
+            "--key",
+            DEMO_KEY,
+            repo.resolve("signed").toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     commitAll(repo);
     // A change in the work tree after the commit is not published: publish reads the commit.
@@ -469,16 +743,26 @@ class PublishCommandTest {
     return repo;
   }
 
-  private static final String POLICY = "apiVersion: countersign.dev/v1alpha1\nkind: TrustPolicy\nkeys:\n  - path: .countersign/cosign.pub\n";
+  private static final String POLICY =
+      "apiVersion: countersign.dev/v1alpha1\n"
+          + "kind: TrustPolicy\n"
+          + "keys:\n"
+          + "  - path: .countersign/cosign.pub\n";
 
   /** The repository's trust policy: the demo key signs its manifests. */
   static void writePolicy(Path repo) throws IOException {
     Files.createDirectories(repo.resolve(".countersign"));
-    Files.copy(Path.of(DEMO_PUB), repo.resolve(".countersign/cosign.pub"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(
+        Path.of(DEMO_PUB),
+        repo.resolve(".countersign/cosign.pub"),
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     Files.writeString(repo.resolve(".countersign/policy.yaml"), POLICY);
   }
 
-  /** Undoes the uncommitted work-tree edit {@link #signedRepository} leaves, before a test commits again. */
+  /**
+   * Undoes the uncommitted work-tree edit {@link #signedRepository} leaves, before a test commits
+   * again.
+   */
   private static void restoreCommitted(Path repo) throws Exception {
     Files.writeString(repo.resolve("signed/cm.yaml"), committedText(repo, "signed/cm.yaml"));
   }
@@ -486,8 +770,9 @@ class PublishCommandTest {
   static void commitAll(Path repo) throws Exception {
     try (Git git = Git.init().setDirectory(repo.toFile()).setInitialBranch("main").call()) {
       git.add().addFilepattern(".").call();
-      PersonIdent who = new PersonIdent("Test", "test@example.com",
-          Instant.parse("2026-01-02T03:04:05Z"), ZoneOffset.UTC);
+      PersonIdent who =
+          new PersonIdent(
+              "Test", "test@example.com", Instant.parse("2026-01-02T03:04:05Z"), ZoneOffset.UTC);
       git.commit().setMessage("manifests").setAuthor(who).setCommitter(who).setSign(false).call();
     }
   }
@@ -495,16 +780,22 @@ class PublishCommandTest {
   private static String committedText(Path repo, String path) throws Exception {
     try (Git git = Git.open(repo.toFile())) {
       var repository = git.getRepository();
-      try (var walk = org.eclipse.jgit.treewalk.TreeWalk.forPath(repository, path, repository.parseCommit(repository.resolve("HEAD")).getTree())) {
+      try (var walk =
+          org.eclipse.jgit.treewalk.TreeWalk.forPath(
+              repository, path, repository.parseCommit(repository.resolve("HEAD")).getTree())) {
         return new String(repository.open(walk.getObjectId(0)).getBytes(), StandardCharsets.UTF_8);
       }
     }
   }
 
   private int status(String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://" + registry.host() + path))
-        .header("Accept", "application/vnd.oci.image.manifest.v1+json").method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
-        HttpResponse.BodyHandlers.discarding()).statusCode();
+    return http.send(
+            HttpRequest.newBuilder(URI.create("http://" + registry.host() + path))
+                .header("Accept", "application/vnd.oci.image.manifest.v1+json")
+                .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.discarding())
+        .statusCode();
   }
 
   private static String head(Path repo) throws Exception {
@@ -524,8 +815,10 @@ class PublishCommandTest {
         while (walk.next()) {
           String path = walk.getPathString();
           if (path.startsWith("signed/") && path.endsWith(".yaml")) {
-            files.put(path.substring("signed/".length()),
-                new String(repository.open(walk.getObjectId(0)).getBytes(), StandardCharsets.UTF_8));
+            files.put(
+                path.substring("signed/".length()),
+                new String(
+                    repository.open(walk.getObjectId(0)).getBytes(), StandardCharsets.UTF_8));
           }
         }
       }
@@ -564,19 +857,25 @@ class PublishCommandTest {
   }
 
   private byte[] get(String path, String accept) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://" + registry.host() + path));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://" + registry.host() + path));
     if (accept != null) {
       request.header("Accept", accept);
     }
-    HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+    HttpResponse<byte[]> response =
+        http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
     assertThat(response.statusCode()).as("GET " + path).isEqualTo(200);
     return response.body();
   }
 
   private void put(String path, byte[] manifest) throws Exception {
-    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://" + registry.host() + path))
-        .header("Content-Type", "application/vnd.oci.image.manifest.v1+json")
-        .PUT(HttpRequest.BodyPublishers.ofByteArray(manifest)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://" + registry.host() + path))
+                .header("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(manifest))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).as("PUT " + path + ": " + response.body()).isEqualTo(201);
   }
 
@@ -588,29 +887,51 @@ class PublishCommandTest {
     JsonNode rekor = JSON.readTree(annotations.path("dev.sigstore.cosign/bundle").asText());
     JsonNode entryPayload = rekor.path("Payload");
     String certificatePem = annotations.path("dev.sigstore.cosign/certificate").asText();
-    String der = certificatePem.replaceAll("-----(BEGIN|END) CERTIFICATE-----", "").replaceAll("\\s", "");
+    String der =
+        certificatePem.replaceAll("-----(BEGIN|END) CERTIFICATE-----", "").replaceAll("\\s", "");
     ObjectNode bundle = JSON.createObjectNode();
     bundle.put("mediaType", "application/vnd.dev.sigstore.bundle+json;version=0.1");
     ObjectNode material = bundle.putObject("verificationMaterial");
-    material.putObject("x509CertificateChain").putArray("certificates").addObject().put("rawBytes", der);
+    material
+        .putObject("x509CertificateChain")
+        .putArray("certificates")
+        .addObject()
+        .put("rawBytes", der);
     ArrayNode entries = material.putArray("tlogEntries");
     ObjectNode entry = entries.addObject();
     entry.put("logIndex", entryPayload.path("logIndex").asText());
-    entry.putObject("logId").put("keyId", Base64.getEncoder().encodeToString(java.util.HexFormat.of().parseHex(entryPayload.path("logID").asText())));
+    entry
+        .putObject("logId")
+        .put(
+            "keyId",
+            Base64.getEncoder()
+                .encodeToString(
+                    java.util.HexFormat.of().parseHex(entryPayload.path("logID").asText())));
     entry.putObject("kindVersion").put("kind", "hashedrekord").put("version", "0.0.1");
     entry.put("integratedTime", entryPayload.path("integratedTime").asText());
-    entry.putObject("inclusionPromise").put("signedEntryTimestamp", rekor.path("SignedEntryTimestamp").asText());
+    entry
+        .putObject("inclusionPromise")
+        .put("signedEntryTimestamp", rekor.path("SignedEntryTimestamp").asText());
     entry.put("canonicalizedBody", entryPayload.path("body").asText());
     ObjectNode signature = bundle.putObject("messageSignature");
-    signature.putObject("messageDigest").put("algorithm", "SHA2_256").put("digest", Base64.getEncoder().encodeToString(Sha256.of(payload)));
+    signature
+        .putObject("messageDigest")
+        .put("algorithm", "SHA2_256")
+        .put("digest", Base64.getEncoder().encodeToString(Sha256.of(payload)));
     signature.put("signature", annotations.path("dev.cosignproject.cosign/signature").asText());
     return JSON.writeValueAsString(bundle);
   }
 
-  /** Validation messages of {@code yaml} against the v1 openAPIV3Schema of Flux's OCIRepository CRD. */
+  /**
+   * Validation messages of {@code yaml} against the v1 openAPIV3Schema of Flux's OCIRepository CRD.
+   */
   static List<String> fluxSchemaErrors(String yaml) throws IOException {
     YAMLMapper mapper = YAMLMapper.builder().build();
-    JsonNode crd = mapper.readTree(Files.readString(Path.of("src/test/resources/publish/flux/source.toolkit.fluxcd.io_ocirepositories.yaml")));
+    JsonNode crd =
+        mapper.readTree(
+            Files.readString(
+                Path.of(
+                    "src/test/resources/publish/flux/source.toolkit.fluxcd.io_ocirepositories.yaml")));
     JsonNode schema = null;
     for (JsonNode version : crd.path("spec").path("versions")) {
       if (version.path("name").asText().equals("v1")) {
@@ -618,7 +939,8 @@ class PublishCommandTest {
       }
     }
     assertThat(schema).as("v1 schema in the CRD").isNotNull();
-    JsonSchema validator = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V4).getSchema(schema);
+    JsonSchema validator =
+        JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V4).getSchema(schema);
     JsonNode document = mapper.readTree(yaml);
     assertThat(document.path("apiVersion").asText()).isEqualTo("source.toolkit.fluxcd.io/v1");
     assertThat(document.path("kind").asText()).isEqualTo("OCIRepository");

@@ -21,9 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Registry credentials against a distribution registry that requires basic auth (htpasswd):
- * anonymous and wrong credentials are an environment problem (exit 3) naming where the
- * credentials came from, the Docker config and {@code --registry-token} work, and the secret is
- * never printed.
+ * anonymous and wrong credentials are an environment problem (exit 3) naming where the credentials
+ * came from, the Docker config and {@code --registry-token} work, and the secret is never printed.
  */
 @RequiresOciRegistry
 class RegistryAuthTest {
@@ -40,7 +39,9 @@ class RegistryAuthTest {
     Path htpasswd = shared.resolve("htpasswd");
     byte[] salt = new byte[16];
     new SecureRandom().nextBytes(salt);
-    Files.writeString(htpasswd, USER + ":" + OpenBSDBCrypt.generate("2a", PASSWORD.toCharArray(), salt, 4) + "\n");
+    Files.writeString(
+        htpasswd,
+        USER + ":" + OpenBSDBCrypt.generate("2a", PASSWORD.toCharArray(), salt, 4) + "\n");
     registry = OciTestRegistry.start(OciTestRegistryExtension.binary(), htpasswd);
   }
 
@@ -60,7 +61,13 @@ class RegistryAuthTest {
 
   @Test
   void wrongToken_isDenied_andNotPrinted() throws Exception {
-    CliRun run = publish(Map.of("HOME", tmp.toString()), "--registry-username", USER, "--registry-token", "wrong-token-value-0d9a");
+    CliRun run =
+        publish(
+            Map.of("HOME", tmp.toString()),
+            "--registry-username",
+            USER,
+            "--registry-token",
+            "wrong-token-value-0d9a");
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
     assertThat(run.err()).contains("with the credentials from --registry-token");
     assertThat(run.all()).doesNotContain("wrong-token-value-0d9a");
@@ -68,13 +75,23 @@ class RegistryAuthTest {
 
   @Test
   void registryToken_andDockerConfig_bothWork_andTheSecretIsNeverPrinted() throws Exception {
-    CliRun token = publish(Map.of("HOME", tmp.toString()), "--registry-username", USER, "--registry-token", PASSWORD);
+    CliRun token =
+        publish(
+            Map.of("HOME", tmp.toString()),
+            "--registry-username",
+            USER,
+            "--registry-token",
+            PASSWORD);
     assertThat(token.exitCode()).as(token.all()).isZero();
     assertThat(token.all()).doesNotContain(PASSWORD);
 
     Path dockerConfig = Files.createDirectories(tmp.resolve("docker"));
-    String auth = Base64.getEncoder().encodeToString((USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8));
-    Files.writeString(dockerConfig.resolve("config.json"), "{\"auths\":{\"" + registry.host() + "\":{\"auth\":\"" + auth + "\"}}}");
+    String auth =
+        Base64.getEncoder()
+            .encodeToString((USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8));
+    Files.writeString(
+        dockerConfig.resolve("config.json"),
+        "{\"auths\":{\"" + registry.host() + "\":{\"auth\":\"" + auth + "\"}}}");
     CliRun config = publish(Map.of("DOCKER_CONFIG", dockerConfig.toString()));
     assertThat(config.exitCode()).as(config.all()).isZero();
     assertThat(config.all()).doesNotContain(PASSWORD).doesNotContain(auth);
@@ -82,8 +99,17 @@ class RegistryAuthTest {
 
   private CliRun publish(Map<String, String> env, String... extra) throws Exception {
     Path repo = PublishCommandTest.signedRepository(tmp, "auth", "x");
-    java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("publish", "--repo", repo.toString(), "signed",
-        "--to", registry.host() + "/team/private", "--plain-http", "--no-sign"));
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "publish",
+                "--repo",
+                repo.toString(),
+                "signed",
+                "--to",
+                registry.host() + "/team/private",
+                "--plain-http",
+                "--no-sign"));
     args.addAll(java.util.List.of(extra));
     return CliRun.run(new HashMap<>(env), args.toArray(String[]::new));
   }

@@ -60,43 +60,71 @@ class SignCommitsTest {
   }
 
   @Test
-  void pushMode_makesTheCommitThroughTheApi_blobsTreeWithDeletionsCommitFastForward() throws Exception {
+  void pushMode_makesTheCommitThroughTheApi_blobsTreeWithDeletionsCommitFastForward()
+      throws Exception {
     CliRun run = s.run("--sign-commits");
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     List<FakeGitData.MadeCommit> made = s.github.apiCommits();
-    assertThat(made).singleElement().satisfies(c -> {
-      assertThat(c.verified()).as("no author or committer sent, so GitHub signs it").isTrue();
-      assertThat(c.parents()).containsExactly(mainHead);
-      assertThat(c.message()).startsWith("countersign: sign 2 manifests").contains("Countersign-Run: 777");
-    });
+    assertThat(made)
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.verified())
+                  .as("no author or committer sent, so GitHub signs it")
+                  .isTrue();
+              assertThat(c.parents()).containsExactly(mainHead);
+              assertThat(c.message())
+                  .startsWith("countersign: sign 2 manifests")
+                  .contains("Countersign-Run: 777");
+            });
     String commit = made.get(0).sha();
     assertThat(s.git.originHead("main")).isEqualTo(commit);
-    assertThat(gitDataCalls()).containsExactly(
-        "POST " + REPO + "/git/blobs", "POST " + REPO + "/git/blobs",
-        "POST " + REPO + "/git/trees", "POST " + REPO + "/git/commits",
-        "GET " + REPO + "/git/refs/heads/main", "PATCH " + REPO + "/git/refs/heads/main");
-    JsonNode tree = JSON.readTree(s.github.server().findAll(postRequestedFor(urlMatching(".*/git/trees"))).get(0)
-        .getBodyAsString());
-    try (Repository origin = s.git.openOrigin(); org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(origin)) {
+    assertThat(gitDataCalls())
+        .containsExactly(
+            "POST " + REPO + "/git/blobs", "POST " + REPO + "/git/blobs",
+            "POST " + REPO + "/git/trees", "POST " + REPO + "/git/commits",
+            "GET " + REPO + "/git/refs/heads/main", "PATCH " + REPO + "/git/refs/heads/main");
+    JsonNode tree =
+        JSON.readTree(
+            s.github
+                .server()
+                .findAll(postRequestedFor(urlMatching(".*/git/trees")))
+                .get(0)
+                .getBodyAsString());
+    try (Repository origin = s.git.openOrigin();
+        org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(origin)) {
       assertThat(tree.get("base_tree").asText())
-          .isEqualTo(walk.parseCommit(org.eclipse.jgit.lib.ObjectId.fromString(mainHead)).getTree().name());
+          .isEqualTo(
+              walk.parseCommit(org.eclipse.jgit.lib.ObjectId.fromString(mainHead))
+                  .getTree()
+                  .name());
     }
     List<String> deleted = new ArrayList<>();
-    tree.get("tree").forEach(e -> {
-      if (e.has("sha") && e.get("sha").isNull()) {
-        deleted.add(e.get("path").asText());
-      }
-    });
-    assertThat(deleted).containsExactlyInAnyOrder("unsigned/config/flags.yaml", "unsigned/egress/payments.yaml");
-    JsonNode ref = JSON.readTree(s.github.server().findAll(
-        com.github.tomakehurst.wiremock.client.WireMock.patchRequestedFor(urlMatching(".*/git/refs/heads/main")))
-        .get(0).getBodyAsString());
+    tree.get("tree")
+        .forEach(
+            e -> {
+              if (e.has("sha") && e.get("sha").isNull()) {
+                deleted.add(e.get("path").asText());
+              }
+            });
+    assertThat(deleted)
+        .containsExactlyInAnyOrder("unsigned/config/flags.yaml", "unsigned/egress/payments.yaml");
+    JsonNode ref =
+        JSON.readTree(
+            s.github
+                .server()
+                .findAll(
+                    com.github.tomakehurst.wiremock.client.WireMock.patchRequestedFor(
+                        urlMatching(".*/git/refs/heads/main")))
+                .get(0)
+                .getBodyAsString());
     assertThat(ref.get("force").asBoolean()).isFalse();
     assertThat(ref.get("sha").asText()).isEqualTo(commit);
     assertThat(s.outputs()).containsEntry("result", "pushed").containsEntry("commit-sha", commit);
-    assertThat(s.git.originFiles("main").keySet()).containsExactlyInAnyOrder(
-        "README.md", "signed/config/flags.yaml", "signed/egress/payments.yaml");
+    assertThat(s.git.originFiles("main").keySet())
+        .containsExactlyInAnyOrder(
+            "README.md", "signed/config/flags.yaml", "signed/egress/payments.yaml");
     s.assertVerifies("main");
     // The checkout now stands on GitHub's commit, with nothing left to commit.
     try (Repository clone = GitFixture.open(s.lastWorkspace())) {
@@ -108,7 +136,8 @@ class SignCommitsTest {
 
   @Test
   void theApiCommitHoldsExactlyTheTreeTheGitPathCommits() throws Exception {
-    // Twin repositories with the same content; moving without signing makes the bytes deterministic.
+    // Twin repositories with the same content; moving without signing makes the bytes
+    // deterministic.
     try (GitHubSession twin = new GitHubSession(tmp.resolve("git-path"))) {
       twin.git.commitToOrigin("main", manifests(), Set.of(), "add manifests");
 
@@ -128,17 +157,26 @@ class SignCommitsTest {
   }
 
   @Test
-  void pushMode_raceOnTheRefUpdate_isRefusedAsNotFastForward_recomputed_andRetried() throws Exception {
+  void pushMode_raceOnTheRefUpdate_isRefusedAsNotFastForward_recomputed_andRetried()
+      throws Exception {
     // Someone pushes a new manifest to main between our commit and our ref update.
     String[] theirs = new String[1];
-    s.github.beforeNext("PATCH", ".*/git/refs/heads/main", () -> {
-      try {
-        theirs[0] = s.git.commitToOrigin("main", Map.of("unsigned/config/extra.yaml",
-            ActionPipelineTest.configMap("extra", "1")), Set.of(), "someone else");
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    });
+    s.github.beforeNext(
+        "PATCH",
+        ".*/git/refs/heads/main",
+        () -> {
+          try {
+            theirs[0] =
+                s.git.commitToOrigin(
+                    "main",
+                    Map.of(
+                        "unsigned/config/extra.yaml", ActionPipelineTest.configMap("extra", "1")),
+                    Set.of(),
+                    "someone else");
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
 
     CliRun run = s.run("--sign-commits");
 
@@ -147,10 +185,13 @@ class SignCommitsTest {
     List<FakeGitData.MadeCommit> made = s.github.apiCommits();
     assertThat(made).hasSize(2);
     assertThat(made.get(0).parents()).containsExactly(mainHead);
-    assertThat(made.get(1).parents()).as("recomputed on the fresh branch").containsExactly(theirs[0]);
+    assertThat(made.get(1).parents())
+        .as("recomputed on the fresh branch")
+        .containsExactly(theirs[0]);
     assertThat(gitDataCalls()).filteredOn(c -> c.startsWith("PATCH")).hasSize(2);
     assertThat(s.git.originHead("main")).isEqualTo(made.get(1).sha());
-    assertThat(s.git.originFiles("main").keySet()).contains("signed/config/extra.yaml", "signed/config/flags.yaml")
+    assertThat(s.git.originFiles("main").keySet())
+        .contains("signed/config/extra.yaml", "signed/config/flags.yaml")
         .noneMatch(p -> p.startsWith("unsigned/"));
     assertThat(s.sleeps).hasSize(1);
     s.assertVerifies("main");
@@ -167,14 +208,21 @@ class SignCommitsTest {
     assertThat(s.git.originHead(BOT)).isEqualTo(made.sha());
     assertThat(s.git.originHead("main")).isEqualTo(mainHead);
     assertThat(gitDataCalls()).contains("POST " + REPO + "/git/refs");
-    assertThat(s.outputs()).containsEntry("result", "created").containsEntry("pull-request-head-sha", made.sha())
+    assertThat(s.outputs())
+        .containsEntry("result", "created")
+        .containsEntry("pull-request-head-sha", made.sha())
         .containsEntry("commit-sha", made.sha());
     assertThat(s.github.hosted(273).orElseThrow().head()).isEqualTo(BOT);
     s.assertVerifies(BOT);
 
-    // A new manifest lands on main: the bot branch is rebuilt on it (leased, forced) through the API.
-    String newMain = s.git.commitToOrigin("main", Map.of("unsigned/config/more.yaml",
-        ActionPipelineTest.configMap("more", "2")), Set.of(), "more");
+    // A new manifest lands on main: the bot branch is rebuilt on it (leased, forced) through the
+    // API.
+    String newMain =
+        s.git.commitToOrigin(
+            "main",
+            Map.of("unsigned/config/more.yaml", ActionPipelineTest.configMap("more", "2")),
+            Set.of(),
+            "more");
     s.github.clearRequests();
     CliRun second = s.run("--sign-commits", "--mode", "pull-request");
 
@@ -182,33 +230,52 @@ class SignCommitsTest {
     FakeGitData.MadeCommit rebuilt = s.github.apiCommits().get(1);
     assertThat(rebuilt.parents()).containsExactly(newMain);
     assertThat(s.git.originHead(BOT)).isEqualTo(rebuilt.sha());
-    assertThat(gitDataCalls()).contains("GET " + REPO + "/git/refs/heads/" + BOT, "PATCH " + REPO + "/git/refs/heads/" + BOT);
-    JsonNode ref = JSON.readTree(s.github.server().findAll(com.github.tomakehurst.wiremock.client.WireMock
-        .patchRequestedFor(urlMatching(".*/git/refs/heads/" + BOT))).get(0).getBodyAsString());
+    assertThat(gitDataCalls())
+        .contains(
+            "GET " + REPO + "/git/refs/heads/" + BOT, "PATCH " + REPO + "/git/refs/heads/" + BOT);
+    JsonNode ref =
+        JSON.readTree(
+            s.github
+                .server()
+                .findAll(
+                    com.github.tomakehurst.wiremock.client.WireMock.patchRequestedFor(
+                        urlMatching(".*/git/refs/heads/" + BOT)))
+                .get(0)
+                .getBodyAsString());
     assertThat(ref.get("force").asBoolean()).isTrue();
     assertThat(s.outputs()).containsEntry("result", "updated");
     s.assertVerifies(BOT);
   }
 
   @Test
-  void pullRequestMode_whenSomeoneElsePushedToTheBotBranch_theLeaseRefuses_andNothingIsOverwritten() throws Exception {
+  void pullRequestMode_whenSomeoneElsePushedToTheBotBranch_theLeaseRefuses_andNothingIsOverwritten()
+      throws Exception {
     CliRun first = s.run("--sign-commits", "--mode", "pull-request");
     assertThat(first.exitCode()).as(first.all()).isZero();
-    s.git.commitToOrigin("main", Map.of("unsigned/config/more.yaml", ActionPipelineTest.configMap("more", "2")),
-        Set.of(), "more");
+    s.git.commitToOrigin(
+        "main",
+        Map.of("unsigned/config/more.yaml", ActionPipelineTest.configMap("more", "2")),
+        Set.of(),
+        "more");
     String[] theirs = new String[1];
-    s.github.beforeNext("GET", ".*/git/refs/heads/" + BOT, () -> {
-      try {
-        theirs[0] = s.git.commitToOrigin(BOT, Map.of("notes.md", "mine\n"), Set.of(), "someone else");
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    });
+    s.github.beforeNext(
+        "GET",
+        ".*/git/refs/heads/" + BOT,
+        () -> {
+          try {
+            theirs[0] =
+                s.git.commitToOrigin(BOT, Map.of("notes.md", "mine\n"), Set.of(), "someone else");
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
 
     CliRun second = s.run("--sign-commits", "--mode", "pull-request");
 
     assertThat(second.exitCode()).as(second.all()).isEqualTo(ExitCode.REMOTE.code());
-    assertThat(second.err()).contains("The push to " + BOT + " was rejected").contains("someone else pushed to it");
+    assertThat(second.err())
+        .contains("The push to " + BOT + " was rejected")
+        .contains("someone else pushed to it");
     assertThat(s.git.originHead(BOT)).isEqualTo(theirs[0]);
     assertThat(s.github.apiCommits()).hasSize(1);
   }
@@ -232,7 +299,9 @@ class SignCommitsTest {
     env.remove("GITHUB_REPOSITORY");
     Path ws = s.git.clone("bare-env", 0, false);
 
-    CliRun run = CliRun.run(s.sleeps::add, env, "run", "--repo", ws.toString(), "--no-sign", "--sign-commits");
+    CliRun run =
+        CliRun.run(
+            s.sleeps::add, env, "run", "--repo", ws.toString(), "--no-sign", "--sign-commits");
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
     assertThat(s.git.originHead("main")).isEqualTo(mainHead);

@@ -26,16 +26,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Signed bytes an author puts next to an unsigned manifest are kept only when countersign
- * verifies them for this run's own identity and content; end to end through the Action entry,
- * with a bare origin, keyless signing against the loopback Sigstore stack, and strict
- * verification of what lands on main.
+ * Signed bytes an author puts next to an unsigned manifest are kept only when countersign verifies
+ * them for this run's own identity and content; end to end through the Action entry, with a bare
+ * origin, keyless signing against the loopback Sigstore stack, and strict verification of what
+ * lands on main.
  */
 @RequiresSigstoreStack
 class SignatureReuseAttackTest {
 
-  private static final String OTHER_WORKFLOW = "octo-org/other-repo/.github/workflows/sign.yml@refs/heads/main";
-  private static final Pattern SIGNATURE = Pattern.compile("(cosign\\.sigstore\\.dev/signature: )(\\S+)");
+  private static final String OTHER_WORKFLOW =
+      "octo-org/other-repo/.github/workflows/sign.yml@refs/heads/main";
+  private static final Pattern SIGNATURE =
+      Pattern.compile("(cosign\\.sigstore\\.dev/signature: )(\\S+)");
 
   private final SigstoreTestStack stack;
   @TempDir Path tmp;
@@ -52,10 +54,15 @@ class SignatureReuseAttackTest {
   }
 
   @Test
-  void authorAddsSignedFileWithTheRightMessageButAGarbageSignature_itIsSignedAgain() throws Exception {
+  void authorAddsSignedFileWithTheRightMessageButAGarbageSignature_itIsSignedAgain()
+      throws Exception {
     String content = ActionPipelineTest.networkPolicy("payments-egress");
     String garbage = withGarbageSignature(signed(content, Map.of()));
-    git.commitToOrigin("main", Map.of("unsigned/egress.yaml", content, "signed/egress.yaml", garbage), Set.of(), "pr");
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/egress.yaml", content, "signed/egress.yaml", garbage),
+        Set.of(),
+        "pr");
 
     CliRun run = runAction();
 
@@ -67,18 +74,27 @@ class SignatureReuseAttackTest {
   }
 
   @Test
-  void authorAddsSignedFileValidlySignedByAnotherRepositorysIdentity_itIsSignedAgain() throws Exception {
+  void authorAddsSignedFileValidlySignedByAnotherRepositorysIdentity_itIsSignedAgain()
+      throws Exception {
     String content = ActionPipelineTest.configMap("flags", "on");
-    String foreign = signed(content, Map.of("job_workflow_ref", OTHER_WORKFLOW, "repository", "octo-org/other-repo"));
+    String foreign =
+        signed(
+            content,
+            Map.of("job_workflow_ref", OTHER_WORKFLOW, "repository", "octo-org/other-repo"));
     assertThat(foreign).contains("cosign.sigstore.dev/certificate");
-    git.commitToOrigin("main", Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", foreign), Set.of(), "pr");
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", foreign),
+        Set.of(),
+        "pr");
 
     CliRun run = runAction();
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     SortedMap<String, String> files = git.originFiles("main");
     assertThat(files.get("signed/flags.yaml")).isNotEqualTo(foreign);
-    assertThat(git.originCommit("main").getFullMessage()).contains("unsigned/flags.yaml -> signed/flags.yaml\n")
+    assertThat(git.originCommit("main").getFullMessage())
+        .contains("unsigned/flags.yaml -> signed/flags.yaml\n")
         .doesNotContain("signature unchanged");
     assertEverySignedFileVerifiesForTheTrustedIdentityOnly(files);
   }
@@ -87,13 +103,19 @@ class SignatureReuseAttackTest {
   void authorAddsSignedFileForOtherContent_itIsSignedAgainForTheReviewedContent() throws Exception {
     String reviewed = ActionPipelineTest.configMap("flags", "on");
     String other = signed(ActionPipelineTest.configMap("flags", "off"), Map.of());
-    git.commitToOrigin("main", Map.of("unsigned/flags.yaml", reviewed, "signed/flags.yaml", other), Set.of(), "pr");
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/flags.yaml", reviewed, "signed/flags.yaml", other),
+        Set.of(),
+        "pr");
 
     CliRun run = runAction();
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     SortedMap<String, String> files = git.originFiles("main");
-    assertThat(files.get("signed/flags.yaml")).contains("value: \"on\"").doesNotContain("value: \"off\"");
+    assertThat(files.get("signed/flags.yaml"))
+        .contains("value: \"on\"")
+        .doesNotContain("value: \"off\"");
     assertEverySignedFileVerifiesForTheTrustedIdentityOnly(files);
   }
 
@@ -101,7 +123,8 @@ class SignatureReuseAttackTest {
   void control_aSignatureByThisWorkflowOverExactlyThisContent_isKeptAsItIs() throws Exception {
     String content = ActionPipelineTest.configMap("flags", "on");
     String ours = signed(content, Map.of());
-    git.commitToOrigin("main", Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", ours), Set.of(), "pr");
+    git.commitToOrigin(
+        "main", Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", ours), Set.of(), "pr");
     stack.resetStats();
 
     CliRun run = runAction();
@@ -110,7 +133,8 @@ class SignatureReuseAttackTest {
     SortedMap<String, String> files = git.originFiles("main");
     assertThat(files.get("signed/flags.yaml")).isEqualTo(ours);
     assertThat(files).doesNotContainKey("unsigned/flags.yaml");
-    assertThat(git.originCommit("main").getFullMessage()).contains("unsigned/flags.yaml -> signed/flags.yaml (signature unchanged)");
+    assertThat(git.originCommit("main").getFullMessage())
+        .contains("unsigned/flags.yaml -> signed/flags.yaml (signature unchanged)");
     // Deciding reuse needed the identity (one token) but no certificate and no log entry.
     assertThat(stack.stats().certificates()).isZero();
     assertThat(stack.stats().logEntries()).isZero();
@@ -119,7 +143,8 @@ class SignatureReuseAttackTest {
 
   // --- helpers -------------------------------------------------------------------------------
 
-  private void assertEverySignedFileVerifiesForTheTrustedIdentityOnly(SortedMap<String, String> files) throws IOException {
+  private void assertEverySignedFileVerifiesForTheTrustedIdentityOnly(
+      SortedMap<String, String> files) throws IOException {
     Path dir = tmp.resolve("verify-" + System.nanoTime());
     for (Map.Entry<String, String> f : files.entrySet()) {
       Path p = dir.resolve(f.getKey());
@@ -133,17 +158,34 @@ class SignatureReuseAttackTest {
   }
 
   private CliRun verify(Path dir, String san) {
-    return CliRun.run(Map.of(), "verify", "--trusted-root", stack.trustedRoot().toString(),
-        "--certificate-identity", san, "--certificate-oidc-issuer", stack.identityIssuer(), dir.toString());
+    return CliRun.run(
+        Map.of(),
+        "verify",
+        "--trusted-root",
+        stack.trustedRoot().toString(),
+        "--certificate-identity",
+        san,
+        "--certificate-oidc-issuer",
+        stack.identityIssuer(),
+        dir.toString());
   }
 
-  /** {@code content} signed keylessly by the sign command, as the stack's workflow or with other claims. */
+  /**
+   * {@code content} signed keylessly by the sign command, as the stack's workflow or with other
+   * claims.
+   */
   private String signed(String content, Map<String, String> claims) throws IOException {
     Path file = tmp.resolve("author/" + System.nanoTime() + "/x.yaml");
     Files.createDirectories(file.getParent());
     Files.writeString(file, content);
-    List<String> args = new ArrayList<>(List.of("sign", "--trusted-root", stack.trustedRoot().toString(),
-        "--signing-config", stack.signingConfig().toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "sign",
+                "--trusted-root",
+                stack.trustedRoot().toString(),
+                "--signing-config",
+                stack.signingConfig().toString()));
     if (!claims.isEmpty()) {
       args.add("--identity-token");
       args.add(stack.tokenFor(claims));
@@ -154,10 +196,16 @@ class SignatureReuseAttackTest {
     return Files.readString(file);
   }
 
-  /** The same file with every signature annotation replaced by well-formed base64 that is no signature. */
+  /**
+   * The same file with every signature annotation replaced by well-formed base64 that is no
+   * signature.
+   */
   private static String withGarbageSignature(String signedFile) {
-    String garbage = Base64.getEncoder().encodeToString(("not a signature, but the message annotation is right")
-        .getBytes(StandardCharsets.US_ASCII));
+    String garbage =
+        Base64.getEncoder()
+            .encodeToString(
+                ("not a signature, but the message annotation is right")
+                    .getBytes(StandardCharsets.US_ASCII));
     Matcher m = SIGNATURE.matcher(signedFile);
     assertThat(m.find()).isTrue();
     return m.replaceAll("$1" + Matcher.quoteReplacement(garbage));
@@ -168,7 +216,10 @@ class SignatureReuseAttackTest {
     Path eventFile = tmp.resolve("event-" + System.nanoTime() + ".json");
     ObjectMapper json = new ObjectMapper();
     ObjectNode payload;
-    try (var in = getClass().getResourceAsStream("/action/events/pull_request.closed.merged.from-fork.reallyfastci.json")) {
+    try (var in =
+        getClass()
+            .getResourceAsStream(
+                "/action/events/pull_request.closed.merged.from-fork.reallyfastci.json")) {
       payload = (ObjectNode) json.readTree(in);
     }
     ((ObjectNode) payload.get("pull_request").get("base")).put("ref", "main");

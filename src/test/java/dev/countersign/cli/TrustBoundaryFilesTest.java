@@ -35,15 +35,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The file-set half of the trust boundary (issue 9, findings 1, 2 and 8), end to end through the
- * Action entry: a bare origin, clones as workspaces, keyless signing against the loopback
- * Sigstore stack, and {@code check} run as a pull request's gate on the same trees.
+ * Action entry: a bare origin, clones as workspaces, keyless signing against the loopback Sigstore
+ * stack, and {@code check} run as a pull request's gate on the same trees.
  *
  * <p>Invariants: {@code run} and {@code check} see the same set of manifests (awkward names
  * included) and {@code verify signed/} covers what {@code run} wrote; no link under a signed or
- * unsigned directory is followed, so nothing outside the work tree is read, written or created,
- * and both commands refuse such trees with exit 6 and an annotation on the link; oversized files
- * and unusable names are refused the same way before anything is loaded; {@code kind: List} is
- * refused by both.
+ * unsigned directory is followed, so nothing outside the work tree is read, written or created, and
+ * both commands refuse such trees with exit 6 and an annotation on the link; oversized files and
+ * unusable names are refused the same way before anything is loaded; {@code kind: List} is refused
+ * by both.
  */
 @RequiresSigstoreStack
 class TrustBoundaryFilesTest {
@@ -68,19 +68,24 @@ class TrustBoundaryFilesTest {
     Files.writeString(outside.resolve("passwd"), "root:x:0:0:root:/root:/bin/bash\n");
     git = new GitFixture(tmp.resolve("git"));
     Map<String, String> files = new LinkedHashMap<>();
-    files.put(".countersign/policy.yaml", String.join("\n",
-        "apiVersion: countersign.dev/v1alpha1",
-        "kind: TrustPolicy",
-        "signers:",
-        "  - issuer: " + stack.identityIssuer(),
-        "    subject: " + stack.identitySan(),
-        "directories:",
-        "  - unsigned: unsigned",
-        "    signed: signed",
-        "governance:",
-        "  policies: [policies]",
-        ""));
-    files.put("policies/deny-allow-all-ingress.yaml", resource("/governance/policies/deny-allow-all-ingress.yaml"));
+    files.put(
+        ".countersign/policy.yaml",
+        String.join(
+            "\n",
+            "apiVersion: countersign.dev/v1alpha1",
+            "kind: TrustPolicy",
+            "signers:",
+            "  - issuer: " + stack.identityIssuer(),
+            "    subject: " + stack.identitySan(),
+            "directories:",
+            "  - unsigned: unsigned",
+            "    signed: signed",
+            "governance:",
+            "  policies: [policies]",
+            ""));
+    files.put(
+        "policies/deny-allow-all-ingress.yaml",
+        resource("/governance/policies/deny-allow-all-ingress.yaml"));
     files.put("README.md", "not a manifest\n");
     baseCommit = git.commitToOrigin("main", files, Set.of(), "countersign set-up");
   }
@@ -89,17 +94,27 @@ class TrustBoundaryFilesTest {
 
   @Test
   void awkwardNames_runAndCheckSeeTheSameSet_andVerifyCoversEverythingRunWrote() throws Exception {
-    List<String> names = List.of(".np.yaml", ".hidden/np.yaml", "np.YAML", "np.Yml", "café/ñandú.yaml",
-        "with space/a b.yml", "日本語.yaml");
+    List<String> names =
+        List.of(
+            ".np.yaml",
+            ".hidden/np.yaml",
+            "np.YAML",
+            "np.Yml",
+            "café/ñandú.yaml",
+            "with space/a b.yml",
+            "日本語.yaml");
     Map<String, String> files = new TreeMap<>();
     for (int i = 0; i < names.size(); i++) {
       files.put("unsigned/" + names.get(i), configMap("cm-" + i, "v" + i));
     }
     files.put("unsigned/notes.md", "not a manifest either\n");
     // The probe is part of the base branch's rules, the manifests come with the pull request.
-    baseCommit = git.commitToOrigin("main", Map.of("policies/probe.yaml", PROBE_EVERY_CONFIGMAP), Set.of(), "probe");
+    baseCommit =
+        git.commitToOrigin(
+            "main", Map.of("policies/probe.yaml", PROBE_EVERY_CONFIGMAP), Set.of(), "probe");
     git.commitToOrigin("main", files, Set.of(), "awkward names");
-    Set<String> expected = names.stream().map(n -> "unsigned/" + n).collect(Collectors.toCollection(TreeSet::new));
+    Set<String> expected =
+        names.stream().map(n -> "unsigned/" + n).collect(Collectors.toCollection(TreeSet::new));
 
     // The gate, as on the pull request: one probe warning per manifest it looked at.
     Path pr = git.clone("pr", 0, true);
@@ -115,16 +130,28 @@ class TrustBoundaryFilesTest {
     CliRun run = run(git.clone("ws", 1, true));
     assertThat(run.exitCode()).as(run.all()).isZero();
     Set<String> signed = new TreeSet<>(outputLines("signed-files"));
-    assertThat(signed).isEqualTo(expected.stream().map(p -> "signed/" + p.substring("unsigned/".length()))
-        .collect(Collectors.toCollection(TreeSet::new)));
-    assertThat(git.originFiles("main").keySet()).contains("unsigned/notes.md").noneMatch(
-        p -> p.startsWith("unsigned/") && !p.equals("unsigned/notes.md"));
+    assertThat(signed)
+        .isEqualTo(
+            expected.stream()
+                .map(p -> "signed/" + p.substring("unsigned/".length()))
+                .collect(Collectors.toCollection(TreeSet::new)));
+    assertThat(git.originFiles("main").keySet())
+        .contains("unsigned/notes.md")
+        .noneMatch(p -> p.startsWith("unsigned/") && !p.equals("unsigned/notes.md"));
 
     // verify signed/ and the gate on the result both cover every file run wrote.
     Path after = git.clone("after", 0, true);
-    CliRun verify = CliRun.run(Map.of(), "verify", "--trusted-root", stack.trustedRoot().toString(),
-        "--certificate-identity", stack.identitySan(), "--certificate-oidc-issuer", stack.identityIssuer(),
-        after.resolve("signed").toString());
+    CliRun verify =
+        CliRun.run(
+            Map.of(),
+            "verify",
+            "--trusted-root",
+            stack.trustedRoot().toString(),
+            "--certificate-identity",
+            stack.identitySan(),
+            "--certificate-oidc-issuer",
+            stack.identityIssuer(),
+            after.resolve("signed").toString());
     assertThat(verify.exitCode()).as(verify.all()).isZero();
     assertThat(verify.out()).contains(names.size() + " verified, 0 rejected");
     CliRun gateAfter = check(after, "json");
@@ -135,25 +162,37 @@ class TrustBoundaryFilesTest {
   }
 
   @Test
-  void hiddenAndUpperCaseManifestsViolatingGovernance_failTheGate_theFilesRunWouldSign() throws Exception {
-    git.commitToOrigin("main", Map.of(
-        "unsigned/.hidden/allow-all.yaml", allowAllIngress("hidden"),
-        "unsigned/.allow-all.yaml", allowAllIngress("dotfile"),
-        "unsigned/allow-all.YAML", allowAllIngress("upper")), Set.of(), "sneak past the gate");
+  void hiddenAndUpperCaseManifestsViolatingGovernance_failTheGate_theFilesRunWouldSign()
+      throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "unsigned/.hidden/allow-all.yaml", allowAllIngress("hidden"),
+            "unsigned/.allow-all.yaml", allowAllIngress("dotfile"),
+            "unsigned/allow-all.YAML", allowAllIngress("upper")),
+        Set.of(),
+        "sneak past the gate");
 
     CliRun check = check(git.clone("pr", 0, true), "text");
 
     assertThat(check.exitCode()).as(check.all()).isEqualTo(ExitCode.REJECTED.code());
-    for (String file : List.of("unsigned/.hidden/allow-all.yaml", "unsigned/.allow-all.yaml", "unsigned/allow-all.YAML")) {
-      assertThat(check.out()).contains("::error file=" + file + ",line=1,title=countersign governance::");
+    for (String file :
+        List.of(
+            "unsigned/.hidden/allow-all.yaml",
+            "unsigned/.allow-all.yaml",
+            "unsigned/allow-all.YAML")) {
+      assertThat(check.out())
+          .contains("::error file=" + file + ",line=1,title=countersign governance::");
     }
     // The same three are what run would sign (dry run: nothing signed or pushed).
     String head = git.originHead("main");
     CliRun plan = run(git.clone("ws", 1, true), Map.of("INPUT_DRY_RUN", "true"));
     assertThat(plan.exitCode()).as(plan.all()).isZero();
-    assertThat(plan.out()).contains("would sign unsigned/.hidden/allow-all.yaml -> signed/.hidden/allow-all.yaml",
-        "would sign unsigned/.allow-all.yaml -> signed/.allow-all.yaml",
-        "would sign unsigned/allow-all.YAML -> signed/allow-all.YAML");
+    assertThat(plan.out())
+        .contains(
+            "would sign unsigned/.hidden/allow-all.yaml -> signed/.hidden/allow-all.yaml",
+            "would sign unsigned/.allow-all.yaml -> signed/.allow-all.yaml",
+            "would sign unsigned/allow-all.YAML -> signed/allow-all.YAML");
     assertThat(git.originHead("main")).isEqualTo(head);
   }
 
@@ -161,18 +200,20 @@ class TrustBoundaryFilesTest {
 
   @ParameterizedTest(name = "{0} link")
   @ValueSource(strings = {"relative", "absolute"})
-  void signedSubdirectorySymlinkedOutsideTheRepository_refusedByRunAndCheck_nothingOutsideWritten(String kind)
-      throws Exception {
+  void signedSubdirectorySymlinkedOutsideTheRepository_refusedByRunAndCheck_nothingOutsideWritten(
+      String kind) throws Exception {
     // From <ws>/signed/team, ../../../outside is tmp/outside (the workspace is tmp/git/<name>).
     String target = kind.equals("relative") ? "../../../outside" : outside.toString();
-    git.commitToOrigin("main", Map.of("unsigned/team/victim.yaml", configMap("team", "x")), Set.of(), "team");
+    git.commitToOrigin(
+        "main", Map.of("unsigned/team/victim.yaml", configMap("team", "x")), Set.of(), "team");
     git.commitSymlinkToOrigin("main", "signed/team", target);
 
     assertRefusedByRunAndCheck("signed/team", "is a symbolic link");
   }
 
   @Test
-  void signedDotFileSymlinkedToAFileOutside_refusedByRunAndCheck_theFileIsNotOverwritten() throws Exception {
+  void signedDotFileSymlinkedToAFileOutside_refusedByRunAndCheck_theFileIsNotOverwritten()
+      throws Exception {
     git.commitToOrigin("main", Map.of("unsigned/.x.yaml", configMap("x", "1")), Set.of(), "x");
     git.commitSymlinkToOrigin("main", "signed/.x.yaml", outside.resolve("victim.yaml").toString());
 
@@ -180,7 +221,8 @@ class TrustBoundaryFilesTest {
   }
 
   @Test
-  void unsignedFileSymlinkedToAPasswdLikeFile_refusedByRunAndCheck_itsContentIsNeverSignedOrShown() throws Exception {
+  void unsignedFileSymlinkedToAPasswdLikeFile_refusedByRunAndCheck_itsContentIsNeverSignedOrShown()
+      throws Exception {
     git.commitSymlinkToOrigin("main", "unsigned/passwd.yaml", outside.resolve("passwd").toString());
 
     CliRun run = assertRefusedByRunAndCheck("unsigned/passwd.yaml", "is a symbolic link");
@@ -201,7 +243,8 @@ class TrustBoundaryFilesTest {
   }
 
   @Test
-  void signedDirectoryMadeASymlinkInTheWorkTreeByAnEarlierStep_runRefusesToWriteThroughIt() throws Exception {
+  void signedDirectoryMadeASymlinkInTheWorkTreeByAnEarlierStep_runRefusesToWriteThroughIt()
+      throws Exception {
     git.commitToOrigin("main", Map.of("unsigned/a.yaml", configMap("a", "1")), Set.of(), "a");
     String before = git.originHead("main");
     Path ws = git.clone("ws", 1, true);
@@ -211,7 +254,8 @@ class TrustBoundaryFilesTest {
     CliRun run = run(ws);
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
-    assertThat(run.out()).contains("::error file=signed,title=invalid manifest::signed: is a symbolic link");
+    assertThat(run.out())
+        .contains("::error file=signed,title=invalid manifest::signed: is a symbolic link");
     assertThat(snapshot(outside)).isEqualTo(outsideBefore);
     assertThat(ws.resolve("unsigned/a.yaml")).exists();
     assertThat(git.originHead("main")).isEqualTo(before);
@@ -219,13 +263,21 @@ class TrustBoundaryFilesTest {
 
   @Test
   void benignTreeWithNestedDirectories_control_runAndCheckPass() throws Exception {
-    git.commitToOrigin("main", Map.of("unsigned/team/a.yaml", configMap("a", "1"),
-        "unsigned/team/deep/b.yml", configMap("b", "2")), Set.of(), "benign");
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "unsigned/team/a.yaml",
+            configMap("a", "1"),
+            "unsigned/team/deep/b.yml",
+            configMap("b", "2")),
+        Set.of(),
+        "benign");
 
     assertThat(check(git.clone("pr", 0, true), "text").exitCode()).isZero();
     CliRun run = run(git.clone("ws", 1, true));
     assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(git.originFiles("main")).containsKeys("signed/team/a.yaml", "signed/team/deep/b.yml");
+    assertThat(git.originFiles("main"))
+        .containsKeys("signed/team/a.yaml", "signed/team/deep/b.yml");
     assertThat(snapshot(outside)).containsOnlyKeys("", "passwd", "victim.yaml");
   }
 
@@ -251,11 +303,17 @@ class TrustBoundaryFilesTest {
     CliRun run = run(git.clone("ws", 1, true, true));
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
-    assertThat(run.out()).contains("::error file=unsigned/huge.yaml,title=invalid manifest::unsigned/huge.yaml: is 52428800 bytes,"
-        + " larger than the limit of 1048576 bytes for one manifest file");
+    assertThat(run.out())
+        .contains(
+            "::error file=unsigned/huge.yaml,title=invalid manifest::unsigned/huge.yaml: is"
+                + " 52428800 bytes, larger than the limit of 1048576 bytes for one manifest file");
     for (int i = 1; i <= 12; i++) {
-      assertThat(run.out()).contains(String.format("::error file=unsigned/big-%02d.yaml,title=invalid manifest::"
-          + "unsigned/big-%02d.yaml: is 47185920 bytes", i, i));
+      assertThat(run.out())
+          .contains(
+              String.format(
+                  "::error file=unsigned/big-%02d.yaml,title=invalid manifest::"
+                      + "unsigned/big-%02d.yaml: is 47185920 bytes",
+                  i, i));
     }
     assertThat(run.all()).doesNotContain("LargeObject").doesNotContain("OutOfMemory");
     assertThat(git.originHead("main")).isEqualTo(before);
@@ -270,27 +328,39 @@ class TrustBoundaryFilesTest {
     }
     CliRun check = check(pr, "text");
     assertThat(check.exitCode()).as(check.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
-    assertThat(check.out()).contains("::error file=unsigned/huge.yaml,title=invalid manifest::unsigned/huge.yaml: is 52428800 bytes");
+    assertThat(check.out())
+        .contains(
+            "::error file=unsigned/huge.yaml,title=invalid manifest::unsigned/huge.yaml: is"
+                + " 52428800 bytes");
     for (int i = 1; i <= 12; i++) {
       assertThat(check.out()).contains(String.format("::error file=unsigned/big-%02d.yaml,", i));
     }
   }
 
   @Test
-  void fileNamesWithBackslashNewlineAndEscape_refusedWithAnEscapedAnnotation_notACrash() throws Exception {
-    git.commitToOrigin("main", Map.of(
-        "unsigned/back\\slash.yaml", configMap("b", "1"),
-        "unsigned/x\n::warning::owned.yaml", configMap("n", "1"),
-        "unsigned/esc\u001b[31m.yaml", configMap("e", "1")), Set.of(), "names");
+  void fileNamesWithBackslashNewlineAndEscape_refusedWithAnEscapedAnnotation_notACrash()
+      throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "unsigned/back\\slash.yaml", configMap("b", "1"),
+            "unsigned/x\n::warning::owned.yaml", configMap("n", "1"),
+            "unsigned/esc\u001b[31m.yaml", configMap("e", "1")),
+        Set.of(),
+        "names");
     String before = git.originHead("main");
 
     Path ws = git.clone("ws", 0, true);
     for (CliRun refused : List.of(run(ws), check(ws, "text"))) {
       assertThat(refused.exitCode()).as(refused.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
       assertThat(refused.out())
-          .contains("::error file=unsigned/back\\\\slash.yaml,title=invalid manifest::unsigned/back\\\\slash.yaml: has a backslash in its name")
-          .contains("::error file=unsigned/x\\n%3A%3Awarning%3A%3Aowned.yaml,title=invalid manifest::unsigned/x\\n::warning::owned.yaml:"
-              + " has a control character (U+000A) in its name")
+          .contains(
+              "::error file=unsigned/back\\\\slash.yaml,title=invalid"
+                  + " manifest::unsigned/back\\\\slash.yaml: has a backslash in its name")
+          .contains(
+              "::error file=unsigned/x\\n"
+                  + "%3A%3Awarning%3A%3Aowned.yaml,title=invalid manifest::unsigned/x\\n"
+                  + "::warning::owned.yaml: has a control character (U+000A) in its name")
           .contains("::error file=unsigned/esc\\x1b[31m.yaml,");
       assertThat(refused.all().lines()).noneMatch(line -> line.strip().startsWith("::warning"));
       assertThat(refused.all()).doesNotContain("\u001b");
@@ -300,27 +370,37 @@ class TrustBoundaryFilesTest {
 
   @Test
   void kindList_refusedByRunAndByCheck() throws Exception {
-    git.commitToOrigin("main", Map.of("unsigned/list.yaml", String.join("\n",
-        "apiVersion: v1",
-        "kind: List",
-        "items:",
-        "  - apiVersion: v1",
-        "    kind: ConfigMap",
-        "    metadata:",
-        "      name: inner",
-        "")), Set.of(), "a list");
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "unsigned/list.yaml",
+            String.join(
+                "\n",
+                "apiVersion: v1",
+                "kind: List",
+                "items:",
+                "  - apiVersion: v1",
+                "    kind: ConfigMap",
+                "    metadata:",
+                "      name: inner",
+                "")),
+        Set.of(),
+        "a list");
     String before = git.originHead("main");
     Path ws = git.clone("ws", 0, true);
 
     CliRun run = run(ws);
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
-    assertThat(run.out()).contains("::error file=unsigned/list.yaml,line=1,title=invalid manifest::unsigned/list.yaml:1:"
-        + " is a List holding 1 objects, but countersign signs one object per document");
+    assertThat(run.out())
+        .contains(
+            "::error file=unsigned/list.yaml,line=1,title=invalid manifest::unsigned/list.yaml:1:"
+                + " is a List holding 1 objects, but countersign signs one object per document");
     assertThat(git.originHead("main")).isEqualTo(before);
 
     CliRun check = check(ws, "text");
     assertThat(check.exitCode()).as(check.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(check.out()).contains("::error file=unsigned/list.yaml,line=1,")
+    assertThat(check.out())
+        .contains("::error file=unsigned/list.yaml,line=1,")
         .contains("is a List holding 1 objects, but countersign signs one object per document");
   }
 
@@ -342,7 +422,8 @@ class TrustBoundaryFilesTest {
     CliRun run = run(ws);
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
-    assertThat(run.out()).contains("::error file=" + path + ",title=invalid manifest::" + path + ": " + why);
+    assertThat(run.out())
+        .contains("::error file=" + path + ",title=invalid manifest::" + path + ": " + why);
     assertThat(snapshot(outside)).isEqualTo(outsideBefore);
     assertThat(snapshot(ws.resolve("unsigned"))).isEqualTo(unsignedBefore);
     assertThat(git.originHead("main")).isEqualTo(before);
@@ -350,11 +431,17 @@ class TrustBoundaryFilesTest {
 
     CliRun check = check(git.clone("pr", 0, true), "text");
     assertThat(check.exitCode()).as(check.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
-    assertThat(check.out()).contains("::error file=" + path + ",title=invalid manifest::" + path + ": " + why);
+    assertThat(check.out())
+        .contains("::error file=" + path + ",title=invalid manifest::" + path + ": " + why);
     assertThat(snapshot(outside)).isEqualTo(outsideBefore);
     assertThat(topLevel(tmp)).containsAll(tmpBefore);
-    assertThat(topLevel(tmp)).allMatch(name -> tmpBefore.contains(name) || name.startsWith("event")
-        || name.equals("output") || name.equals("summary"));
+    assertThat(topLevel(tmp))
+        .allMatch(
+            name ->
+                tmpBefore.contains(name)
+                    || name.startsWith("event")
+                    || name.equals("output")
+                    || name.equals("summary"));
     return run;
   }
 
@@ -378,7 +465,8 @@ class TrustBoundaryFilesTest {
     return CliRun.run(env, "action");
   }
 
-  private Map<String, String> actionEnv(Path ws, String eventName, String eventJson) throws IOException {
+  private Map<String, String> actionEnv(Path ws, String eventName, String eventJson)
+      throws IOException {
     Path eventFile = Files.createTempFile(tmp, "event", ".json");
     Files.writeString(eventFile, eventJson);
     Map<String, String> env = new HashMap<>(stack.githubEnv());
@@ -398,7 +486,10 @@ class TrustBoundaryFilesTest {
   /** The merged-PR delivery, adapted: its base branch is this origin's main. */
   private static String mergedPullRequestEvent() throws IOException {
     ObjectMapper json = new ObjectMapper();
-    ObjectNode payload = (ObjectNode) json.readTree(resource(EVENTS + "pull_request.closed.merged.from-fork.reallyfastci.json"));
+    ObjectNode payload =
+        (ObjectNode)
+            json.readTree(
+                resource(EVENTS + "pull_request.closed.merged.from-fork.reallyfastci.json"));
     ((ObjectNode) payload.get("pull_request").get("base")).put("ref", "main");
     return json.writeValueAsString(payload);
   }
@@ -406,7 +497,8 @@ class TrustBoundaryFilesTest {
   /** An opened pull request into this origin's main, based on the set-up commit. */
   private String openedPullRequestEvent() throws IOException {
     ObjectMapper json = new ObjectMapper();
-    ObjectNode payload = (ObjectNode) json.readTree(resource(EVENTS + "pull_request.opened.octokit.json"));
+    ObjectNode payload =
+        (ObjectNode) json.readTree(resource(EVENTS + "pull_request.opened.octokit.json"));
     ObjectNode base = (ObjectNode) payload.get("pull_request").get("base");
     base.put("ref", "main");
     base.put("sha", baseCommit);
@@ -416,7 +508,8 @@ class TrustBoundaryFilesTest {
 
   private List<String> outputLines(String name) throws IOException {
     String outputs = Files.readString(tmp.resolve("output"));
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile(name + "<<(ghadelimiter_[^\\n]+)\\n").matcher(outputs);
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(name + "<<(ghadelimiter_[^\\n]+)\\n").matcher(outputs);
     assertThat(m.find()).as(outputs).isTrue();
     int start = m.end();
     String body = outputs.substring(start, outputs.indexOf("\n" + m.group(1), start - 1) + 1);
@@ -424,8 +517,8 @@ class TrustBoundaryFilesTest {
   }
 
   /**
-   * Every entry below {@code dir} as relative path to content ("dir", "link -> target" or the
-   * bytes as text), read without following any link; empty when {@code dir} does not exist.
+   * Every entry below {@code dir} as relative path to content ("dir", "link -> target" or the bytes
+   * as text), read without following any link; empty when {@code dir} does not exist.
    */
   private static Map<String, String> snapshot(Path dir) throws IOException {
     SortedMap<String, String> entries = new TreeMap<>();
@@ -436,27 +529,33 @@ class TrustBoundaryFilesTest {
       entries.put("", "link -> " + Files.readSymbolicLink(dir));
       return entries;
     }
-    Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attributes) {
-        entries.put(dir.relativize(d).toString(), "dir");
-        return FileVisitResult.CONTINUE;
-      }
+    Files.walkFileTree(
+        dir,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attributes) {
+            entries.put(dir.relativize(d).toString(), "dir");
+            return FileVisitResult.CONTINUE;
+          }
 
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
-        entries.put(dir.relativize(file).toString(), attributes.isSymbolicLink()
-            ? "link -> " + Files.readSymbolicLink(file)
-            : Files.readString(file, StandardCharsets.ISO_8859_1));
-        return FileVisitResult.CONTINUE;
-      }
-    });
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attributes)
+              throws IOException {
+            entries.put(
+                dir.relativize(file).toString(),
+                attributes.isSymbolicLink()
+                    ? "link -> " + Files.readSymbolicLink(file)
+                    : Files.readString(file, StandardCharsets.ISO_8859_1));
+            return FileVisitResult.CONTINUE;
+          }
+        });
     return entries;
   }
 
   private static Set<String> topLevel(Path dir) throws IOException {
     try (var list = Files.list(dir)) {
-      return list.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
+      return list.map(p -> p.getFileName().toString())
+          .collect(Collectors.toCollection(TreeSet::new));
     }
   }
 
@@ -471,7 +570,8 @@ class TrustBoundaryFilesTest {
   }
 
   private static String allowAllIngress(String name) {
-    return String.join("\n",
+    return String.join(
+        "\n",
         "apiVersion: networking.k8s.io/v1",
         "kind: NetworkPolicy",
         "metadata:",
@@ -484,21 +584,26 @@ class TrustBoundaryFilesTest {
         "");
   }
 
-  /** A governance policy that warns once per ConfigMap document, so the gate names every file it read. */
-  private static final String PROBE_EVERY_CONFIGMAP = String.join("\n",
-      "apiVersion: admissionregistration.k8s.io/v1",
-      "kind: ValidatingAdmissionPolicy",
-      "metadata:",
-      "  name: probe",
-      "spec:",
-      "  failurePolicy: Ignore",
-      "  matchConstraints:",
-      "    resourceRules:",
-      "    - apiGroups: [\"\"]",
-      "      apiVersions: [\"v1\"]",
-      "      operations: [\"CREATE\"]",
-      "      resources: [\"configmaps\"]",
-      "  validations:",
-      "  - expression: \"object.data.probe == 'x'\"",
-      "");
+  /**
+   * A governance policy that warns once per ConfigMap document, so the gate names every file it
+   * read.
+   */
+  private static final String PROBE_EVERY_CONFIGMAP =
+      String.join(
+          "\n",
+          "apiVersion: admissionregistration.k8s.io/v1",
+          "kind: ValidatingAdmissionPolicy",
+          "metadata:",
+          "  name: probe",
+          "spec:",
+          "  failurePolicy: Ignore",
+          "  matchConstraints:",
+          "    resourceRules:",
+          "    - apiGroups: [\"\"]",
+          "      apiVersions: [\"v1\"]",
+          "      operations: [\"CREATE\"]",
+          "      resources: [\"configmaps\"]",
+          "  validations:",
+          "  - expression: \"object.data.probe == 'x'\"",
+          "");
 }

@@ -37,7 +37,9 @@ class VerifyClusterObjectTest {
 
   @Test
   void serverSetStatus_failsAsAFile_butPassesAsAClusterObject() {
-    repo.write("signed/app/config.yaml", repo.read("signed/app/config.yaml") + "status:\n  observed: true\n");
+    repo.write(
+        "signed/app/config.yaml",
+        repo.read("signed/app/config.yaml") + "status:\n  observed: true\n");
 
     CliRun file = verify();
     CliRun clusterObject = verify("--cluster-object");
@@ -49,13 +51,18 @@ class VerifyClusterObjectTest {
 
   @Test
   void configMapKeyContainingStatus_failsEvenAsAClusterObject() {
-    repo.write("signed/app/config.yaml", repo.read("signed/app/config.yaml").replace("  greeting: hello\n",
-        "  greeting: hello\n  status: degraded-on-purpose\n"));
+    repo.write(
+        "signed/app/config.yaml",
+        repo.read("signed/app/config.yaml")
+            .replace("  greeting: hello\n", "  greeting: hello\n  status: degraded-on-purpose\n"));
 
     CliRun clusterObject = verify("--cluster-object");
 
-    assertThat(clusterObject.exitCode()).as(clusterObject.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(clusterObject.out()).contains("data.status: signed nothing, found \"degraded-on-purpose\"");
+    assertThat(clusterObject.exitCode())
+        .as(clusterObject.all())
+        .isEqualTo(ExitCode.REJECTED.code());
+    assertThat(clusterObject.out())
+        .contains("data.status: signed nothing, found \"degraded-on-purpose\"");
   }
 
   @Test
@@ -63,6 +70,7 @@ class VerifyClusterObjectTest {
     CliRun run = verify("--ignore-field", "data.greeting");
 
     assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE.code());
-    assertThat(run.err()).contains("--ignore-field applies only to objects read back from a cluster");
+    assertThat(run.err())
+        .contains("--ignore-field applies only to objects read back from a cluster");
   }
 }

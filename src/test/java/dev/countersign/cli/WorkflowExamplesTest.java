@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code workflows-examples/} is one coherent adoption: the policy files are exactly what {@code
  * init} generates for the bundled example (acme/platform-policies, the manifests of
  * docs/example/unsigned, the refresh workflow as a second signer), and {@code doctor} finds nothing
- * wrong with the examples assembled into a repository. Run with {@code -Dcountersign.writeExamples=true}
- * to regenerate the generated files after changing a template.
+ * wrong with the examples assembled into a repository. Run with {@code
+ * -Dcountersign.writeExamples=true} to regenerate the generated files after changing a template.
  */
 class WorkflowExamplesTest {
 
@@ -42,8 +42,11 @@ class WorkflowExamplesTest {
   @TempDir Path repo;
 
   static InitOptions exampleOptions() {
-    ManifestInventory inventory = ManifestInventory.scan(Path.of("docs", "example"), List.of(Path.of("unsigned")), new ManifestReader());
-    return InitOptions.of("acme", "platform-policies", "main").withInventory(inventory)
+    ManifestInventory inventory =
+        ManifestInventory.scan(
+            Path.of("docs", "example"), List.of(Path.of("unsigned")), new ManifestReader());
+    return InitOptions.of("acme", "platform-policies", "main")
+        .withInventory(inventory)
         .withOtherSigningWorkflows(List.of("refresh-allowlist.yml"));
   }
 
@@ -56,7 +59,9 @@ class WorkflowExamplesTest {
       if (Boolean.getBoolean("countersign.writeExamples")) {
         Files.writeString(file, expected, StandardCharsets.UTF_8);
       }
-      assertThat(Files.readString(file, StandardCharsets.UTF_8)).as(example.getKey()).isEqualTo(expected);
+      assertThat(Files.readString(file, StandardCharsets.UTF_8))
+          .as(example.getKey())
+          .isEqualTo(expected);
     }
   }
 
@@ -70,14 +75,26 @@ class WorkflowExamplesTest {
     }
     try (Stream<Path> walk = Files.walk(Path.of("docs/example/unsigned"))) {
       for (Path file : walk.filter(Files::isRegularFile).toList()) {
-        copy(file, repo.resolve("unsigned").resolve(Path.of("docs/example/unsigned").relativize(file)));
+        copy(
+            file,
+            repo.resolve("unsigned").resolve(Path.of("docs/example/unsigned").relativize(file)));
       }
     }
 
-    CliRun doctor = CliRun.run(Map.of(), "doctor", "--repo", repo.toString(), "--owner", "acme", "--name", "platform-policies");
+    CliRun doctor =
+        CliRun.run(
+            Map.of(),
+            "doctor",
+            "--repo",
+            repo.toString(),
+            "--owner",
+            "acme",
+            "--name",
+            "platform-policies");
 
     assertThat(doctor.exitCode()).as(doctor.all()).isZero();
-    assertThat(doctor.out()).isEqualTo("doctor: the chain holds: 0 findings, 1 Kyverno manifests rule read\n");
+    assertThat(doctor.out())
+        .isEqualTo("doctor: the chain holds: 0 findings, 1 Kyverno manifests rule read\n");
   }
 
   private static void copy(Path from, Path to) throws IOException {

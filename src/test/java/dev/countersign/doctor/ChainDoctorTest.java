@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ChainDoctorTest {
 
-  private static final String SUBJECT = "https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main";
+  private static final String SUBJECT =
+      "https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main";
   private static final String KYVERNO = ".countersign/cluster/kyverno-clusterpolicy.yaml";
   private static final String SIGN = ".github/workflows/sign-on-merge.yml";
 
@@ -34,7 +35,9 @@ class ChainDoctorTest {
 
   @BeforeEach
   void goodRepository() throws IOException {
-    write("unsigned/app/service.yaml", """
+    write(
+        "unsigned/app/service.yaml",
+        """
         apiVersion: v1
         kind: Service
         metadata:
@@ -45,15 +48,24 @@ class ChainDoctorTest {
           ports:
             - port: 80
         """);
-    write("unsigned/app/flags.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\ndata:\n  a: b\n");
-    InitOptions options = InitOptions.of("acme", "deploy", "main")
-        .withInventory(ManifestInventory.scan(repo, List.of(Path.of("unsigned")), new ManifestReader()));
+    write(
+        "unsigned/app/flags.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\ndata:\n  a: b\n");
+    InitOptions options =
+        InitOptions.of("acme", "deploy", "main")
+            .withInventory(
+                ManifestInventory.scan(repo, List.of(Path.of("unsigned")), new ManifestReader()));
     new RepositoryInitializer().write(repo, options);
   }
 
   private GateReport examine() {
-    return new ChainDoctor(repo, Path.of(".countersign/policy.yaml"), Optional.of(new GitHubRepository("acme", "deploy")), "main",
-        new ManifestReader()).examine();
+    return new ChainDoctor(
+            repo,
+            Path.of(".countersign/policy.yaml"),
+            Optional.of(new GitHubRepository("acme", "deploy")),
+            "main",
+            new ManifestReader())
+        .examine();
   }
 
   @Test
@@ -70,14 +82,19 @@ class ChainDoctorTest {
 
     GateFinding finding = single(ChainDoctor.RULE_TRUST_IDENTITY);
 
-    assertThat(finding.location()).isEqualTo(".countersign/policy.yaml:" + lineOf(".countersign/policy.yaml", "signers:"));
-    assertThat(finding.message()).contains(SIGN + ":" + lineOf(SIGN, "uses: countersign/countersign"), SUBJECT);
+    assertThat(finding.location())
+        .isEqualTo(".countersign/policy.yaml:" + lineOf(".countersign/policy.yaml", "signers:"));
+    assertThat(finding.message())
+        .contains(SIGN + ":" + lineOf(SIGN, "uses: countersign/countersign"), SUBJECT);
   }
 
   @Test
   void kyvernoSubjectThatDiffersFromTheSan_isReportedAtTheSubject() throws IOException {
     // A subject that "looks right" but is not the exact SAN Kyverno compares.
-    replace(KYVERNO, "subject: \"" + SUBJECT + "\"", "subject: \"https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml\"");
+    replace(
+        KYVERNO,
+        "subject: \"" + SUBJECT + "\"",
+        "subject: \"https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml\"");
 
     GateFinding finding = single(ChainDoctor.RULE_KYVERNO_IDENTITY);
 
@@ -87,58 +104,97 @@ class ChainDoctorTest {
 
   @Test
   void kyvernoEntryWithoutSubject_acceptsAnySigner() throws IOException {
-    replace(KYVERNO, "subject: \"" + SUBJECT + "\"", "subjectRegExp: \"https://github.com/acme/.*\"");
+    replace(
+        KYVERNO, "subject: \"" + SUBJECT + "\"", "subjectRegExp: \"https://github.com/acme/.*\"");
 
     List<String> rules = examine().findings().stream().map(GateFinding::rule).toList();
 
-    assertThat(rules).contains(ChainDoctor.RULE_KYVERNO_ANY_SIGNER, ChainDoctor.RULE_KYVERNO_IDENTITY);
-    GateFinding any = examine().findings().stream().filter(f -> f.rule().equals(ChainDoctor.RULE_KYVERNO_ANY_SIGNER)).findFirst().orElseThrow();
+    assertThat(rules)
+        .contains(ChainDoctor.RULE_KYVERNO_ANY_SIGNER, ChainDoctor.RULE_KYVERNO_IDENTITY);
+    GateFinding any =
+        examine().findings().stream()
+            .filter(f -> f.rule().equals(ChainDoctor.RULE_KYVERNO_ANY_SIGNER))
+            .findFirst()
+            .orElseThrow();
     assertThat(any.message()).contains("ignores subjectRegExp", "accepts a signature by anyone");
     assertThat(any.line()).isEqualTo(lineOf(KYVERNO, "- keyless:"));
   }
 
   @Test
   void kindOrNamespaceNoKyvernoRuleMatches_isReportedAtTheManifest() throws IOException {
-    write("unsigned/batch/cleanup.yaml", "# nightly cleanup\napiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: cleanup\n"
-        + "  namespace: batch\nspec:\n  schedule: \"0 3 * * *\"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n"
-        + "          restartPolicy: Never\n          containers: [{name: c, image: busybox}]\n");
+    write(
+        "unsigned/batch/cleanup.yaml",
+        "# nightly cleanup\n"
+            + "apiVersion: batch/v1\n"
+            + "kind: CronJob\n"
+            + "metadata:\n"
+            + "  name: cleanup\n"
+            + "  namespace: batch\n"
+            + "spec:\n"
+            + "  schedule: \"0 3 * * *\"\n"
+            + "  jobTemplate:\n"
+            + "    spec:\n"
+            + "      template:\n"
+            + "        spec:\n"
+            + "          restartPolicy: Never\n"
+            + "          containers: [{name: c, image: busybox}]\n");
 
     GateFinding finding = single(ChainDoctor.RULE_COVERAGE);
 
     assertThat(finding.location()).isEqualTo("unsigned/batch/cleanup.yaml:2");
-    assertThat(finding.message()).contains("kind CronJob in namespace batch", "admits it signed or not", KYVERNO + ":");
+    assertThat(finding.message())
+        .contains("kind CronJob in namespace batch", "admits it signed or not", KYVERNO + ":");
   }
 
   @Test
   void dryRunOff_whileAManifestReliesOnServerDefaults_isReportedAtDryRun() throws IOException {
-    replace(KYVERNO, "            enable: true\n            namespace: countersign-dryrun\n", "            enable: false\n");
+    replace(
+        KYVERNO,
+        "            enable: true\n            namespace: countersign-dryrun\n",
+        "            enable: false\n");
 
     GateFinding finding = single(ChainDoctor.RULE_DRY_RUN);
 
     assertThat(finding.location()).isEqualTo(KYVERNO + ":" + lineOf(KYVERNO, "          dryRun:"));
-    assertThat(finding.message()).contains("unsigned/app/service.yaml:" + lineOf("unsigned/app/service.yaml", "- port: 80")
-        + " Service/shop/api spec.ports.0.protocol (the API server sets protocol: TCP)");
+    assertThat(finding.message())
+        .contains(
+            "unsigned/app/service.yaml:"
+                + lineOf("unsigned/app/service.yaml", "- port: 80")
+                + " Service/shop/api spec.ports.0.protocol (the API server sets protocol: TCP)");
   }
 
   @Test
   void signingJobWithoutPullRequestsWrite_isReportedAtItsPermissions() throws IOException {
-    replace(SIGN, "      pull-requests: write   # when main is protected, countersign opens a pull request instead\n", "");
+    replace(
+        SIGN,
+        "      pull-requests: write   # when main is protected, countersign opens a pull request"
+            + " instead\n",
+        "");
 
     GateFinding finding = single(ChainDoctor.RULE_PERMISSIONS);
 
     assertThat(finding.location()).isEqualTo(SIGN + ":" + lineOf(SIGN, "    permissions:"));
-    assertThat(finding.message()).contains("pull-requests: write (has none; run opens a pull request when the branch is protected");
+    assertThat(finding.message())
+        .contains(
+            "pull-requests: write (has none; run opens a pull request when the branch is"
+                + " protected");
   }
 
   @Test
   void actionPinnedByTag_isReportedAtItsUsesLine() throws IOException {
-    replace(".github/workflows/check-on-pr.yml", "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2",
+    replace(
+        ".github/workflows/check-on-pr.yml",
+        "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2",
         "actions/checkout@v4");
 
     GateFinding finding = single(ChainDoctor.RULE_PINNED);
 
-    assertThat(finding.location()).isEqualTo(".github/workflows/check-on-pr.yml:" + lineOf(".github/workflows/check-on-pr.yml", "actions/checkout@v4"));
-    assertThat(finding.message()).startsWith("actions/checkout@v4 is not pinned to a full commit SHA");
+    assertThat(finding.location())
+        .isEqualTo(
+            ".github/workflows/check-on-pr.yml:"
+                + lineOf(".github/workflows/check-on-pr.yml", "actions/checkout@v4"));
+    assertThat(finding.message())
+        .startsWith("actions/checkout@v4 is not pinned to a full commit SHA");
   }
 
   @Test
@@ -152,8 +208,12 @@ class ChainDoctorTest {
 
   @Test
   void signedFileWhoseSignerThePoliciesNoLongerAccept_isReportedAtTheDocument() throws IOException {
-    // Real keyless signatures (public-good Sigstore, 2022) by identities this repository never trusted.
-    try (InputStream in = getClass().getResourceAsStream("/verification/k8s-manifest-sigstore/sample-configmap-keyless-multi-signed.yaml")) {
+    // Real keyless signatures (public-good Sigstore, 2022) by identities this repository never
+    // trusted.
+    try (InputStream in =
+        getClass()
+            .getResourceAsStream(
+                "/verification/k8s-manifest-sigstore/sample-configmap-keyless-multi-signed.yaml")) {
       Files.createDirectories(repo.resolve("signed"));
       Files.write(repo.resolve("signed/sample.yaml"), in.readAllBytes());
     }
@@ -162,15 +222,19 @@ class ChainDoctorTest {
 
     assertThat(findings).extracting(GateFinding::rule).containsOnly(ChainDoctor.RULE_SIGNER);
     assertThat(findings).hasSize(2);
-    assertThat(findings.get(0).location()).isEqualTo("signed/sample.yaml:" + findings.get(0).line());
+    assertThat(findings.get(0).location())
+        .isEqualTo("signed/sample.yaml:" + findings.get(0).line());
     assertThat(findings.get(0).line()).isPositive();
-    assertThat(findings).anyMatch(f -> f.message().contains("trust policy no longer accepts"))
+    assertThat(findings)
+        .anyMatch(f -> f.message().contains("trust policy no longer accepts"))
         .anyMatch(f -> f.message().contains("Kyverno rule manifests-signed-by-deploy"));
   }
 
   @Test
   void unreadableWorkflow_isAFindingNotACrash() throws IOException {
-    write(".github/workflows/broken.yml", "on: push\njobs:\n  a:\n    steps:\n      - run: grep \"a: b\" x\n        bad: [\n");
+    write(
+        ".github/workflows/broken.yml",
+        "on: push\njobs:\n  a:\n    steps:\n      - run: grep \"a: b\" x\n        bad: [\n");
 
     GateFinding finding = single(ChainDoctor.RULE_UNREADABLE);
 

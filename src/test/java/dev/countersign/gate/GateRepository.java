@@ -24,10 +24,10 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * A pull request's work tree for gate tests: a real key pair (private key outside the work
- * tree, public key committed as {@code .countersign/cosign.pub}), a trust policy naming that key
- * and the governance policies {@code deny-allow-all-ingress} and {@code require-team-label}, and
- * manifests under {@code signed/} signed for real by {@link SignJob}.
+ * A pull request's work tree for gate tests: a real key pair (private key outside the work tree,
+ * public key committed as {@code .countersign/cosign.pub}), a trust policy naming that key and the
+ * governance policies {@code deny-allow-all-ingress} and {@code require-team-label}, and manifests
+ * under {@code signed/} signed for real by {@link SignJob}.
  */
 public final class GateRepository {
 
@@ -100,40 +100,47 @@ public final class GateRepository {
   }
 
   /**
-   * Sets up {@code root} as a repository whose main branch holds two signed manifests
-   * ({@code signed/app/config.yaml}, {@code signed/app/deployment.yaml}); {@code scratch} holds
-   * the private key and the signer's staging files.
+   * Sets up {@code root} as a repository whose main branch holds two signed manifests ({@code
+   * signed/app/config.yaml}, {@code signed/app/deployment.yaml}); {@code scratch} holds the private
+   * key and the signer's staging files.
    */
   public static GateRepository create(Path root, Path scratch) {
     char[] password = "correct horse".toCharArray();
     Path privateKeyFile = scratch.resolve("cosign.key");
     PublicKey publicKey =
-        KeyPairFiles.generate(privateKeyFile, root.resolve(".countersign/cosign.pub"), password, new SecureRandom());
+        KeyPairFiles.generate(
+            privateKeyFile, root.resolve(".countersign/cosign.pub"), password, new SecureRandom());
     PrivateKey privateKey = PrivateKeys.read(privateKeyFile, password);
     GateRepository repository =
-        new GateRepository(root, scratch.resolve("staging"), () -> new KeyMessageSigner(privateKey, publicKey));
+        new GateRepository(
+            root, scratch.resolve("staging"), () -> new KeyMessageSigner(privateKey, publicKey));
     repository.write(".countersign/policy.yaml", POLICY);
     repository.populate();
     return repository;
   }
 
   /**
-   * Like {@link #create} for keyless signing: the policy names the keyless signer
-   * {@code subject} / {@code issuer}, and {@code signer} signs the manifests.
+   * Like {@link #create} for keyless signing: the policy names the keyless signer {@code subject} /
+   * {@code issuer}, and {@code signer} signs the manifests.
    */
-  public static GateRepository createKeyless(Path root, Path scratch, Supplier<MessageSigner> signer, String subject, String issuer) {
+  public static GateRepository createKeyless(
+      Path root, Path scratch, Supplier<MessageSigner> signer, String subject, String issuer) {
     GateRepository repository = new GateRepository(root, scratch.resolve("staging"), signer);
-    repository.write(".countersign/policy.yaml", POLICY.replace(
-        "keys:\n  - path: .countersign/cosign.pub\n",
-        "signers:\n  - issuer: " + issuer + "\n    subject: " + subject + "\n"));
+    repository.write(
+        ".countersign/policy.yaml",
+        POLICY.replace(
+            "keys:\n  - path: .countersign/cosign.pub\n",
+            "signers:\n  - issuer: " + issuer + "\n    subject: " + subject + "\n"));
     repository.populate();
     return repository;
   }
 
   private void populate() {
     GateRepository repository = this;
-    repository.copyResource("/governance/policies/deny-allow-all-ingress.yaml", "policies/deny-allow-all-ingress.yaml");
-    repository.copyResource("/governance/policies/require-team-label.yaml", "policies/require-team-label.yaml");
+    repository.copyResource(
+        "/governance/policies/deny-allow-all-ingress.yaml", "policies/deny-allow-all-ingress.yaml");
+    repository.copyResource(
+        "/governance/policies/require-team-label.yaml", "policies/require-team-label.yaml");
     repository.sign("app/config.yaml", CONFIG_MAP);
     repository.sign("app/deployment.yaml", DEPLOYMENT);
   }
@@ -166,7 +173,10 @@ public final class GateRepository {
     }
   }
 
-  /** What the signing workflow does after merge: signs {@code content} into {@code signed/<relative>}. */
+  /**
+   * What the signing workflow does after merge: signs {@code content} into {@code
+   * signed/<relative>}.
+   */
   public Path sign(String relative, String content) {
     Path input = staging.resolve(relative);
     try {
@@ -176,9 +186,15 @@ public final class GateRepository {
       throw new UncheckedIOException(e);
     }
     ManifestReader reader = new ManifestReader();
-    SignJob job = new SignJob(reader, new SignedManifestFormat(AnnotationDomain.DEFAULT, reader),
-        signer, SignProgress.NONE);
-    job.run(new SignRequest(List.of(staging), Optional.of(root.resolve("signed")), true, false, false, 1));
+    SignJob job =
+        new SignJob(
+            reader,
+            new SignedManifestFormat(AnnotationDomain.DEFAULT, reader),
+            signer,
+            SignProgress.NONE);
+    job.run(
+        new SignRequest(
+            List.of(staging), Optional.of(root.resolve("signed")), true, false, false, 1));
     return root.resolve("signed").resolve(relative);
   }
 

@@ -15,24 +15,26 @@ class ChangeSetTest {
 
   @Test
   void builder_givesTheSameChangeSetAsChainedCalls_laterOperationsWinning() {
-    ChangeSet chained = ChangeSet.empty()
-        .write("signed/a.yaml", bytes("a1"))
-        .delete("unsigned/a.yaml")
-        .write("signed/b.yaml", bytes("b"))
-        .delete("signed/b.yaml")
-        .delete("unsigned/c.yaml")
-        .write("unsigned/c.yaml", bytes("c"))
-        .write("signed/a.yaml", bytes("a2"));
+    ChangeSet chained =
+        ChangeSet.empty()
+            .write("signed/a.yaml", bytes("a1"))
+            .delete("unsigned/a.yaml")
+            .write("signed/b.yaml", bytes("b"))
+            .delete("signed/b.yaml")
+            .delete("unsigned/c.yaml")
+            .write("unsigned/c.yaml", bytes("c"))
+            .write("signed/a.yaml", bytes("a2"));
 
-    ChangeSet built = ChangeSet.builder()
-        .write("signed/a.yaml", bytes("a1"))
-        .delete("unsigned/a.yaml")
-        .write("signed/b.yaml", bytes("b"))
-        .delete("signed/b.yaml")
-        .delete("unsigned/c.yaml")
-        .write("unsigned/c.yaml", bytes("c"))
-        .write("signed/a.yaml", bytes("a2"))
-        .build();
+    ChangeSet built =
+        ChangeSet.builder()
+            .write("signed/a.yaml", bytes("a1"))
+            .delete("unsigned/a.yaml")
+            .write("signed/b.yaml", bytes("b"))
+            .delete("signed/b.yaml")
+            .delete("unsigned/c.yaml")
+            .write("unsigned/c.yaml", bytes("c"))
+            .write("signed/a.yaml", bytes("a2"))
+            .build();
 
     assertThat(built).isEqualTo(chained);
     assertThat(built.writes().keySet()).containsExactly("signed/a.yaml", "unsigned/c.yaml");
@@ -44,6 +46,7 @@ class ChangeSetTest {
   void builder_refusesPathsThatEscapeTheWorkTree() {
     assertThatThrownBy(() -> ChangeSet.builder().write("signed/../../etc/passwd", bytes("x")))
         .isInstanceOf(InternalProblem.class);
-    assertThatThrownBy(() -> ChangeSet.builder().delete(".git/config")).isInstanceOf(InternalProblem.class);
+    assertThatThrownBy(() -> ChangeSet.builder().delete(".git/config"))
+        .isInstanceOf(InternalProblem.class);
   }
 }

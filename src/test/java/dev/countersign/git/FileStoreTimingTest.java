@@ -20,16 +20,25 @@ class FileStoreTimingTest {
   @TempDir Path tmp;
 
   @Test
-  void jgitConfig_withNothingSaved_declaresTheTimingOfTheWorkspaceFileSystem_soJgitDoesNotMeasure() throws Exception {
+  void jgitConfig_withNothingSaved_declaresTheTimingOfTheWorkspaceFileSystem_soJgitDoesNotMeasure()
+      throws Exception {
     FileStore store = Files.getFileStore(tmp);
-    Assumptions.assumeTrue(FileStoreTiming.NANOSECOND_FILE_SYSTEMS.contains(store.type()), "tmp is on " + store.type());
+    Assumptions.assumeTrue(
+        FileStoreTiming.NANOSECOND_FILE_SYSTEMS.contains(store.type()),
+        "tmp is on " + store.type());
     FileStoreTiming reader = new FileStoreTiming(new JGitConfigAt(tmp.resolve("jgit/config")));
 
     Config config = reader.getJGitConfig();
 
     // What FS.FileStoreAttributes reads before it would start a probe.
-    String key = System.getProperty("java.vendor") + "|" + System.getProperty("java.version") + "|" + store.name();
-    assertThat(config.getTimeUnit("filesystem", key, "timestampResolution", -1, TimeUnit.NANOSECONDS))
+    String key =
+        System.getProperty("java.vendor")
+            + "|"
+            + System.getProperty("java.version")
+            + "|"
+            + store.name();
+    assertThat(
+            config.getTimeUnit("filesystem", key, "timestampResolution", -1, TimeUnit.NANOSECONDS))
         .isEqualTo(TimeUnit.MILLISECONDS.toNanos(1));
     assertThat(config.getTimeUnit("filesystem", key, "minRacyThreshold", -1, TimeUnit.NANOSECONDS))
         .isEqualTo(TimeUnit.MILLISECONDS.toNanos(10));
@@ -38,17 +47,26 @@ class FileStoreTimingTest {
   @Test
   void jgitConfig_whatJgitMeasuredAndSavedEarlier_winsOverTheDeclaration() throws Exception {
     FileStore store = Files.getFileStore(tmp);
-    Assumptions.assumeTrue(FileStoreTiming.NANOSECOND_FILE_SYSTEMS.contains(store.type()), "tmp is on " + store.type());
+    Assumptions.assumeTrue(
+        FileStoreTiming.NANOSECOND_FILE_SYSTEMS.contains(store.type()),
+        "tmp is on " + store.type());
     String key = FileStoreTiming.configKey(store);
     Path saved = Files.createDirectories(tmp.resolve("jgit")).resolve("config");
-    Files.writeString(saved, "[filesystem \"" + key + "\"]\n\ttimestampResolution = 4487 nanoseconds\n"
-        + "\tminRacyThreshold = 0 nanoseconds\n");
+    Files.writeString(
+        saved,
+        "[filesystem \""
+            + key
+            + "\"]\n\ttimestampResolution = 4487 nanoseconds\n"
+            + "\tminRacyThreshold = 0 nanoseconds\n");
     FileStoreTiming reader = new FileStoreTiming(new JGitConfigAt(saved));
 
     Config config = reader.getJGitConfig();
 
-    assertThat(config.getTimeUnit("filesystem", key, "timestampResolution", -1, TimeUnit.NANOSECONDS)).isEqualTo(4487);
-    assertThat(config.getTimeUnit("filesystem", key, "minRacyThreshold", -1, TimeUnit.NANOSECONDS)).isZero();
+    assertThat(
+            config.getTimeUnit("filesystem", key, "timestampResolution", -1, TimeUnit.NANOSECONDS))
+        .isEqualTo(4487);
+    assertThat(config.getTimeUnit("filesystem", key, "minRacyThreshold", -1, TimeUnit.NANOSECONDS))
+        .isZero();
   }
 
   @Test
@@ -58,11 +76,13 @@ class FileStoreTimingTest {
     java.util.Set<String> listed = new java.util.HashSet<>();
     java.util.Set<String> others = new java.util.HashSet<>();
     for (FileStore store : java.nio.file.FileSystems.getDefault().getFileStores()) {
-      (FileStoreTiming.NANOSECOND_FILE_SYSTEMS.contains(store.type()) ? listed : others).add(FileStoreTiming.configKey(store));
+      (FileStoreTiming.NANOSECOND_FILE_SYSTEMS.contains(store.type()) ? listed : others)
+          .add(FileStoreTiming.configKey(store));
     }
     others.removeAll(listed); // one device may be mounted with two types (it is then declared)
     assertThat(declared.getSubsections("filesystem")).containsExactlyInAnyOrderElementsOf(listed);
-    assertThat(FileStoreTiming.NANOSECOND_FILE_SYSTEMS).doesNotContain("ext3", "ext2", "vfat", "nfs", "fuse");
+    assertThat(FileStoreTiming.NANOSECOND_FILE_SYSTEMS)
+        .doesNotContain("ext3", "ext2", "vfat", "nfs", "fuse");
     for (String key : others) {
       assertThat(declared.getString("filesystem", key, "timestampResolution")).as(key).isNull();
     }

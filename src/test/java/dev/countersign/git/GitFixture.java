@@ -37,7 +37,8 @@ import org.eclipse.jgit.treewalk.TreeWalk;
 public final class GitFixture {
 
   public static final PersonIdent OTHER =
-      new PersonIdent("Other Dev", "other@example.com", Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+      new PersonIdent(
+          "Other Dev", "other@example.com", Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
 
   private final Path root;
   private final Path origin;
@@ -61,7 +62,8 @@ public final class GitFixture {
   }
 
   /** Commits a symbolic link at {@code path} pointing to {@code target}. */
-  public String commitSymlinkToOrigin(String branch, String path, String target) throws IOException {
+  public String commitSymlinkToOrigin(String branch, String path, String target)
+      throws IOException {
     symlinks.put(path, target);
     try {
       return commitToOrigin(branch, Map.of(), Set.of(), "link " + path);
@@ -72,7 +74,10 @@ public final class GitFixture {
 
   private final Map<String, String> symlinks = new java.util.HashMap<>();
 
-  /** Creates branch {@code name} on origin at the tip of {@code from} (as a pull request's head starts). */
+  /**
+   * Creates branch {@code name} on origin at the tip of {@code from} (as a pull request's head
+   * starts).
+   */
   public String branchOnOrigin(String name, String from) throws IOException {
     try (Repository repo = openOrigin()) {
       ObjectId tip = repo.resolve(Constants.R_HEADS + from);
@@ -88,14 +93,21 @@ public final class GitFixture {
   }
 
   /** Commits {@code writes} (path to UTF-8 text) and {@code deletes} on top of origin's branch. */
-  public String commitToOrigin(String branch, Map<String, String> writes, Set<String> deletes, String message)
+  public String commitToOrigin(
+      String branch, Map<String, String> writes, Set<String> deletes, String message)
       throws IOException {
     return commitToOrigin(branch, writes, deletes, message, OTHER);
   }
 
-  /** Like {@link #commitToOrigin(String, Map, Set, String)}, authored and committed as {@code who}. */
+  /**
+   * Like {@link #commitToOrigin(String, Map, Set, String)}, authored and committed as {@code who}.
+   */
   public String commitToOrigin(
-      String branch, Map<String, String> writes, Set<String> deletes, String message, PersonIdent who)
+      String branch,
+      Map<String, String> writes,
+      Set<String> deletes,
+      String message,
+      PersonIdent who)
       throws IOException {
     Map<String, byte[]> bytes = new TreeMap<>();
     writes.forEach((path, text) -> bytes.put(path, text.getBytes(StandardCharsets.UTF_8)));
@@ -103,12 +115,17 @@ public final class GitFixture {
   }
 
   /** Commits {@code writes} (path to exact bytes) on top of origin's branch. */
-  public String commitBytesToOrigin(String branch, Map<String, byte[]> writes, String message) throws IOException {
+  public String commitBytesToOrigin(String branch, Map<String, byte[]> writes, String message)
+      throws IOException {
     return commit(branch, writes, Set.of(), message, OTHER);
   }
 
   private String commit(
-      String branch, Map<String, byte[]> writes, Set<String> deletes, String message, PersonIdent who)
+      String branch,
+      Map<String, byte[]> writes,
+      Set<String> deletes,
+      String message,
+      PersonIdent who)
       throws IOException {
     try (Repository repo = openOrigin();
         ObjectInserter ins = repo.newObjectInserter();
@@ -132,7 +149,9 @@ public final class GitFixture {
         modes.remove(w.getKey());
       }
       for (Map.Entry<String, String> link : symlinks.entrySet()) {
-        entries.put(link.getKey(), ins.insert(Constants.OBJ_BLOB, link.getValue().getBytes(StandardCharsets.UTF_8)));
+        entries.put(
+            link.getKey(),
+            ins.insert(Constants.OBJ_BLOB, link.getValue().getBytes(StandardCharsets.UTF_8)));
         modes.put(link.getKey(), FileMode.SYMLINK);
       }
       DirCache dc = DirCache.newInCore();
@@ -177,8 +196,12 @@ public final class GitFixture {
    */
   public Path clone(String name, int depth, boolean detached, boolean noCheckout) throws Exception {
     Path dir = root.resolve(name);
-    var clone = Git.cloneRepository().setURI(originUrl()).setDirectory(dir.toFile()).setBranch("main")
-        .setNoCheckout(noCheckout);
+    var clone =
+        Git.cloneRepository()
+            .setURI(originUrl())
+            .setDirectory(dir.toFile())
+            .setBranch("main")
+            .setNoCheckout(noCheckout);
     if (depth > 0) {
       clone.setDepth(depth);
     }
@@ -199,7 +222,8 @@ public final class GitFixture {
    */
   public Path cloneBranch(String name, String branch, int depth) throws Exception {
     Path dir = root.resolve(name);
-    var clone = Git.cloneRepository().setURI(originUrl()).setDirectory(dir.toFile()).setBranch(branch);
+    var clone =
+        Git.cloneRepository().setURI(originUrl()).setDirectory(dir.toFile()).setBranch(branch);
     if (depth > 0) {
       clone.setDepth(depth);
     }
@@ -221,7 +245,9 @@ public final class GitFixture {
       tw.addTree(walk.parseCommit(repo.resolve(Constants.R_HEADS + branch)).getTree());
       tw.setRecursive(true);
       while (tw.next()) {
-        files.put(tw.getPathString(), new String(repo.open(tw.getObjectId(0)).getBytes(), StandardCharsets.UTF_8));
+        files.put(
+            tw.getPathString(),
+            new String(repo.open(tw.getObjectId(0)).getBytes(), StandardCharsets.UTF_8));
       }
     }
     return files;
@@ -268,8 +294,12 @@ public final class GitFixture {
         hook,
         "#!/bin/sh\n"
             + "while read old new ref; do\n"
-            + "  if [ \"$ref\" = \"refs/heads/" + branch + "\" ]; then\n"
-            + "    echo \"error: GH006: Protected branch update failed for refs/heads/" + branch + ".\" >&2\n"
+            + "  if [ \"$ref\" = \"refs/heads/"
+            + branch
+            + "\" ]; then\n"
+            + "    echo \"error: GH006: Protected branch update failed for refs/heads/"
+            + branch
+            + ".\" >&2\n"
             + "    echo \"error: Changes must be made through a pull request.\" >&2\n"
             + "    exit 1\n"
             + "  fi\n"
@@ -279,12 +309,14 @@ public final class GitFixture {
 
   /** The real git receive-pack, so origin's hooks run on push. */
   public static String receivePack() {
-    for (String candidate : new String[] {"/usr/bin/git-receive-pack", "/usr/lib/git-core/git-receive-pack"}) {
+    for (String candidate :
+        new String[] {"/usr/bin/git-receive-pack", "/usr/lib/git-core/git-receive-pack"}) {
       if (Files.isExecutable(Path.of(candidate))) {
         return candidate;
       }
     }
-    throw new IllegalStateException("git-receive-pack not found; the protected-branch test needs the git CLI");
+    throw new IllegalStateException(
+        "git-receive-pack not found; the protected-branch test needs the git CLI");
   }
 
   public Repository openOrigin() throws IOException {

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class JGitWorkspaceTest {
 
-  static final Clock CLOCK = Clock.fixed(Instant.parse("2026-03-04T05:06:07Z"), ZoneId.of("Europe/Berlin"));
+  static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-03-04T05:06:07Z"), ZoneId.of("Europe/Berlin"));
   static final GitIdentity AUTHOR = new GitIdentity("Ada Author", "ada@example.com");
   static final GitIdentity BOT = GitIdentity.GITHUB_ACTIONS_BOT;
 
@@ -40,7 +41,8 @@ class JGitWorkspaceTest {
   @BeforeEach
   void origin() throws Exception {
     fixture = new GitFixture(tmp);
-    fixture.commitToOrigin("main", Map.of("unsigned/a.yaml", "kind: A\n", "README.md", "hi\n"), Set.of(), "init");
+    fixture.commitToOrigin(
+        "main", Map.of("unsigned/a.yaml", "kind: A\n", "README.md", "hi\n"), Set.of(), "init");
   }
 
   private JGitWorkspace open(Path dir) {
@@ -53,7 +55,8 @@ class JGitWorkspaceTest {
   }
 
   @Test
-  void commit_repoConfigAsksForGpgSigningAndHasHooks_commitsUnsignedWithoutRunningHooks() throws Exception {
+  void commit_repoConfigAsksForGpgSigningAndHasHooks_commitsUnsignedWithoutRunningHooks()
+      throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     try (Repository repo = GitFixture.open(clone)) {
       StoredConfig config = repo.getConfig();
@@ -89,7 +92,10 @@ class JGitWorkspaceTest {
             "signed/a.yaml",
             CommitMessage.countersignTrailers("run-42", Optional.of(AUTHOR)));
     try (JGitWorkspace ws = open(clone)) {
-      ws.apply(ChangeSet.empty().write("signed/a.yaml", "x\n".getBytes(StandardCharsets.UTF_8)).delete("unsigned/a.yaml"));
+      ws.apply(
+          ChangeSet.empty()
+              .write("signed/a.yaml", "x\n".getBytes(StandardCharsets.UTF_8))
+              .delete("unsigned/a.yaml"));
       String id = ws.commit(new CommitRequest(message, AUTHOR, BOT));
 
       try (Repository repo = GitFixture.open(clone);
@@ -99,9 +105,11 @@ class JGitWorkspaceTest {
         assertThat(c.getAuthorIdent().getEmailAddress()).isEqualTo("ada@example.com");
         assertThat(c.getCommitterIdent().getEmailAddress())
             .isEqualTo("41898282+github-actions[bot]@users.noreply.github.com");
-        assertThat(c.getAuthorIdent().getWhenAsInstant()).isEqualTo(Instant.parse("2026-03-04T05:06:07Z"));
+        assertThat(c.getAuthorIdent().getWhenAsInstant())
+            .isEqualTo(Instant.parse("2026-03-04T05:06:07Z"));
         assertThat(c.getCommitterIdent().getZoneOffset()).isEqualTo(java.time.ZoneOffset.UTC);
-        assertThat(c.getFooterLines("Signed-off-by")).containsExactly("Ada Author <ada@example.com>");
+        assertThat(c.getFooterLines("Signed-off-by"))
+            .containsExactly("Ada Author <ada@example.com>");
         assertThat(c.getFooterLines(CommitMessage.MARKER_TRAILER)).containsExactly("run-42");
       }
       assertThat(ws.lastCommitMessage("HEAD")).isEqualTo(message);
@@ -118,7 +126,9 @@ class JGitWorkspaceTest {
     int n = JGitWorkspace.PACK_FROM_BLOBS + 20;
     ChangeSet.Builder changes = ChangeSet.builder();
     for (int i = 0; i < n; i++) {
-      changes.write("signed/f" + i + ".yaml", ("kind: F\nmetadata: {name: f" + i + "}\n").getBytes(StandardCharsets.UTF_8));
+      changes.write(
+          "signed/f" + i + ".yaml",
+          ("kind: F\nmetadata: {name: f" + i + "}\n").getBytes(StandardCharsets.UTF_8));
     }
     changes.delete("unsigned/a.yaml");
     long packsBefore = packs(clone);
@@ -129,8 +139,11 @@ class JGitWorkspaceTest {
       assertThat(ws.readFiles(id, "signed")).hasSize(n);
       assertThat(packs(clone)).as("the blobs went into one new pack").isEqualTo(packsBefore + 1);
       assertThat(git(clone, "fsck", "--full", "--strict")).isEqualTo("");
-      assertThat(git(clone, "cat-file", "-p", id + ":signed/f7.yaml")).isEqualTo("kind: F\nmetadata: {name: f7}\n");
-      assertThat(git(clone, "status", "--porcelain")).as("index and work tree agree with the commit").isEmpty();
+      assertThat(git(clone, "cat-file", "-p", id + ":signed/f7.yaml"))
+          .isEqualTo("kind: F\nmetadata: {name: f7}\n");
+      assertThat(git(clone, "status", "--porcelain"))
+          .as("index and work tree agree with the commit")
+          .isEmpty();
     }
   }
 
@@ -165,7 +178,8 @@ class JGitWorkspaceTest {
       ws.apply(ChangeSet.empty().write("signed/crlf.yaml", crlf));
       String id = ws.commit(new CommitRequest("crlf\n", AUTHOR, BOT));
 
-      assertThat(ws.readFile(id, "signed/crlf.yaml")).hasValueSatisfying(b -> assertThat(b).isEqualTo(crlf));
+      assertThat(ws.readFile(id, "signed/crlf.yaml"))
+          .hasValueSatisfying(b -> assertThat(b).isEqualTo(crlf));
       assertThat(Files.readAllBytes(clone.resolve("signed/crlf.yaml"))).isEqualTo(crlf);
     }
   }
@@ -173,7 +187,8 @@ class JGitWorkspaceTest {
   @Test
   void push_originMovedSinceClone_isRejectedNotThrown() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
-    String concurrent = fixture.commitToOrigin("main", Map.of("other.txt", "x"), Set.of(), "concurrent");
+    String concurrent =
+        fixture.commitToOrigin("main", Map.of("other.txt", "x"), Set.of(), "concurrent");
     try (JGitWorkspace ws = open(clone)) {
       commitOneFile(ws, "signed/a.yaml", "a");
 
@@ -190,7 +205,8 @@ class JGitWorkspaceTest {
     fixture.commitToOrigin("main", Map.of("second.txt", "2"), Set.of(), "second");
     Path clone = fixture.clone("ws", 1, true);
     assertThat(clone.resolve(".git/shallow")).exists();
-    String concurrent = fixture.commitToOrigin("main", Map.of("other.txt", "x"), Set.of(), "concurrent");
+    String concurrent =
+        fixture.commitToOrigin("main", Map.of("other.txt", "x"), Set.of(), "concurrent");
     try (JGitWorkspace ws = open(clone)) {
       commitOneFile(ws, "signed/a.yaml", "a");
       assertThat(ws.push(fixture.remote(), "main")).isInstanceOf(PushOutcome.Rejected.class);
@@ -202,9 +218,11 @@ class JGitWorkspaceTest {
       assertThat(clone.resolve("signed/a.yaml")).doesNotExist();
       String id = commitOneFile(ws, "signed/a.yaml", "a");
 
-      assertThat(ws.push(fixture.remote(), "main")).isEqualTo(new PushOutcome.Pushed("main", id, false));
+      assertThat(ws.push(fixture.remote(), "main"))
+          .isEqualTo(new PushOutcome.Pushed("main", id, false));
       assertThat(fixture.originCommit("main").getParent(0).name()).isEqualTo(concurrent);
-      assertThat(fixture.originFiles("main")).containsKeys("other.txt", "signed/a.yaml", "second.txt");
+      assertThat(fixture.originFiles("main"))
+          .containsKeys("other.txt", "signed/a.yaml", "second.txt");
     }
   }
 
@@ -243,7 +261,8 @@ class JGitWorkspaceTest {
           .contains("error: Changes must be made through a pull request.");
       assertThat(fixture.originHead("main")).isEqualTo(before);
       // Another branch is not protected: the same workspace can push there.
-      assertThat(ws.push(fixture.remote(), "promote/signed")).isInstanceOf(PushOutcome.Pushed.class);
+      assertThat(ws.push(fixture.remote(), "promote/signed"))
+          .isInstanceOf(PushOutcome.Pushed.class);
     }
   }
 
@@ -258,7 +277,8 @@ class JGitWorkspaceTest {
       ws.resetTo(fixture.originHead("main"));
       String second = commitOneFile(ws, "signed/b.yaml", "b");
 
-      PushOutcome stale = ws.pushWithLease(fixture.remote(), "promote/x", Optional.of(fixture.originHead("main")));
+      PushOutcome stale =
+          ws.pushWithLease(fixture.remote(), "promote/x", Optional.of(fixture.originHead("main")));
       PushOutcome fresh = ws.pushWithLease(fixture.remote(), "promote/x", Optional.of(first));
 
       assertThat(stale).isInstanceOf(PushOutcome.Rejected.class);
@@ -276,8 +296,9 @@ class JGitWorkspaceTest {
         .isInstanceOf(EnvironmentProblem.class)
         .hasMessage("not a git repository: " + empty.toAbsolutePath())
         .satisfies(
-            e -> assertThat(((EnvironmentProblem) e).hint())
-                .hasValue("perhaps you should run actions/checkout before countersign"));
+            e ->
+                assertThat(((EnvironmentProblem) e).hint())
+                    .hasValue("perhaps you should run actions/checkout before countersign"));
   }
 
   @Test
@@ -288,7 +309,10 @@ class JGitWorkspaceTest {
     assertThatThrownBy(() -> JGitWorkspace.open(clone, CLOCK))
         .isInstanceOf(EnvironmentProblem.class)
         .hasMessageContaining("is in the middle of an operation")
-        .satisfies(e -> assertThat(((EnvironmentProblem) e).hint()).hasValueSatisfying(h -> assertThat(h).contains("git rebase --abort")));
+        .satisfies(
+            e ->
+                assertThat(((EnvironmentProblem) e).hint())
+                    .hasValueSatisfying(h -> assertThat(h).contains("git rebase --abort")));
   }
 
   @Test
@@ -302,20 +326,25 @@ class JGitWorkspaceTest {
   }
 
   @Test
-  void push_httpsWithToken_sendsOnlyOurPreemptiveBasicAuthAndNeverPrintsTheToken() throws Exception {
+  void push_httpsWithToken_sendsOnlyOurPreemptiveBasicAuthAndNeverPrintsTheToken()
+      throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     try (Repository repo = GitFixture.open(clone)) {
       // What actions/checkout v4/v5 persists; jgit would otherwise send it instead of our token.
-      repo.getConfig().setString("http", "http://127.0.0.1/", "extraheader", "AUTHORIZATION: basic Y2hlY2tvdXQ=");
+      repo.getConfig()
+          .setString(
+              "http", "http://127.0.0.1/", "extraheader", "AUTHORIZATION: basic Y2hlY2tvdXQ=");
       repo.getConfig().save();
     }
     List<List<String>> authorizations = new ArrayList<>();
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext(
         "/",
         exchange -> {
           synchronized (authorizations) {
-            authorizations.add(exchange.getRequestHeaders().getOrDefault("Authorization", List.of()));
+            authorizations.add(
+                exchange.getRequestHeaders().getOrDefault("Authorization", List.of()));
           }
           exchange.sendResponseHeaders(403, -1);
           exchange.close();
@@ -328,13 +357,19 @@ class JGitWorkspaceTest {
       assertThatThrownBy(() -> ws.push(GitRemote.withToken(url, "s3cr3t-token"), "main"))
           .isInstanceOf(RemoteProblem.class)
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cr3t-token"))
-          .satisfies(e -> assertThat(((RemoteProblem) e).hint())
-              .hasValue("perhaps you should give the token contents: write permission on this repository"));
+          .satisfies(
+              e ->
+                  assertThat(((RemoteProblem) e).hint())
+                      .hasValue(
+                          "perhaps you should give the token contents: write permission on this"
+                              + " repository"));
     } finally {
       server.stop(0);
     }
     String expected =
-        "Basic " + Base64.getEncoder().encodeToString("x-access-token:s3cr3t-token".getBytes(StandardCharsets.UTF_8));
+        "Basic "
+            + Base64.getEncoder()
+                .encodeToString("x-access-token:s3cr3t-token".getBytes(StandardCharsets.UTF_8));
     assertThat(authorizations).isNotEmpty();
     assertThat(authorizations.get(0)).containsExactly(expected);
   }
@@ -342,12 +377,15 @@ class JGitWorkspaceTest {
   @Test
   void push_httpsWithoutToken_explainsToPassOne() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", exchange -> {
-      exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"GitHub\"");
-      exchange.sendResponseHeaders(401, -1);
-      exchange.close();
-    });
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(
+        "/",
+        exchange -> {
+          exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"GitHub\"");
+          exchange.sendResponseHeaders(401, -1);
+          exchange.close();
+        });
     server.start();
     try (JGitWorkspace ws = open(clone)) {
       commitOneFile(ws, "signed/a.yaml", "a");
@@ -355,9 +393,12 @@ class JGitWorkspaceTest {
 
       assertThatThrownBy(() -> ws.push(GitRemote.anonymous(url), "main"))
           .isInstanceOf(RemoteProblem.class)
-          .hasMessageStartingWith("Git transport failed while pushing to refs/heads/main of " + url + ": ")
-          .satisfies(e -> assertThat(((RemoteProblem) e).hint())
-              .hasValue("perhaps you should pass a token (the token input, or --token)"));
+          .hasMessageStartingWith(
+              "Git transport failed while pushing to refs/heads/main of " + url + ": ")
+          .satisfies(
+              e ->
+                  assertThat(((RemoteProblem) e).hint())
+                      .hasValue("perhaps you should pass a token (the token input, or --token)"));
     } finally {
       server.stop(0);
     }
@@ -372,15 +413,19 @@ class JGitWorkspaceTest {
   }
 
   @Test
-  void apply_parentIsASymlinkInTheWorkTree_refusesBeforeWritingAnything_nothingOutsideChanges() throws Exception {
+  void apply_parentIsASymlinkInTheWorkTree_refusesBeforeWritingAnything_nothingOutsideChanges()
+      throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     Path outside = Files.createDirectories(tmp.resolve("outside"));
     Files.createSymbolicLink(clone.resolve("signed"), outside);
     Files.createSymbolicLink(clone.resolve("victim.yaml"), outside.resolve("victim.yaml"));
 
     try (JGitWorkspace ws = open(clone)) {
-      ChangeSet changes = ChangeSet.empty().write("a-first.yaml", new byte[] {'x'})
-          .write("signed/team/a.yaml", new byte[] {'x'}).delete("unsigned/a.yaml");
+      ChangeSet changes =
+          ChangeSet.empty()
+              .write("a-first.yaml", new byte[] {'x'})
+              .write("signed/team/a.yaml", new byte[] {'x'})
+              .delete("unsigned/a.yaml");
       assertThatThrownBy(() -> ws.apply(changes))
           .isInstanceOf(dev.countersign.support.problems.InputProblem.class)
           .hasMessageStartingWith("signed: is a symbolic link");
@@ -394,20 +439,24 @@ class JGitWorkspaceTest {
   }
 
   @Test
-  void entries_listsLinksDirectoriesAndSizesWithoutLoading_andTheDirectoryItselfWhenItIsALink() throws Exception {
+  void entries_listsLinksDirectoriesAndSizesWithoutLoading_andTheDirectoryItselfWhenItIsALink()
+      throws Exception {
     fixture.commitToOrigin("main", Map.of("signed/team/x.yaml", "kind: X\n"), Set.of(), "x");
     fixture.commitSymlinkToOrigin("main", "signed/link", "../x");
     fixture.commitSymlinkToOrigin("main", "unsigned2", "unsigned");
     String head = fixture.commitSymlinkToOrigin("main", "envs", "../x");
     try (JGitWorkspace ws = open(fixture.clone("ws", 0, false))) {
-      assertThat(ws.entries(head, "signed")).containsExactly(
-          new GitWorkspace.TreeEntry("signed/link", GitWorkspace.TreeEntry.Kind.LINK, 4),
-          new GitWorkspace.TreeEntry("signed/team", GitWorkspace.TreeEntry.Kind.DIRECTORY, 0),
-          new GitWorkspace.TreeEntry("signed/team/x.yaml", GitWorkspace.TreeEntry.Kind.FILE, 8));
-      assertThat(ws.entries(head, "unsigned2")).containsExactly(
-          new GitWorkspace.TreeEntry("unsigned2", GitWorkspace.TreeEntry.Kind.LINK, 8));
-      assertThat(ws.entries(head, "envs/prod/signed")).containsExactly(
-          new GitWorkspace.TreeEntry("envs", GitWorkspace.TreeEntry.Kind.LINK, 4));
+      assertThat(ws.entries(head, "signed"))
+          .containsExactly(
+              new GitWorkspace.TreeEntry("signed/link", GitWorkspace.TreeEntry.Kind.LINK, 4),
+              new GitWorkspace.TreeEntry("signed/team", GitWorkspace.TreeEntry.Kind.DIRECTORY, 0),
+              new GitWorkspace.TreeEntry(
+                  "signed/team/x.yaml", GitWorkspace.TreeEntry.Kind.FILE, 8));
+      assertThat(ws.entries(head, "unsigned2"))
+          .containsExactly(
+              new GitWorkspace.TreeEntry("unsigned2", GitWorkspace.TreeEntry.Kind.LINK, 8));
+      assertThat(ws.entries(head, "envs/prod/signed"))
+          .containsExactly(new GitWorkspace.TreeEntry("envs", GitWorkspace.TreeEntry.Kind.LINK, 4));
       assertThat(ws.entries(head, "nothing")).isEmpty();
     }
   }

@@ -35,12 +35,12 @@ import org.eclipse.jgit.treewalk.TreeWalk;
 
 /**
  * GitHub's Git Data API (blobs, trees, commits, refs) and branch reads, over a real bare git
- * repository: every object the API "creates" is a real git object in that repository, so a
- * client can fetch it with git and a test can compare trees. Shapes follow GitHub's REST
- * reference (docs.github.com/rest/git/*, /rest/branches/branches#get-a-branch): 201 with
- * {@code sha} and {@code url} on creation, 422 "Update is not a fast forward" for a
- * {@code force: false} ref update that is not one, 422 "Reference already exists", 404 "Not
- * Found", and a protected branch refusing ref updates with 422 "Protected branch update failed".
+ * repository: every object the API "creates" is a real git object in that repository, so a client
+ * can fetch it with git and a test can compare trees. Shapes follow GitHub's REST reference
+ * (docs.github.com/rest/git/*, /rest/branches/branches#get-a-branch): 201 with {@code sha} and
+ * {@code url} on creation, 422 "Update is not a fast forward" for a {@code force: false} ref update
+ * that is not one, 422 "Reference already exists", 404 "Not Found", and a protected branch refusing
+ * ref updates with 422 "Protected branch update failed".
  *
  * <p>A commit made without {@code author}/{@code committer} is attributed to the token's bot and
  * reported {@code verification.verified: true}, as GitHub does for bot tokens; one with a custom
@@ -48,15 +48,20 @@ import org.eclipse.jgit.treewalk.TreeWalk;
  */
 public final class FakeGitData {
 
-  static final PersonIdent BOT_IDENTITY = new PersonIdent("github-actions[bot]",
-      "41898282+github-actions[bot]@users.noreply.github.com", Instant.parse("2026-11-22T06:00:00Z"), ZoneOffset.UTC);
+  static final PersonIdent BOT_IDENTITY =
+      new PersonIdent(
+          "github-actions[bot]",
+          "41898282+github-actions[bot]@users.noreply.github.com",
+          Instant.parse("2026-11-22T06:00:00Z"),
+          ZoneOffset.UTC);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** An answer: status and JSON body. */
   record Answer(int status, String json) {}
 
   /** A commit made through the API. */
-  public record MadeCommit(String sha, String tree, List<String> parents, String message, boolean verified) {}
+  public record MadeCommit(
+      String sha, String tree, List<String> parents, String message, boolean verified) {}
 
   private final Path bare;
   private final String apiBase;
@@ -100,7 +105,8 @@ public final class FakeGitData {
       if (method.equals("POST") && path.equals("/git/refs")) {
         String ref = in.path("ref").asText();
         if (!ref.startsWith(Constants.R_HEADS) || repo.exactRef(ref) != null) {
-          return Optional.of(new Answer(422, error("Reference already exists", "git/refs#create-a-reference")));
+          return Optional.of(
+              new Answer(422, error("Reference already exists", "git/refs#create-a-reference")));
         }
         return Optional.of(updateRef(repo, ref, in.path("sha").asText(), true, true));
       }
@@ -114,13 +120,16 @@ public final class FakeGitData {
           case "GET":
             return Optional.of(new Answer(200, refJson(ref, current.getObjectId().name())));
           case "PATCH":
-            return Optional.of(updateRef(repo, ref, in.path("sha").asText(), in.path("force").asBoolean(false), false));
-          case "DELETE": {
-            RefUpdate delete = repo.updateRef(ref);
-            delete.setForceUpdate(true);
-            delete.delete();
-            return Optional.of(new Answer(204, ""));
-          }
+            return Optional.of(
+                updateRef(
+                    repo, ref, in.path("sha").asText(), in.path("force").asBoolean(false), false));
+          case "DELETE":
+            {
+              RefUpdate delete = repo.updateRef(ref);
+              delete.setForceUpdate(true);
+              delete.delete();
+              return Optional.of(new Answer(204, ""));
+            }
           default:
             return Optional.empty();
         }
@@ -129,7 +138,8 @@ public final class FakeGitData {
         String branch = path.substring("/branches/".length());
         Ref current = repo.exactRef(Constants.R_HEADS + branch);
         if (current == null) {
-          return Optional.of(new Answer(404, error("Branch not found", "branches/branches#get-a-branch")));
+          return Optional.of(
+              new Answer(404, error("Branch not found", "branches/branches#get-a-branch")));
         }
         return Optional.of(new Answer(200, branchJson(branch, current.getObjectId().name())));
       }
@@ -148,7 +158,9 @@ public final class FakeGitData {
     b.put("protected", isProtected);
     ObjectNode protection = b.putObject("protection");
     protection.put("enabled", isProtected);
-    protection.putObject("required_status_checks").put("enforcement_level", isProtected ? "non_admins" : "off")
+    protection
+        .putObject("required_status_checks")
+        .put("enforcement_level", isProtected ? "non_admins" : "off")
         .putArray("contexts");
     b.put("protection_url", apiBase + "/branches/" + branch + "/protection");
     return b.toString();
@@ -156,12 +168,15 @@ public final class FakeGitData {
 
   private Answer blob(Repository repo, JsonNode in) throws IOException {
     if (!in.hasNonNull("content")) {
-      return new Answer(422, error("Invalid request.\n\n\"content\" wasn't supplied.", "git/blobs#create-a-blob"));
+      return new Answer(
+          422,
+          error("Invalid request.\n\n\"content\" wasn't supplied.", "git/blobs#create-a-blob"));
     }
     String encoding = in.path("encoding").asText("utf-8");
-    byte[] bytes = encoding.equals("base64")
-        ? Base64.getMimeDecoder().decode(in.get("content").asText())
-        : in.get("content").asText().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] bytes =
+        encoding.equals("base64")
+            ? Base64.getMimeDecoder().decode(in.get("content").asText())
+            : in.get("content").asText().getBytes(java.nio.charset.StandardCharsets.UTF_8);
     ObjectId id;
     try (ObjectInserter ins = repo.newObjectInserter()) {
       id = ins.insert(Constants.OBJ_BLOB, bytes);
@@ -175,7 +190,8 @@ public final class FakeGitData {
 
   private Answer tree(Repository repo, JsonNode in) throws IOException {
     DirCache index = DirCache.newInCore();
-    try (ObjectReader reader = repo.newObjectReader(); ObjectInserter ins = repo.newObjectInserter()) {
+    try (ObjectReader reader = repo.newObjectReader();
+        ObjectInserter ins = repo.newObjectInserter()) {
       DirCacheBuilder builder = index.builder();
       if (in.hasNonNull("base_tree")) {
         ObjectId base = ObjectId.fromString(in.get("base_tree").asText());
@@ -189,7 +205,8 @@ public final class FakeGitData {
       for (JsonNode entry : in.path("tree")) {
         String path = entry.path("path").asText();
         if (!entry.has("sha") && !entry.has("content")) {
-          return new Answer(422, error("Must supply either tree.sha or tree.content", "git/trees#create-a-tree"));
+          return new Answer(
+              422, error("Must supply either tree.sha or tree.content", "git/trees#create-a-tree"));
         }
         if (entry.has("sha") && entry.get("sha").isNull()) {
           editor.add(new DirCacheEditor.DeletePath(path));
@@ -197,22 +214,31 @@ public final class FakeGitData {
         }
         ObjectId blob;
         if (entry.has("content")) {
-          blob = ins.insert(Constants.OBJ_BLOB,
-              entry.get("content").asText().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          blob =
+              ins.insert(
+                  Constants.OBJ_BLOB,
+                  entry.get("content").asText().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         } else {
           blob = ObjectId.fromString(entry.get("sha").asText());
           if (!reader.has(blob, Constants.OBJ_BLOB)) {
-            return new Answer(422, error("tree.sha " + blob.name() + " is not a valid blob", "git/trees#create-a-tree"));
+            return new Answer(
+                422,
+                error(
+                    "tree.sha " + blob.name() + " is not a valid blob", "git/trees#create-a-tree"));
           }
         }
-        FileMode mode = entry.path("mode").asText().equals("100755") ? FileMode.EXECUTABLE_FILE : FileMode.REGULAR_FILE;
-        editor.add(new DirCacheEditor.PathEdit(path) {
-          @Override
-          public void apply(DirCacheEntry ent) {
-            ent.setFileMode(mode);
-            ent.setObjectId(blob);
-          }
-        });
+        FileMode mode =
+            entry.path("mode").asText().equals("100755")
+                ? FileMode.EXECUTABLE_FILE
+                : FileMode.REGULAR_FILE;
+        editor.add(
+            new DirCacheEditor.PathEdit(path) {
+              @Override
+              public void apply(DirCacheEntry ent) {
+                ent.setFileMode(mode);
+                ent.setObjectId(blob);
+              }
+            });
       }
       editor.finish();
       ObjectId tree = index.writeTree(ins);
@@ -229,7 +255,11 @@ public final class FakeGitData {
           e.put("mode", String.format("%06o", walk.getRawMode(0)).replaceFirst("^0", ""));
           e.put("type", walk.isSubtree() ? "tree" : "blob");
           e.put("sha", walk.getObjectId(0).name());
-          e.put("url", apiBase + (walk.isSubtree() ? "/git/trees/" : "/git/blobs/") + walk.getObjectId(0).name());
+          e.put(
+              "url",
+              apiBase
+                  + (walk.isSubtree() ? "/git/trees/" : "/git/blobs/")
+                  + walk.getObjectId(0).name());
         }
       }
       out.put("truncated", false);
@@ -238,7 +268,8 @@ public final class FakeGitData {
   }
 
   private Answer commit(Repository repo, JsonNode in) throws IOException {
-    try (ObjectInserter ins = repo.newObjectInserter(); RevWalk walk = new RevWalk(repo)) {
+    try (ObjectInserter ins = repo.newObjectInserter();
+        RevWalk walk = new RevWalk(repo)) {
       CommitBuilder commit = new CommitBuilder();
       ObjectId tree = ObjectId.fromString(in.path("tree").asText());
       if (!repo.newObjectReader().has(tree, Constants.OBJ_TREE)) {
@@ -249,7 +280,11 @@ public final class FakeGitData {
       for (JsonNode parent : in.path("parents")) {
         ObjectId id = ObjectId.fromString(parent.asText());
         if (!repo.newObjectReader().has(id, Constants.OBJ_COMMIT)) {
-          return new Answer(422, error("Parent SHA does not exist or is not a commit object", "git/commits#create-a-commit"));
+          return new Answer(
+              422,
+              error(
+                  "Parent SHA does not exist or is not a commit object",
+                  "git/commits#create-a-commit"));
         }
         commit.addParentId(id);
         parents.add(id.name());
@@ -262,7 +297,8 @@ public final class FakeGitData {
       commit.setMessage(in.path("message").asText());
       ObjectId id = ins.insert(commit);
       ins.flush();
-      made.add(new MadeCommit(id.name(), tree.name(), parents, in.path("message").asText(), !custom));
+      made.add(
+          new MadeCommit(id.name(), tree.name(), parents, in.path("message").asText(), !custom));
       ObjectNode out = JSON.createObjectNode();
       out.put("sha", id.name());
       out.put("node_id", "C_fake_" + id.name().substring(0, 10));
@@ -275,7 +311,8 @@ public final class FakeGitData {
       treeNode.put("sha", tree.name());
       treeNode.put("url", apiBase + "/git/trees/" + tree.name());
       ArrayNode parentsNode = out.putArray("parents");
-      parents.forEach(p -> parentsNode.addObject().put("sha", p).put("url", apiBase + "/git/commits/" + p));
+      parents.forEach(
+          p -> parentsNode.addObject().put("sha", p).put("url", apiBase + "/git/commits/" + p));
       ObjectNode verification = out.putObject("verification");
       verification.put("verified", !custom);
       verification.put("reason", custom ? "unsigned" : "valid");
@@ -285,10 +322,13 @@ public final class FakeGitData {
     }
   }
 
-  private Answer updateRef(Repository repo, String ref, String sha, boolean force, boolean create) throws IOException {
+  private Answer updateRef(Repository repo, String ref, String sha, boolean force, boolean create)
+      throws IOException {
     String branch = ref.substring(Constants.R_HEADS.length());
     if (protectedBranches.contains(branch)) {
-      return new Answer(422, error("Protected branch update failed for " + ref + ".", "git/refs#update-a-reference"));
+      return new Answer(
+          422,
+          error("Protected branch update failed for " + ref + ".", "git/refs#update-a-reference"));
     }
     ObjectId target = ObjectId.fromString(sha);
     try (RevWalk walk = new RevWalk(repo)) {
@@ -300,7 +340,8 @@ public final class FakeGitData {
         RevCommit now = walk.parseCommit(current.getObjectId());
         RevCommit next = walk.parseCommit(target);
         if (!walk.isMergedInto(now, next)) {
-          return new Answer(422, error("Update is not a fast forward", "git/refs#update-a-reference"));
+          return new Answer(
+              422, error("Update is not a fast forward", "git/refs#update-a-reference"));
         }
       }
       RefUpdate update = repo.updateRef(ref);
@@ -327,8 +368,11 @@ public final class FakeGitData {
   }
 
   private static PersonIdent person(JsonNode node) {
-    return new PersonIdent(node.path("name").asText(), node.path("email").asText(),
-        Instant.parse("2026-11-22T06:00:00Z"), ZoneOffset.UTC);
+    return new PersonIdent(
+        node.path("name").asText(),
+        node.path("email").asText(),
+        Instant.parse("2026-11-22T06:00:00Z"),
+        ZoneOffset.UTC);
   }
 
   private static ObjectNode personJson(PersonIdent person) {

@@ -38,15 +38,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A stateful stand-in for the slice of the GitHub REST API that pull-request promotion uses,
- * served by a real WireMock server on a random loopback port. Answers have the shape of hub4j's
- * recordings of api.github.com ({@code src/test/resources/github/recorded/}, see PROVENANCE.md);
- * the values (numbers, titles, labels...) come from what earlier requests stored.
+ * A stateful stand-in for the slice of the GitHub REST API that pull-request promotion uses, served
+ * by a real WireMock server on a random loopback port. Answers have the shape of hub4j's recordings
+ * of api.github.com ({@code src/test/resources/github/recorded/}, see PROVENANCE.md); the values
+ * (numbers, titles, labels...) come from what earlier requests stored.
  *
- * <p>Requests without {@code Authorization: token <token>} get 401, and {@code GET /user} gets
- * the 403 the Actions job token gets. {@link #failNext} injects errors (with headers, for rate
- * limits), {@link #beforeNext} runs a race just before a request is answered. Every request stays
- * in WireMock's journal ({@link #server()}) for {@code verify}, and in {@link #requests()} in order.
+ * <p>Requests without {@code Authorization: token <token>} get 401, and {@code GET /user} gets the
+ * 403 the Actions job token gets. {@link #failNext} injects errors (with headers, for rate limits),
+ * {@link #beforeNext} runs a race just before a request is answered. Every request stays in
+ * WireMock's journal ({@link #server()}) for {@code verify}, and in {@link #requests()} in order.
  *
  * <p>{@link #backedBy} adds the Git Data API and branch reads over a real bare repository (see
  * {@link FakeGitData}), the same one the tests push to with git.
@@ -88,7 +88,8 @@ public final class FakeGitHub implements AutoCloseable {
     String mergedSha;
   }
 
-  private record Fault(String method, Pattern path, int status, Map<String, String> headers, String body) {}
+  private record Fault(
+      String method, Pattern path, int status, Map<String, String> headers, String body) {}
 
   private record Hook(String method, Pattern path, Runnable action) {}
 
@@ -98,11 +99,14 @@ public final class FakeGitHub implements AutoCloseable {
 
   private FakeGitHub(String token) {
     this.token = token;
-    this.server = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1").extensions(new Router()));
+    this.server =
+        new WireMockServer(
+            options().dynamicPort().bindAddress("127.0.0.1").extensions(new Router()));
     server.start();
     server.stubFor(any(anyUrl()).willReturn(ok()));
     this.base = "http://127.0.0.1:" + server.port();
-    this.pullTemplate = (ObjectNode) recorded("GHPullRequestTest/createPullRequest/__files/4-r_h_g_pulls.json");
+    this.pullTemplate =
+        (ObjectNode) recorded("GHPullRequestTest/createPullRequest/__files/4-r_h_g_pulls.json");
     Set<String> keys = new TreeSet<>();
     recorded("GHPullRequestTest/queryPullRequestsQualifiedHead/__files/6-r_h_g_pulls.json")
         .get(0)
@@ -110,13 +114,18 @@ public final class FakeGitHub implements AutoCloseable {
         .forEachRemaining(keys::add);
     this.listedKeys = keys;
     this.labelTemplate =
-        (ObjectNode) inlineBody("GHPullRequestTest/addLabels/mappings/5-r_h_g_issues_427_labels.json").get(0);
+        (ObjectNode)
+            inlineBody("GHPullRequestTest/addLabels/mappings/5-r_h_g_issues_427_labels.json")
+                .get(0);
     this.reviewerTemplate =
         (ObjectNode)
-            recorded("GHPullRequestTest/testPullRequestReviewRequests/__files/6-r_h_g_pulls_299_requested_reviewers.json")
+            recorded(
+                    "GHPullRequestTest/testPullRequestReviewRequests/__files/6-r_h_g_pulls_299_requested_reviewers.json")
                 .get("requested_reviewers")
                 .get(0);
-    this.refTemplate = (ObjectNode) recorded("GHBranchTest/testMergeBranch/__files/3-r_h_t_git_refs_heads_main.json");
+    this.refTemplate =
+        (ObjectNode)
+            recorded("GHBranchTest/testMergeBranch/__files/3-r_h_t_git_refs_heads_main.json");
     this.alreadyExistsBody =
         recorded("GHIssueEventTest/testIssueReviewRequestedEvent/mappings/5-r_h_g_pulls.json")
             .get("response")
@@ -137,27 +146,40 @@ public final class FakeGitHub implements AutoCloseable {
     return server;
   }
 
-  /** The next {@code times} requests matching {@code method} and {@code pathRegex} get this answer. */
-  public synchronized void failNext(String method, String pathRegex, int status, String body, int times) {
+  /**
+   * The next {@code times} requests matching {@code method} and {@code pathRegex} get this answer.
+   */
+  public synchronized void failNext(
+      String method, String pathRegex, int status, String body, int times) {
     failNext(method, pathRegex, status, Map.of(), body, times);
   }
 
-  /** Like {@link #failNext(String, String, int, String, int)}, with response headers (rate limits). */
+  /**
+   * Like {@link #failNext(String, String, int, String, int)}, with response headers (rate limits).
+   */
   public synchronized void failNext(
-      String method, String pathRegex, int status, Map<String, String> headers, String body, int times) {
+      String method,
+      String pathRegex,
+      int status,
+      Map<String, String> headers,
+      String body,
+      int times) {
     for (int i = 0; i < times; i++) {
       faults.add(new Fault(method, Pattern.compile(pathRegex), status, headers, body));
     }
   }
 
-  /** Runs {@code action} just before the next request matching {@code method} and {@code pathRegex} is answered (a race). */
+  /**
+   * Runs {@code action} just before the next request matching {@code method} and {@code pathRegex}
+   * is answered (a race).
+   */
   public synchronized void beforeNext(String method, String pathRegex, Runnable action) {
     hooks.add(new Hook(method, Pattern.compile(pathRegex), action));
   }
 
   /**
-   * Serves the Git Data API (blobs, trees, commits, refs) and branch reads from the bare
-   * repository {@code bare}, the same one tests use as the git remote: see {@link FakeGitData}.
+   * Serves the Git Data API (blobs, trees, commits, refs) and branch reads from the bare repository
+   * {@code bare}, the same one tests use as the git remote: see {@link FakeGitData}.
    */
   public synchronized FakeGitHub backedBy(java.nio.file.Path bare) {
     gitData = new FakeGitData(bare, base + REPO);
@@ -229,7 +251,16 @@ public final class FakeGitHub implements AutoCloseable {
 
   private static HostedPullRequest view(Pull p) {
     return new HostedPullRequest(
-        p.number, p.head, p.baseRef, p.title, p.body, p.open, p.draft, p.labels, p.reviewers, p.teams);
+        p.number,
+        p.head,
+        p.baseRef,
+        p.title,
+        p.body,
+        p.open,
+        p.draft,
+        p.labels,
+        p.reviewers,
+        p.teams);
   }
 
   // ---- routing -------------------------------------------------------------------------------
@@ -237,7 +268,8 @@ public final class FakeGitHub implements AutoCloseable {
   private static final String REPO = "/repos/" + REPOSITORY;
   private static final Pattern PULL = Pattern.compile(REPO + "/pulls/(\\d+)");
   private static final Pattern LABELS = Pattern.compile(REPO + "/issues/(\\d+)/labels");
-  private static final Pattern REVIEWERS = Pattern.compile(REPO + "/pulls/(\\d+)/requested_reviewers");
+  private static final Pattern REVIEWERS =
+      Pattern.compile(REPO + "/pulls/(\\d+)/requested_reviewers");
   private static final Pattern REF = Pattern.compile(REPO + "/git/refs/heads/(.+)");
   private static final Pattern USER = Pattern.compile("/users/([^/]+)");
   private static final Pattern BRANCH = Pattern.compile(REPO + "/branches/(.+)");
@@ -270,15 +302,22 @@ public final class FakeGitHub implements AutoCloseable {
     Map<String, String> query = q < 0 ? Map.of() : parseQuery(url.substring(q + 1));
     requests.add(method + " " + path);
     if (!("token " + token).equals(request.getHeader("Authorization"))) {
-      return answer(401, "{\"message\":\"Bad credentials\",\"documentation_url\":\"https://docs.github.com/rest\"}");
+      return answer(
+          401,
+          "{\"message\":\"Bad"
+              + " credentials\",\"documentation_url\":\"https://docs.github.com/rest\"}");
     }
     for (Iterator<Fault> it = faults.iterator(); it.hasNext(); ) {
       Fault fault = it.next();
       if (fault.method().equals(method) && fault.path().matcher(path).matches()) {
         it.remove();
-        ResponseDefinitionBuilder fail = ResponseDefinitionBuilder.responseDefinition().withStatus(fault.status())
-            .withHeader("Content-Type", fault.body().startsWith("<") ? "text/html" : "application/json; charset=utf-8")
-            .withBody(fault.body());
+        ResponseDefinitionBuilder fail =
+            ResponseDefinitionBuilder.responseDefinition()
+                .withStatus(fault.status())
+                .withHeader(
+                    "Content-Type",
+                    fault.body().startsWith("<") ? "text/html" : "application/json; charset=utf-8")
+                .withBody(fault.body());
         fault.headers().forEach(fail::withHeader);
         return fail.build();
       }
@@ -290,7 +329,10 @@ public final class FakeGitHub implements AutoCloseable {
         hook.action().run();
       }
     }
-    JsonNode in = request.getBodyAsString().isBlank() ? JSON.createObjectNode() : JSON.readTree(request.getBodyAsString());
+    JsonNode in =
+        request.getBodyAsString().isBlank()
+            ? JSON.createObjectNode()
+            : JSON.readTree(request.getBodyAsString());
     Matcher m;
     if (gitData != null && path.startsWith(REPO + "/")) {
       Optional<FakeGitData.Answer> git = gitData.route(method, path.substring(REPO.length()), in);
@@ -305,9 +347,18 @@ public final class FakeGitHub implements AutoCloseable {
     }
     if (method.equals("GET") && (m = BRANCH.matcher(path)).matches()) {
       if (!branches.contains(m.group(1))) {
-        return answer(404, "{\"message\":\"Branch not found\",\"documentation_url\":\"https://docs.github.com/rest/branches/branches#get-a-branch\"}");
+        return answer(
+            404,
+            "{\"message\":\"Branch not"
+                + " found\",\"documentation_url\":\"https://docs.github.com/rest/branches/branches#get-a-branch\"}");
       }
-      return answer(200, "{\"name\":\"" + m.group(1) + "\",\"commit\":{\"sha\":\"" + "0".repeat(40) + "\"},\"protected\":false}");
+      return answer(
+          200,
+          "{\"name\":\""
+              + m.group(1)
+              + "\",\"commit\":{\"sha\":\""
+              + "0".repeat(40)
+              + "\"},\"protected\":false}");
     }
     if (method.equals("POST") && (m = ASSIGNEES.matcher(path)).matches()) {
       Pull p = pulls.get(Integer.parseInt(m.group(1)));
@@ -328,7 +379,8 @@ public final class FakeGitHub implements AutoCloseable {
       for (Pull p : pulls.values()) {
         String state = query.getOrDefault("state", "open");
         boolean stateOk = state.equals("all") || state.equals("open") == p.open;
-        boolean headOk = !query.containsKey("head") || query.get("head").equals(OWNER + ":" + p.head);
+        boolean headOk =
+            !query.containsKey("head") || query.get("head").equals(OWNER + ":" + p.head);
         boolean baseOk = !query.containsKey("base") || query.get("base").equals(p.baseRef);
         if (stateOk && headOk && baseOk) {
           ObjectNode item = render(p);
@@ -341,11 +393,20 @@ public final class FakeGitHub implements AutoCloseable {
     if (method.equals("POST") && path.equals(REPO + "/pulls")) {
       String head = in.path("head").asText();
       String baseRef = in.path("base").asText();
-      boolean exists = pulls.values().stream().anyMatch(p -> p.open && p.head.equals(head) && p.baseRef.equals(baseRef));
+      boolean exists =
+          pulls.values().stream()
+              .anyMatch(p -> p.open && p.head.equals(head) && p.baseRef.equals(baseRef));
       if (exists) {
-        return answer(422, alreadyExistsBody.replace("hub4j-test-org:test/stable", OWNER + ":" + head));
+        return answer(
+            422, alreadyExistsBody.replace("hub4j-test-org:test/stable", OWNER + ":" + head));
       }
-      Pull p = newPull(head, baseRef, in.path("title").asText(), in.path("body").asText(), in.path("draft").asBoolean(false));
+      Pull p =
+          newPull(
+              head,
+              baseRef,
+              in.path("title").asText(),
+              in.path("body").asText(),
+              in.path("draft").asBoolean(false));
       return answer(201, render(p).toString());
     }
     if ((m = PULL.matcher(path)).matches()) {
@@ -364,7 +425,9 @@ public final class FakeGitHub implements AutoCloseable {
           p.open = in.get("state").asText().equals("open");
         }
       }
-      return method.equals("GET") || method.equals("PATCH") ? answer(200, render(p).toString()) : notFound();
+      return method.equals("GET") || method.equals("PATCH")
+          ? answer(200, render(p).toString())
+          : notFound();
     }
     if (method.equals("POST") && (m = LABELS.matcher(path)).matches()) {
       Pull p = pulls.get(Integer.parseInt(m.group(1)));
@@ -484,7 +547,8 @@ public final class FakeGitHub implements AutoCloseable {
   }
 
   private static ResponseDefinition notFound() {
-    return answer(404, "{\"message\":\"Not Found\",\"documentation_url\":\"https://docs.github.com/rest\"}");
+    return answer(
+        404, "{\"message\":\"Not Found\",\"documentation_url\":\"https://docs.github.com/rest\"}");
   }
 
   private static ResponseDefinition answer(int status, String json) {
@@ -514,9 +578,10 @@ public final class FakeGitHub implements AutoCloseable {
       if (in == null) {
         throw new IllegalStateException("missing test resource " + RECORDED + path);
       }
-      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8)
-          .replaceAll("http://localhost:\\d+", base)
-          .replace("https://api.github.com", base);
+      String text =
+          new String(in.readAllBytes(), StandardCharsets.UTF_8)
+              .replaceAll("http://localhost:\\d+", base)
+              .replace("https://api.github.com", base);
       return JSON.readTree(text);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -537,7 +602,11 @@ public final class FakeGitHub implements AutoCloseable {
     try {
       JSON.readTree(
               recorded("GHPullRequestTest/createPullRequest/mappings/4-r_h_g_pulls.json")
-                  .get("request").get("bodyPatterns").get(0).get("equalToJson").asText())
+                  .get("request")
+                  .get("bodyPatterns")
+                  .get(0)
+                  .get("equalToJson")
+                  .asText())
           .fieldNames()
           .forEachRemaining(keys::add);
     } catch (IOException e) {
@@ -550,6 +619,10 @@ public final class FakeGitHub implements AutoCloseable {
   /** The exact JSON hub4j sent when it closed a pull request in the recording. */
   public String recordedCloseBody() {
     return recorded("GHPullRequestTest/createPullRequest/mappings/7-r_h_g_pulls_273.json")
-        .get("request").get("bodyPatterns").get(0).get("equalToJson").asText();
+        .get("request")
+        .get("bodyPatterns")
+        .get(0)
+        .get("equalToJson")
+        .asText();
   }
 }

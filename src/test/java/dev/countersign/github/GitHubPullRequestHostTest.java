@@ -22,13 +22,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.kohsuke.github.HttpException;
 
-/** What only the GitHub adapter has: laziness, the token, and how GitHub's failures are reported. */
+/**
+ * What only the GitHub adapter has: laziness, the token, and how GitHub's failures are reported.
+ */
 class GitHubPullRequestHostTest {
 
   private static final String TOKEN = "ghs_adapterTestToken";
   private static final String PERMISSIONS_HINT =
       "perhaps you should give the job \"permissions: pull-requests: write\" (and \"contents:"
-          + " write\" to push the branch), or pass a token that has them (see docs/github-token.md)";
+          + " write\" to push the branch), or pass a token that has them (see"
+          + " docs/github-token.md)";
   private static final PullRequestDraft PROMOTION =
       PullRequestDraft.of("Promote signed manifests", "body", "promote/signed", "main");
 
@@ -55,7 +58,8 @@ class GitHubPullRequestHostTest {
   @Test
   void fromEnvironment_usesGitHubApiUrlAndRepository() {
     Env env =
-        Env.of(Map.of("GITHUB_API_URL", github.baseUrl(), "GITHUB_REPOSITORY", FakeGitHub.REPOSITORY));
+        Env.of(
+            Map.of("GITHUB_API_URL", github.baseUrl(), "GITHUB_REPOSITORY", FakeGitHub.REPOSITORY));
     GitHubPullRequestHost host = GitHubPullRequestHost.fromEnvironment(env, TOKEN, sleeps::add);
 
     assertThat(host.create(PROMOTION).number()).isEqualTo(273);
@@ -65,51 +69,71 @@ class GitHubPullRequestHostTest {
   @Test
   void constructor_withoutToken_isEnvironmentProblem() {
     assertThatThrownBy(() -> host(" "))
-        .isInstanceOfSatisfying(EnvironmentProblem.class, p -> {
-          assertThat(p.getMessage())
-              .isEqualTo("No GitHub token while preparing to open the promotion pull request for "
-                  + FakeGitHub.REPOSITORY);
-          assertThat(p.hint()).contains(
-              "perhaps you should pass \"token: ${{ github.token }}\" or a GitHub App token to the step");
-        });
+        .isInstanceOfSatisfying(
+            EnvironmentProblem.class,
+            p -> {
+              assertThat(p.getMessage())
+                  .isEqualTo(
+                      "No GitHub token while preparing to open the promotion pull request for "
+                          + FakeGitHub.REPOSITORY);
+              assertThat(p.hint())
+                  .contains(
+                      "perhaps you should pass \"token: ${{ github.token }}\" or a GitHub App token"
+                          + " to the step");
+            });
   }
 
   @Test
   void fromEnvironment_withoutRepository_isEnvironmentProblem() {
     assertThatThrownBy(() -> GitHubPullRequestHost.fromEnvironment(Env.empty(), TOKEN, sleeps::add))
         .isInstanceOf(EnvironmentProblem.class)
-        .hasMessage("No repository in owner/name form (got \"null\") while preparing to open the"
-            + " promotion pull request");
+        .hasMessage(
+            "No repository in owner/name form (got \"null\") while preparing to open the"
+                + " promotion pull request");
   }
 
   @Test
   void create_withRejectedToken_isEnvironmentProblemNaming401() {
     assertThatThrownBy(() -> host("ghs_expired").create(PROMOTION))
-        .isInstanceOfSatisfying(EnvironmentProblem.class, p -> {
-          assertThat(p.getMessage()).isEqualTo(
-              "GitHub rejected the token (HTTP 401: Bad credentials; see https://docs.github.com/rest) while opening"
-                  + " a pull request from promote/signed into main");
-          assertThat(p.hint()).get().asString().startsWith("perhaps you should check the token");
-          assertThat(p.exitCode()).isEqualTo(ExitCode.ENVIRONMENT);
-          assertThat(p.getMessage() + p.hint().orElse("")).doesNotContain("ghs_expired");
-        });
+        .isInstanceOfSatisfying(
+            EnvironmentProblem.class,
+            p -> {
+              assertThat(p.getMessage())
+                  .isEqualTo(
+                      "GitHub rejected the token (HTTP 401: Bad credentials; see"
+                          + " https://docs.github.com/rest) while opening a pull request from"
+                          + " promote/signed into main");
+              assertThat(p.hint())
+                  .get()
+                  .asString()
+                  .startsWith("perhaps you should check the token");
+              assertThat(p.exitCode()).isEqualTo(ExitCode.ENVIRONMENT);
+              assertThat(p.getMessage() + p.hint().orElse("")).doesNotContain("ghs_expired");
+            });
   }
 
   @Test
   void create_withoutPullRequestsWritePermission_isEnvironmentProblemWithPermissionsHint() {
-    github.failNext("POST", ".*/pulls", 403,
+    github.failNext(
+        "POST",
+        ".*/pulls",
+        403,
         "{\"message\":\"Resource not accessible by integration\",\"documentation_url\":"
-            + "\"https://docs.github.com/rest/pulls/pulls#create-a-pull-request\"}", 1);
+            + "\"https://docs.github.com/rest/pulls/pulls#create-a-pull-request\"}",
+        1);
 
     assertThatThrownBy(() -> host(TOKEN).create(PROMOTION))
-        .isInstanceOfSatisfying(EnvironmentProblem.class, p -> {
-          assertThat(p.getMessage()).isEqualTo(
-              "GitHub refused access (HTTP 403: Resource not accessible by integration; see"
-                  + " https://docs.github.com/rest/pulls/pulls#create-a-pull-request) while"
-                  + " opening a pull request from promote/signed into main");
-          assertThat(p.hint()).contains(PERMISSIONS_HINT);
-          assertThat(p.getCause()).isInstanceOf(HttpException.class);
-        });
+        .isInstanceOfSatisfying(
+            EnvironmentProblem.class,
+            p -> {
+              assertThat(p.getMessage())
+                  .isEqualTo(
+                      "GitHub refused access (HTTP 403: Resource not accessible by integration; see"
+                          + " https://docs.github.com/rest/pulls/pulls#create-a-pull-request) while"
+                          + " opening a pull request from promote/signed into main");
+              assertThat(p.hint()).contains(PERMISSIONS_HINT);
+              assertThat(p.getCause()).isInstanceOf(HttpException.class);
+            });
   }
 
   @Test
@@ -117,57 +141,90 @@ class GitHubPullRequestHostTest {
     github.failNext("GET", ".*/pulls", 502, "{\"message\":\"Server Error\"}", 5);
 
     assertThatThrownBy(() -> host(TOKEN).findOpen("promote/signed", "main"))
-        .isInstanceOfSatisfying(RemoteProblem.class, p -> {
-          assertThat(p.getMessage()).isEqualTo(
-              "GitHub answered HTTP 502 (Server Error) on 3 tries in a row while looking for an open pull"
-                  + " request from promote/signed into main");
-          assertThat(p.hint()).get().asString().startsWith("perhaps you should retry later");
-          assertThat(p.exitCode()).isEqualTo(ExitCode.REMOTE);
-        });
+        .isInstanceOfSatisfying(
+            RemoteProblem.class,
+            p -> {
+              assertThat(p.getMessage())
+                  .isEqualTo(
+                      "GitHub answered HTTP 502 (Server Error) on 3 tries in a row while looking"
+                          + " for an open pull request from promote/signed into main");
+              assertThat(p.hint()).get().asString().startsWith("perhaps you should retry later");
+              assertThat(p.exitCode()).isEqualTo(ExitCode.REMOTE);
+            });
     assertThat(github.requests()).filteredOn(r -> r.endsWith("/pulls")).hasSize(3);
     assertThat(sleeps).hasSize(2);
   }
 
   @Test
   void create_whenLabelsNeverResolve_givesUpAfterBoundedBackoff_andTheOpenedPullRequestStands() {
-    github.failNext("POST", ".*/issues/\\d+/labels", 422,
-        "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"Could not resolve to a node with"
-            + " the global id of 'PR_x'.\"}]}", 10);
+    github.failNext(
+        "POST",
+        ".*/issues/\\d+/labels",
+        422,
+        "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"Could not resolve to a node"
+            + " with the global id of 'PR_x'.\"}]}",
+        10);
 
     var created = host(TOKEN).create(PROMOTION.withLabels(List.of("promotion")));
 
     assertThat(created.number()).isEqualTo(273);
-    assertThat(created.warnings()).containsExactly("GitHub answered HTTP 422 (Validation Failed: Could not resolve"
-        + " to a node with the global id of 'PR_x'.) while adding labels [promotion] to pull request #273");
-    assertThat(sleeps).containsExactly(
-        Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(8));
-    github.server().verify(GitHubPullRequestHost.NODE_ATTEMPTS, postRequestedFor(urlMatching(".*/labels")));
+    assertThat(created.warnings())
+        .containsExactly(
+            "GitHub answered HTTP 422 (Validation Failed: Could not resolve to a node with the"
+                + " global id of 'PR_x'.) while adding labels [promotion] to pull request #273");
+    assertThat(sleeps)
+        .containsExactly(
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(4),
+            Duration.ofSeconds(8));
+    github
+        .server()
+        .verify(GitHubPullRequestHost.NODE_ATTEMPTS, postRequestedFor(urlMatching(".*/labels")));
     assertThat(github.hosted(273)).get().extracting(HostedPullRequest::open).isEqualTo(true);
   }
 
   @Test
   void create_whenLabelRefusedForAnotherReason_doesNotRetry_andWarns() {
-    github.failNext("POST", ".*/issues/\\d+/labels", 422,
-        "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"name is too long\"}]}", 1);
+    github.failNext(
+        "POST",
+        ".*/issues/\\d+/labels",
+        422,
+        "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"name is too long\"}]}",
+        1);
 
     var created = host(TOKEN).create(PROMOTION.withLabels(List.of("x".repeat(60))));
 
-    assertThat(created.warnings()).singleElement().asString().contains("(Validation Failed: name is too long)");
+    assertThat(created.warnings())
+        .singleElement()
+        .asString()
+        .contains("(Validation Failed: name is too long)");
     assertThat(sleeps).isEmpty();
   }
 
   @Test
   void create_whenAReviewerIsNotACollaborator_opensThePullRequest_andReturnsAWarning() {
-    github.failNext("POST", ".*/pulls/\\d+/requested_reviewers", 422,
-        "{\"message\":\"Reviews may only be requested from collaborators. One or more of the users or teams you"
-            + " specified is not a collaborator of the hub4j-test-org/github-api repository.\",\"documentation_url\":"
-            + "\"https://docs.github.com/rest/pulls/review-requests#request-reviewers-for-a-pull-request\"}", 1);
+    github.failNext(
+        "POST",
+        ".*/pulls/\\d+/requested_reviewers",
+        422,
+        "{\"message\":\"Reviews may only be requested from collaborators. One or more of the users"
+            + " or teams you specified is not a collaborator of the hub4j-test-org/github-api"
+            + " repository.\",\"documentation_url\":"
+            + "\"https://docs.github.com/rest/pulls/review-requests#request-reviewers-for-a-pull-request\"}",
+        1);
 
-    var created = host(TOKEN).create(PROMOTION.withReviewers(List.of("outsider"), List.of())
-        .withAssignees(List.of("octocat")));
+    var created =
+        host(TOKEN)
+            .create(
+                PROMOTION
+                    .withReviewers(List.of("outsider"), List.of())
+                    .withAssignees(List.of("octocat")));
 
     assertThat(created.number()).isEqualTo(273);
-    assertThat(created.warnings()).singleElement().asString()
+    assertThat(created.warnings())
+        .singleElement()
+        .asString()
         .startsWith("GitHub answered HTTP 422 (Reviews may only be requested from collaborators.")
         .contains("while requesting reviews from [outsider] on pull request #273");
     assertThat(github.assignees(273)).containsExactly("octocat");
@@ -176,14 +233,19 @@ class GitHubPullRequestHostTest {
 
   @Test
   void create_whenAlreadyExistsButNoneListed_isRemoteProblem() {
-    github.failNext("POST", ".*/pulls", 422,
-        "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"A pull request already exists"
-            + " for hub4j-test-org:promote/signed.\"}]}", 1);
+    github.failNext(
+        "POST",
+        ".*/pulls",
+        422,
+        "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"A pull request already"
+            + " exists for hub4j-test-org:promote/signed.\"}]}",
+        1);
 
     assertThatThrownBy(() -> host(TOKEN).create(PROMOTION))
         .isInstanceOf(RemoteProblem.class)
-        .hasMessage("GitHub (HTTP 422) said a pull request already exists for promote/signed but lists"
-            + " none open into main while opening a pull request from promote/signed into main");
+        .hasMessage(
+            "GitHub (HTTP 422) said a pull request already exists for promote/signed but lists none"
+                + " open into main while opening a pull request from promote/signed into main");
   }
 
   @Test
@@ -193,8 +255,9 @@ class GitHubPullRequestHostTest {
 
     assertThatThrownBy(() -> host.findOpen("promote/signed", "main"))
         .isInstanceOf(EnvironmentProblem.class)
-        .hasMessage("GitHub found no repository hub4j-test-org/nope (HTTP 404) while looking for an open"
-            + " pull request from promote/signed into main");
+        .hasMessage(
+            "GitHub found no repository hub4j-test-org/nope (HTTP 404) while looking for an open"
+                + " pull request from promote/signed into main");
   }
 
   @Test
@@ -204,28 +267,42 @@ class GitHubPullRequestHostTest {
       closedPort = socket.getLocalPort();
     }
     String url = "http://127.0.0.1:" + closedPort;
-    GitHubPullRequestHost host = new GitHubPullRequestHost(url, FakeGitHub.REPOSITORY, TOKEN, sleeps::add);
+    GitHubPullRequestHost host =
+        new GitHubPullRequestHost(url, FakeGitHub.REPOSITORY, TOKEN, sleeps::add);
 
     assertThatThrownBy(() -> host.findOpen("promote/signed", "main"))
         .isInstanceOf(RemoteProblem.class)
-        .hasMessage("Could not reach GitHub at " + url + " (ConnectException) on 3 tries in a row while looking"
-            + " for an open pull request from promote/signed into main")
+        .hasMessage(
+            "Could not reach GitHub at "
+                + url
+                + " (ConnectException) on 3 tries in a row while looking"
+                + " for an open pull request from promote/signed into main")
         .extracting(e -> ((CountersignException) e).hint().orElseThrow())
         .isEqualTo("perhaps you should retry, or check GITHUB_API_URL and the runner's network");
   }
 
   @Test
   void apiMessage_readsGitHubErrorBodiesAndFallsBackToText() {
-    assertThat(GitHubPullRequestHost.apiMessage(
-            "{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"a\"},{\"code\":\"missing\"},{\"message\":\"b\"}]}"))
+    assertThat(
+            GitHubPullRequestHost.apiMessage(
+                "{\"message\":\"Validation"
+                    + " Failed\",\"errors\":[{\"message\":\"a\"},{\"code\":\"missing\"},{\"message\":\"b\"}]}"))
         .isEqualTo("Validation Failed: a: b");
     assertThat(GitHubPullRequestHost.apiMessage("<html>\n  Bad gateway </html>"))
         .isEqualTo("an HTML page of 28 characters instead of GitHub's JSON");
-    assertThat(GitHubPullRequestHost.apiMessage("<!DOCTYPE html><html><head><title>Unicorn! &middot; GitHub</title>"
-        + "</head><body>" + "x".repeat(5000) + "</body></html>"))
-        .isEqualTo("an HTML page \"Unicorn! &middot; GitHub\" of 5093 characters instead of GitHub's JSON");
-    assertThat(GitHubPullRequestHost.apiMessage(
-            "{\"message\":\"Not Found\",\"documentation_url\":\"https://docs.github.com/rest\"}"))
+    assertThat(
+            GitHubPullRequestHost.apiMessage(
+                "<!DOCTYPE html><html><head><title>Unicorn! &middot; GitHub</title>"
+                    + "</head><body>"
+                    + "x".repeat(5000)
+                    + "</body></html>"))
+        .isEqualTo(
+            "an HTML page \"Unicorn! &middot; GitHub\" of 5093 characters instead of GitHub's"
+                + " JSON");
+    assertThat(
+            GitHubPullRequestHost.apiMessage(
+                "{\"message\":\"Not"
+                    + " Found\",\"documentation_url\":\"https://docs.github.com/rest\"}"))
         .isEqualTo("Not Found; see https://docs.github.com/rest");
     assertThat(GitHubPullRequestHost.apiMessage(null)).isEqualTo("no message");
   }

@@ -28,17 +28,21 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The behaviour every {@link PullRequestHost} promises, run against the in-memory fake and
- * against {@link GitHubPullRequestHost} talking to {@link FakeGitHub} over HTTP. Assertions on
- * the host's state hold for both; where only the HTTP exchange can show a property (the PATCH
- * body, the retry, no {@code GET /user}), the GitHub harness adds WireMock checks.
+ * The behaviour every {@link PullRequestHost} promises, run against the in-memory fake and against
+ * {@link GitHubPullRequestHost} talking to {@link FakeGitHub} over HTTP. Assertions on the host's
+ * state hold for both; where only the HTTP exchange can show a property (the PATCH body, the retry,
+ * no {@code GET /user}), the GitHub harness adds WireMock checks.
  */
 class PullRequestHostContractTest {
 
   private static final String TOKEN = "ghs_contractTestToken";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final PullRequestDraft PROMOTION =
-      PullRequestDraft.of("Promote signed manifests", "<!-- countersign:promotion -->\nbody v1", "promote/signed", "main");
+      PullRequestDraft.of(
+          "Promote signed manifests",
+          "<!-- countersign:promotion -->\nbody v1",
+          "promote/signed",
+          "main");
 
   /** One host plus a way to look at (and perturb) the host's own state. */
   interface Harness extends AutoCloseable {
@@ -123,8 +127,9 @@ class PullRequestHostContractTest {
     @Override
     public void lagNodeResolution(int times) {
       String unresolved =
-          "{\"message\":\"Validation Failed\",\"errors\":[{\"resource\":\"PullRequest\",\"code\":\"custom\","
-              + "\"message\":\"Could not resolve to a node with the global id of 'PR_kwDOA'.\"}]}";
+          "{\"message\":\"Validation"
+              + " Failed\",\"errors\":[{\"resource\":\"PullRequest\",\"code\":\"custom\",\"message\":\"Could"
+              + " not resolve to a node with the global id of 'PR_kwDOA'.\"}]}";
       github.failNext("POST", ".*/issues/\\d+/labels", 422, unresolved, times);
       github.failNext("POST", ".*/pulls/\\d+/requested_reviewers", 422, unresolved, times);
     }
@@ -164,20 +169,35 @@ class PullRequestHostContractTest {
       assertThat(created.draft()).isFalse();
       assertThat(h.hosted(created.number()))
           .get()
-          .satisfies(pr -> {
-            assertThat(pr.open()).isTrue();
-            assertThat(pr.title()).isEqualTo(PROMOTION.title());
-            assertThat(pr.head()).isEqualTo("promote/signed");
-          });
+          .satisfies(
+              pr -> {
+                assertThat(pr.open()).isTrue();
+                assertThat(pr.title()).isEqualTo(PROMOTION.title());
+                assertThat(pr.head()).isEqualTo("promote/signed");
+              });
       assertThat(h.host().findOpen("promote/signed", "main")).contains(created);
-      h.github().ifPresent(gh -> {
-        List<LoggedRequest> posts = gh.server().findAll(postRequestedFor(urlEqualTo("/repos/" + FakeGitHub.REPOSITORY + "/pulls")));
-        assertThat(posts).hasSize(1);
-        assertThat(posts.get(0).getBodyAsString())
-            .satisfies(body -> assertThat(JSON.readTree(body).fieldNames()).toIterable()
-                .containsExactlyInAnyOrderElementsOf(gh.recordedCreateKeys()));
-        assertThat(created.url()).isEqualTo("https://github.com/" + FakeGitHub.REPOSITORY + "/pull/" + created.number());
-      });
+      h.github()
+          .ifPresent(
+              gh -> {
+                List<LoggedRequest> posts =
+                    gh.server()
+                        .findAll(
+                            postRequestedFor(
+                                urlEqualTo("/repos/" + FakeGitHub.REPOSITORY + "/pulls")));
+                assertThat(posts).hasSize(1);
+                assertThat(posts.get(0).getBodyAsString())
+                    .satisfies(
+                        body ->
+                            assertThat(JSON.readTree(body).fieldNames())
+                                .toIterable()
+                                .containsExactlyInAnyOrderElementsOf(gh.recordedCreateKeys()));
+                assertThat(created.url())
+                    .isEqualTo(
+                        "https://github.com/"
+                            + FakeGitHub.REPOSITORY
+                            + "/pull/"
+                            + created.number());
+              });
       if (h instanceof InMemoryHarness mem) {
         assertThat(mem.host.opened()).containsExactly(PROMOTION);
         assertThat(mem.host.updated()).isEmpty();
@@ -197,26 +217,50 @@ class PullRequestHostContractTest {
       assertThat(result.number()).isEqualTo(earlier.number());
       assertThat(result.title()).isEqualTo(PROMOTION.title());
       assertThat(result.body()).isEqualTo(PROMOTION.body());
-      assertThat(h.hosted(earlier.number())).get()
+      assertThat(h.hosted(earlier.number()))
+          .get()
           .extracting(HostedPullRequest::title, HostedPullRequest::body, HostedPullRequest::open)
           .containsExactly(PROMOTION.title(), PROMOTION.body(), true);
-      assertThat(h.host().findOpen("promote/signed", "main")).map(PullRequest::number).contains(earlier.number());
-      h.github().ifPresent(gh -> {
-        // The create was refused with the recorded 422, then the open PR was found by owner:branch.
-        gh.server().verify(1, postRequestedFor(urlEqualTo("/repos/" + FakeGitHub.REPOSITORY + "/pulls")));
-        // Listed by owner:branch twice: the fallback after the 422, then findOpen above.
-        gh.server().verify(2, getRequestedFor(urlEqualTo("/repos/" + FakeGitHub.REPOSITORY
-            + "/pulls?state=open&head=hub4j-test-org%3Apromote%2Fsigned&base=main")));
-        List<LoggedRequest> patches =
-            gh.server().findAll(patchRequestedFor(urlEqualTo("/repos/" + FakeGitHub.REPOSITORY + "/pulls/" + earlier.number())));
-        assertThat(patches).extracting(LoggedRequest::getBodyAsString)
-            .containsExactly(
-                "{\"title\":\"Promote signed manifests\"}",
-                "{\"body\":\"<!-- countersign:promotion -->\\nbody v1\"}");
-      });
+      assertThat(h.host().findOpen("promote/signed", "main"))
+          .map(PullRequest::number)
+          .contains(earlier.number());
+      h.github()
+          .ifPresent(
+              gh -> {
+                // The create was refused with the recorded 422, then the open PR was found by
+                // owner:branch.
+                gh.server()
+                    .verify(
+                        1,
+                        postRequestedFor(urlEqualTo("/repos/" + FakeGitHub.REPOSITORY + "/pulls")));
+                // Listed by owner:branch twice: the fallback after the 422, then findOpen above.
+                gh.server()
+                    .verify(
+                        2,
+                        getRequestedFor(
+                            urlEqualTo(
+                                "/repos/"
+                                    + FakeGitHub.REPOSITORY
+                                    + "/pulls?state=open&head=hub4j-test-org%3Apromote%2Fsigned&base=main")));
+                List<LoggedRequest> patches =
+                    gh.server()
+                        .findAll(
+                            patchRequestedFor(
+                                urlEqualTo(
+                                    "/repos/"
+                                        + FakeGitHub.REPOSITORY
+                                        + "/pulls/"
+                                        + earlier.number())));
+                assertThat(patches)
+                    .extracting(LoggedRequest::getBodyAsString)
+                    .containsExactly(
+                        "{\"title\":\"Promote signed manifests\"}",
+                        "{\"body\":\"<!-- countersign:promotion -->\\nbody v1\"}");
+              });
       if (h instanceof InMemoryHarness mem) {
         assertThat(mem.host.opened()).isEmpty();
-        assertThat(mem.host.updated()).containsExactly(new InMemoryPullRequestHost.Update(earlier.number(), PROMOTION));
+        assertThat(mem.host.updated())
+            .containsExactly(new InMemoryPullRequestHost.Update(earlier.number(), PROMOTION));
       }
     }
   }
@@ -227,12 +271,14 @@ class PullRequestHostContractTest {
     try (Harness h = factory.open()) {
       PullRequest created = h.host().create(PROMOTION);
 
-      PullRequest updated = h.host().update(created, PROMOTION.withTitleAndBody("Promote 3 manifests", "body v2"));
+      PullRequest updated =
+          h.host().update(created, PROMOTION.withTitleAndBody("Promote 3 manifests", "body v2"));
 
       assertThat(updated.number()).isEqualTo(created.number());
       assertThat(updated.title()).isEqualTo("Promote 3 manifests");
       assertThat(updated.body()).isEqualTo("body v2");
-      assertThat(h.hosted(created.number())).get()
+      assertThat(h.hosted(created.number()))
+          .get()
           .extracting(HostedPullRequest::title, HostedPullRequest::body)
           .containsExactly("Promote 3 manifests", "body v2");
     }
@@ -248,7 +294,8 @@ class PullRequestHostContractTest {
 
       assertThat(again).isEqualTo(created);
       // A re-run over the same plan must not edit the PR (each edit notifies subscribers).
-      h.github().ifPresent(gh -> gh.server().verify(0, patchRequestedFor(urlMatching(".*/pulls/\\d+"))));
+      h.github()
+          .ifPresent(gh -> gh.server().verify(0, patchRequestedFor(urlMatching(".*/pulls/\\d+"))));
     }
   }
 
@@ -257,26 +304,39 @@ class PullRequestHostContractTest {
   void create_withLabelsAndReviewers_appliesThem(HarnessFactory factory) {
     try (Harness h = factory.open()) {
       PullRequestDraft draft =
-          PROMOTION.withLabels(List.of("promotion", "signed"))
+          PROMOTION
+              .withLabels(List.of("promotion", "signed"))
               .withReviewers(List.of("alice", "bob"), List.of("security"));
 
       PullRequest created = h.host().create(draft);
 
       assertThat(created.labels()).containsExactlyInAnyOrder("promotion", "signed");
-      assertThat(h.hosted(created.number())).get().satisfies(pr -> {
-        assertThat(pr.labels()).containsExactlyInAnyOrder("promotion", "signed");
-        assertThat(pr.reviewers()).containsExactlyInAnyOrder("alice", "bob");
-        assertThat(pr.teamReviewers()).containsExactly("security");
-      });
-      h.github().ifPresent(gh -> {
-        gh.server().verify(postRequestedFor(urlMatching(".*/issues/\\d+/labels"))
-            .withRequestBody(equalToJson("{\"labels\":[\"promotion\",\"signed\"]}")));
-        gh.server().verify(postRequestedFor(urlMatching(".*/pulls/\\d+/requested_reviewers"))
-            .withRequestBody(equalToJson("{\"reviewers\":[\"alice\",\"bob\"]}")));
-        gh.server().verify(postRequestedFor(urlMatching(".*/pulls/\\d+/requested_reviewers"))
-            .withRequestBody(equalToJson("{\"team_reviewers\":[\"security\"]}")));
-        assertThat(h.sleeps()).isEmpty();
-      });
+      assertThat(h.hosted(created.number()))
+          .get()
+          .satisfies(
+              pr -> {
+                assertThat(pr.labels()).containsExactlyInAnyOrder("promotion", "signed");
+                assertThat(pr.reviewers()).containsExactlyInAnyOrder("alice", "bob");
+                assertThat(pr.teamReviewers()).containsExactly("security");
+              });
+      h.github()
+          .ifPresent(
+              gh -> {
+                gh.server()
+                    .verify(
+                        postRequestedFor(urlMatching(".*/issues/\\d+/labels"))
+                            .withRequestBody(
+                                equalToJson("{\"labels\":[\"promotion\",\"signed\"]}")));
+                gh.server()
+                    .verify(
+                        postRequestedFor(urlMatching(".*/pulls/\\d+/requested_reviewers"))
+                            .withRequestBody(equalToJson("{\"reviewers\":[\"alice\",\"bob\"]}")));
+                gh.server()
+                    .verify(
+                        postRequestedFor(urlMatching(".*/pulls/\\d+/requested_reviewers"))
+                            .withRequestBody(equalToJson("{\"team_reviewers\":[\"security\"]}")));
+                assertThat(h.sleeps()).isEmpty();
+              });
     }
   }
 
@@ -287,17 +347,28 @@ class PullRequestHostContractTest {
       h.lagNodeResolution(1);
 
       PullRequest created =
-          h.host().create(PROMOTION.withLabels(List.of("promotion")).withReviewers(List.of("alice"), List.of()));
+          h.host()
+              .create(
+                  PROMOTION
+                      .withLabels(List.of("promotion"))
+                      .withReviewers(List.of("alice"), List.of()));
 
-      assertThat(h.hosted(created.number())).get().satisfies(pr -> {
-        assertThat(pr.labels()).containsExactly("promotion");
-        assertThat(pr.reviewers()).containsExactly("alice");
-      });
-      h.github().ifPresent(gh -> {
-        gh.server().verify(2, postRequestedFor(urlMatching(".*/issues/\\d+/labels")));
-        gh.server().verify(2, postRequestedFor(urlMatching(".*/pulls/\\d+/requested_reviewers")));
-        assertThat(h.sleeps()).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
-      });
+      assertThat(h.hosted(created.number()))
+          .get()
+          .satisfies(
+              pr -> {
+                assertThat(pr.labels()).containsExactly("promotion");
+                assertThat(pr.reviewers()).containsExactly("alice");
+              });
+      h.github()
+          .ifPresent(
+              gh -> {
+                gh.server().verify(2, postRequestedFor(urlMatching(".*/issues/\\d+/labels")));
+                gh.server()
+                    .verify(2, postRequestedFor(urlMatching(".*/pulls/\\d+/requested_reviewers")));
+                assertThat(h.sleeps())
+                    .containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
+              });
     }
   }
 
@@ -309,13 +380,24 @@ class PullRequestHostContractTest {
           h.seedOpen(PROMOTION.withLabels(List.of("do-not-merge", "promotion")));
       PullRequest existing = h.host().findOpen("promote/signed", "main").orElseThrow();
 
-      PullRequest updated = h.host().update(existing, PROMOTION.withLabels(List.of("promotion", "signed")));
+      PullRequest updated =
+          h.host().update(existing, PROMOTION.withLabels(List.of("promotion", "signed")));
 
       assertThat(updated.labels()).containsExactlyInAnyOrder("do-not-merge", "promotion", "signed");
-      assertThat(h.hosted(earlier.number())).get().extracting(HostedPullRequest::labels)
-          .satisfies(labels -> assertThat(labels).containsExactlyInAnyOrder("do-not-merge", "promotion", "signed"));
-      h.github().ifPresent(gh -> gh.server().verify(postRequestedFor(urlMatching(".*/issues/\\d+/labels"))
-          .withRequestBody(equalToJson("{\"labels\":[\"signed\"]}"))));
+      assertThat(h.hosted(earlier.number()))
+          .get()
+          .extracting(HostedPullRequest::labels)
+          .satisfies(
+              labels ->
+                  assertThat(labels)
+                      .containsExactlyInAnyOrder("do-not-merge", "promotion", "signed"));
+      h.github()
+          .ifPresent(
+              gh ->
+                  gh.server()
+                      .verify(
+                          postRequestedFor(urlMatching(".*/issues/\\d+/labels"))
+                              .withRequestBody(equalToJson("{\"labels\":[\"signed\"]}"))));
     }
   }
 
@@ -326,8 +408,13 @@ class PullRequestHostContractTest {
       PullRequest created = h.host().create(PROMOTION.asDraft());
 
       assertThat(created.draft()).isTrue();
-      assertThat(h.hosted(created.number())).get().extracting(HostedPullRequest::draft).isEqualTo(true);
-      assertThat(h.host().findOpen("promote/signed", "main")).map(PullRequest::draft).contains(true);
+      assertThat(h.hosted(created.number()))
+          .get()
+          .extracting(HostedPullRequest::draft)
+          .isEqualTo(true);
+      assertThat(h.host().findOpen("promote/signed", "main"))
+          .map(PullRequest::draft)
+          .contains(true);
     }
   }
 
@@ -340,11 +427,24 @@ class PullRequestHostContractTest {
       h.host().close(created);
       h.host().close(created); // closing twice is not an error
 
-      assertThat(h.hosted(created.number())).get().extracting(HostedPullRequest::open).isEqualTo(false);
+      assertThat(h.hosted(created.number()))
+          .get()
+          .extracting(HostedPullRequest::open)
+          .isEqualTo(false);
       assertThat(h.host().findOpen("promote/signed", "main")).isEmpty();
-      h.github().ifPresent(gh -> gh.server().verify(1,
-          patchRequestedFor(urlEqualTo("/repos/" + FakeGitHub.REPOSITORY + "/pulls/" + created.number()))
-              .withRequestBody(equalToJson(gh.recordedCloseBody()))));
+      h.github()
+          .ifPresent(
+              gh ->
+                  gh.server()
+                      .verify(
+                          1,
+                          patchRequestedFor(
+                                  urlEqualTo(
+                                      "/repos/"
+                                          + FakeGitHub.REPOSITORY
+                                          + "/pulls/"
+                                          + created.number()))
+                              .withRequestBody(equalToJson(gh.recordedCloseBody()))));
     }
   }
 
@@ -371,9 +471,21 @@ class PullRequestHostContractTest {
       h.host().deleteBranch("promote/signed");
 
       assertThat(h.host().findOpen("promote/signed", "main")).isEmpty();
-      assertThat(h.hosted(created.number())).get().extracting(HostedPullRequest::open).isEqualTo(false);
-      h.github().ifPresent(gh -> gh.server().verify(1,
-          deleteRequestedFor(urlEqualTo("/repos/" + FakeGitHub.REPOSITORY + "/git/refs/heads/promote/signed"))));
+      assertThat(h.hosted(created.number()))
+          .get()
+          .extracting(HostedPullRequest::open)
+          .isEqualTo(false);
+      h.github()
+          .ifPresent(
+              gh ->
+                  gh.server()
+                      .verify(
+                          1,
+                          deleteRequestedFor(
+                              urlEqualTo(
+                                  "/repos/"
+                                      + FakeGitHub.REPOSITORY
+                                      + "/git/refs/heads/promote/signed"))));
     }
   }
 }

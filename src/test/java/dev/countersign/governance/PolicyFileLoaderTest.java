@@ -49,8 +49,11 @@ class PolicyFileLoaderTest {
         HEADER
             + "annotationDomain: example.dev\n"
             + SIGNER
-            + "  - issuer: " + ISSUER + "\n"
-            + "    subjectRegExp: 'https://github\\.com/acme/deploy/\\.github/workflows/release\\.yml@refs/tags/v.*'\n"
+            + "  - issuer: "
+            + ISSUER
+            + "\n"
+            + "    subjectRegExp:"
+            + " 'https://github\\.com/acme/deploy/\\.github/workflows/release\\.yml@refs/tags/v.*'\n"
             + "keys:\n"
             + "  - path: .countersign/cosign.pub\n"
             + "minSigners: 2\n"
@@ -69,14 +72,23 @@ class PolicyFileLoaderTest {
         .containsExactly(
             IdentityRule.exact(SUBJECT, ISSUER),
             new IdentityRule(
-                "https://github\\.com/acme/deploy/\\.github/workflows/release\\.yml@refs/tags/v.*", true, ISSUER, false));
+                "https://github\\.com/acme/deploy/\\.github/workflows/release\\.yml@refs/tags/v.*",
+                true,
+                ISSUER,
+                false));
     assertThat(policy.keys()).containsExactly(key);
     assertThat(policy.minSigners()).isEqualTo(2);
     assertThat(policy.domain()).isEqualTo(new AnnotationDomain("example.dev"));
-    assertThat(policy.extraIgnoreFields()).containsExactly("metadata.annotations.argocd.argoproj.io/tracking-id");
+    assertThat(policy.extraIgnoreFields())
+        .containsExactly("metadata.annotations.argocd.argoproj.io/tracking-id");
     assertThat(policy.insecureIgnoreIdentity()).isFalse();
-    assertThat(file.directories()).containsExactly(new PolicyFile.DirectoryPair(Path.of("deploy/unsigned"), Path.of("deploy/signed")));
-    assertThat(file.governance()).isEqualTo(new PolicyFile.Governance(List.of(Path.of("policies")), Optional.of(Path.of("policies/params.yaml"))));
+    assertThat(file.directories())
+        .containsExactly(
+            new PolicyFile.DirectoryPair(Path.of("deploy/unsigned"), Path.of("deploy/signed")));
+    assertThat(file.governance())
+        .isEqualTo(
+            new PolicyFile.Governance(
+                List.of(Path.of("policies")), Optional.of(Path.of("policies/params.yaml"))));
   }
 
   @Test
@@ -85,7 +97,8 @@ class PolicyFileLoaderTest {
 
     assertThat(file.annotationDomain()).isEqualTo(AnnotationDomain.DEFAULT);
     assertThat(file.minSigners()).isEqualTo(1);
-    assertThat(file.directories()).containsExactly(new PolicyFile.DirectoryPair(Path.of("unsigned"), Path.of("signed")));
+    assertThat(file.directories())
+        .containsExactly(new PolicyFile.DirectoryPair(Path.of("unsigned"), Path.of("signed")));
     assertThat(file.governance()).isEqualTo(PolicyFile.Governance.none());
     assertThat(file.signers()).extracting(PolicyFile.Signer::line).containsExactly(4);
   }
@@ -95,59 +108,111 @@ class PolicyFileLoaderTest {
     PublicKey key = newEcKey();
     String inline = pem(key).replace("\n", "\n      ");
 
-    TrustPolicy policy = loader.parse(SOURCE, HEADER + "keys:\n  - pem: |\n      " + inline + "\n").toTrustPolicy(repo);
+    TrustPolicy policy =
+        loader
+            .parse(SOURCE, HEADER + "keys:\n  - pem: |\n      " + inline + "\n")
+            .toTrustPolicy(repo);
 
     assertThat(policy.keys()).containsExactly(key);
   }
 
   static Stream<Arguments> rejections() {
     return Stream.of(
-        Arguments.of(HEADER + SIGNER + "minSigner: 1\n", 6,
-            "unknown key \"minSigner\"", ", perhaps you should use one of annotationDomain, apiVersion, directories, governance, ignoreFields, keys, kind, minSigners, signers"),
-        Arguments.of(HEADER + "signers:\n  - issuer: " + ISSUER + "\n    subjet: x\n", 5,
-            "unknown key \"signers.0.subjet\"", ", perhaps you should use one of issuer, issuerRegExp, subject, subjectRegExp"),
-        Arguments.of(HEADER + "signers:\n  - issuer: " + ISSUER + "\n    subjectRegExp: 'https://github.com/(acme'\n", 5,
-            "the regular expression \"https://github.com/(acme\" in \"subjectRegExp\" is invalid (Unclosed group)",
+        Arguments.of(
+            HEADER + SIGNER + "minSigner: 1\n",
+            6,
+            "unknown key \"minSigner\"",
+            ", perhaps you should use one of annotationDomain, apiVersion, directories, governance,"
+                + " ignoreFields, keys, kind, minSigners, signers"),
+        Arguments.of(
+            HEADER + "signers:\n  - issuer: " + ISSUER + "\n    subjet: x\n",
+            5,
+            "unknown key \"signers.0.subjet\"",
+            ", perhaps you should use one of issuer, issuerRegExp, subject, subjectRegExp"),
+        Arguments.of(
+            HEADER
+                + "signers:\n  - issuer: "
+                + ISSUER
+                + "\n    subjectRegExp: 'https://github.com/(acme'\n",
+            5,
+            "the regular expression \"https://github.com/(acme\" in \"subjectRegExp\" is invalid"
+                + " (Unclosed group)",
             ", perhaps you should escape special characters such as '.' and '?' with a backslash"),
-        Arguments.of(HEADER + "signers:\n  - issuer: " + ISSUER + "\n", 4,
-            "\"subject\" (or \"subjectRegExp\") is required in signers[0]", null),
+        Arguments.of(
+            HEADER + "signers:\n  - issuer: " + ISSUER + "\n",
+            4,
+            "\"subject\" (or \"subjectRegExp\") is required in signers[0]",
+            null),
         Arguments.of("kind: TrustPolicy\n" + SIGNER, 1, "\"apiVersion\" is required", null),
-        Arguments.of(HEADER.replace("v1alpha1", "v9"), 1,
-            "apiVersion \"countersign.dev/v9\" is not supported", ", perhaps you should use countersign.dev/v1alpha1"),
-        Arguments.of(HEADER + "minSigners: 1\n", 1,
+        Arguments.of(
+            HEADER.replace("v1alpha1", "v9"),
+            1,
+            "apiVersion \"countersign.dev/v9\" is not supported",
+            ", perhaps you should use countersign.dev/v1alpha1"),
+        Arguments.of(
+            HEADER + "minSigners: 1\n",
+            1,
             "the trust policy names no signer: both \"signers\" and \"keys\" are empty",
             ", perhaps you should add the signing workflow's identity under \"signers\""),
-        Arguments.of(HEADER + SIGNER + "minSigners: 2\n", 6,
-            "\"minSigners\" is 2 but must be between 1 and the number of signers and keys (1)", null),
-        Arguments.of(HEADER + SIGNER + "minSigners: two\n", 6, "\"minSigners\" must be an integer, not a string", null),
-        Arguments.of(HEADER + SIGNER + "directories:\n  - unsigned: ../outside\n    signed: signed\n", 7,
-            "\"../outside\" must be a path inside the repository", ", perhaps you should write it relative to the repository root"),
-        Arguments.of(HEADER + SIGNER + "keys:\n  - pem: not a key\n", 7,
+        Arguments.of(
+            HEADER + SIGNER + "minSigners: 2\n",
+            6,
+            "\"minSigners\" is 2 but must be between 1 and the number of signers and keys (1)",
+            null),
+        Arguments.of(
+            HEADER + SIGNER + "minSigners: two\n",
+            6,
+            "\"minSigners\" must be an integer, not a string",
+            null),
+        Arguments.of(
+            HEADER + SIGNER + "directories:\n  - unsigned: ../outside\n    signed: signed\n",
+            7,
+            "\"../outside\" must be a path inside the repository",
+            ", perhaps you should write it relative to the repository root"),
+        Arguments.of(
+            HEADER + SIGNER + "keys:\n  - pem: not a key\n",
+            7,
             "no \"-----BEGIN PUBLIC KEY-----\" block found (no PEM block)",
-            ", perhaps you should pass the public key file (cosign.pub), not the private key or a certificate"),
-        Arguments.of(HEADER + SIGNER + "governance:\n  policy: [p/]\n", 7,
-            "unknown key \"governance.policy\"", ", perhaps you should use one of params, policies"),
-        Arguments.of(HEADER + SIGNER + "signers: []\n", 6, "the key \"signers\" appears twice", ", perhaps you should remove one"),
-        Arguments.of(HEADER + "signers:\n  - issuer: x\n    subject: ''\n", 5,
-            "\"subject\" is empty; an empty identity would accept any signer", null));
+            ", perhaps you should pass the public key file (cosign.pub), not the private key or a"
+                + " certificate"),
+        Arguments.of(
+            HEADER + SIGNER + "governance:\n  policy: [p/]\n",
+            7,
+            "unknown key \"governance.policy\"",
+            ", perhaps you should use one of params, policies"),
+        Arguments.of(
+            HEADER + SIGNER + "signers: []\n",
+            6,
+            "the key \"signers\" appears twice",
+            ", perhaps you should remove one"),
+        Arguments.of(
+            HEADER + "signers:\n  - issuer: x\n    subject: ''\n",
+            5,
+            "\"subject\" is empty; an empty identity would accept any signer",
+            null));
   }
 
   @ParameterizedTest
   @MethodSource("rejections")
-  void parse_invalidPolicy_isRejectedWithFileLineAndFix(String yaml, int line, String what, String hint) {
+  void parse_invalidPolicy_isRejectedWithFileLineAndFix(
+      String yaml, int line, String what, String hint) {
     assertThatThrownBy(() -> loader.parse(SOURCE, yaml))
-        .isInstanceOfSatisfying(InputProblem.class, problem -> {
-          assertThat(problem.getMessage()).isEqualTo(SOURCE + ":" + line + ": " + what);
-          assertThat(problem.hint()).isEqualTo(Optional.ofNullable(hint));
-          assertThat(problem.file()).isEqualTo(SOURCE);
-        });
+        .isInstanceOfSatisfying(
+            InputProblem.class,
+            problem -> {
+              assertThat(problem.getMessage()).isEqualTo(SOURCE + ":" + line + ": " + what);
+              assertThat(problem.hint()).isEqualTo(Optional.ofNullable(hint));
+              assertThat(problem.file()).isEqualTo(SOURCE);
+            });
   }
 
   @Test
   void load_missingFile_isAUsageProblem() {
     assertThatThrownBy(() -> loader.load(repo, SOURCE))
         .isInstanceOf(UsageProblem.class)
-        .hasMessage("No trust policy found at .countersign/policy.yaml in the work tree while loading the trust policy");
+        .hasMessage(
+            "No trust policy found at .countersign/policy.yaml in the work tree while loading the"
+                + " trust policy");
   }
 
   @Test
@@ -156,7 +221,8 @@ class PolicyFileLoaderTest {
 
     assertThatThrownBy(() -> file.toTrustPolicy(repo))
         .isInstanceOf(InputProblem.class)
-        .hasMessage(SOURCE + ":4: cannot read the public key file keys/cosign.pub in the work tree");
+        .hasMessage(
+            SOURCE + ":4: cannot read the public key file keys/cosign.pub in the work tree");
   }
 
   private static PublicKey newEcKey() throws Exception {

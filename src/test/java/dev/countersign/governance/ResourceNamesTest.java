@@ -43,7 +43,8 @@ class ResourceNamesTest {
 
     assertThat(selector.matches(Map.of("tier", "frontend", "env", "prod"))).isTrue();
     assertThat(selector.matches(Map.of("tier", "frontend", "env", "dev"))).isFalse();
-    assertThat(selector.matches(Map.of("tier", "frontend", "env", "prod", "legacy", "yes"))).isFalse();
+    assertThat(selector.matches(Map.of("tier", "frontend", "env", "prod", "legacy", "yes")))
+        .isFalse();
     assertThat(selector.matches(Map.of("env", "prod"))).isFalse();
     assertThat(LabelSelector.EVERYTHING.matches(Map.of())).isTrue();
   }

@@ -24,9 +24,16 @@ class GitHubRepositoryTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"https://gitlab.com/acme/policies.git", "https://github.com.evil.example/acme/policies.git",
-      "file:///tmp/origin.git", "https://github.com/acme", "https://github.com/acme/policies/tree/main", "https://github.com/acme/..",
-      "https://github.com/-acme/policies"})
+  @ValueSource(
+      strings = {
+        "https://gitlab.com/acme/policies.git",
+        "https://github.com.evil.example/acme/policies.git",
+        "file:///tmp/origin.git",
+        "https://github.com/acme",
+        "https://github.com/acme/policies/tree/main",
+        "https://github.com/acme/..",
+        "https://github.com/-acme/policies"
+      })
   void otherUrls_giveNothing(String url) {
     assertThat(GitHubRepository.fromRemoteUrl(url)).isEqualTo(Optional.empty());
   }

@@ -29,20 +29,41 @@ class RepositoryInitializerTest {
 
   @ParameterizedTest
   @CsvSource({
-    "acme, deploy, main, https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main",
-    "Acme-Corp, k8s.manifests, release/v2, https://github.com/Acme-Corp/k8s.manifests/.github/workflows/sign-on-merge.yml@refs/heads/release/v2",
+    "acme, deploy, main,"
+        + " https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main",
+    "Acme-Corp, k8s.manifests, release/v2,"
+        + " https://github.com/Acme-Corp/k8s.manifests/.github/workflows/sign-on-merge.yml@refs/heads/release/v2",
   })
-  void kyvernoPolicy_subject_isTheSigningWorkflowSan(String owner, String repository, String branch, String san) {
-    Map<String, Object> policy = yaml(initializer.render(InitOptions.of(owner, repository, branch)).get(RepositoryInitializer.KYVERNO_POLICY));
+  void kyvernoPolicy_subject_isTheSigningWorkflowSan(
+      String owner, String repository, String branch, String san) {
+    Map<String, Object> policy =
+        yaml(
+            initializer
+                .render(InitOptions.of(owner, repository, branch))
+                .get(RepositoryInitializer.KYVERNO_POLICY));
 
-    Map<String, Object> keyless = map(path(policy, "spec", "rules", 0, "validate", "manifests", "attestors", 0, "entries", 0, "keyless"));
+    Map<String, Object> keyless =
+        map(
+            path(
+                policy,
+                "spec",
+                "rules",
+                0,
+                "validate",
+                "manifests",
+                "attestors",
+                0,
+                "entries",
+                0,
+                "keyless"));
     assertThat(keyless.get("subject")).isEqualTo(san);
     assertThat(keyless.get("issuer")).isEqualTo("https://token.actions.githubusercontent.com");
   }
 
   @Test
   void kyvernoPolicy_usesExactlyTheFieldNamesKyvernoReadsForManifests() {
-    Map<String, Object> policy = yaml(initializer.render(ACME).get(RepositoryInitializer.KYVERNO_POLICY));
+    Map<String, Object> policy =
+        yaml(initializer.render(ACME).get(RepositoryInitializer.KYVERNO_POLICY));
 
     assertThat(policy.get("apiVersion")).isEqualTo("kyverno.io/v1");
     assertThat(policy.get("kind")).isEqualTo("ClusterPolicy");
@@ -64,24 +85,31 @@ class RepositoryInitializerTest {
     Map<String, Object> ignore = map(list(manifests.get("ignoreFields")).get(0));
     assertThat(ignore).containsOnlyKeys("objects", "fields");
     for (Object object : list(ignore.get("objects"))) {
-      assertThat(map(object).keySet()).isSubsetOf(Set.of("group", "version", "kind", "name", "namespace"));
+      assertThat(map(object).keySet())
+          .isSubsetOf(Set.of("group", "version", "kind", "name", "namespace"));
     }
     assertThat(map(list(ignore.get("objects")).get(0))).containsExactly(Map.entry("kind", "*"));
-    assertThat(list(ignore.get("fields"))).contains("metadata.annotations.argocd.argoproj.io/tracking-id");
-    assertThat(map(manifests.get("dryRun"))).containsExactly(Map.entry("enable", true), Map.entry("namespace", "countersign-dryrun"));
-    assertThat(list(path(policy, "spec", "rules", 0, "match", "any", 0, "resources", "namespaces"))).containsExactly("deploy");
+    assertThat(list(ignore.get("fields")))
+        .contains("metadata.annotations.argocd.argoproj.io/tracking-id");
+    assertThat(map(manifests.get("dryRun")))
+        .containsExactly(Map.entry("enable", true), Map.entry("namespace", "countersign-dryrun"));
+    assertThat(list(path(policy, "spec", "rules", 0, "match", "any", 0, "resources", "namespaces")))
+        .containsExactly("deploy");
   }
 
   @Test
   void argoApplication_syncsOnlyTheSignedDirectoryWithServerSideApply() {
-    Map<String, Object> app = yaml(initializer.render(ACME).get(RepositoryInitializer.ARGOCD_APPLICATION));
+    Map<String, Object> app =
+        yaml(initializer.render(ACME).get(RepositoryInitializer.ARGOCD_APPLICATION));
 
     assertThat(app.get("kind")).isEqualTo("Application");
-    assertThat(path(app, "spec", "source", "repoURL")).isEqualTo("https://github.com/acme/deploy.git");
+    assertThat(path(app, "spec", "source", "repoURL"))
+        .isEqualTo("https://github.com/acme/deploy.git");
     assertThat(path(app, "spec", "source", "targetRevision")).isEqualTo("main");
     assertThat(path(app, "spec", "source", "path")).isEqualTo("signed");
     assertThat(path(app, "spec", "source", "directory", "exclude")).isEqualTo("*.sigstore.json");
-    assertThat(list(path(app, "spec", "syncPolicy", "syncOptions"))).containsExactly("ServerSideApply=true");
+    assertThat(list(path(app, "spec", "syncPolicy", "syncOptions")))
+        .containsExactly("ServerSideApply=true");
     assertThat(path(app, "spec", "destination", "namespace")).isEqualTo("deploy");
   }
 
@@ -91,14 +119,22 @@ class RepositoryInitializerTest {
     Map<String, Object> workflow = yaml(text);
 
     // SnakeYAML (YAML 1.1) reads the key "on" as boolean true.
-    Map<String, Object> triggers = map(workflow.containsKey("on") ? workflow.get("on") : ((Map<?, ?>) workflow).get(Boolean.TRUE));
+    Map<String, Object> triggers =
+        map(
+            workflow.containsKey("on")
+                ? workflow.get("on")
+                : ((Map<?, ?>) workflow).get(Boolean.TRUE));
     assertThat(list(path(triggers, "push", "branches"))).containsExactly("main");
     assertThat(list(path(triggers, "push", "paths"))).containsExactly("unsigned/**");
     Map<String, Object> job = map(path(workflow, "jobs", "sign"));
-    assertThat(map(job.get("permissions"))).containsExactly(Map.entry("contents", "write"), Map.entry("id-token", "write"),
-        Map.entry("pull-requests", "write"));
+    assertThat(map(job.get("permissions")))
+        .containsExactly(
+            Map.entry("contents", "write"),
+            Map.entry("id-token", "write"),
+            Map.entry("pull-requests", "write"));
     List<Object> steps = list(job.get("steps"));
-    assertThat(map(steps.get(0)).get("uses")).isEqualTo("actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683");
+    assertThat(map(steps.get(0)).get("uses"))
+        .isEqualTo("actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683");
     assertThat(map(steps.get(1)).get("uses")).isEqualTo(ActionReference.USES);
     assertThat(path(steps.get(1), "with", "token")).isEqualTo("${{ secrets.GITHUB_TOKEN }}");
     assertThat(text).doesNotContainPattern("\\{\\{[A-Z_]+\\}\\}");
@@ -111,8 +147,11 @@ class RepositoryInitializerTest {
     PolicyFile policy = new PolicyFileLoader().load(repo, PolicyFile.DEFAULT_LOCATION);
 
     assertThat(policy.toTrustPolicy(repo).identities())
-        .containsExactly(IdentityRule.exact(ACME.signerSubject(), "https://token.actions.githubusercontent.com"));
-    assertThat(policy.ignoreFields()).containsExactly("metadata.annotations.argocd.argoproj.io/tracking-id");
+        .containsExactly(
+            IdentityRule.exact(
+                ACME.signerSubject(), "https://token.actions.githubusercontent.com"));
+    assertThat(policy.ignoreFields())
+        .containsExactly("metadata.annotations.argocd.argoproj.io/tracking-id");
   }
 
   @Test
@@ -129,10 +168,14 @@ class RepositoryInitializerTest {
             Path.of(".countersign/cluster/kyverno-dryrun-rbac.yaml"),
             Path.of(".countersign/cluster/argocd-application.yaml"));
     for (Path file : written) {
-      assertThat(Files.readString(repo.resolve(file))).isEqualTo(initializer.render(ACME.withPromotion(true)).get(file));
-      new org.yaml.snakeyaml.Yaml().loadAll(Files.readString(repo.resolve(file))).forEach(doc -> assertThat(doc).isNotNull());
+      assertThat(Files.readString(repo.resolve(file)))
+          .isEqualTo(initializer.render(ACME.withPromotion(true)).get(file));
+      new org.yaml.snakeyaml.Yaml()
+          .loadAll(Files.readString(repo.resolve(file)))
+          .forEach(doc -> assertThat(doc).isNotNull());
     }
-    assertThat(initializer.render(ACME)).isEqualTo(initializer.render(InitOptions.of("acme", "deploy", "main")));
+    assertThat(initializer.render(ACME))
+        .isEqualTo(initializer.render(InitOptions.of("acme", "deploy", "main")));
   }
 
   @Test
@@ -141,10 +184,16 @@ class RepositoryInitializerTest {
     Files.writeString(repo.resolve(".countersign/policy.yaml"), "mine");
 
     assertThatThrownBy(() -> initializer.write(repo, ACME))
-        .isInstanceOfSatisfying(UsageProblem.class, problem -> {
-          assertThat(problem.getMessage()).isEqualTo("Refusing to overwrite .countersign/policy.yaml while running countersign init");
-          assertThat(problem.hint()).contains(", perhaps you should move it away or pass --force to replace it");
-        });
+        .isInstanceOfSatisfying(
+            UsageProblem.class,
+            problem -> {
+              assertThat(problem.getMessage())
+                  .isEqualTo(
+                      "Refusing to overwrite .countersign/policy.yaml while running countersign"
+                          + " init");
+              assertThat(problem.hint())
+                  .contains(", perhaps you should move it away or pass --force to replace it");
+            });
     assertThat(Files.readString(repo.resolve(".countersign/policy.yaml"))).isEqualTo("mine");
     assertThat(repo.resolve(".github")).doesNotExist();
   }
@@ -156,7 +205,8 @@ class RepositoryInitializerTest {
 
     initializer.write(repo, ACME.withForce(true));
 
-    assertThat(Files.readString(repo.resolve(".countersign/policy.yaml"))).contains("subject: " + ACME.signerSubject());
+    assertThat(Files.readString(repo.resolve(".countersign/policy.yaml")))
+        .contains("subject: " + ACME.signerSubject());
   }
 
   @ParameterizedTest
@@ -166,8 +216,11 @@ class RepositoryInitializerTest {
     "acme, deploy, 'ma in', The branch \"ma in\" is not valid while preparing countersign init",
     "acme, .., main, The repository \"..\" is not valid while preparing countersign init",
   })
-  void options_invalidNames_areUsageProblems(String owner, String repository, String branch, String message) {
-    assertThatThrownBy(() -> InitOptions.of(owner, repository, branch)).isInstanceOf(UsageProblem.class).hasMessage(message);
+  void options_invalidNames_areUsageProblems(
+      String owner, String repository, String branch, String message) {
+    assertThatThrownBy(() -> InitOptions.of(owner, repository, branch))
+        .isInstanceOf(UsageProblem.class)
+        .hasMessage(message);
   }
 
   @SuppressWarnings("unchecked")

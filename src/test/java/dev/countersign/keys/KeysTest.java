@@ -55,8 +55,12 @@ class KeysTest {
 
     assertThat(verify(PublicKeys.read(resource("key-c/testpub")), blob, sig)).isTrue();
     assertThat(verify(PublicKeys.read(resource("key-a/testpub")), blob, sig)).isFalse();
-    assertThat(verify(PublicKeys.read(resource("key-c/testpub")),
-        Files.readAllBytes(resource("key-c/testblob")), sig)).isFalse();
+    assertThat(
+            verify(
+                PublicKeys.read(resource("key-c/testpub")),
+                Files.readAllBytes(resource("key-c/testblob")),
+                sig))
+        .isFalse();
   }
 
   @Test
@@ -66,7 +70,9 @@ class KeysTest {
         .isInstanceOf(UsageProblem.class)
         .hasMessageContaining("Could not decrypt " + file)
         .hasMessageContaining("wrong password")
-        .satisfies(e -> assertThat(((UsageProblem) e).hint()).get().asString().contains("COSIGN_PASSWORD"));
+        .satisfies(
+            e ->
+                assertThat(((UsageProblem) e).hint()).get().asString().contains("COSIGN_PASSWORD"));
   }
 
   @Test
@@ -75,15 +81,24 @@ class KeysTest {
     var pair = PrivateKeys.generate(random);
     String pem = PrivateKeys.encryptToPem(pair.getPrivate(), "s3cret".toCharArray(), random);
 
-    assertThat(pem).startsWith("-----BEGIN ENCRYPTED COSIGN PRIVATE KEY-----\n")
+    assertThat(pem)
+        .startsWith("-----BEGIN ENCRYPTED COSIGN PRIVATE KEY-----\n")
         .endsWith("-----END ENCRYPTED COSIGN PRIVATE KEY-----\n");
-    String json = new String(Pem.blocks(pem.getBytes(StandardCharsets.US_ASCII)).get(0).der(), StandardCharsets.UTF_8);
-    assertThat(json).startsWith("{\"kdf\":{\"name\":\"scrypt\",\"params\":{\"N\":32768,\"r\":8,\"p\":1},\"salt\":\"")
+    String json =
+        new String(
+            Pem.blocks(pem.getBytes(StandardCharsets.US_ASCII)).get(0).der(),
+            StandardCharsets.UTF_8);
+    assertThat(json)
+        .startsWith(
+            "{\"kdf\":{\"name\":\"scrypt\",\"params\":{\"N\":32768,\"r\":8,\"p\":1},\"salt\":\"")
         .contains("\"cipher\":{\"name\":\"nacl/secretbox\",\"nonce\":\"");
 
-    PrivateKey back = PrivateKeys.parse(pem.getBytes(StandardCharsets.US_ASCII), Path.of("mem"), "s3cret".toCharArray());
+    PrivateKey back =
+        PrivateKeys.parse(
+            pem.getBytes(StandardCharsets.US_ASCII), Path.of("mem"), "s3cret".toCharArray());
     assertThat(back.getEncoded()).isEqualTo(pair.getPrivate().getEncoded());
-    assertThatThrownBy(() -> PrivateKeys.parse(pem.getBytes(StandardCharsets.US_ASCII), Path.of("mem"), EMPTY))
+    assertThatThrownBy(
+            () -> PrivateKeys.parse(pem.getBytes(StandardCharsets.US_ASCII), Path.of("mem"), EMPTY))
         .isInstanceOf(UsageProblem.class);
   }
 
@@ -92,7 +107,9 @@ class KeysTest {
     byte[] key = new byte[32];
     byte[] nonce = new byte[24];
     byte[] box = PrivateKeys.secretbox(true, "hello".getBytes(StandardCharsets.UTF_8), nonce, key);
-    assertThat(PrivateKeys.secretbox(false, box, nonce, key)).asString(StandardCharsets.UTF_8).isEqualTo("hello");
+    assertThat(PrivateKeys.secretbox(false, box, nonce, key))
+        .asString(StandardCharsets.UTF_8)
+        .isEqualTo("hello");
     box[box.length - 1] ^= 1;
     assertThat(PrivateKeys.secretbox(false, box, nonce, key)).isNull();
   }
@@ -106,7 +123,8 @@ class KeysTest {
     PrivateKey key = PrivateKeys.read(priv, PrivateKeys.passwordFrom(Env.empty()));
     assertThat(PrivateKeys.publicKeyOf(key).getEncoded()).isEqualTo(written.getEncoded());
     assertThat(PublicKeys.read(pub).getEncoded()).isEqualTo(written.getEncoded());
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(priv))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(priv)))
+        .isEqualTo("rw-------");
 
     byte[] message = "apiVersion: v1\n".getBytes(StandardCharsets.UTF_8);
     Signature signer = Signature.getInstance("SHA256withECDSA");
@@ -114,21 +132,25 @@ class KeysTest {
     signer.update(message);
     assertThat(verify(PublicKeys.read(pub), message, signer.sign())).isTrue();
 
-    assertThatThrownBy(() -> KeyPairFiles.generate(priv, tmp.resolve("other.pub"), EMPTY, new SecureRandom()))
-        .isInstanceOf(UsageProblem.class).hasMessageContaining("Refusing to overwrite");
+    assertThatThrownBy(
+            () -> KeyPairFiles.generate(priv, tmp.resolve("other.pub"), EMPTY, new SecureRandom()))
+        .isInstanceOf(UsageProblem.class)
+        .hasMessageContaining("Refusing to overwrite");
   }
 
   @Test
   void passwordFrom_readsCosignPassword() {
-    assertThat(PrivateKeys.passwordFrom(Env.of(Map.of("COSIGN_PASSWORD", "pw")))).containsExactly('p', 'w');
+    assertThat(PrivateKeys.passwordFrom(Env.of(Map.of("COSIGN_PASSWORD", "pw"))))
+        .containsExactly('p', 'w');
     assertThat(PrivateKeys.passwordFrom(Env.empty())).isEmpty();
   }
 
   @Test
   void fingerprint_isSha256OfSpki() throws Exception {
     PublicKey key = PublicKeys.read(resource("key-a/testpub"));
-    String hex = java.util.HexFormat.of().formatHex(
-        java.security.MessageDigest.getInstance("SHA-256").digest(key.getEncoded()));
+    String hex =
+        java.util.HexFormat.of()
+            .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(key.getEncoded()));
     assertThat(PublicKeys.fingerprint(key)).isEqualTo("sha256:" + hex).hasSize(71);
   }
 
@@ -138,16 +160,25 @@ class KeysTest {
     Path pub = Files.writeString(tmp.resolve("k.pub"), PublicKeys.toPem(pair.getPublic()));
     assertThat(PublicKeys.read(pub).getEncoded()).isEqualTo(pair.getPublic().getEncoded());
 
-    Path pkcs8 = Files.writeString(tmp.resolve("k.pem"), Pem.encode("PRIVATE KEY", pair.getPrivate().getEncoded()));
-    assertThat(PrivateKeys.read(pkcs8, EMPTY).getEncoded()).isEqualTo(pair.getPrivate().getEncoded());
+    Path pkcs8 =
+        Files.writeString(
+            tmp.resolve("k.pem"), Pem.encode("PRIVATE KEY", pair.getPrivate().getEncoded()));
+    assertThat(PrivateKeys.read(pkcs8, EMPTY).getEncoded())
+        .isEqualTo(pair.getPrivate().getEncoded());
 
-    var info = org.bouncycastle.asn1.pkcs.PrivateKeyInfo.getInstance(pair.getPrivate().getEncoded());
+    var info =
+        org.bouncycastle.asn1.pkcs.PrivateKeyInfo.getInstance(pair.getPrivate().getEncoded());
     byte[] sec1 = info.parsePrivateKey().toASN1Primitive().getEncoded();
-    // SEC1 without curve parameters is not enough to know the curve; PKCS#8 carries them in the algorithm id
-    var withParams = new org.bouncycastle.asn1.sec.ECPrivateKey(256,
-        org.bouncycastle.asn1.sec.ECPrivateKey.getInstance(sec1).getKey(),
-        info.getPrivateKeyAlgorithm().getParameters());
-    Path sec1File = Files.writeString(tmp.resolve("ec.pem"), Pem.encode("EC PRIVATE KEY", withParams.getEncoded()));
+    // SEC1 without curve parameters is not enough to know the curve; PKCS#8 carries them in the
+    // algorithm id
+    var withParams =
+        new org.bouncycastle.asn1.sec.ECPrivateKey(
+            256,
+            org.bouncycastle.asn1.sec.ECPrivateKey.getInstance(sec1).getKey(),
+            info.getPrivateKeyAlgorithm().getParameters());
+    Path sec1File =
+        Files.writeString(
+            tmp.resolve("ec.pem"), Pem.encode("EC PRIVATE KEY", withParams.getEncoded()));
     assertThat(((java.security.interfaces.ECPrivateKey) PrivateKeys.read(sec1File, EMPTY)).getS())
         .isEqualTo(((java.security.interfaces.ECPrivateKey) pair.getPrivate()).getS());
   }
@@ -155,7 +186,9 @@ class KeysTest {
   @Test
   void read_problemsNameTheFile() throws Exception {
     Path missing = tmp.resolve("nope.pub");
-    assertThatThrownBy(() -> PublicKeys.read(missing)).isInstanceOf(UsageProblem.class).hasMessageContaining(missing.toString());
+    assertThatThrownBy(() -> PublicKeys.read(missing))
+        .isInstanceOf(UsageProblem.class)
+        .hasMessageContaining(missing.toString());
 
     Path privateInsteadOfPublic = resource("key-a/testkey");
     assertThatThrownBy(() -> PublicKeys.read(privateInsteadOfPublic))
@@ -165,7 +198,9 @@ class KeysTest {
 
     Path garbage = Files.writeString(tmp.resolve("garbage.key"), "hello");
     assertThatThrownBy(() -> PrivateKeys.read(garbage, EMPTY))
-        .isInstanceOf(InputProblem.class).hasMessageContaining("garbage.key").hasMessageContaining("no private key");
+        .isInstanceOf(InputProblem.class)
+        .hasMessageContaining("garbage.key")
+        .hasMessageContaining("no private key");
   }
 
   private static boolean verify(PublicKey key, byte[] message, byte[] sig) throws Exception {

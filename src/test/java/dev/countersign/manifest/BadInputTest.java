@@ -45,104 +45,185 @@ class BadInputTest {
 
   static Stream<Arguments> badFiles() {
     return Stream.of(
-        Arguments.of("unclosed flow sequence", text(HEAD + "metadata:\n  name: [a\n"),
+        Arguments.of(
+            "unclosed flow sequence",
+            text(HEAD + "metadata:\n  name: [a\n"),
             "unsigned/bad.yaml:5: is not valid YAML: expected ',' or ']', but got <stream end>"),
-        Arguments.of("bad indentation", text("apiVersion: v1\n kind: ConfigMap\n"),
+        Arguments.of(
+            "bad indentation",
+            text("apiVersion: v1\n kind: ConfigMap\n"),
             "unsigned/bad.yaml:2: is not valid YAML: mapping values are not allowed here"),
-        Arguments.of("tab indentation", text(HEAD + "data:\n\tkey: x\n"),
-            "unsigned/bad.yaml:4: is not valid YAML: found character '\\t(TAB)' that cannot start any token."
-                + " (Do not use \\t(TAB) for indentation)"),
-        Arguments.of("unterminated quote", text(HEAD + "data:\n  a: 'open\n"),
+        Arguments.of(
+            "tab indentation",
+            text(HEAD + "data:\n\tkey: x\n"),
+            "unsigned/bad.yaml:4: is not valid YAML: found character '\\t(TAB)' that cannot start"
+                + " any token. (Do not use \\t(TAB) for indentation)"),
+        Arguments.of(
+            "unterminated quote",
+            text(HEAD + "data:\n  a: 'open\n"),
             "unsigned/bad.yaml:5: is not valid YAML: found unexpected end of stream"),
-        Arguments.of("syntax error in the second document", text(HEAD + "---\n" + HEAD + "data: {a: 1\n"),
+        Arguments.of(
+            "syntax error in the second document",
+            text(HEAD + "---\n" + HEAD + "data: {a: 1\n"),
             "unsigned/bad.yaml:7: is not valid YAML: expected ',' or '}', but got <stream end>"),
-        Arguments.of("duplicate top-level key", text(HEAD + "kind: Secret\n"),
+        Arguments.of(
+            "duplicate top-level key",
+            text(HEAD + "kind: Secret\n"),
             "unsigned/bad.yaml:3: duplicate key \"kind\" (first defined at line 2)"),
-        Arguments.of("duplicate nested key", text(HEAD + "metadata:\n  name: a\n  labels:\n    x: 1\n    x: 2\n"),
-            "unsigned/bad.yaml:7: duplicate key \"x\" in metadata.labels (first defined at line 6)"),
-        Arguments.of("duplicate key in a list item", text(HEAD + "spec:\n  containers:\n  - name: a\n    name: b\n"),
-            "unsigned/bad.yaml:6: duplicate key \"name\" in spec.containers.0 (first defined at line 5)"),
-        Arguments.of("alias bomb (alias count)", text(HEAD + aliasBomb(9, 7)),
-            "unsigned/bad.yaml: uses more than 50 aliases to mappings or sequences (a YAML alias bomb?)"),
-        Arguments.of("alias bomb (expansion)", text(HEAD + aliasBomb(2, 24)),
-            "unsigned/bad.yaml:5: expands to more than 1000000 values through aliases (a YAML alias bomb?)"),
-        Arguments.of("recursive alias", text(HEAD + "data: &a [*a]\n"),
+        Arguments.of(
+            "duplicate nested key",
+            text(HEAD + "metadata:\n  name: a\n  labels:\n    x: 1\n    x: 2\n"),
+            "unsigned/bad.yaml:7: duplicate key \"x\" in metadata.labels (first defined at line"
+                + " 6)"),
+        Arguments.of(
+            "duplicate key in a list item",
+            text(HEAD + "spec:\n  containers:\n  - name: a\n    name: b\n"),
+            "unsigned/bad.yaml:6: duplicate key \"name\" in spec.containers.0 (first defined at"
+                + " line 5)"),
+        Arguments.of(
+            "alias bomb (alias count)",
+            text(HEAD + aliasBomb(9, 7)),
+            "unsigned/bad.yaml: uses more than 50 aliases to mappings or sequences (a YAML alias"
+                + " bomb?)"),
+        Arguments.of(
+            "alias bomb (expansion)",
+            text(HEAD + aliasBomb(2, 24)),
+            "unsigned/bad.yaml:5: expands to more than 1000000 values through aliases (a YAML alias"
+                + " bomb?)"),
+        Arguments.of(
+            "recursive alias",
+            text(HEAD + "data: &a [*a]\n"),
             "unsigned/bad.yaml:3: contains a recursive alias"),
-        Arguments.of("excessive nesting", text(HEAD + "data: " + "[".repeat(150) + "]".repeat(150) + "\n"),
+        Arguments.of(
+            "excessive nesting",
+            text(HEAD + "data: " + "[".repeat(150) + "]".repeat(150) + "\n"),
             "unsigned/bad.yaml: nests mappings and sequences deeper than 100 levels"),
-        Arguments.of("20 MB file", (Setup) dir -> {
-              byte[] big = new byte[20 * 1024 * 1024];
-              Arrays.fill(big, (byte) '#');
-              return Files.write(dir.resolve("bad.yaml"), big);
-            },
+        Arguments.of(
+            "20 MB file",
+            (Setup)
+                dir -> {
+                  byte[] big = new byte[20 * 1024 * 1024];
+                  Arrays.fill(big, (byte) '#');
+                  return Files.write(dir.resolve("bad.yaml"), big);
+                },
             "unsigned/bad.yaml: is 20971520 bytes, larger than the limit of 1048576 bytes"),
-        Arguments.of("Latin-1 byte", bytes(concat(HEAD + "data:\n  a: caf", new byte[] {(byte) 0xE9}, "\n")),
+        Arguments.of(
+            "Latin-1 byte",
+            bytes(concat(HEAD + "data:\n  a: caf", new byte[] {(byte) 0xE9}, "\n")),
             "unsigned/bad.yaml:4: is not valid UTF-8 (byte 0xe9 at offset 45)"),
-        Arguments.of("UTF-8 byte order mark", bytes(concat("", new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, HEAD)),
+        Arguments.of(
+            "UTF-8 byte order mark",
+            bytes(concat("", new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, HEAD)),
             "unsigned/bad.yaml:1: starts with a UTF-8 byte order mark (BOM)"),
-        Arguments.of("CRLF line endings", text("apiVersion: v1\r\nkind: ConfigMap\r\n"),
+        Arguments.of(
+            "CRLF line endings",
+            text("apiVersion: v1\r\nkind: ConfigMap\r\n"),
             "unsigned/bad.yaml:1: uses CRLF (Windows) line endings"),
-        Arguments.of("lone CR", text(HEAD + "data:\n  a: x\ry\n"),
+        Arguments.of(
+            "lone CR",
+            text(HEAD + "data:\n  a: x\ry\n"),
             "unsigned/bad.yaml:4: contains a carriage return (CR) character"),
-        Arguments.of("control character", text(HEAD + "data:\n  a: x\u0007\n"),
+        Arguments.of(
+            "control character",
+            text(HEAD + "data:\n  a: x\u0007\n"),
             "unsigned/bad.yaml:4: contains a character YAML does not allow (U+0007)"),
-        Arguments.of("no kind", text("apiVersion: v1\nmetadata:\n  name: a\n"),
+        Arguments.of(
+            "no kind",
+            text("apiVersion: v1\nmetadata:\n  name: a\n"),
             "unsigned/bad.yaml:1: document 1 has no \"kind\""),
-        Arguments.of("no apiVersion", text("kind: ConfigMap\nmetadata:\n  name: a\n"),
+        Arguments.of(
+            "no apiVersion",
+            text("kind: ConfigMap\nmetadata:\n  name: a\n"),
             "unsigned/bad.yaml:1: document 1 has no \"apiVersion\""),
-        Arguments.of("kind is a number", text("apiVersion: v1\nkind: 12\n"),
-            "unsigned/bad.yaml:2: \"kind\" of document 1 must be a non-empty string, not the integer 12"),
-        Arguments.of("second document without kind", text(HEAD + "---\napiVersion: v1\nmetadata: {}\n"),
+        Arguments.of(
+            "kind is a number",
+            text("apiVersion: v1\nkind: 12\n"),
+            "unsigned/bad.yaml:2: \"kind\" of document 1 must be a non-empty string, not the"
+                + " integer 12"),
+        Arguments.of(
+            "second document without kind",
+            text(HEAD + "---\napiVersion: v1\nmetadata: {}\n"),
             "unsigned/bad.yaml:4: document 2 has no \"kind\""),
-        Arguments.of("metadata.name is a boolean", text(HEAD + "metadata:\n  name: yes\n"),
-            "unsigned/bad.yaml:4: metadata.name of document 1 must be a string, not the boolean true;"
-                + " YAML 1.1 reads yes/no/on/off/y/n as booleans"),
-        Arguments.of("list document", text("- apiVersion: v1\n  kind: ConfigMap\n"),
+        Arguments.of(
+            "metadata.name is a boolean",
+            text(HEAD + "metadata:\n  name: yes\n"),
+            "unsigned/bad.yaml:4: metadata.name of document 1 must be a string, not the boolean"
+                + " true; YAML 1.1 reads yes/no/on/off/y/n as booleans"),
+        Arguments.of(
+            "list document",
+            text("- apiVersion: v1\n  kind: ConfigMap\n"),
             "unsigned/bad.yaml:1: document 1 is a list, not a Kubernetes object (a mapping)"),
-        Arguments.of("scalar document", text(HEAD + "---\njust text\n"),
+        Arguments.of(
+            "scalar document",
+            text(HEAD + "---\njust text\n"),
             "unsigned/bad.yaml:4: document 2 is a scalar, not a Kubernetes object (a mapping)"),
-        Arguments.of("binary tag", text(HEAD + "data:\n  a: !!binary aGVsbG8=\n"),
-            "unsigned/bad.yaml:4: uses the tag tag:yaml.org,2002:binary, which Kubernetes manifests do not support"),
-        Arguments.of("custom tag", text(HEAD + "data: !vault {path: x}\n"),
+        Arguments.of(
+            "binary tag",
+            text(HEAD + "data:\n  a: !!binary aGVsbG8=\n"),
+            "unsigned/bad.yaml:4: uses the tag tag:yaml.org,2002:binary, which Kubernetes manifests"
+                + " do not support"),
+        Arguments.of(
+            "custom tag",
+            text(HEAD + "data: !vault {path: x}\n"),
             "unsigned/bad.yaml:3: uses the tag !vault, which Kubernetes manifests do not support"),
-        Arguments.of("bad tagged int", text(HEAD + "replicas: !!int three\n"),
+        Arguments.of(
+            "bad tagged int",
+            text(HEAD + "replicas: !!int three\n"),
             "unsigned/bad.yaml:3: \"three\" is tagged tag:yaml.org,2002:int but is not a integer"),
         Arguments.of("empty file", text(""), "unsigned/bad.yaml: contains no Kubernetes object"),
-        Arguments.of("comments only", text("# nothing here\n\n# still nothing\n"),
+        Arguments.of(
+            "comments only",
+            text("# nothing here\n\n# still nothing\n"),
             "unsigned/bad.yaml: contains no Kubernetes object"),
-        Arguments.of("empty documents only", text("---\n---\n...\n"),
+        Arguments.of(
+            "empty documents only",
+            text("---\n---\n...\n"),
             "unsigned/bad.yaml: contains no Kubernetes object"),
-        Arguments.of("symlink", (Setup) dir -> {
-              Path target = Files.writeString(dir.resolve("real.yaml"), HEAD);
-              return Files.createSymbolicLink(dir.resolve("bad.yaml"), target);
-            },
+        Arguments.of(
+            "symlink",
+            (Setup)
+                dir -> {
+                  Path target = Files.writeString(dir.resolve("real.yaml"), HEAD);
+                  return Files.createSymbolicLink(dir.resolve("bad.yaml"), target);
+                },
             "unsigned/bad.yaml: is a symbolic link, which countersign does not follow"),
-        Arguments.of("directory", (Setup) dir -> Files.createDirectory(dir.resolve("bad.yaml")),
+        Arguments.of(
+            "directory",
+            (Setup) dir -> Files.createDirectory(dir.resolve("bad.yaml")),
             "unsigned/bad.yaml: is not a regular file"),
-        Arguments.of("missing file", (Setup) dir -> dir.resolve("bad.yaml"), "unsigned/bad.yaml: does not exist"));
+        Arguments.of(
+            "missing file",
+            (Setup) dir -> dir.resolve("bad.yaml"),
+            "unsigned/bad.yaml: does not exist"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("badFiles")
-  void read_badFile_isInputProblemNamingFileAndLine(String name, Setup setup, String expected) throws IOException {
+  void read_badFile_isInputProblemNamingFileAndLine(String name, Setup setup, String expected)
+      throws IOException {
     Path file = setup.create(dir);
     ManifestReader reader = new ManifestReader();
 
     assertThatThrownBy(() -> reader.read(file, SHOWN_AS))
-        .isInstanceOfSatisfying(InputProblem.class, problem -> {
-          assertThat(problem.getMessage()).isEqualTo(expected);
-          assertThat(problem.exitCode()).isEqualTo(ExitCode.INVALID_INPUT);
-          assertThat(problem.file()).isEqualTo(SHOWN_AS);
-          assertThat(problem.hint()).hasValueSatisfying(hint -> assertThat(hint).startsWith("perhaps you should"));
-        });
+        .isInstanceOfSatisfying(
+            InputProblem.class,
+            problem -> {
+              assertThat(problem.getMessage()).isEqualTo(expected);
+              assertThat(problem.exitCode()).isEqualTo(ExitCode.INVALID_INPUT);
+              assertThat(problem.file()).isEqualTo(SHOWN_AS);
+              assertThat(problem.hint())
+                  .hasValueSatisfying(hint -> assertThat(hint).startsWith("perhaps you should"));
+            });
   }
 
   // ---- decoding signature annotations -------------------------------------------------------
 
   private static final String MESSAGE = HEAD + "metadata:\n  name: sample-cm\n";
   private static final String GOOD_MESSAGE = base64(gzip(MESSAGE.getBytes(StandardCharsets.UTF_8)));
-  private static final String GOOD_SIGNATURE = "MEYCIQDE1VjyWuCulKugUo3PYxAZu9h3LnPXkKOkAAAiJMgzGwIhAMrVlCkvtwWT1czBgd5Bh/JiKC+25OWxE5LOG+PjTHX+";
-  private static final String GARBAGE_GZIP = base64(new byte[] {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff, 1, 2, 3, 4, 5, 6});
+  private static final String GOOD_SIGNATURE =
+      "MEYCIQDE1VjyWuCulKugUo3PYxAZu9h3LnPXkKOkAAAiJMgzGwIhAMrVlCkvtwWT1czBgd5Bh/JiKC+25OWxE5LOG+PjTHX+";
+  private static final String GARBAGE_GZIP =
+      base64(new byte[] {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff, 1, 2, 3, 4, 5, 6});
   private static final String TRUNCATED_GZIP;
 
   static {
@@ -166,35 +247,64 @@ class BadInputTest {
 
   static Stream<Arguments> badMessages() {
     return Stream.of(
-        Arguments.of("truncated base64 message", set0("message", GOOD_MESSAGE.substring(0, GOOD_MESSAGE.length() - 3)),
+        Arguments.of(
+            "truncated base64 message",
+            set0("message", GOOD_MESSAGE.substring(0, GOOD_MESSAGE.length() - 3)),
             "annotation cosign.sigstore.dev/message is not valid base64"),
-        Arguments.of("non-base64 characters in message", set0("message", "H4sI*@!!"),
+        Arguments.of(
+            "non-base64 characters in message",
+            set0("message", "H4sI*@!!"),
             "annotation cosign.sigstore.dev/message is not valid base64"),
-        Arguments.of("garbage gzip message", set0("message", GARBAGE_GZIP),
-            "annotation cosign.sigstore.dev/message is not valid gzip (invalid stored block lengths)"),
-        Arguments.of("truncated gzip message", set0("message", TRUNCATED_GZIP),
+        Arguments.of(
+            "garbage gzip message",
+            set0("message", GARBAGE_GZIP),
+            "annotation cosign.sigstore.dev/message is not valid gzip (invalid stored block"
+                + " lengths)"),
+        Arguments.of(
+            "truncated gzip message",
+            set0("message", TRUNCATED_GZIP),
             "annotation cosign.sigstore.dev/message is truncated gzip"),
-        Arguments.of("message that is not YAML", set0("message", base64(gzip("a: [b\n".getBytes(StandardCharsets.UTF_8)))),
+        Arguments.of(
+            "message that is not YAML",
+            set0("message", base64(gzip("a: [b\n".getBytes(StandardCharsets.UTF_8)))),
             "annotation cosign.sigstore.dev/message does not hold a usable manifest:"
-                + " cosign.sigstore.dev/message:2: is not valid YAML: expected ',' or ']', but got <stream end>"),
-        Arguments.of("message without kind", set0("message", base64(gzip("apiVersion: v1\n".getBytes(StandardCharsets.UTF_8)))),
+                + " cosign.sigstore.dev/message:2: is not valid YAML: expected ',' or ']', but got"
+                + " <stream end>"),
+        Arguments.of(
+            "message without kind",
+            set0("message", base64(gzip("apiVersion: v1\n".getBytes(StandardCharsets.UTF_8)))),
             "annotation cosign.sigstore.dev/message does not hold a usable manifest:"
                 + " cosign.sigstore.dev/message:1: document 1 has no \"kind\""),
-        Arguments.of("gzip bomb message", set0("message", base64(gzip(new byte[5 * 1024 * 1024]))),
+        Arguments.of(
+            "gzip bomb message",
+            set0("message", base64(gzip(new byte[5 * 1024 * 1024]))),
             "annotation cosign.sigstore.dev/message decompresses to more than 1048576 bytes"),
-        Arguments.of("legacy tarball that is not tar", set0("message", base64(gzip(gzip("not a tar archive".repeat(40).getBytes(StandardCharsets.UTF_8))))),
-            "annotation cosign.sigstore.dev/message holds a broken legacy tarball: not a tar archive (bad header at offset 0)"),
-        Arguments.of("signature gap after set 0", set0("signature_2", GOOD_SIGNATURE),
-            "signature sets must be contiguous: found signature_2 but no signature_1 (annotation domain cosign.sigstore.dev)"),
-        Arguments.of("signature_1 without signature", set0("signature", null, "signature_1", GOOD_SIGNATURE),
-            "signature sets must be contiguous: found signature_1 but no signature (annotation domain cosign.sigstore.dev)"));
+        Arguments.of(
+            "legacy tarball that is not tar",
+            set0(
+                "message",
+                base64(
+                    gzip(gzip("not a tar archive".repeat(40).getBytes(StandardCharsets.UTF_8))))),
+            "annotation cosign.sigstore.dev/message holds a broken legacy tarball: not a tar"
+                + " archive (bad header at offset 0)"),
+        Arguments.of(
+            "signature gap after set 0",
+            set0("signature_2", GOOD_SIGNATURE),
+            "signature sets must be contiguous: found signature_2 but no signature_1 (annotation"
+                + " domain cosign.sigstore.dev)"),
+        Arguments.of(
+            "signature_1 without signature",
+            set0("signature", null, "signature_1", GOOD_SIGNATURE),
+            "signature sets must be contiguous: found signature_1 but no signature (annotation"
+                + " domain cosign.sigstore.dev)"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("badMessages")
-  void decode_undecodableMessageOrGap_isIllegalArgumentNamingTheAnnotation(String name, Map<String, String> annotations,
-      String expected) {
-    SignedManifestFormat format = new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
+  void decode_undecodableMessageOrGap_isIllegalArgumentNamingTheAnnotation(
+      String name, Map<String, String> annotations, String expected) {
+    SignedManifestFormat format =
+        new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
 
     assertThatThrownBy(() -> format.decode(SignedManifestFormatTest.withAnnotations(annotations)))
         .isInstanceOf(IllegalArgumentException.class)
@@ -205,48 +315,93 @@ class BadInputTest {
     String goodCertificate = keyless("certificate");
     String goodBundle = keyless("bundle");
     return Stream.of(
-        Arguments.of("garbage base64 signature", set0("signature", "not base64!"),
+        Arguments.of(
+            "garbage base64 signature",
+            set0("signature", "not base64!"),
             "annotation cosign.sigstore.dev/signature is not valid base64"),
-        Arguments.of("empty signature", set0("signature", ""), "annotation cosign.sigstore.dev/signature is empty"),
-        Arguments.of("truncated base64 certificate", set0("certificate", goodCertificate.substring(1)),
+        Arguments.of(
+            "empty signature",
+            set0("signature", ""),
+            "annotation cosign.sigstore.dev/signature is empty"),
+        Arguments.of(
+            "truncated base64 certificate",
+            set0("certificate", goodCertificate.substring(1)),
             "annotation cosign.sigstore.dev/certificate is not valid base64"),
-        Arguments.of("garbage gzip certificate", set0("certificate", GARBAGE_GZIP),
-            "annotation cosign.sigstore.dev/certificate is not valid gzip (invalid stored block lengths)"),
-        Arguments.of("certificate that is not PEM", set0("certificate", base64(gzip("hello".getBytes(StandardCharsets.UTF_8)))),
+        Arguments.of(
+            "garbage gzip certificate",
+            set0("certificate", GARBAGE_GZIP),
+            "annotation cosign.sigstore.dev/certificate is not valid gzip (invalid stored block"
+                + " lengths)"),
+        Arguments.of(
+            "certificate that is not PEM",
+            set0("certificate", base64(gzip("hello".getBytes(StandardCharsets.UTF_8)))),
             "annotation cosign.sigstore.dev/certificate does not hold a PEM certificate"),
-        Arguments.of("truncated gzip bundle", set0("certificate", goodCertificate, "bundle", TRUNCATED_GZIP),
+        Arguments.of(
+            "truncated gzip bundle",
+            set0("certificate", goodCertificate, "bundle", TRUNCATED_GZIP),
             "annotation cosign.sigstore.dev/bundle is truncated gzip"),
-        Arguments.of("bundle that is not JSON", set0("bundle", base64(gzip("{not json".getBytes(StandardCharsets.UTF_8)))),
-            "annotation cosign.sigstore.dev/bundle does not hold a Rekor bundle: bundle is not JSON:"
-                + " Unexpected character ('n' (code 110)): was expecting double-quote to start field name"),
-        Arguments.of("bundle without logIndex", set0("bundle", base64(gzip(
-                "{\"SignedEntryTimestamp\":\"AA==\",\"Payload\":{\"body\":\"e30=\",\"integratedTime\":1,\"logID\":\"ab\"}}"
-                    .getBytes(StandardCharsets.UTF_8)))),
-            "annotation cosign.sigstore.dev/bundle does not hold a Rekor bundle: bundle field \"logIndex\" is missing or not an integer"),
-        Arguments.of("bundle without Payload", set0("bundle", base64(gzip("{}".getBytes(StandardCharsets.UTF_8)))),
-            "annotation cosign.sigstore.dev/bundle does not hold a Rekor bundle: bundle has no \"Payload\" object"),
-        Arguments.of("second set broken, first fine", set0("certificate", goodCertificate, "bundle", goodBundle,
-                "signature_1", GOOD_SIGNATURE, "bundle_1", "%%%"),
+        Arguments.of(
+            "bundle that is not JSON",
+            set0("bundle", base64(gzip("{not json".getBytes(StandardCharsets.UTF_8)))),
+            "annotation cosign.sigstore.dev/bundle does not hold a Rekor bundle: bundle is not"
+                + " JSON: Unexpected character ('n' (code 110)): was expecting double-quote to"
+                + " start field name"),
+        Arguments.of(
+            "bundle without logIndex",
+            set0(
+                "bundle",
+                base64(
+                    gzip(
+                        "{\"SignedEntryTimestamp\":\"AA==\",\"Payload\":{\"body\":\"e30=\",\"integratedTime\":1,\"logID\":\"ab\"}}"
+                            .getBytes(StandardCharsets.UTF_8)))),
+            "annotation cosign.sigstore.dev/bundle does not hold a Rekor bundle: bundle field"
+                + " \"logIndex\" is missing or not an integer"),
+        Arguments.of(
+            "bundle without Payload",
+            set0("bundle", base64(gzip("{}".getBytes(StandardCharsets.UTF_8)))),
+            "annotation cosign.sigstore.dev/bundle does not hold a Rekor bundle: bundle has no"
+                + " \"Payload\" object"),
+        Arguments.of(
+            "second set broken, first fine",
+            set0(
+                "certificate",
+                goodCertificate,
+                "bundle",
+                goodBundle,
+                "signature_1",
+                GOOD_SIGNATURE,
+                "bundle_1",
+                "%%%"),
             "annotation cosign.sigstore.dev/bundle_1 is not valid base64"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("badSets")
-  void decode_undecodableSet_isReportedOnThatSetWithoutThrowing(String name, Map<String, String> annotations,
-      String expected) {
-    SignedManifestFormat format = new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
+  void decode_undecodableSet_isReportedOnThatSetWithoutThrowing(
+      String name, Map<String, String> annotations, String expected) {
+    SignedManifestFormat format =
+        new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
 
-    SignedContent content = format.decode(SignedManifestFormatTest.withAnnotations(annotations)).orElseThrow();
+    SignedContent content =
+        format.decode(SignedManifestFormatTest.withAnnotations(annotations)).orElseThrow();
 
-    assertThat(content.messageDocuments()).singleElement().extracting(ManifestDocument::name).isEqualTo("sample-cm");
+    assertThat(content.messageDocuments())
+        .singleElement()
+        .extracting(ManifestDocument::name)
+        .isEqualTo("sample-cm");
     SignatureSetAnnotations last = content.signatureSets().get(content.signatureSets().size() - 1);
     assertThat(last.problem()).hasValue(expected);
-    content.signatureSets().subList(0, content.signatureSets().size() - 1)
+    content
+        .signatureSets()
+        .subList(0, content.signatureSets().size() - 1)
         .forEach(set -> assertThat(set.problem()).isEmpty());
   }
 
   private static String keyless(String base) {
-    return Fixtures.parse("sample-configmap-keyless-multi-signed.yaml").documents().get(0).annotations()
+    return Fixtures.parse("sample-configmap-keyless-multi-signed.yaml")
+        .documents()
+        .get(0)
+        .annotations()
         .get("cosign.sigstore.dev/" + base);
   }
 

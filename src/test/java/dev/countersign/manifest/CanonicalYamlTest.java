@@ -23,29 +23,187 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 class CanonicalYamlTest {
 
   /** YAML 1.2.2 core schema (spec 10.3.2), written out here independently of the writer. */
-  private static final Pattern CORE_12 = Pattern.compile(
-      "null|Null|NULL|~|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
-          + "|[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
+  private static final Pattern CORE_12 =
+      Pattern.compile(
+          "null|Null|NULL|~|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+              + "|[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
 
   private final ManifestReader reader = new ManifestReader();
 
   static Stream<String> trickyStrings() {
-    return Stream.of("", " ", "  ", "yes", "Yes", "YES", "yEs", "y", "Y", "n", "N", "no", "on", "On", "off", "OFF",
-        "true", "True", "TRUE", "tRUE", "false", "null", "Null", "NULL", "~", "0777", "0o17", "0O17", "0x1F",
-        "0X1f", "0b101", "0B101", "1_000", "1__0", "0x_1F", "1:30", "190:20:30", "-1:30", "1:30.5", "2001-12-14",
-        "2001-1-2", "2001-12-14T21:59:43.10Z", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 -5",
-        "1e3", "1E3", "1e+3", "6.02e+23", "1.5", ".5", "+.5", "1.", "+1", "-1", "-0", "+0", "0", "00", "08", "09",
-        ".inf", "-.inf", "+.INF", ".nan", ".NaN", "Infinity", "NaN", "inf", "=", "<<", "-", "--", "---", "...",
-        "- a", "-x", "x-", "? a", "?a", ": a", ":a", "a: b", "a:b", "a:", "a: ", "a #b", "a#b", "#a", "&a", "*a",
-        "!a", "!", "*", "&", "|a", ">a", "'a", "\"a", "%a", "@a", "`a", "[a]", "{a}", ",a", "a,b", "a, b", "]",
-        " a", "a ", "\ta", "a\t", "a\tb", "a\nb", "a\nb\n", "a\nb\n\n", "\na", "\n", "\n\n", " a\nb", "a \nb",
-        "a\n b", "line1\n\nline3\n", "a\r\nb", "a\rb", "\u0007", "x\u0000y", "\u0085", "a\u0085b", "\u2028",
-        "a\u2029b", "\uFEFF", "a\uFEFFb", "\u00a0", "é", "🎉", "emoji 🎉 mid", "日本語", "\uFFFE", "C:\\path",
-        "back\\slash", "quote\"d", "it's", "key=value", "a: b: c", "http://example.com/x?y=z#frag", "v1",
-        "apps/v1", "500m", "1Gi", "10.0.0.1", "1.2.3", "192.168.1.1:8080", "a - b", "- ", "foo:\n  bar",
-        "a\n---\nb", "a\n...\nb", "---\na", "#!/bin/sh\necho hi\n", "\tindented tab\nline", "trailing space \nline",
-        "x".repeat(3000), "y".repeat(1100) + ": z", "--flag=1", "-v", "-1x", "word ".repeat(100).trim(), "multi\nline with: colon\n  and # hash\n", "\n  leading\n",
-        "{\"json\": [1, 2]}\n", "a\n\tb\n", "ends with tab\t\nx");
+    return Stream.of(
+        "",
+        " ",
+        "  ",
+        "yes",
+        "Yes",
+        "YES",
+        "yEs",
+        "y",
+        "Y",
+        "n",
+        "N",
+        "no",
+        "on",
+        "On",
+        "off",
+        "OFF",
+        "true",
+        "True",
+        "TRUE",
+        "tRUE",
+        "false",
+        "null",
+        "Null",
+        "NULL",
+        "~",
+        "0777",
+        "0o17",
+        "0O17",
+        "0x1F",
+        "0X1f",
+        "0b101",
+        "0B101",
+        "1_000",
+        "1__0",
+        "0x_1F",
+        "1:30",
+        "190:20:30",
+        "-1:30",
+        "1:30.5",
+        "2001-12-14",
+        "2001-1-2",
+        "2001-12-14T21:59:43.10Z",
+        "2001-12-14t21:59:43.10-05:00",
+        "2001-12-14 21:59:43.10 -5",
+        "1e3",
+        "1E3",
+        "1e+3",
+        "6.02e+23",
+        "1.5",
+        ".5",
+        "+.5",
+        "1.",
+        "+1",
+        "-1",
+        "-0",
+        "+0",
+        "0",
+        "00",
+        "08",
+        "09",
+        ".inf",
+        "-.inf",
+        "+.INF",
+        ".nan",
+        ".NaN",
+        "Infinity",
+        "NaN",
+        "inf",
+        "=",
+        "<<",
+        "-",
+        "--",
+        "---",
+        "...",
+        "- a",
+        "-x",
+        "x-",
+        "? a",
+        "?a",
+        ": a",
+        ":a",
+        "a: b",
+        "a:b",
+        "a:",
+        "a: ",
+        "a #b",
+        "a#b",
+        "#a",
+        "&a",
+        "*a",
+        "!a",
+        "!",
+        "*",
+        "&",
+        "|a",
+        ">a",
+        "'a",
+        "\"a",
+        "%a",
+        "@a",
+        "`a",
+        "[a]",
+        "{a}",
+        ",a",
+        "a,b",
+        "a, b",
+        "]",
+        " a",
+        "a ",
+        "\ta",
+        "a\t",
+        "a\tb",
+        "a\nb",
+        "a\nb\n",
+        "a\nb\n\n",
+        "\na",
+        "\n",
+        "\n\n",
+        " a\nb",
+        "a \nb",
+        "a\n b",
+        "line1\n\nline3\n",
+        "a\r\nb",
+        "a\rb",
+        "\u0007",
+        "x\u0000y",
+        "\u0085",
+        "a\u0085b",
+        "\u2028",
+        "a\u2029b",
+        "\uFEFF",
+        "a\uFEFFb",
+        "\u00a0",
+        "é",
+        "🎉",
+        "emoji 🎉 mid",
+        "日本語",
+        "\uFFFE",
+        "C:\\path",
+        "back\\slash",
+        "quote\"d",
+        "it's",
+        "key=value",
+        "a: b: c",
+        "http://example.com/x?y=z#frag",
+        "v1",
+        "apps/v1",
+        "500m",
+        "1Gi",
+        "10.0.0.1",
+        "1.2.3",
+        "192.168.1.1:8080",
+        "a - b",
+        "- ",
+        "foo:\n  bar",
+        "a\n---\nb",
+        "a\n...\nb",
+        "---\na",
+        "#!/bin/sh\necho hi\n",
+        "\tindented tab\nline",
+        "trailing space \nline",
+        "x".repeat(3000),
+        "y".repeat(1100) + ": z",
+        "--flag=1",
+        "-v",
+        "-1x",
+        "word ".repeat(100).trim(),
+        "multi\nline with: colon\n  and # hash\n",
+        "\n  leading\n",
+        "{\"json\": [1, 2]}\n",
+        "a\n\tb\n",
+        "ends with tab\t\nx");
   }
 
   @ParameterizedTest(name = "[{index}] {0}")
@@ -66,10 +224,36 @@ class CanonicalYamlTest {
   }
 
   static Stream<Object> numbers() {
-    return Stream.of(0L, -1L, 42L, Long.MAX_VALUE, Long.MIN_VALUE, new BigInteger("123456789012345678901234567890"),
-        new BigInteger("-98765432109876543210"), 0.0, -0.0, 1.5, -2.25, 0.1, 1e7, 1e15, 1e16, 1e20, 1e-3, 9.99e-4,
-        1e-20, 123456789.123, 10000000000.0, Double.MAX_VALUE, Double.MIN_VALUE, Double.MIN_NORMAL,
-        Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, true, false);
+    return Stream.of(
+        0L,
+        -1L,
+        42L,
+        Long.MAX_VALUE,
+        Long.MIN_VALUE,
+        new BigInteger("123456789012345678901234567890"),
+        new BigInteger("-98765432109876543210"),
+        0.0,
+        -0.0,
+        1.5,
+        -2.25,
+        0.1,
+        1e7,
+        1e15,
+        1e16,
+        1e20,
+        1e-3,
+        9.99e-4,
+        1e-20,
+        123456789.123,
+        10000000000.0,
+        Double.MAX_VALUE,
+        Double.MIN_VALUE,
+        Double.MIN_NORMAL,
+        Double.NaN,
+        Double.POSITIVE_INFINITY,
+        Double.NEGATIVE_INFINITY,
+        true,
+        false);
   }
 
   @ParameterizedTest(name = "[{index}] {0}")
@@ -87,7 +271,8 @@ class CanonicalYamlTest {
       // SnakeYAML reads "-0.0" as 0.0 (it applies the sign to an int); yaml.v2 and we keep -0.0.
       assertThat(snakeYamlReading(yaml)).isEqualTo(document);
     }
-    String written = yaml.lines().filter(l -> l.startsWith("value: ")).findFirst().orElseThrow().substring(7);
+    String written =
+        yaml.lines().filter(l -> l.startsWith("value: ")).findFirst().orElseThrow().substring(7);
     if (value instanceof Double d && !d.isNaN() && !d.isInfinite()) {
       assertThat(written).as("float needs a '.' for YAML 1.1").contains(".");
       assertThat(written).as("YAML 1.1 needs a signed exponent").doesNotMatch(".*[eE][0-9].*");
@@ -122,43 +307,48 @@ class CanonicalYamlTest {
     Map<String, Object> document = new LinkedHashMap<>();
     document.put("kind", "Pod");
     document.put("apiVersion", "v1");
-    document.put("spec", Map.of(
-        "containers", List.of(Map.of("name", "app", "args", List.of("-v", "run"), "env", List.of())),
-        "matrix", List.of(List.of(1L, 2L), List.of(), Map.of()),
-        "nothing", new LinkedHashMap<>(),
-        "nulls", Arrays.asList(null, "x"),
-        "script", "#!/bin/sh\necho hi\n",
-        "scripts", List.of("a\nb")));
+    document.put(
+        "spec",
+        Map.of(
+            "containers",
+                List.of(Map.of("name", "app", "args", List.of("-v", "run"), "env", List.of())),
+            "matrix", List.of(List.of(1L, 2L), List.of(), Map.of()),
+            "nothing", new LinkedHashMap<>(),
+            "nulls", Arrays.asList(null, "x"),
+            "script", "#!/bin/sh\necho hi\n",
+            "scripts", List.of("a\nb")));
 
     String yaml = CanonicalYaml.write(document);
 
-    assertThat(yaml).isEqualTo("""
-        apiVersion: v1
-        kind: Pod
-        spec:
-          containers:
-          - args:
-            - -v
-            - run
-            env: []
-            name: app
-          matrix:
-          - - 1
-            - 2
-          - []
-          - {}
-          nothing: {}
-          nulls:
-          - null
-          - x
-          script: |
-            #!/bin/sh
-            echo hi
-          scripts:
-          - |-
-            a
-            b
-        """);
+    assertThat(yaml)
+        .isEqualTo(
+            """
+            apiVersion: v1
+            kind: Pod
+            spec:
+              containers:
+              - args:
+                - -v
+                - run
+                env: []
+                name: app
+              matrix:
+              - - 1
+                - 2
+              - []
+              - {}
+              nothing: {}
+              nulls:
+              - null
+              - x
+              script: |
+                #!/bin/sh
+                echo hi
+              scripts:
+              - |-
+                a
+                b
+            """);
     assertThat(ourReading(yaml)).isEqualTo(document);
     assertThat(snakeYamlReading(yaml)).isEqualTo(document);
   }
@@ -170,8 +360,11 @@ class CanonicalYamlTest {
       document.put(key, 1L);
     }
 
-    List<String> keys = CanonicalYaml.write(document).lines().map(l -> l.substring(0, l.indexOf(':')).replace("\"", ""))
-        .toList();
+    List<String> keys =
+        CanonicalYaml.write(document)
+            .lines()
+            .map(l -> l.substring(0, l.indexOf(':')).replace("\"", ""))
+            .toList();
 
     assertThat(keys).containsExactly("1", "B", "_x", "a10", "a2", "b", "é", "\uFF21", "🎉");
   }
@@ -188,13 +381,19 @@ class CanonicalYamlTest {
     inner.put("x", 1L);
     two.put("a", inner);
 
-    assertThat(CanonicalYaml.write(two)).isEqualTo(CanonicalYaml.write(one)).endsWith("\n").doesNotEndWith("\n\n");
+    assertThat(CanonicalYaml.write(two))
+        .isEqualTo(CanonicalYaml.write(one))
+        .endsWith("\n")
+        .doesNotEndWith("\n\n");
   }
 
   @Test
   void write_fixtureDocuments_roundTrip() {
-    for (String fixture : List.of("sample-configmap-keyless-multi-signed.yaml", "sample-configmap-signed.yaml",
-        "sample-configmap-concat.yaml")) {
+    for (String fixture :
+        List.of(
+            "sample-configmap-keyless-multi-signed.yaml",
+            "sample-configmap-signed.yaml",
+            "sample-configmap-concat.yaml")) {
       for (ManifestDocument document : Fixtures.parse(fixture).documents()) {
         String yaml = CanonicalYaml.write(document.content());
         assertThat(ourReading(yaml)).isEqualTo(document.content());
@@ -203,7 +402,8 @@ class CanonicalYamlTest {
   }
 
   private Map<String, Object> ourReading(String yaml) {
-    List<ManifestDocument> documents = reader.parse(yaml.getBytes(StandardCharsets.UTF_8), Path.of("roundtrip.yaml"));
+    List<ManifestDocument> documents =
+        reader.parse(yaml.getBytes(StandardCharsets.UTF_8), Path.of("roundtrip.yaml"));
     assertThat(documents).hasSize(1);
     return documents.get(0).content();
   }
@@ -234,13 +434,17 @@ class CanonicalYamlTest {
     return value;
   }
 
-  /** Any plain (unquoted, non-block) occurrence of the value must not be a YAML 1.2 core non-string. */
+  /**
+   * Any plain (unquoted, non-block) occurrence of the value must not be a YAML 1.2 core non-string.
+   */
   private static void assertPlainScalarIsStringInYaml12(String yaml, String value) {
     for (String line : yaml.split("\n")) {
       String scalar = line.startsWith("value: ") ? line.substring(7) : null;
       if (scalar != null && !scalar.startsWith("\"") && !scalar.startsWith("|")) {
         assertThat(scalar).isEqualTo(value);
-        assertThat(CORE_12.matcher(scalar).matches()).as("YAML 1.2 reads %s as a non-string", scalar).isFalse();
+        assertThat(CORE_12.matcher(scalar).matches())
+            .as("YAML 1.2 reads %s as a non-string", scalar)
+            .isFalse();
       }
     }
   }

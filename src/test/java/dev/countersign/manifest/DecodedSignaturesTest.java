@@ -19,21 +19,25 @@ import org.junit.jupiter.api.Test;
  */
 class DecodedSignaturesTest {
 
-  private final SignedManifestFormat format = new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
+  private final SignedManifestFormat format =
+      new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
 
   @Test
   void multiSigned_signature1VerifiesWithKeyA_signature0DoesNot() throws Exception {
     SignedContent content = decode("sample-configmap-multi-signed.yaml");
 
-    assertThat(verifies(keyA(), content.message(), content.signatureSets().get(1).signature())).isTrue();
-    assertThat(verifies(keyA(), content.message(), content.signatureSets().get(0).signature())).isFalse();
+    assertThat(verifies(keyA(), content.message(), content.signatureSets().get(1).signature()))
+        .isTrue();
+    assertThat(verifies(keyA(), content.message(), content.signatureSets().get(0).signature()))
+        .isFalse();
   }
 
   @Test
   void legacyTarball_signatureCoversTheTarGzBytes() throws Exception {
     SignedContent content = decode("sample-configmap-signed.yaml");
 
-    assertThat(verifies(keyA(), content.message(), content.signatureSets().get(0).signature())).isTrue();
+    assertThat(verifies(keyA(), content.message(), content.signatureSets().get(0).signature()))
+        .isTrue();
   }
 
   @Test
@@ -41,8 +45,11 @@ class DecodedSignaturesTest {
     SignedContent content = decode("sample-configmap-keyless-multi-signed.yaml");
 
     for (SignatureSetAnnotations set : content.signatureSets()) {
-      X509Certificate certificate = (X509Certificate) CertificateFactory.getInstance("X.509")
-          .generateCertificate(new ByteArrayInputStream(set.certificatePem().orElseThrow()));
+      X509Certificate certificate =
+          (X509Certificate)
+              CertificateFactory.getInstance("X.509")
+                  .generateCertificate(
+                      new ByteArrayInputStream(set.certificatePem().orElseThrow()));
       assertThat(verifies(certificate.getPublicKey(), content.message(), set.signature())).isTrue();
     }
     assertThat(new String(content.message(), StandardCharsets.UTF_8))
@@ -54,36 +61,50 @@ class DecodedSignaturesTest {
     java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("EC");
     generator.initialize(new java.security.spec.ECGenParameterSpec("secp256r1"));
     java.security.KeyPair pair = generator.generateKeyPair();
-    var documents = new ManifestReader().parse(("""
-        apiVersion: apps/v1
-        kind: Deployment
-        metadata:
-          name: web
-          annotations:
-            team: "on"
-        spec:
-          replicas: 0x3
-          template:
-            spec:
-              containers:
-              - name: web
-                args: ["--port", "0777", yes]
-                command:
-                - |
-                  echo hi
-        """).getBytes(StandardCharsets.UTF_8), java.nio.file.Path.of("web.yaml"));
+    var documents =
+        new ManifestReader()
+            .parse(
+                ("""
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: web
+                  annotations:
+                    team: "on"
+                spec:
+                  replicas: 0x3
+                  template:
+                    spec:
+                      containers:
+                      - name: web
+                        args: ["--port", "0777", yes]
+                        command:
+                        - |
+                          echo hi
+                """)
+                    .getBytes(StandardCharsets.UTF_8),
+                java.nio.file.Path.of("web.yaml"));
     byte[] message = format.message(documents);
     Signature signer = Signature.getInstance("SHA256withECDSA");
     signer.initSign(pair.getPrivate());
     signer.update(message);
     byte[] signature = signer.sign();
 
-    byte[] signed = format.render(documents, format.annotations(message, 0, signature,
-        java.util.Optional.empty(), java.util.Optional.empty()), false, java.util.List.of("signed"));
-    ManifestDocument reread = new ManifestReader().parse(signed, java.nio.file.Path.of("signed/web.yaml")).get(0);
+    byte[] signed =
+        format.render(
+            documents,
+            format.annotations(
+                message, 0, signature, java.util.Optional.empty(), java.util.Optional.empty()),
+            false,
+            java.util.List.of("signed"));
+    ManifestDocument reread =
+        new ManifestReader().parse(signed, java.nio.file.Path.of("signed/web.yaml")).get(0);
     SignedContent content = format.decode(reread).orElseThrow();
 
-    assertThat(verifies(pair.getPublic(), content.message(), content.signatureSets().get(0).signature())).isTrue();
+    assertThat(
+            verifies(
+                pair.getPublic(), content.message(), content.signatureSets().get(0).signature()))
+        .isTrue();
     ManifestDocument inMessage = content.messageDocuments().get(0);
     assertThat(inMessage.content()).isEqualTo(documents.get(0).content());
     assertThat(reread.annotations()).containsEntry("team", "on");
@@ -94,12 +115,16 @@ class DecodedSignaturesTest {
   }
 
   private static PublicKey keyA() throws Exception {
-    String pem = new String(Base64.getMimeDecoder().decode(Fixtures.bytes("testpub")), StandardCharsets.US_ASCII);
+    String pem =
+        new String(
+            Base64.getMimeDecoder().decode(Fixtures.bytes("testpub")), StandardCharsets.US_ASCII);
     String body = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-    return KeyFactory.getInstance("EC").generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(body)));
+    return KeyFactory.getInstance("EC")
+        .generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(body)));
   }
 
-  private static boolean verifies(PublicKey key, byte[] message, byte[] signature) throws Exception {
+  private static boolean verifies(PublicKey key, byte[] message, byte[] signature)
+      throws Exception {
     Signature verifier = Signature.getInstance("SHA256withECDSA");
     verifier.initVerify(key);
     verifier.update(message);

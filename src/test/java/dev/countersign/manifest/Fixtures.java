@@ -11,7 +11,8 @@ final class Fixtures {
   private Fixtures() {}
 
   static byte[] bytes(String name) {
-    try (InputStream in = Fixtures.class.getResourceAsStream("/manifest/k8s-manifest-sigstore/" + name)) {
+    try (InputStream in =
+        Fixtures.class.getResourceAsStream("/manifest/k8s-manifest-sigstore/" + name)) {
       if (in == null) {
         throw new IllegalStateException("missing fixture " + name);
       }
@@ -23,6 +24,7 @@ final class Fixtures {
 
   static ManifestFile parse(String name) {
     ManifestReader reader = new ManifestReader();
-    return new ManifestFile(Path.of(name), Path.of(name), reader.parse(bytes(name), Path.of(name)), bytes(name));
+    return new ManifestFile(
+        Path.of(name), Path.of(name), reader.parse(bytes(name), Path.of(name)), bytes(name));
   }
 }

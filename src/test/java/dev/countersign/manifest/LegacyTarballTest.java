@@ -15,22 +15,32 @@ class LegacyTarballTest {
 
   @Test
   void members_ustarWithPrefixLongNameAndPaxPath_areReadInOrder() {
-    byte[] tar = new TarBuilder()
-        .file("plain.yaml", "a")
-        .prefixed("some/dir", "prefixed.yml", "b")
-        .gnuLongName("x/".repeat(80) + "long.yaml", "c")
-        .paxPath("pax/" + "y".repeat(120) + ".yaml", "d")
-        .directory("dir/")
-        .file("notes.txt", "e")
-        .end();
+    byte[] tar =
+        new TarBuilder()
+            .file("plain.yaml", "a")
+            .prefixed("some/dir", "prefixed.yml", "b")
+            .gnuLongName("x/".repeat(80) + "long.yaml", "c")
+            .paxPath("pax/" + "y".repeat(120) + ".yaml", "d")
+            .directory("dir/")
+            .file("notes.txt", "e")
+            .end();
 
     List<LegacyTarball.Member> members = LegacyTarball.members(tar);
 
-    assertThat(members).extracting(LegacyTarball.Member::name).containsExactly("plain.yaml", "some/dir/prefixed.yml",
-        "x/".repeat(80) + "long.yaml", "pax/" + "y".repeat(120) + ".yaml", "notes.txt");
-    assertThat(members).extracting(m -> new String(m.content(), StandardCharsets.UTF_8))
+    assertThat(members)
+        .extracting(LegacyTarball.Member::name)
+        .containsExactly(
+            "plain.yaml",
+            "some/dir/prefixed.yml",
+            "x/".repeat(80) + "long.yaml",
+            "pax/" + "y".repeat(120) + ".yaml",
+            "notes.txt");
+    assertThat(members)
+        .extracting(m -> new String(m.content(), StandardCharsets.UTF_8))
         .containsExactly("a", "b", "c", "d", "e");
-    assertThat(members).extracting(LegacyTarball.Member::isYaml).containsExactly(true, true, true, true, false);
+    assertThat(members)
+        .extracting(LegacyTarball.Member::isYaml)
+        .containsExactly(true, true, true, true, false);
   }
 
   @Test
@@ -54,32 +64,57 @@ class LegacyTarballTest {
 
   @Test
   void decode_legacyMessage_takesOnlyYamlMembersAndSignsTheTarGz() {
-    byte[] tarGz = Gzip.compress(new TarBuilder()
-        .file("/tmp/compressing-tar-gz1/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n")
-        .file("/tmp/compressing-tar-gz1/README.md", "# not yaml: [\n")
-        .file("/tmp/compressing-tar-gz1/b.yml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: two\n")
-        .end());
-    SignedManifestFormat format = new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
+    byte[] tarGz =
+        Gzip.compress(
+            new TarBuilder()
+                .file(
+                    "/tmp/compressing-tar-gz1/a.yaml",
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n")
+                .file("/tmp/compressing-tar-gz1/README.md", "# not yaml: [\n")
+                .file(
+                    "/tmp/compressing-tar-gz1/b.yml",
+                    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: two\n")
+                .end());
+    SignedManifestFormat format =
+        new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
 
-    SignedContent content = format.decode(SignedManifestFormatTest.withAnnotations(Map.of(
-        "cosign.sigstore.dev/message", Base64.getEncoder().encodeToString(Gzip.compress(tarGz)),
-        "cosign.sigstore.dev/signature", "AQ=="))).orElseThrow();
+    SignedContent content =
+        format
+            .decode(
+                SignedManifestFormatTest.withAnnotations(
+                    Map.of(
+                        "cosign.sigstore.dev/message",
+                        Base64.getEncoder().encodeToString(Gzip.compress(tarGz)),
+                        "cosign.sigstore.dev/signature",
+                        "AQ==")))
+            .orElseThrow();
 
     assertThat(content.legacyTarball()).isTrue();
     assertThat(content.message()).isEqualTo(tarGz);
-    assertThat(content.messageDocuments()).extracting(ManifestDocument::describe)
+    assertThat(content.messageDocuments())
+        .extracting(ManifestDocument::describe)
         .containsExactly("ConfigMap/one", "Secret/two");
   }
 
   @Test
   void decode_legacyMessageWithoutYaml_isRefused() {
     byte[] tarGz = Gzip.compress(new TarBuilder().file("notes.txt", "hello").end());
-    SignedManifestFormat format = new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
+    SignedManifestFormat format =
+        new SignedManifestFormat(AnnotationDomain.DEFAULT, new ManifestReader());
 
-    assertThatThrownBy(() -> format.decode(SignedManifestFormatTest.withAnnotations(Map.of(
-        "cosign.sigstore.dev/message", Base64.getEncoder().encodeToString(Gzip.compress(tarGz)),
-        "cosign.sigstore.dev/signature", "AQ==")))).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("annotation cosign.sigstore.dev/message holds a legacy tarball without .yaml or .yml files");
+    assertThatThrownBy(
+            () ->
+                format.decode(
+                    SignedManifestFormatTest.withAnnotations(
+                        Map.of(
+                            "cosign.sigstore.dev/message",
+                            Base64.getEncoder().encodeToString(Gzip.compress(tarGz)),
+                            "cosign.sigstore.dev/signature",
+                            "AQ=="))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "annotation cosign.sigstore.dev/message holds a legacy tarball without .yaml or .yml"
+                + " files");
   }
 
   @Test
@@ -94,7 +129,8 @@ class LegacyTarballTest {
     }
     assertThat(Gzip.gunzipIfGzip(compressed, 100)).isEqualTo(data);
     assertThat(Gzip.gunzipIfGzip(data, 100)).isSameAs(data);
-    assertThatThrownBy(() -> Gzip.gunzipIfGzip(compressed, 5)).hasMessage("decompresses to more than 5 bytes");
+    assertThatThrownBy(() -> Gzip.gunzipIfGzip(compressed, 5))
+        .hasMessage("decompresses to more than 5 bytes");
   }
 
   /** Writes minimal ustar archives for the tests (a test-only writer; production only reads). */

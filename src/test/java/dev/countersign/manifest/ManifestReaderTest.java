@@ -25,38 +25,89 @@ class ManifestReaderTest {
 
   static Stream<Arguments> yaml11Scalars() {
     return Stream.of(
-        Arguments.of("true", true), Arguments.of("True", true), Arguments.of("TRUE", true),
-        Arguments.of("false", false), Arguments.of("yes", true), Arguments.of("Yes", true),
-        Arguments.of("YES", true), Arguments.of("no", false), Arguments.of("NO", false),
-        Arguments.of("on", true), Arguments.of("On", true), Arguments.of("off", false),
-        Arguments.of("OFF", false), Arguments.of("y", true), Arguments.of("Y", true),
-        Arguments.of("n", false), Arguments.of("N", false),
-        Arguments.of("yEs", "yEs"), Arguments.of("nO", "nO"),
-        Arguments.of("~", null), Arguments.of("null", null), Arguments.of("Null", null),
-        Arguments.of("NULL", null), Arguments.of("", null), Arguments.of("nULL", "nULL"),
-        Arguments.of("0", 0L), Arguments.of("42", 42L), Arguments.of("-17", -17L), Arguments.of("+5", 5L),
-        Arguments.of("0x1F", 31L), Arguments.of("0X1f", 31L), Arguments.of("-0x10", -16L),
-        Arguments.of("0o17", 15L), Arguments.of("0777", 511L), Arguments.of("0b101", 5L),
-        Arguments.of("-0b11", -3L), Arguments.of("1_000", 1000L), Arguments.of("1_000_000", 1_000_000L),
+        Arguments.of("true", true),
+        Arguments.of("True", true),
+        Arguments.of("TRUE", true),
+        Arguments.of("false", false),
+        Arguments.of("yes", true),
+        Arguments.of("Yes", true),
+        Arguments.of("YES", true),
+        Arguments.of("no", false),
+        Arguments.of("NO", false),
+        Arguments.of("on", true),
+        Arguments.of("On", true),
+        Arguments.of("off", false),
+        Arguments.of("OFF", false),
+        Arguments.of("y", true),
+        Arguments.of("Y", true),
+        Arguments.of("n", false),
+        Arguments.of("N", false),
+        Arguments.of("yEs", "yEs"),
+        Arguments.of("nO", "nO"),
+        Arguments.of("~", null),
+        Arguments.of("null", null),
+        Arguments.of("Null", null),
+        Arguments.of("NULL", null),
+        Arguments.of("", null),
+        Arguments.of("nULL", "nULL"),
+        Arguments.of("0", 0L),
+        Arguments.of("42", 42L),
+        Arguments.of("-17", -17L),
+        Arguments.of("+5", 5L),
+        Arguments.of("0x1F", 31L),
+        Arguments.of("0X1f", 31L),
+        Arguments.of("-0x10", -16L),
+        Arguments.of("0o17", 15L),
+        Arguments.of("0777", 511L),
+        Arguments.of("0b101", 5L),
+        Arguments.of("-0b11", -3L),
+        Arguments.of("1_000", 1000L),
+        Arguments.of("1_000_000", 1_000_000L),
         Arguments.of("9223372036854775807", Long.MAX_VALUE),
         Arguments.of("9223372036854775808", new BigInteger("9223372036854775808")),
         Arguments.of("-9223372036854775809", new BigInteger("-9223372036854775809")),
-        Arguments.of("08", 8.0), Arguments.of("1.5", 1.5), Arguments.of("-1.5", -1.5),
-        Arguments.of("1.", 1.0), Arguments.of(".5", 0.5), Arguments.of("+.5", 0.5), Arguments.of("1e3", 1000.0),
-        Arguments.of("1.0e+20", 1.0e20), Arguments.of("6.02E-23", 6.02e-23), Arguments.of("1_0.5", 10.5),
-        Arguments.of(".inf", Double.POSITIVE_INFINITY), Arguments.of("-.Inf", Double.NEGATIVE_INFINITY),
-        Arguments.of("+.INF", Double.POSITIVE_INFINITY), Arguments.of(".nan", Double.NaN),
+        Arguments.of("08", 8.0),
+        Arguments.of("1.5", 1.5),
+        Arguments.of("-1.5", -1.5),
+        Arguments.of("1.", 1.0),
+        Arguments.of(".5", 0.5),
+        Arguments.of("+.5", 0.5),
+        Arguments.of("1e3", 1000.0),
+        Arguments.of("1.0e+20", 1.0e20),
+        Arguments.of("6.02E-23", 6.02e-23),
+        Arguments.of("1_0.5", 10.5),
+        Arguments.of(".inf", Double.POSITIVE_INFINITY),
+        Arguments.of("-.Inf", Double.NEGATIVE_INFINITY),
+        Arguments.of("+.INF", Double.POSITIVE_INFINITY),
+        Arguments.of(".nan", Double.NaN),
         Arguments.of("1e400", "1e400"),
-        Arguments.of("1:30", "1:30"), Arguments.of("190:20:30", "190:20:30"),
-        Arguments.of("2001-12-14", "2001-12-14"), Arguments.of("2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"),
+        Arguments.of("1:30", "1:30"),
+        Arguments.of("190:20:30", "190:20:30"),
+        Arguments.of("2001-12-14", "2001-12-14"),
+        Arguments.of("2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"),
         Arguments.of("2001-12-14 21:59:43.10 -5", "2001-12-14 21:59:43.10 -5"),
-        Arguments.of("0x", "0x"), Arguments.of("0xG", "0xG"), Arguments.of("1.2.3", "1.2.3"),
-        Arguments.of("-x", "-x"), Arguments.of("+", "+"), Arguments.of(".", "."), Arguments.of("=", "="),
-        Arguments.of("v1", "v1"), Arguments.of("1Gi", "1Gi"), Arguments.of("500m", "500m"),
-        Arguments.of("\"yes\"", "yes"), Arguments.of("'0777'", "0777"), Arguments.of("\"~\"", "~"),
-        Arguments.of("!!str 123", "123"), Arguments.of("!!str yes", "yes"), Arguments.of("!!int \"12\"", 12L),
-        Arguments.of("!!float 3", 3.0), Arguments.of("!!bool \"on\"", true), Arguments.of("!!null ''", null),
-        Arguments.of("!!timestamp 2001-12-14", "2001-12-14"), Arguments.of("! 12", "12"), Arguments.of("&anchor ! yes", "yes"),
+        Arguments.of("0x", "0x"),
+        Arguments.of("0xG", "0xG"),
+        Arguments.of("1.2.3", "1.2.3"),
+        Arguments.of("-x", "-x"),
+        Arguments.of("+", "+"),
+        Arguments.of(".", "."),
+        Arguments.of("=", "="),
+        Arguments.of("v1", "v1"),
+        Arguments.of("1Gi", "1Gi"),
+        Arguments.of("500m", "500m"),
+        Arguments.of("\"yes\"", "yes"),
+        Arguments.of("'0777'", "0777"),
+        Arguments.of("\"~\"", "~"),
+        Arguments.of("!!str 123", "123"),
+        Arguments.of("!!str yes", "yes"),
+        Arguments.of("!!int \"12\"", 12L),
+        Arguments.of("!!float 3", 3.0),
+        Arguments.of("!!bool \"on\"", true),
+        Arguments.of("!!null ''", null),
+        Arguments.of("!!timestamp 2001-12-14", "2001-12-14"),
+        Arguments.of("! 12", "12"),
+        Arguments.of("&anchor ! yes", "yes"),
         Arguments.of("&anchor yes", true));
   }
 
@@ -71,32 +122,42 @@ class ManifestReaderTest {
 
   @Test
   void parse_recordsDocumentAndFieldLines() {
-    List<ManifestDocument> documents = reader.parse(("""
-        # leading comment
-        apiVersion: networking.k8s.io/v1
-        kind: NetworkPolicy
-        metadata:
-          name: deny
-        spec:
-          ingress:
-          - from:
-            - podSelector: {}
-            ports:
-            - port: 80
-        ---
-        ---
-        apiVersion: v1
-        kind: ConfigMap
-        metadata:
-          name: second
-        """).getBytes(StandardCharsets.UTF_8), Path.of("np.yaml"));
+    List<ManifestDocument> documents =
+        reader.parse(
+            ("""
+            # leading comment
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata:
+              name: deny
+            spec:
+              ingress:
+              - from:
+                - podSelector: {}
+                ports:
+                - port: 80
+            ---
+            ---
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: second
+            """)
+                .getBytes(StandardCharsets.UTF_8),
+            Path.of("np.yaml"));
 
     assertThat(documents).hasSize(2);
     ManifestDocument first = documents.get(0);
     assertThat(first.line()).isEqualTo(2);
-    assertThat(first.fieldLines()).contains(entry("apiVersion", 2), entry("metadata.name", 5),
-        entry("spec.ingress", 7), entry("spec.ingress.0", 8), entry("spec.ingress.0.from", 8),
-        entry("spec.ingress.0.from.0.podSelector", 9), entry("spec.ingress.0.ports.0.port", 11));
+    assertThat(first.fieldLines())
+        .contains(
+            entry("apiVersion", 2),
+            entry("metadata.name", 5),
+            entry("spec.ingress", 7),
+            entry("spec.ingress.0", 8),
+            entry("spec.ingress.0.from", 8),
+            entry("spec.ingress.0.from.0.podSelector", 9),
+            entry("spec.ingress.0.ports.0.port", 11));
     assertThat(first.lineOf("spec.ingress.0.ports.0.port.missing")).isEqualTo(11);
     assertThat(documents.get(1).line()).isEqualTo(14);
     assertThat(documents.get(1).fieldLines()).contains(entry("metadata.name", 17));
@@ -105,8 +166,10 @@ class ManifestReaderTest {
 
   @Test
   void parse_keepsSourceOrderAndConvertsNonStringKeysToText() {
-    ManifestDocument document = parseOne("apiVersion: v1\nkind: ConfigMap\ndata:\n  zeta: a\n  1: one\n"
-        + "  yes: b\n  2.5: c\n  ~: d\n  alpha: e\n");
+    ManifestDocument document =
+        parseOne(
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  zeta: a\n  1: one\n"
+                + "  yes: b\n  2.5: c\n  ~: d\n  alpha: e\n");
 
     @SuppressWarnings("unchecked")
     Map<String, Object> data = (Map<String, Object>) document.content().get("data");
@@ -115,16 +178,18 @@ class ManifestReaderTest {
 
   @Test
   void parse_mergeKeysAndAliases_expandLikeYamlV2() {
-    ManifestDocument document = parseOne("""
-        apiVersion: v1
-        kind: ConfigMap
-        base: &base {a: 1, b: 2}
-        data:
-          <<: *base
-          b: 3
-        list: &l [x, "y", y]
-        again: *l
-        """);
+    ManifestDocument document =
+        parseOne(
+            """
+            apiVersion: v1
+            kind: ConfigMap
+            base: &base {a: 1, b: 2}
+            data:
+              <<: *base
+              b: 3
+            list: &l [x, "y", y]
+            again: *l
+            """);
 
     assertThat(document.content().get("data")).isEqualTo(Map.of("a", 1L, "b", 3L));
     assertThat(document.content().get("again")).isEqualTo(List.of("x", "y", true));
@@ -132,25 +197,31 @@ class ManifestReaderTest {
 
   @Test
   void parse_emptyDocumentsAndExplicitNullDocuments_areSkipped() {
-    List<ManifestDocument> documents = reader.parse(
-        "---\n---\n# only a comment\n---\n~\n---\napiVersion: v1\nkind: ConfigMap\n---\n".getBytes(StandardCharsets.UTF_8),
-        Path.of("x.yaml"));
+    List<ManifestDocument> documents =
+        reader.parse(
+            "---\n---\n# only a comment\n---\n~\n---\napiVersion: v1\nkind: ConfigMap\n---\n"
+                .getBytes(StandardCharsets.UTF_8),
+            Path.of("x.yaml"));
 
     assertThat(documents).singleElement().satisfies(d -> assertThat(d.line()).isEqualTo(7));
   }
 
   @Test
   void parse_valuesAreImmutable() {
-    ManifestDocument document = parseOne("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\nlist: [1]\n");
+    ManifestDocument document =
+        parseOne("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\nlist: [1]\n");
 
     assertThat(document.content().get("data")).isInstanceOf(Map.class);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> castMap(document.content().get("data")).put("c", "d"))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> castMap(document.content().get("data")).put("c", "d"))
         .isInstanceOf(UnsupportedOperationException.class);
   }
 
   @Test
   void read_regularFile_keepsTheExactBytesAndPaths() throws IOException {
-    byte[] bytes = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a # comment\n".getBytes(StandardCharsets.UTF_8);
+    byte[] bytes =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a # comment\n"
+            .getBytes(StandardCharsets.UTF_8);
     Path file = Files.write(dir.resolve("a.yaml"), bytes);
 
     ManifestFile read = reader.read(file, Path.of("unsigned/a.yaml"));
@@ -166,13 +237,17 @@ class ManifestReaderTest {
     byte[] bytes = "apiVersion: v1\nkind: ConfigMap\n".getBytes(StandardCharsets.UTF_8);
     Path file = Files.write(dir.resolve("a.yaml"), bytes);
 
-    assertThat(new ManifestReader(bytes.length).read(file, Path.of("a.yaml")).documents()).hasSize(1);
+    assertThat(new ManifestReader(bytes.length).read(file, Path.of("a.yaml")).documents())
+        .hasSize(1);
   }
 
   @Test
   void parse_hugeLimit_stillParses() {
-    List<ManifestDocument> documents = new ManifestReader(Long.MAX_VALUE)
-        .parse("apiVersion: v1\nkind: ConfigMap\n".getBytes(StandardCharsets.UTF_8), Path.of("a.yaml"));
+    List<ManifestDocument> documents =
+        new ManifestReader(Long.MAX_VALUE)
+            .parse(
+                "apiVersion: v1\nkind: ConfigMap\n".getBytes(StandardCharsets.UTF_8),
+                Path.of("a.yaml"));
 
     assertThat(documents).hasSize(1);
   }
@@ -180,14 +255,20 @@ class ManifestReaderTest {
   @Test
   void parse_unicodeAndLongValues_areKept() {
     String longValue = "x".repeat(200_000);
-    ManifestDocument document = parseOne("apiVersion: v1\nkind: ConfigMap\ndata:\n  emoji: \"héllo 🎉\"\n  long: "
-        + longValue + "\n");
+    ManifestDocument document =
+        parseOne(
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  emoji: \"héllo 🎉\"\n  long: "
+                + longValue
+                + "\n");
 
-    assertThat(castMap(document.content().get("data"))).containsEntry("emoji", "héllo 🎉").containsEntry("long", longValue);
+    assertThat(castMap(document.content().get("data")))
+        .containsEntry("emoji", "héllo 🎉")
+        .containsEntry("long", longValue);
   }
 
   private ManifestDocument parseOne(String yaml) {
-    List<ManifestDocument> documents = reader.parse(yaml.getBytes(StandardCharsets.UTF_8), Path.of("test.yaml"));
+    List<ManifestDocument> documents =
+        reader.parse(yaml.getBytes(StandardCharsets.UTF_8), Path.of("test.yaml"));
     assertThat(documents).hasSize(1);
     return documents.get(0);
   }

@@ -14,7 +14,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The one file-set rule: which names are manifests, which entries are refused, walking without following links. */
+/**
+ * The one file-set rule: which names are manifests, which entries are refused, walking without
+ * following links.
+ */
 class ManifestTreeTest {
 
   private static final ManifestTree TREE = new ManifestTree(1024);
@@ -22,7 +25,16 @@ class ManifestTreeTest {
   @TempDir Path tmp;
 
   @ParameterizedTest
-  @ValueSource(strings = {"a.yaml", "a.yml", "a.YAML", "a.Yml", ".a.yaml", ".hidden/a.yaml", "dir/with space/é.yml"})
+  @ValueSource(
+      strings = {
+        "a.yaml",
+        "a.yml",
+        "a.YAML",
+        "a.Yml",
+        ".a.yaml",
+        ".hidden/a.yaml",
+        "dir/with space/é.yml"
+      })
   void manifestNames_anyCaseAndDotFilesIncluded(String path) {
     assertThat(ManifestTree.isManifestName(path)).isTrue();
   }
@@ -34,22 +46,26 @@ class ManifestTreeTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', value = {
-    "unsigned/a\\b.yaml | has a backslash in its name",
-    "unsigned/../a.yaml | has an empty, \".\" or \"..\" segment in its path",
-    "unsigned/./a.yaml | has an empty, \".\" or \"..\" segment in its path",
-    "unsigned//a.yaml | has an empty, \".\" or \"..\" segment in its path",
-    "unsigned/.GIT/a.yaml | has a \".git\" segment in its path",
-    "unsigned/\uFFFD.yaml | has a name that is not valid UTF-8",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "unsigned/a\\b.yaml | has a backslash in its name",
+        "unsigned/../a.yaml | has an empty, \".\" or \"..\" segment in its path",
+        "unsigned/./a.yaml | has an empty, \".\" or \"..\" segment in its path",
+        "unsigned//a.yaml | has an empty, \".\" or \"..\" segment in its path",
+        "unsigned/.GIT/a.yaml | has a \".git\" segment in its path",
+        "unsigned/\uFFFD.yaml | has a name that is not valid UTF-8",
+      })
   void unusableNames_areNamedProblems(String path, String problem) {
     assertThat(ManifestTree.nameProblem(path)).hasValue(problem);
   }
 
   @Test
   void controlCharactersAndLengths_areProblems_plainUnicodeIsNot() {
-    assertThat(ManifestTree.nameProblem("unsigned/a\nb.yaml")).hasValue("has a control character (U+000A) in its name");
-    assertThat(ManifestTree.nameProblem("unsigned/a\u0085.yaml")).hasValue("has a control character (U+0085) in its name");
+    assertThat(ManifestTree.nameProblem("unsigned/a\nb.yaml"))
+        .hasValue("has a control character (U+000A) in its name");
+    assertThat(ManifestTree.nameProblem("unsigned/a\u0085.yaml"))
+        .hasValue("has a control character (U+0085) in its name");
     assertThat(ManifestTree.nameProblem("unsigned/" + "a".repeat(256) + ".yaml"))
         .hasValue("has a name segment longer than 255 bytes");
     assertThat(ManifestTree.nameProblem(("d".repeat(200) + "/").repeat(6) + "a.yaml"))
@@ -59,22 +75,34 @@ class ManifestTreeTest {
   }
 
   @Test
-  void manifests_refuseLinksOtherEntriesAndOversizedManifests_allAtOnce_butNotOversizedOtherFiles() {
-    List<ManifestTree.Entry> entries = List.of(
-        new ManifestTree.Entry("signed/team", ManifestTree.Type.LINK, 10),
-        new ManifestTree.Entry("signed/sub", ManifestTree.Type.OTHER, 0),
-        new ManifestTree.Entry("signed/big.yaml", ManifestTree.Type.FILE, 1025),
-        new ManifestTree.Entry("signed/big.bin", ManifestTree.Type.FILE, 1_000_000),
-        new ManifestTree.Entry("signed/ok.yaml", ManifestTree.Type.FILE, 1024));
+  void
+      manifests_refuseLinksOtherEntriesAndOversizedManifests_allAtOnce_butNotOversizedOtherFiles() {
+    List<ManifestTree.Entry> entries =
+        List.of(
+            new ManifestTree.Entry("signed/team", ManifestTree.Type.LINK, 10),
+            new ManifestTree.Entry("signed/sub", ManifestTree.Type.OTHER, 0),
+            new ManifestTree.Entry("signed/big.yaml", ManifestTree.Type.FILE, 1025),
+            new ManifestTree.Entry("signed/big.bin", ManifestTree.Type.FILE, 1_000_000),
+            new ManifestTree.Entry("signed/ok.yaml", ManifestTree.Type.FILE, 1024));
 
-    assertThatThrownBy(() -> TREE.manifests(entries)).isInstanceOfSatisfying(InputProblem.class, problem -> {
-      assertThat(problem.exitCode()).isEqualTo(ExitCode.INVALID_INPUT);
-      assertThat(problem.all()).extracting(InputProblem::getMessage).containsExactly(
-          "signed/big.yaml: is 1025 bytes, larger than the limit of 1024 bytes for one manifest file",
-          "signed/sub: is not a regular file or directory (a submodule or special file)",
-          "signed/team: is a symbolic link; countersign never follows links under a signed or unsigned directory");
-    });
-    assertThat(TREE.manifests(entries.subList(3, 5))).extracting(ManifestTree.Entry::path).containsExactly("signed/ok.yaml");
+    assertThatThrownBy(() -> TREE.manifests(entries))
+        .isInstanceOfSatisfying(
+            InputProblem.class,
+            problem -> {
+              assertThat(problem.exitCode()).isEqualTo(ExitCode.INVALID_INPUT);
+              assertThat(problem.all())
+                  .extracting(InputProblem::getMessage)
+                  .containsExactly(
+                      "signed/big.yaml: is 1025 bytes, larger than the limit of 1024 bytes for one"
+                          + " manifest file",
+                      "signed/sub: is not a regular file or directory (a submodule or special"
+                          + " file)",
+                      "signed/team: is a symbolic link; countersign never follows links under a"
+                          + " signed or unsigned directory");
+            });
+    assertThat(TREE.manifests(entries.subList(3, 5)))
+        .extracting(ManifestTree.Entry::path)
+        .containsExactly("signed/ok.yaml");
   }
 
   @Test
@@ -84,7 +112,8 @@ class ManifestTreeTest {
     write("unsigned/np.YAML");
     write("unsigned/README.md");
 
-    assertThat(TREE.walk(tmp, "unsigned")).extracting(ManifestTree.Entry::path)
+    assertThat(TREE.walk(tmp, "unsigned"))
+        .extracting(ManifestTree.Entry::path)
         .containsExactly("unsigned/.hidden/np.yaml", "unsigned/.np.yaml", "unsigned/np.YAML");
     assertThat(TREE.walk(tmp, "missing")).isEmpty();
   }
@@ -100,12 +129,18 @@ class ManifestTreeTest {
     Files.createSymbolicLink(tmp.resolve("repo/envs"), outside);
     Path repo = tmp.resolve("repo");
 
-    assertThatThrownBy(() -> TREE.walk(repo, "unsigned")).isInstanceOfSatisfying(InputProblem.class, problem ->
-        assertThat(problem.all()).extracting(p -> p.file().toString())
-            .containsExactly("unsigned/file.yaml", "unsigned/team"));
-    assertThatThrownBy(() -> TREE.walk(repo, "signed")).isInstanceOf(InputProblem.class)
+    assertThatThrownBy(() -> TREE.walk(repo, "unsigned"))
+        .isInstanceOfSatisfying(
+            InputProblem.class,
+            problem ->
+                assertThat(problem.all())
+                    .extracting(p -> p.file().toString())
+                    .containsExactly("unsigned/file.yaml", "unsigned/team"));
+    assertThatThrownBy(() -> TREE.walk(repo, "signed"))
+        .isInstanceOf(InputProblem.class)
         .hasMessageStartingWith("signed: is a symbolic link");
-    assertThatThrownBy(() -> TREE.walk(repo, "envs/prod/signed")).isInstanceOf(InputProblem.class)
+    assertThatThrownBy(() -> TREE.walk(repo, "envs/prod/signed"))
+        .isInstanceOf(InputProblem.class)
         .hasMessageStartingWith("envs: is a symbolic link");
   }
 

@@ -1,7 +1,6 @@
 package dev.countersign.manifest;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -20,11 +19,13 @@ import org.junit.jupiter.api.Test;
 
 class SignedManifestFormatTest {
 
-  private static final String REFERENCE_MESSAGE = "apiVersion: v1\ndata:\n  key1: val1\n  key4: val4\n"
-      + "kind: ConfigMap\nmetadata:\n  name: sample-cm\n";
+  private static final String REFERENCE_MESSAGE =
+      "apiVersion: v1\ndata:\n  key1: val1\n  key4: val4\n"
+          + "kind: ConfigMap\nmetadata:\n  name: sample-cm\n";
 
   private final ManifestReader reader = new ManifestReader();
-  private final SignedManifestFormat format = new SignedManifestFormat(AnnotationDomain.DEFAULT, reader);
+  private final SignedManifestFormat format =
+      new SignedManifestFormat(AnnotationDomain.DEFAULT, reader);
 
   @Test
   void message_sampleConfigMap_isTheReferenceMessageByteForByte() {
@@ -32,21 +33,32 @@ class SignedManifestFormatTest {
 
     assertThat(new String(message, StandardCharsets.UTF_8)).isEqualTo(REFERENCE_MESSAGE);
     assertThat(message).hasSize(91);
-    assertThat(sha256(message)).isEqualTo("7f1e3325c006df008619f607a496084937d906ee2f635f85d6fbac7209533758");
+    assertThat(sha256(message))
+        .isEqualTo("7f1e3325c006df008619f607a496084937d906ee2f635f85d6fbac7209533758");
   }
 
   @Test
   void message_concatFile_joinsBothDocumentsLikeKubectlSigstore() {
     byte[] message = format.message(Fixtures.parse("sample-configmap-concat.yaml").documents());
 
-    assertThat(new String(message, StandardCharsets.UTF_8)).isEqualTo(REFERENCE_MESSAGE
-        + "\n---\napiVersion: v1\ndata:\n  key2: val2\nkind: ConfigMap\nmetadata:\n  name: sample-cm-2\n");
+    assertThat(new String(message, StandardCharsets.UTF_8))
+        .isEqualTo(
+            REFERENCE_MESSAGE
+                + "\n"
+                + "---\n"
+                + "apiVersion: v1\n"
+                + "data:\n"
+                + "  key2: val2\n"
+                + "kind: ConfigMap\n"
+                + "metadata:\n"
+                + "  name: sample-cm-2\n");
     assertThat(sha256(message)).startsWith("e275f0f2").endsWith("823c");
   }
 
   @Test
   void message_signedFile_stripsSignatureAnnotationsAndEqualsTheSignedMessage() {
-    ManifestDocument signed = Fixtures.parse("sample-configmap-multi-signed.yaml").documents().get(0);
+    ManifestDocument signed =
+        Fixtures.parse("sample-configmap-multi-signed.yaml").documents().get(0);
 
     byte[] message = format.message(List.of(signed));
 
@@ -56,15 +68,34 @@ class SignedManifestFormatTest {
 
   @Test
   void message_keepsOtherAnnotationsAndOtherDomains() {
-    ManifestDocument document = new ManifestDocument(Map.of("apiVersion", "v1", "kind", "ConfigMap",
-        "metadata", Map.of("name", "x", "annotations", Map.of(
-            "cosign.sigstore.dev/signature", "abc", "cosign.sigstore.dev/message", "def",
-            "other.example/signature", "keep", "team", "a"))));
+    ManifestDocument document =
+        new ManifestDocument(
+            Map.of(
+                "apiVersion",
+                "v1",
+                "kind",
+                "ConfigMap",
+                "metadata",
+                Map.of(
+                    "name",
+                    "x",
+                    "annotations",
+                    Map.of(
+                        "cosign.sigstore.dev/signature",
+                        "abc",
+                        "cosign.sigstore.dev/message",
+                        "def",
+                        "other.example/signature",
+                        "keep",
+                        "team",
+                        "a"))));
 
     String message = new String(format.message(List.of(document)), StandardCharsets.UTF_8);
 
-    assertThat(message).isEqualTo("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n"
-        + "    other.example/signature: keep\n    team: a\n  name: x\n");
+    assertThat(message)
+        .isEqualTo(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n"
+                + "    other.example/signature: keep\n    team: a\n  name: x\n");
   }
 
   @Test
@@ -73,29 +104,44 @@ class SignedManifestFormatTest {
     RekorBundle bundle = new RekorBundle("U0VU", "Ym9keQ==", 1655452519L, 2690357L, "c0d2");
     String pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 
-    Map<String, String> annotations = format.annotations(message, 1, new byte[] {1, 2, (byte) 0xfb},
-        Optional.of(pem), Optional.of(bundle));
+    Map<String, String> annotations =
+        format.annotations(
+            message, 1, new byte[] {1, 2, (byte) 0xfb}, Optional.of(pem), Optional.of(bundle));
 
-    assertThat(annotations).containsOnlyKeys("cosign.sigstore.dev/message", "cosign.sigstore.dev/signature_1",
-        "cosign.sigstore.dev/certificate_1", "cosign.sigstore.dev/bundle_1");
+    assertThat(annotations)
+        .containsOnlyKeys(
+            "cosign.sigstore.dev/message",
+            "cosign.sigstore.dev/signature_1",
+            "cosign.sigstore.dev/certificate_1",
+            "cosign.sigstore.dev/bundle_1");
     assertThat(List.copyOf(annotations.keySet())).isSorted();
     assertThat(gunzip(annotations.get("cosign.sigstore.dev/message"))).isEqualTo(message);
     assertThat(annotations.get("cosign.sigstore.dev/signature_1")).isEqualTo("AQL7");
-    assertThat(new String(gunzip(annotations.get("cosign.sigstore.dev/certificate_1")), StandardCharsets.UTF_8))
+    assertThat(
+            new String(
+                gunzip(annotations.get("cosign.sigstore.dev/certificate_1")),
+                StandardCharsets.UTF_8))
         .isEqualTo(pem);
-    assertThat(new String(gunzip(annotations.get("cosign.sigstore.dev/bundle_1")), StandardCharsets.UTF_8))
-        .isEqualTo("{\"SignedEntryTimestamp\":\"U0VU\",\"Payload\":{\"body\":\"Ym9keQ==\","
-            + "\"integratedTime\":1655452519,\"logIndex\":2690357,\"logID\":\"c0d2\"}}");
+    assertThat(
+            new String(
+                gunzip(annotations.get("cosign.sigstore.dev/bundle_1")), StandardCharsets.UTF_8))
+        .isEqualTo(
+            "{\"SignedEntryTimestamp\":\"U0VU\",\"Payload\":{\"body\":\"Ym9keQ==\","
+                + "\"integratedTime\":1655452519,\"logIndex\":2690357,\"logID\":\"c0d2\"}}");
   }
 
   @Test
   void annotations_sameInput_sameGzipBytesWithZeroMtime() {
     byte[] message = REFERENCE_MESSAGE.getBytes(StandardCharsets.UTF_8);
 
-    String first = format.annotations(message, 0, new byte[] {1}, Optional.empty(), Optional.empty())
-        .get("cosign.sigstore.dev/message");
-    String second = format.annotations(message, 0, new byte[] {1}, Optional.empty(), Optional.empty())
-        .get("cosign.sigstore.dev/message");
+    String first =
+        format
+            .annotations(message, 0, new byte[] {1}, Optional.empty(), Optional.empty())
+            .get("cosign.sigstore.dev/message");
+    String second =
+        format
+            .annotations(message, 0, new byte[] {1}, Optional.empty(), Optional.empty())
+            .get("cosign.sigstore.dev/message");
 
     assertThat(first).isEqualTo(second);
     byte[] gzip = Base64.getDecoder().decode(first);
@@ -104,40 +150,74 @@ class SignedManifestFormatTest {
 
   @Test
   void existingSignatureSets_countsContiguousSetsOnly() {
-    assertThat(format.existingSignatureSets(Fixtures.parse("sample-configmap.yaml").documents().get(0))).isZero();
-    assertThat(format.existingSignatureSets(Fixtures.parse("sample-configmap-multi-signed.yaml").documents().get(0)))
+    assertThat(
+            format.existingSignatureSets(
+                Fixtures.parse("sample-configmap.yaml").documents().get(0)))
+        .isZero();
+    assertThat(
+            format.existingSignatureSets(
+                Fixtures.parse("sample-configmap-multi-signed.yaml").documents().get(0)))
         .isEqualTo(2);
-    assertThat(format.existingSignatureSets(withAnnotations(Map.of(
-        "cosign.sigstore.dev/signature", "AQ==", "cosign.sigstore.dev/signature_2", "AQ==")))).isEqualTo(1);
+    assertThat(
+            format.existingSignatureSets(
+                withAnnotations(
+                    Map.of(
+                        "cosign.sigstore.dev/signature",
+                        "AQ==",
+                        "cosign.sigstore.dev/signature_2",
+                        "AQ=="))))
+        .isEqualTo(1);
   }
 
   @Test
   void render_replaceMode_writesHeaderAndEveryDocumentWithTheSameAnnotations() {
     List<ManifestDocument> documents = Fixtures.parse("sample-configmap-concat.yaml").documents();
     byte[] message = format.message(documents);
-    Map<String, String> annotations = format.annotations(message, 0, new byte[] {1, 2, 3},
-        Optional.empty(), Optional.empty());
+    Map<String, String> annotations =
+        format.annotations(message, 0, new byte[] {1, 2, 3}, Optional.empty(), Optional.empty());
 
-    byte[] rendered = format.render(documents, annotations, false, List.of("Signed by countersign", ""));
+    byte[] rendered =
+        format.render(documents, annotations, false, List.of("Signed by countersign", ""));
 
     String text = new String(rendered, StandardCharsets.UTF_8);
     String encoded = annotations.get("cosign.sigstore.dev/message");
-    assertThat(text).isEqualTo("# Signed by countersign\n#\n"
-        + "apiVersion: v1\ndata:\n  key1: val1\n  key4: val4\nkind: ConfigMap\nmetadata:\n  annotations:\n"
-        + "    cosign.sigstore.dev/message: " + encoded + "\n"
-        + "    cosign.sigstore.dev/signature: AQID\n  name: sample-cm\n"
-        + "---\n"
-        + "apiVersion: v1\ndata:\n  key2: val2\nkind: ConfigMap\nmetadata:\n  annotations:\n"
-        + "    cosign.sigstore.dev/message: " + encoded + "\n"
-        + "    cosign.sigstore.dev/signature: AQID\n  name: sample-cm-2\n");
+    assertThat(text)
+        .isEqualTo(
+            "# Signed by countersign\n"
+                + "#\n"
+                + "apiVersion: v1\n"
+                + "data:\n"
+                + "  key1: val1\n"
+                + "  key4: val4\n"
+                + "kind: ConfigMap\n"
+                + "metadata:\n"
+                + "  annotations:\n"
+                + "    cosign.sigstore.dev/message: "
+                + encoded
+                + "\n"
+                + "    cosign.sigstore.dev/signature: AQID\n"
+                + "  name: sample-cm\n"
+                + "---\n"
+                + "apiVersion: v1\n"
+                + "data:\n"
+                + "  key2: val2\n"
+                + "kind: ConfigMap\n"
+                + "metadata:\n"
+                + "  annotations:\n"
+                + "    cosign.sigstore.dev/message: "
+                + encoded
+                + "\n"
+                + "    cosign.sigstore.dev/signature: AQID\n  name: sample-cm-2\n");
     List<ManifestDocument> reread = reader.parse(rendered, Path.of("signed.yaml"));
     assertThat(reread).hasSize(2);
     for (ManifestDocument document : reread) {
       SignedContent content = format.decode(document).orElseThrow();
       assertThat(content.message()).isEqualTo(message);
-      assertThat(content.messageDocuments()).extracting(ManifestDocument::name)
+      assertThat(content.messageDocuments())
+          .extracting(ManifestDocument::name)
           .containsExactly("sample-cm", "sample-cm-2");
-      assertThat(content.signatureSets()).singleElement()
+      assertThat(content.signatureSets())
+          .singleElement()
           .satisfies(set -> assertThat(set.signature()).containsExactly(1, 2, 3));
     }
     assertThat(format.message(reread)).isEqualTo(message);
@@ -145,13 +225,23 @@ class SignedManifestFormatTest {
 
   @Test
   void render_sameInputs_sameBytes() {
-    List<ManifestDocument> documents = Fixtures.parse("sample-configmap-keyless-multi-signed.yaml").documents();
-    Map<String, String> annotations = format.annotations(format.message(documents), 0, new byte[] {9},
-        Optional.of("-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n"), Optional.empty());
+    List<ManifestDocument> documents =
+        Fixtures.parse("sample-configmap-keyless-multi-signed.yaml").documents();
+    Map<String, String> annotations =
+        format.annotations(
+            format.message(documents),
+            0,
+            new byte[] {9},
+            Optional.of("-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n"),
+            Optional.empty());
 
     byte[] first = format.render(documents, annotations, false, List.of("header"));
-    byte[] second = format.render(List.copyOf(reader.parse(first, Path.of("again.yaml"))), annotations, false,
-        List.of("header"));
+    byte[] second =
+        format.render(
+            List.copyOf(reader.parse(first, Path.of("again.yaml"))),
+            annotations,
+            false,
+            List.of("header"));
 
     assertThat(second).isEqualTo(first);
     assertThat(format.render(documents, annotations, false, List.of("header"))).isEqualTo(first);
@@ -161,30 +251,47 @@ class SignedManifestFormatTest {
 
   @Test
   void render_replaceMode_removesEveryExistingSignatureAnnotation() {
-    ManifestDocument signed = Fixtures.parse("sample-configmap-keyless-multi-signed.yaml").documents().get(0);
-    Map<String, String> annotations = Map.of("cosign.sigstore.dev/message", "bWVzc2FnZQ==",
-        "cosign.sigstore.dev/signature", "AQ==");
+    ManifestDocument signed =
+        Fixtures.parse("sample-configmap-keyless-multi-signed.yaml").documents().get(0);
+    Map<String, String> annotations =
+        Map.of(
+            "cosign.sigstore.dev/message", "bWVzc2FnZQ==", "cosign.sigstore.dev/signature", "AQ==");
 
-    ManifestDocument rendered = reader.parse(format.render(List.of(signed), annotations, false, List.of()),
-        Path.of("x.yaml")).get(0);
+    ManifestDocument rendered =
+        reader
+            .parse(format.render(List.of(signed), annotations, false, List.of()), Path.of("x.yaml"))
+            .get(0);
 
     assertThat(rendered.annotations()).isEqualTo(annotations);
   }
 
   @Test
   void render_appendMode_keepsExistingSetsAndAddsTheNextIndex() {
-    ManifestDocument signed = Fixtures.parse("sample-configmap-multi-signed.yaml").documents().get(0);
+    ManifestDocument signed =
+        Fixtures.parse("sample-configmap-multi-signed.yaml").documents().get(0);
     int next = format.existingSignatureSets(signed);
-    Map<String, String> annotations = format.annotations(format.message(List.of(signed)), next,
-        new byte[] {7}, Optional.empty(), Optional.empty());
+    Map<String, String> annotations =
+        format.annotations(
+            format.message(List.of(signed)),
+            next,
+            new byte[] {7},
+            Optional.empty(),
+            Optional.empty());
 
-    ManifestDocument rendered = reader.parse(format.render(List.of(signed), annotations, true, List.of()),
-        Path.of("x.yaml")).get(0);
+    ManifestDocument rendered =
+        reader
+            .parse(format.render(List.of(signed), annotations, true, List.of()), Path.of("x.yaml"))
+            .get(0);
 
     assertThat(next).isEqualTo(2);
-    assertThat(rendered.annotations()).containsEntry("cosign.sigstore.dev/signature_2", "Bw==")
-        .containsEntry("cosign.sigstore.dev/signature", signed.annotations().get("cosign.sigstore.dev/signature"))
-        .containsEntry("cosign.sigstore.dev/signature_1", signed.annotations().get("cosign.sigstore.dev/signature_1"));
+    assertThat(rendered.annotations())
+        .containsEntry("cosign.sigstore.dev/signature_2", "Bw==")
+        .containsEntry(
+            "cosign.sigstore.dev/signature",
+            signed.annotations().get("cosign.sigstore.dev/signature"))
+        .containsEntry(
+            "cosign.sigstore.dev/signature_1",
+            signed.annotations().get("cosign.sigstore.dev/signature_1"));
     assertThat(format.existingSignatureSets(rendered)).isEqualTo(3);
     assertThat(format.decode(rendered).orElseThrow().message())
         .isEqualTo(format.decode(signed).orElseThrow().message());
@@ -204,71 +311,102 @@ class SignedManifestFormatTest {
     assertThat(content.legacyTarball()).isTrue();
     assertThat(content.message()[0]).isEqualTo((byte) 0x1f);
     assertThat(document.name()).isEqualTo("sample-cm-signed");
-    assertThat(content.messageDocuments()).singleElement().satisfies(d -> {
-      assertThat(d.kind()).isEqualTo("ConfigMap");
-      // The fixture's own object is named sample-cm-signed (checked with Python's tarfile too).
-      assertThat(d.name()).isEqualTo("sample-cm-signed");
-      assertThat(d.line()).isEqualTo(1);
-      assertThat(d.content().get("data")).isEqualTo(Map.of("key1", "val1", "key4", "val4"));
-    });
-    assertThat(content.signatureSets()).singleElement().satisfies(set -> {
-      assertThat(set.problem()).isEmpty();
-      assertThat(set.signature()).isNotEmpty();
-      assertThat(set.certificatePem()).isEmpty();
-    });
+    assertThat(content.messageDocuments())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.kind()).isEqualTo("ConfigMap");
+              // The fixture's own object is named sample-cm-signed (checked with Python's tarfile
+              // too).
+              assertThat(d.name()).isEqualTo("sample-cm-signed");
+              assertThat(d.line()).isEqualTo(1);
+              assertThat(d.content().get("data")).isEqualTo(Map.of("key1", "val1", "key4", "val4"));
+            });
+    assertThat(content.signatureSets())
+        .singleElement()
+        .satisfies(
+            set -> {
+              assertThat(set.problem()).isEmpty();
+              assertThat(set.signature()).isNotEmpty();
+              assertThat(set.certificatePem()).isEmpty();
+            });
   }
 
   @Test
   void decode_multiSigned_hasTwoKeyedSets() {
-    ManifestDocument document = Fixtures.parse("sample-configmap-multi-signed.yaml").documents().get(0);
+    ManifestDocument document =
+        Fixtures.parse("sample-configmap-multi-signed.yaml").documents().get(0);
 
     SignedContent content = format.decode(document).orElseThrow();
 
     assertThat(content.legacyTarball()).isFalse();
     assertThat(new String(content.message(), StandardCharsets.UTF_8)).isEqualTo(REFERENCE_MESSAGE);
-    assertThat(content.signatureSets()).hasSize(2).allSatisfy(set -> {
-      assertThat(set.problem()).isEmpty();
-      assertThat(set.signature()).hasSizeBetween(70, 72);
-      assertThat(set.bundle()).isEmpty();
-    });
+    assertThat(content.signatureSets())
+        .hasSize(2)
+        .allSatisfy(
+            set -> {
+              assertThat(set.problem()).isEmpty();
+              assertThat(set.signature()).hasSizeBetween(70, 72);
+              assertThat(set.bundle()).isEmpty();
+            });
     assertThat(content.signatureSets().get(1).signatureBase64())
         .isEqualTo(document.annotations().get("cosign.sigstore.dev/signature_1"));
   }
 
   @Test
   void decode_keylessMultiSigned_hasTwoSetsWithCertificatesAndBundles() {
-    ManifestDocument document = Fixtures.parse("sample-configmap-keyless-multi-signed.yaml").documents().get(0);
+    ManifestDocument document =
+        Fixtures.parse("sample-configmap-keyless-multi-signed.yaml").documents().get(0);
 
     SignedContent content = format.decode(document).orElseThrow();
 
-    assertThat(sha256(content.message())).isEqualTo("7f1e3325c006df008619f607a496084937d906ee2f635f85d6fbac7209533758");
-    assertThat(content.signatureSets()).hasSize(2).allSatisfy(set -> {
-      assertThat(set.problem()).isEmpty();
-      assertThat(new String(set.certificatePem().orElseThrow(), StandardCharsets.UTF_8))
-          .startsWith("-----BEGIN CERTIFICATE-----");
-      assertThat(set.bundle()).isPresent();
-    });
+    assertThat(sha256(content.message()))
+        .isEqualTo("7f1e3325c006df008619f607a496084937d906ee2f635f85d6fbac7209533758");
+    assertThat(content.signatureSets())
+        .hasSize(2)
+        .allSatisfy(
+            set -> {
+              assertThat(set.problem()).isEmpty();
+              assertThat(new String(set.certificatePem().orElseThrow(), StandardCharsets.UTF_8))
+                  .startsWith("-----BEGIN CERTIFICATE-----");
+              assertThat(set.bundle()).isPresent();
+            });
     RekorBundle first = content.signatureSets().get(0).bundle().orElseThrow();
     assertThat(first.logIndex()).isEqualTo(2690357L);
     assertThat(first.integratedTime()).isEqualTo(1655452519L);
-    assertThat(first.logId()).isEqualTo("c0d23d6ad406973f9559f3ba2d1ca01f84147d8ffc5b8445c224f98b9591801d");
+    assertThat(first.logId())
+        .isEqualTo("c0d23d6ad406973f9559f3ba2d1ca01f84147d8ffc5b8445c224f98b9591801d");
   }
 
   @Test
   void decode_messageThatIsBase64ButNotGzip_isUsedAsIs() {
-    String plain = Base64.getEncoder().encodeToString(REFERENCE_MESSAGE.getBytes(StandardCharsets.UTF_8));
+    String plain =
+        Base64.getEncoder().encodeToString(REFERENCE_MESSAGE.getBytes(StandardCharsets.UTF_8));
 
-    SignedContent content = format.decode(withAnnotations(Map.of("cosign.sigstore.dev/message", plain,
-        "cosign.sigstore.dev/signature", "AQ=="))).orElseThrow();
+    SignedContent content =
+        format
+            .decode(
+                withAnnotations(
+                    Map.of(
+                        "cosign.sigstore.dev/message",
+                        plain,
+                        "cosign.sigstore.dev/signature",
+                        "AQ==")))
+            .orElseThrow();
 
     assertThat(new String(content.message(), StandardCharsets.UTF_8)).isEqualTo(REFERENCE_MESSAGE);
-    assertThat(content.messageDocuments()).singleElement().extracting(ManifestDocument::name).isEqualTo("sample-cm");
+    assertThat(content.messageDocuments())
+        .singleElement()
+        .extracting(ManifestDocument::name)
+        .isEqualTo("sample-cm");
   }
 
   @Test
   void decode_customDomain_readsOnlyItsOwnKeys() {
-    SignedManifestFormat custom = new SignedManifestFormat(new AnnotationDomain("example.org"), reader);
-    ManifestDocument document = Fixtures.parse("sample-configmap-multi-signed.yaml").documents().get(0);
+    SignedManifestFormat custom =
+        new SignedManifestFormat(new AnnotationDomain("example.org"), reader);
+    ManifestDocument document =
+        Fixtures.parse("sample-configmap-multi-signed.yaml").documents().get(0);
 
     assertThat(custom.decode(document)).isEmpty();
     assertThat(custom.existingSignatureSets(document)).isZero();
@@ -278,11 +416,13 @@ class SignedManifestFormatTest {
     Map<String, Object> metadata = new LinkedHashMap<>();
     metadata.put("name", "sample-cm");
     metadata.put("annotations", annotations);
-    return new ManifestDocument(Map.of("apiVersion", "v1", "kind", "ConfigMap", "metadata", metadata));
+    return new ManifestDocument(
+        Map.of("apiVersion", "v1", "kind", "ConfigMap", "metadata", metadata));
   }
 
   private static byte[] gunzip(String base64) throws IOException {
-    try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
+    try (GZIPInputStream in =
+        new GZIPInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
       return in.readAllBytes();
     }
   }

@@ -16,12 +16,15 @@ class OciReferenceTest {
   @Test
   void parsesRegistryRepositoryTagAndDigest() {
     OciReference r = OciReference.parse("GHCR.io/org/manifests:v1.2", "--to");
-    assertThat(r).isEqualTo(new OciReference("ghcr.io", "org/manifests", Optional.of("v1.2"), Optional.empty()));
+    assertThat(r)
+        .isEqualTo(
+            new OciReference("ghcr.io", "org/manifests", Optional.of("v1.2"), Optional.empty()));
   }
 
   @Test
   void repositoryMustBeLowercase_asTheDistributionSpecSays() {
-    assertThatThrownBy(() -> OciReference.parse("ghcr.io/Org/manifests", "--to")).isInstanceOf(UsageProblem.class)
+    assertThatThrownBy(() -> OciReference.parse("ghcr.io/Org/manifests", "--to"))
+        .isInstanceOf(UsageProblem.class)
         .hasMessageContaining("is not a repository name");
   }
 
@@ -43,19 +46,41 @@ class OciReferenceTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"ghcr.io/a", "registry.example.com:5000/a", "10.0.0.1/a", "abc/a", "localhost.evil.com/a", "[::2]/a"})
+  @ValueSource(
+      strings = {
+        "ghcr.io/a",
+        "registry.example.com:5000/a",
+        "10.0.0.1/a",
+        "abc/a",
+        "localhost.evil.com/a",
+        "[::2]/a"
+      })
   void notLoopback(String text) {
     assertThat(OciReference.parse(text, "--to").isLoopback()).isFalse();
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"manifests", "/a", "ghcr.io/", "ghcr.io/a/../b", "ghcr.io/a b", "ghcr.io/a:bad tag", "ghcr.io/a@sha256:xyz",
-      "ghcr.io/a@sha512:" + "ab", "gh\ncr.io/a", "ghcr.io:99999/a", "ghcr.io/a:" + "t"})
+  @ValueSource(
+      strings = {
+        "manifests",
+        "/a",
+        "ghcr.io/",
+        "ghcr.io/a/../b",
+        "ghcr.io/a b",
+        "ghcr.io/a:bad tag",
+        "ghcr.io/a@sha256:xyz",
+        "ghcr.io/a@sha512:" + "ab",
+        "gh\ncr.io/a",
+        "ghcr.io:99999/a",
+        "ghcr.io/a:" + "t"
+      })
   void rejectsMalformedReferences(String text) {
     if (text.equals("ghcr.io/a:t")) {
       assertThat(OciReference.parse(text, "--to").tag()).hasValue("t");
       return;
     }
-    assertThatThrownBy(() -> OciReference.parse(text, "--to")).isInstanceOf(UsageProblem.class).hasMessageStartingWith("Invalid --to");
+    assertThatThrownBy(() -> OciReference.parse(text, "--to"))
+        .isInstanceOf(UsageProblem.class)
+        .hasMessageStartingWith("Invalid --to");
   }
 }

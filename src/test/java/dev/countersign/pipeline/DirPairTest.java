@@ -20,7 +20,18 @@ class DirPairTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"unsigned", ":signed", "unsigned:", "a:b:c", "../x:signed", "unsigned:.git/x", "a:a", "a:a/b", "/abs:b"})
+  @ValueSource(
+      strings = {
+        "unsigned",
+        ":signed",
+        "unsigned:",
+        "a:b:c",
+        "../x:signed",
+        "unsigned:.git/x",
+        "a:a",
+        "a:a/b",
+        "/abs:b"
+      })
   void parse_invalid_isAUsageProblem(String spec) {
     assertThatThrownBy(() -> DirPair.parse(spec)).isInstanceOf(UsageProblem.class);
   }
@@ -33,8 +44,11 @@ class DirPairTest {
   @Test
   void options_overlappingPairsOrBadAttempts_areRefused() {
     GitRemote remote = GitRemote.anonymous("file:///tmp/x");
-    assertThatThrownBy(() -> ReconcileOptions.builder("main", remote)
-            .dirs(List.of(DirPair.parse("unsigned:signed"), DirPair.parse("signed/x:out"))).build())
+    assertThatThrownBy(
+            () ->
+                ReconcileOptions.builder("main", remote)
+                    .dirs(List.of(DirPair.parse("unsigned:signed"), DirPair.parse("signed/x:out")))
+                    .build())
         .isInstanceOf(UsageProblem.class)
         .hasMessage("The directory pairs unsigned:signed and signed/x:out overlap");
     assertThatThrownBy(() -> ReconcileOptions.builder("main", remote).pushAttempts(0).build())

@@ -41,7 +41,9 @@ final class FakeSigningStep implements SigningStep {
     int call = calls.incrementAndGet();
     List<Result> results = new ArrayList<>();
     for (Input input : inputs) {
-      byte[] signed = signedText(new String(input.unsignedBytes(), StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
+      byte[] signed =
+          signedText(new String(input.unsignedBytes(), StandardCharsets.UTF_8))
+              .getBytes(StandardCharsets.UTF_8);
       synchronized (signedSources) {
         signedSources.add(input.sourcePath());
       }

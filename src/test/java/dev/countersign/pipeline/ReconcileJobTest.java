@@ -54,16 +54,21 @@ class ReconcileJobTest {
   }
 
   private ReconcileOptions.Builder options() {
-    return ReconcileOptions.builder("main", fixture.remote()).runId("run-7").backoff(Duration.ofMillis(100));
+    return ReconcileOptions.builder("main", fixture.remote())
+        .runId("run-7")
+        .backoff(Duration.ofMillis(100));
   }
 
   private ReconcileResult run(Path clone, SigningStep signer, ReconcileOptions options) {
     return run(clone, signer, options, null);
   }
 
-  private ReconcileResult run(Path clone, SigningStep signer, ReconcileOptions options, String receivePack) {
+  private ReconcileResult run(
+      Path clone, SigningStep signer, ReconcileOptions options, String receivePack) {
     try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK, p -> {}, receivePack)) {
-      return new ReconcileJob(ws, signer, Progress.silent(), CLOCK, sleeps::add, new Random(42), options).run();
+      return new ReconcileJob(
+              ws, signer, Progress.silent(), CLOCK, sleeps::add, new Random(42), options)
+          .run();
     }
   }
 
@@ -91,7 +96,8 @@ class ReconcileJobTest {
                 + "unsigned/a.yaml -> signed/a.yaml\n"
                 + "unsigned/apps/b.yml -> signed/apps/b.yml\n\n"
                 + "Countersign-Run: run-7\n"
-                + "Signed-off-by: github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>\n");
+                + "Signed-off-by: github-actions[bot]"
+                + " <41898282+github-actions[bot]@users.noreply.github.com>\n");
     assertThat(commit.getCommitterIdent().getWhenAsInstant()).isEqualTo(CLOCK.instant());
     assertThat(clone.resolve("signed/a.yaml")).hasContent("kind: A\n" + FakeSigningStep.SIGNATURE);
     assertThat(clone.resolve("unsigned/a.yaml")).doesNotExist();
@@ -106,20 +112,25 @@ class ReconcileJobTest {
     ReconcileResult again = run(fixture.clone("second", 0, false), signer, options().build());
 
     assertThat(again.outcome()).isEqualTo(ReconcileResult.Outcome.NOOP);
-    assertThat(again.detail()).startsWith("the head commit ").contains("was made by countersign (Countersign-Run: run-7)");
+    assertThat(again.detail())
+        .startsWith("the head commit ")
+        .contains("was made by countersign (Countersign-Run: run-7)");
     assertThat(signer.calls).hasValue(0);
     assertThat(fixture.originHead("main")).isEqualTo(head);
   }
 
   @Test
   void run_nothingUnderUnsigned_isNoopWithReason() throws Exception {
-    fixture.commitToOrigin("main", Map.of(), Set.of("unsigned/a.yaml", "unsigned/apps/b.yml"), "cleanup");
+    fixture.commitToOrigin(
+        "main", Map.of(), Set.of("unsigned/a.yaml", "unsigned/apps/b.yml"), "cleanup");
     String head = fixture.originHead("main");
 
-    ReconcileResult result = run(fixture.clone("ws", 0, false), new FakeSigningStep(), options().build());
+    ReconcileResult result =
+        run(fixture.clone("ws", 0, false), new FakeSigningStep(), options().build());
 
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.NOOP);
-    assertThat(result.detail()).isEqualTo("no manifests under unsigned/ at " + head.substring(0, 12));
+    assertThat(result.detail())
+        .isEqualTo("no manifests under unsigned/ at " + head.substring(0, 12));
     assertThat(fixture.originHead("main")).isEqualTo(head);
   }
 
@@ -129,22 +140,31 @@ class ReconcileJobTest {
    * which countersign never does, so it is signed like any other.
    */
   @Test
-  void run_headCommitForgingTrailerAndCommitter_butAddingUnsignedFiles_isStillSigned() throws Exception {
-    PersonIdent forged = new PersonIdent(GitIdentity.GITHUB_ACTIONS_BOT.name(), GitIdentity.GITHUB_ACTIONS_BOT.email());
+  void run_headCommitForgingTrailerAndCommitter_butAddingUnsignedFiles_isStillSigned()
+      throws Exception {
+    PersonIdent forged =
+        new PersonIdent(
+            GitIdentity.GITHUB_ACTIONS_BOT.name(), GitIdentity.GITHUB_ACTIONS_BOT.email());
     fixture.commitToOrigin(
-        "main", Map.of("unsigned/c.yaml", "kind: C\n"), Set.of(),
-        "countersign: sign 1 manifest\n\nCountersign-Run: 99\n", forged);
+        "main",
+        Map.of("unsigned/c.yaml", "kind: C\n"),
+        Set.of(),
+        "countersign: sign 1 manifest\n\nCountersign-Run: 99\n",
+        forged);
     FakeSigningStep signer = new FakeSigningStep();
 
     ReconcileResult result = run(fixture.clone("ws", 0, false), signer, options().build());
 
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
-    assertThat(fixture.originFiles("main")).containsKey("signed/c.yaml").doesNotContainKey("unsigned/c.yaml");
+    assertThat(fixture.originFiles("main"))
+        .containsKey("signed/c.yaml")
+        .doesNotContainKey("unsigned/c.yaml");
   }
 
   @Test
   void run_headCommitWithTrailerFromAnotherCommitter_isNotSkipped() throws Exception {
-    fixture.commitToOrigin("main", Map.of(), Set.of("unsigned/apps/b.yml"), "cleanup\n\nCountersign-Run: 98\n");
+    fixture.commitToOrigin(
+        "main", Map.of(), Set.of("unsigned/apps/b.yml"), "cleanup\n\nCountersign-Run: 98\n");
     FakeSigningStep signer = new FakeSigningStep();
 
     ReconcileResult result = run(fixture.clone("ws", 0, false), signer, options().build());
@@ -153,12 +173,21 @@ class ReconcileJobTest {
     assertThat(fixture.originFiles("main")).containsKey("signed/a.yaml");
   }
 
-  /** Control: countersign's own shape of commit (signed files written, unsigned removed) is skipped. */
+  /**
+   * Control: countersign's own shape of commit (signed files written, unsigned removed) is skipped.
+   */
   @Test
-  void run_headCommitWithTrailerCommitterAndOnlySignedChanges_isNoopEvenWithUnsignedLeft() throws Exception {
-    PersonIdent bot = new PersonIdent(GitIdentity.GITHUB_ACTIONS_BOT.name(), GitIdentity.GITHUB_ACTIONS_BOT.email());
-    fixture.commitToOrigin("main", Map.of("signed/a.yaml", "kind: A\n" + FakeSigningStep.SIGNATURE), Set.of("unsigned/a.yaml"),
-        "countersign: sign 1 manifest\n\nCountersign-Run: 97\n", bot);
+  void run_headCommitWithTrailerCommitterAndOnlySignedChanges_isNoopEvenWithUnsignedLeft()
+      throws Exception {
+    PersonIdent bot =
+        new PersonIdent(
+            GitIdentity.GITHUB_ACTIONS_BOT.name(), GitIdentity.GITHUB_ACTIONS_BOT.email());
+    fixture.commitToOrigin(
+        "main",
+        Map.of("signed/a.yaml", "kind: A\n" + FakeSigningStep.SIGNATURE),
+        Set.of("unsigned/a.yaml"),
+        "countersign: sign 1 manifest\n\nCountersign-Run: 97\n",
+        bot);
     String head = fixture.originHead("main");
     FakeSigningStep signer = new FakeSigningStep();
 
@@ -178,7 +207,9 @@ class ReconcileJobTest {
         new FakeSigningStep(
             call -> {
               if (call == 1) {
-                concurrent.add(fixture.commitToOrigin("main", Map.of("docs/other.md", "x\n"), Set.of(), "docs"));
+                concurrent.add(
+                    fixture.commitToOrigin(
+                        "main", Map.of("docs/other.md", "x\n"), Set.of(), "docs"));
               }
             });
 
@@ -187,7 +218,8 @@ class ReconcileJobTest {
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
     assertThat(result.attempts()).isEqualTo(2);
     assertThat(fixture.originCommit("main").getParent(0).name()).isEqualTo(concurrent.get(0));
-    assertThat(fixture.originFiles("main")).containsKeys("docs/other.md", "signed/a.yaml", "signed/apps/b.yml")
+    assertThat(fixture.originFiles("main"))
+        .containsKeys("docs/other.md", "signed/a.yaml", "signed/apps/b.yml")
         .doesNotContainKeys("unsigned/a.yaml", "unsigned/apps/b.yml");
     // The retry reused the signatures: nothing was signed twice.
     assertThat(signer.signedSources).containsExactly("unsigned/a.yaml", "unsigned/apps/b.yml");
@@ -196,13 +228,15 @@ class ReconcileJobTest {
   }
 
   @Test
-  void run_concurrentCommitChangesTheSameUnsignedFile_recomputesAndSignsTheNewContent() throws Exception {
+  void run_concurrentCommitChangesTheSameUnsignedFile_recomputesAndSignsTheNewContent()
+      throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     FakeSigningStep signer =
         new FakeSigningStep(
             call -> {
               if (call == 1) {
-                fixture.commitToOrigin("main", Map.of("unsigned/a.yaml", "kind: A\nversion: 2\n"), Set.of(), "bump a");
+                fixture.commitToOrigin(
+                    "main", Map.of("unsigned/a.yaml", "kind: A\nversion: 2\n"), Set.of(), "bump a");
               }
             });
 
@@ -212,29 +246,43 @@ class ReconcileJobTest {
     assertThat(fixture.originFiles("main"))
         .containsEntry("signed/a.yaml", "kind: A\nversion: 2\n" + FakeSigningStep.SIGNATURE)
         .doesNotContainKey("unsigned/a.yaml");
-    assertThat(signer.signedSources).containsExactly("unsigned/a.yaml", "unsigned/apps/b.yml", "unsigned/a.yaml");
+    assertThat(signer.signedSources)
+        .containsExactly("unsigned/a.yaml", "unsigned/apps/b.yml", "unsigned/a.yaml");
   }
 
   @Test
   void run_twoJobsOnTwoClonesAtOnce_bothFilesEndUpSigned() throws Exception {
     Path first = fixture.clone("first", 0, false);
-    fixture.commitToOrigin("main", Map.of("unsigned/c.yaml", "kind: C\n"), Set.of(), "Merge pull request #2");
+    fixture.commitToOrigin(
+        "main", Map.of("unsigned/c.yaml", "kind: C\n"), Set.of(), "Merge pull request #2");
     Path second = fixture.clone("second", 0, false);
     CyclicBarrier bothSigned = new CyclicBarrier(2);
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       Future<ReconcileResult> a =
-          pool.submit(() -> run(first, new FakeSigningStep(call -> {
-            if (call == 1) {
-              bothSigned.await(20, TimeUnit.SECONDS);
-            }
-          }), options().runId("run-a").build()));
+          pool.submit(
+              () ->
+                  run(
+                      first,
+                      new FakeSigningStep(
+                          call -> {
+                            if (call == 1) {
+                              bothSigned.await(20, TimeUnit.SECONDS);
+                            }
+                          }),
+                      options().runId("run-a").build()));
       Future<ReconcileResult> b =
-          pool.submit(() -> run(second, new FakeSigningStep(call -> {
-            if (call == 1) {
-              bothSigned.await(20, TimeUnit.SECONDS);
-            }
-          }), options().runId("run-b").build()));
+          pool.submit(
+              () ->
+                  run(
+                      second,
+                      new FakeSigningStep(
+                          call -> {
+                            if (call == 1) {
+                              bothSigned.await(20, TimeUnit.SECONDS);
+                            }
+                          }),
+                      options().runId("run-b").build()));
 
       ReconcileResult ra = a.get(60, TimeUnit.SECONDS);
       ReconcileResult rb = b.get(60, TimeUnit.SECONDS);
@@ -248,7 +296,12 @@ class ReconcileJobTest {
       pool.shutdownNow();
     }
     assertThat(fixture.originFiles("main").keySet())
-        .containsExactly("README.md", "signed/a.yaml", "signed/apps/b.yml", "signed/c.yaml", "unsigned/notes.txt");
+        .containsExactly(
+            "README.md",
+            "signed/a.yaml",
+            "signed/apps/b.yml",
+            "signed/c.yaml",
+            "unsigned/notes.txt");
   }
 
   @Test
@@ -259,10 +312,12 @@ class ReconcileJobTest {
     try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK)) {
       headBefore = ws.headCommitId();
     }
-    InputProblem failure = new InputProblem(Path.of("unsigned/apps/b.yml"), 1, "not a manifest", null);
-    SigningStep failing = inputs -> {
-      throw failure;
-    };
+    InputProblem failure =
+        new InputProblem(Path.of("unsigned/apps/b.yml"), 1, "not a manifest", null);
+    SigningStep failing =
+        inputs -> {
+          throw failure;
+        };
 
     assertThatThrownBy(() -> run(clone, failing, options().build())).isSameAs(failure);
 
@@ -283,23 +338,31 @@ class ReconcileJobTest {
         new FakeSigningStep(
             call -> {
               if (call == 1) {
-                fixture.commitToOrigin("main", Map.of("unsigned/d.yaml", "kind: D\n"), Set.of(), "add d");
+                fixture.commitToOrigin(
+                    "main", Map.of("unsigned/d.yaml", "kind: D\n"), Set.of(), "add d");
               }
             });
 
     ReconcileResult result = run(clone, signer, options().build());
 
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
-    assertThat(result.signedFiles()).containsExactly("signed/a.yaml", "signed/apps/b.yml", "signed/d.yaml");
-    assertThat(fixture.originFiles("main")).containsKeys("second.txt", "signed/d.yaml").doesNotContainKey("unsigned/d.yaml");
+    assertThat(result.signedFiles())
+        .containsExactly("signed/a.yaml", "signed/apps/b.yml", "signed/d.yaml");
+    assertThat(fixture.originFiles("main"))
+        .containsKeys("second.txt", "signed/d.yaml")
+        .doesNotContainKey("unsigned/d.yaml");
   }
 
   @Test
   void run_existingSignatureStillHolds_onlyRemovesTheUnsignedCopy() throws Exception {
     fixture.commitToOrigin(
-        "main", Map.of("signed/a.yaml", FakeSigningStep.signedText("kind: A\n")), Set.of(), "Merge pull request #3");
+        "main",
+        Map.of("signed/a.yaml", FakeSigningStep.signedText("kind: A\n")),
+        Set.of(),
+        "Merge pull request #3");
 
-    ReconcileResult result = run(fixture.clone("ws", 0, false), new FakeSigningStep(), options().build());
+    ReconcileResult result =
+        run(fixture.clone("ws", 0, false), new FakeSigningStep(), options().build());
 
     assertThat(result.signedFiles()).containsExactly("signed/apps/b.yml");
     assertThat(result.unchangedFiles()).containsExactly("signed/a.yaml");
@@ -314,7 +377,8 @@ class ReconcileJobTest {
     fixture.protectBranch("main");
     String before = fixture.originHead("main");
 
-    ReconcileResult result = run(clone, new FakeSigningStep(), options().build(), GitFixture.receivePack());
+    ReconcileResult result =
+        run(clone, new FakeSigningStep(), options().build(), GitFixture.receivePack());
 
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.REFUSED);
     assertThat(result.detail())
@@ -351,12 +415,21 @@ class ReconcileJobTest {
     // Every signing round sees a.yaml changed again on origin, so every push loses the race.
     FakeSigningStep signer =
         new FakeSigningStep(
-            call -> fixture.commitToOrigin("main", Map.of("unsigned/a.yaml", "kind: A\nv: " + call + "\n"), Set.of(), "bump " + call));
+            call ->
+                fixture.commitToOrigin(
+                    "main",
+                    Map.of("unsigned/a.yaml", "kind: A\nv: " + call + "\n"),
+                    Set.of(),
+                    "bump " + call));
 
     assertThatThrownBy(() -> run(clone, signer, options().pushAttempts(3).build()))
         .isInstanceOf(RemoteProblem.class)
-        .hasMessageStartingWith("The push to main was rejected 3 times (last: REJECTED_NONFASTFORWARD")
-        .satisfies(e -> assertThat(((RemoteProblem) e).hint()).hasValueSatisfying(h -> assertThat(h).contains("concurrency group")));
+        .hasMessageStartingWith(
+            "The push to main was rejected 3 times (last: REJECTED_NONFASTFORWARD")
+        .satisfies(
+            e ->
+                assertThat(((RemoteProblem) e).hint())
+                    .hasValueSatisfying(h -> assertThat(h).contains("concurrency group")));
     assertThat(sleeps).hasSize(2);
     assertThat(sleeps.get(1)).isBetween(Duration.ofMillis(100), Duration.ofMillis(300));
   }
@@ -367,8 +440,14 @@ class ReconcileJobTest {
     GitIdentity ada = GitIdentity.parse("Ada <ada@example.com>");
 
     ReconcileResult result =
-        run(fixture.clone("ws", 0, false), new FakeSigningStep(),
-            options().dirs(List.of(DirPair.parse("team/in:team/out"))).author(ada).commitSubject("Sign team manifests").build());
+        run(
+            fixture.clone("ws", 0, false),
+            new FakeSigningStep(),
+            options()
+                .dirs(List.of(DirPair.parse("team/in:team/out")))
+                .author(ada)
+                .commitSubject("Sign team manifests")
+                .build());
 
     assertThat(result.signedFiles()).containsExactly("team/out/x.yaml");
     assertThat(fixture.originFiles("main")).containsKeys("team/out/x.yaml", "unsigned/a.yaml");
@@ -383,16 +462,23 @@ class ReconcileJobTest {
   void run_startFromRemoteOnAFeatureCheckout_pushesOnlyTheSigningCommit() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK)) {
-      ws.apply(dev.countersign.git.ChangeSet.empty().write("wip.txt", "unfinished\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-      ws.commit(new dev.countersign.git.CommitRequest("wip\n", GitIdentity.GITHUB_ACTIONS_BOT, GitIdentity.GITHUB_ACTIONS_BOT));
+      ws.apply(
+          dev.countersign.git.ChangeSet.empty()
+              .write("wip.txt", "unfinished\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      ws.commit(
+          new dev.countersign.git.CommitRequest(
+              "wip\n", GitIdentity.GITHUB_ACTIONS_BOT, GitIdentity.GITHUB_ACTIONS_BOT));
     }
     String mainBefore = fixture.originHead("main");
 
-    ReconcileResult result = run(clone, new FakeSigningStep(), options().startFromRemote(true).build());
+    ReconcileResult result =
+        run(clone, new FakeSigningStep(), options().startFromRemote(true).build());
 
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
     assertThat(fixture.originCommit("main").getParent(0).name()).isEqualTo(mainBefore);
-    assertThat(fixture.originFiles("main")).doesNotContainKey("wip.txt").containsKey("signed/a.yaml");
+    assertThat(fixture.originFiles("main"))
+        .doesNotContainKey("wip.txt")
+        .containsKey("signed/a.yaml");
   }
 
   @Test
@@ -403,34 +489,55 @@ class ReconcileJobTest {
 
     assertThatThrownBy(() -> run(fixture.clone("ws", 0, false), signer, options().build()))
         .isInstanceOf(InputProblem.class)
-        .hasMessage("unsigned/link.yaml: is a symbolic link; countersign never follows links under a signed or unsigned directory");
+        .hasMessage(
+            "unsigned/link.yaml: is a symbolic link; countersign never follows links under a signed"
+                + " or unsigned directory");
     assertThat(signer.calls).hasValue(0);
     assertThat(fixture.originHead("main")).isEqualTo(before);
   }
 
   @Test
   void run_moveOnly_movesBytesUnchanged() throws Exception {
-    ReconcileResult result = run(fixture.clone("ws", 0, false), SigningStep.moveOnly(), options().build());
+    ReconcileResult result =
+        run(fixture.clone("ws", 0, false), SigningStep.moveOnly(), options().build());
 
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
-    assertThat(fixture.originFiles("main")).containsEntry("signed/a.yaml", "kind: A\n").containsEntry("signed/apps/b.yml", "kind: B\n");
+    assertThat(fixture.originFiles("main"))
+        .containsEntry("signed/a.yaml", "kind: A\n")
+        .containsEntry("signed/apps/b.yml", "kind: B\n");
   }
 
   @Test
-  void run_signedOutputOverTheSizeLimit_isAnInputProblemNamingTheSource_andNothingIsCommitted() throws Exception {
+  void run_signedOutputOverTheSizeLimit_isAnInputProblemNamingTheSource_andNothingIsCommitted()
+      throws Exception {
     String before = fixture.originHead("main");
     Path clone = fixture.clone("ws", 0, false);
     try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK)) {
       String head = ws.headCommitId();
-      ReconcileJob job = new ReconcileJob(ws, new FakeSigningStep(), Progress.silent(), CLOCK, sleeps::add,
-          new Random(42), options().build(), new dev.countersign.manifest.ManifestTree(20));
+      ReconcileJob job =
+          new ReconcileJob(
+              ws,
+              new FakeSigningStep(),
+              Progress.silent(),
+              CLOCK,
+              sleeps::add,
+              new Random(42),
+              options().build(),
+              new dev.countersign.manifest.ManifestTree(20));
 
-      assertThatThrownBy(job::run).isInstanceOfSatisfying(InputProblem.class, problem ->
-          assertThat(problem.all()).extracting(InputProblem::getMessage).containsExactly(
-              "unsigned/a.yaml: once signed is 33 bytes (every document carries the message of the whole file),"
-                  + " over the limit of 20 bytes for one manifest file",
-              "unsigned/apps/b.yml: once signed is 33 bytes (every document carries the message of the whole file),"
-                  + " over the limit of 20 bytes for one manifest file"));
+      assertThatThrownBy(job::run)
+          .isInstanceOfSatisfying(
+              InputProblem.class,
+              problem ->
+                  assertThat(problem.all())
+                      .extracting(InputProblem::getMessage)
+                      .containsExactly(
+                          "unsigned/a.yaml: once signed is 33 bytes (every document carries the"
+                              + " message of the whole file), over the limit of 20 bytes for one"
+                              + " manifest file",
+                          "unsigned/apps/b.yml: once signed is 33 bytes (every document carries the"
+                              + " message of the whole file), over the limit of 20 bytes for one"
+                              + " manifest file"));
       assertThat(ws.headCommitId()).isEqualTo(head);
     }
     assertThat(clone.resolve("signed")).doesNotExist();

@@ -31,16 +31,23 @@ class PromotionBodyTest {
                 + "\n"
                 + "| File | Change | Message digest | Signer | Rekor log index |\n"
                 + "| --- | --- | --- | --- | --- |\n"
-                + "| `deploy/signed/api.yaml` | changed | `" + DIGEST_B + "` | `" + WORKFLOW
+                + "| `deploy/signed/api.yaml` | changed | `"
+                + DIGEST_B
+                + "` | `"
+                + WORKFLOW
                 + "` | 1234567 |\n"
                 + "| `deploy/signed/old.yaml` | removed | - | - | - |\n"
-                + "| `deploy/signed/web/ingress.yaml` | added | `" + DIGEST_A + "` | `" + WORKFLOW
+                + "| `deploy/signed/web/ingress.yaml` | added | `"
+                + DIGEST_A
+                + "` | `"
+                + WORKFLOW
                 + "` | 42 |\n"
                 + "\n"
                 + "To verify the signatures locally before merging:\n"
                 + "\n"
                 + "```sh\n"
-                + "countersign verify deploy/signed --certificate-identity " + WORKFLOW
+                + "countersign verify deploy/signed --certificate-identity "
+                + WORKFLOW
                 + " --certificate-oidc-issuer https://token.actions.githubusercontent.com\n"
                 + "```\n");
   }
@@ -51,8 +58,10 @@ class PromotionBodyTest {
     FileChange b = FileChange.changed("signed/b.yaml", DIGEST_B, WORKFLOW, 2L);
     FileChange c = FileChange.removed("signed/c.yaml");
 
-    byte[] first = PromotionBody.render(PromotionPlan.of(c, a, b), "signed").getBytes(StandardCharsets.UTF_8);
-    byte[] second = PromotionBody.render(PromotionPlan.of(b, c, a), "signed").getBytes(StandardCharsets.UTF_8);
+    byte[] first =
+        PromotionBody.render(PromotionPlan.of(c, a, b), "signed").getBytes(StandardCharsets.UTF_8);
+    byte[] second =
+        PromotionBody.render(PromotionPlan.of(b, c, a), "signed").getBytes(StandardCharsets.UTF_8);
 
     assertThat(first).isEqualTo(second);
     assertThat(PromotionPlan.of(c, a, b)).isEqualTo(PromotionPlan.of(a, b, c));
@@ -61,7 +70,8 @@ class PromotionBodyTest {
   @Test
   void render_pipesAndQuotes_areEscapedForTableAndShell() {
     String oddSigner = "it's | me";
-    PromotionPlan plan = PromotionPlan.of(FileChange.added("signed/a|b.yaml", DIGEST_A, oddSigner, 7L));
+    PromotionPlan plan =
+        PromotionPlan.of(FileChange.added("signed/a|b.yaml", DIGEST_A, oddSigner, 7L));
 
     String body = PromotionBody.render(plan, "my dir");
 
@@ -89,7 +99,8 @@ class PromotionBodyTest {
 
   @Test
   void render_onlyRemovals_hasNoVerifyCommand() {
-    String body = PromotionBody.render(PromotionPlan.of(FileChange.removed("signed/x.yaml")), "signed");
+    String body =
+        PromotionBody.render(PromotionPlan.of(FileChange.removed("signed/x.yaml")), "signed");
 
     assertThat(body).contains("(1 removed)").doesNotContain("countersign verify");
   }
@@ -104,7 +115,8 @@ class PromotionBodyTest {
 
   @Test
   void isPromotionBody_recognisesOurMarkerOnly() {
-    assertThat(PromotionBody.isPromotionBody(PromotionBody.render(PromotionPlan.of(), "signed"))).isTrue();
+    assertThat(PromotionBody.isPromotionBody(PromotionBody.render(PromotionPlan.of(), "signed")))
+        .isTrue();
     assertThat(PromotionBody.isPromotionBody("Bump deps\n" + PromotionBody.MARKER)).isFalse();
     assertThat(PromotionBody.isPromotionBody(null)).isFalse();
   }
@@ -112,7 +124,9 @@ class PromotionBodyTest {
   @Test
   void plan_samePathTwice_isRefused() {
     assertThatThrownBy(
-            () -> PromotionPlan.of(FileChange.removed("signed/a.yaml"), FileChange.removed("signed/a.yaml")))
+            () ->
+                PromotionPlan.of(
+                    FileChange.removed("signed/a.yaml"), FileChange.removed("signed/a.yaml")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("path listed twice in a promotion: signed/a.yaml");
   }
@@ -140,13 +154,20 @@ class PromotionBodyTest {
   @Test
   void keyFingerprintSigner_getsAKeyVerifyCommand_notAnIdentityOne() {
     String fingerprint = "sha256:" + "12".repeat(32);
-    String body = PromotionBody.render(
-        new PromotionPlan(java.util.List.of(
-            new FileChange("prod/a.yaml", FileChange.Change.ADDED, java.util.Optional.of(DIGEST_A),
-                java.util.Optional.of(fingerprint), java.util.OptionalLong.empty()))),
-        "prod");
+    String body =
+        PromotionBody.render(
+            new PromotionPlan(
+                java.util.List.of(
+                    new FileChange(
+                        "prod/a.yaml",
+                        FileChange.Change.ADDED,
+                        java.util.Optional.of(DIGEST_A),
+                        java.util.Optional.of(fingerprint),
+                        java.util.OptionalLong.empty()))),
+            "prod");
 
-    assertThat(body).contains("| `prod/a.yaml` | added | `" + DIGEST_A + "` | `" + fingerprint + "` | - |")
+    assertThat(body)
+        .contains("| `prod/a.yaml` | added | `" + DIGEST_A + "` | `" + fingerprint + "` | - |")
         .contains("countersign verify prod --key cosign.pub  # the public key " + fingerprint)
         .doesNotContain("--certificate-identity");
   }

@@ -28,7 +28,8 @@ public final class RealSchemas {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final YAMLMapper YAML = new YAMLMapper(new YAMLFactory());
-  private static final JsonSchemaFactory FACTORY = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V7);
+  private static final JsonSchemaFactory FACTORY =
+      JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V7);
 
   private static JsonSchema workflow;
   private static JsonSchema clusterPolicy;
@@ -45,19 +46,24 @@ public final class RealSchemas {
 
   public static synchronized JsonSchema kyvernoClusterPolicy() {
     if (clusterPolicy == null) {
-      clusterPolicy = FACTORY.getSchema(crdSchema("/schemas/kyverno.io_clusterpolicies.yaml", "v1"));
+      clusterPolicy =
+          FACTORY.getSchema(crdSchema("/schemas/kyverno.io_clusterpolicies.yaml", "v1"));
     }
     return clusterPolicy;
   }
 
   public static synchronized JsonSchema argoApplication() {
     if (application == null) {
-      application = FACTORY.getSchema(crdSchema("/schemas/argoproj.io_applications.yaml", "v1alpha1"));
+      application =
+          FACTORY.getSchema(crdSchema("/schemas/argoproj.io_applications.yaml", "v1alpha1"));
     }
     return application;
   }
 
-  /** The schema for a generated or example file, by what it is; null for files no public schema covers. */
+  /**
+   * The schema for a generated or example file, by what it is; null for files no public schema
+   * covers.
+   */
   public static JsonSchema forDocument(JsonNode document) {
     String apiVersion = document.path("apiVersion").asText();
     String kind = document.path("kind").asText();
@@ -109,10 +115,14 @@ public final class RealSchemas {
     throw new IllegalStateException(resource + " has no version " + version);
   }
 
-  /** Unknown fields are refused (kubectl's default strict field validation), except where the schema preserves them. */
+  /**
+   * Unknown fields are refused (kubectl's default strict field validation), except where the schema
+   * preserves them.
+   */
   private static void strict(JsonNode node) {
     if (node instanceof ObjectNode object) {
-      if (object.has("properties") && !object.path("x-kubernetes-preserve-unknown-fields").asBoolean(false)
+      if (object.has("properties")
+          && !object.path("x-kubernetes-preserve-unknown-fields").asBoolean(false)
           && !object.has("additionalProperties")) {
         object.put("additionalProperties", false);
       }

@@ -21,11 +21,13 @@ class KeyMessageSignerTest {
   @Test
   void sign_producesDerEcdsaOverTheRawMessageThatThePublicKeyVerifies() throws Exception {
     KeyPair pair = p256();
-    SignatureMaterial material = new KeyMessageSigner(pair.getPrivate(), pair.getPublic()).sign(MESSAGE);
+    SignatureMaterial material =
+        new KeyMessageSigner(pair.getPrivate(), pair.getPublic()).sign(MESSAGE);
 
     assertThat(material.signature()[0]).as("DER SEQUENCE, not P1363").isEqualTo((byte) 0x30);
     assertThat(verify(pair, MESSAGE, material.signature())).isTrue();
-    assertThat(verify(pair, "kind: Other\n".getBytes(StandardCharsets.UTF_8), material.signature())).isFalse();
+    assertThat(verify(pair, "kind: Other\n".getBytes(StandardCharsets.UTF_8), material.signature()))
+        .isFalse();
     assertThat(material.certificatePem()).isEmpty();
     assertThat(material.rekorBundle()).isEmpty();
     assertThat(material.sigstoreBundleJson()).isEmpty();
@@ -36,7 +38,10 @@ class KeyMessageSignerTest {
     KeyPair pair = p256();
     KeyMessageSigner signer = new KeyMessageSigner(pair.getPrivate(), pair.getPublic());
     String expected =
-        "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(pair.getPublic().getEncoded()));
+        "sha256:"
+            + HexFormat.of()
+                .formatHex(
+                    MessageDigest.getInstance("SHA-256").digest(pair.getPublic().getEncoded()));
 
     assertThat(signer.signerDescription()).isEqualTo(expected).matches("sha256:[0-9a-f]{64}");
     assertThat(signer.sign(MESSAGE).signer()).isEqualTo(expected);

@@ -23,7 +23,8 @@ class SignJobTest {
   @TempDir Path dir;
 
   private final ManifestReader reader = new ManifestReader();
-  private final SignedManifestFormat format = new SignedManifestFormat(AnnotationDomain.DEFAULT, reader);
+  private final SignedManifestFormat format =
+      new SignedManifestFormat(AnnotationDomain.DEFAULT, reader);
   private MessageSigner signer;
 
   /** A real key signer whose material also carries a (stand-in) Sigstore bundle JSON. */
@@ -37,8 +38,12 @@ class SignJobTest {
     @Override
     public SignatureMaterial sign(byte[] message) {
       SignatureMaterial m = keyed.sign(message);
-      return new SignatureMaterial(m.signature(), m.certificatePem(), m.rekorBundle(),
-          Optional.of("{\"mediaType\":\"bundle for " + message.length + " bytes\"}"), m.signer());
+      return new SignatureMaterial(
+          m.signature(),
+          m.certificatePem(),
+          m.rekorBundle(),
+          Optional.of("{\"mediaType\":\"bundle for " + message.length + " bytes\"}"),
+          m.signer());
     }
 
     @Override
@@ -59,44 +64,74 @@ class SignJobTest {
     KeyPair pair = generator.generateKeyPair();
     signer = new BundleProducingSigner(new KeyMessageSigner(pair.getPrivate(), pair.getPublic()));
     for (int i = 0; i < 3; i++) {
-      Files.writeString(dir.resolve("cm" + i + ".yaml"),
-          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm" + i + "\ndata:\n  k: v" + i + "\n");
+      Files.writeString(
+          dir.resolve("cm" + i + ".yaml"),
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm"
+              + i
+              + "\ndata:\n  k: v"
+              + i
+              + "\n");
     }
   }
 
   private List<SignJob.Item> items() {
-    return List.of(0, 1, 2).stream().map(i -> {
-      Path file = dir.resolve("cm" + i + ".yaml");
-      return new SignJob.Item(reader.read(file, file), dir.resolve("out/cm" + i + ".yaml"), Optional.empty(), true);
-    }).toList();
+    return List.of(0, 1, 2).stream()
+        .map(
+            i -> {
+              Path file = dir.resolve("cm" + i + ".yaml");
+              return new SignJob.Item(
+                  reader.read(file, file),
+                  dir.resolve("out/cm" + i + ".yaml"),
+                  Optional.empty(),
+                  true);
+            })
+        .toList();
   }
 
   @Test
   void sign_withoutSidecars_dropsTheBundleJsonButSignsEveryItem() {
-    List<SignJob.Outcome> outcomes = new SignJob(reader, format, () -> signer, SignProgress.NONE).sign(items(), false, 2, false);
+    List<SignJob.Outcome> outcomes =
+        new SignJob(reader, format, () -> signer, SignProgress.NONE).sign(items(), false, 2, false);
 
     assertThat(outcomes).hasSize(3);
-    assertThat(outcomes).allSatisfy(o -> {
-      assertThat(o.sidecarJson()).isEmpty();
-      assertThat(o.signedBytes()).isPresent();
-      assertThat(o.entry().signer()).contains(signer.signerDescription());
-      assertThat(new String(o.signedBytes().get(), StandardCharsets.UTF_8)).contains("cosign.sigstore.dev/signature:");
-    });
+    assertThat(outcomes)
+        .allSatisfy(
+            o -> {
+              assertThat(o.sidecarJson()).isEmpty();
+              assertThat(o.signedBytes()).isPresent();
+              assertThat(o.entry().signer()).contains(signer.signerDescription());
+              assertThat(new String(o.signedBytes().get(), StandardCharsets.UTF_8))
+                  .contains("cosign.sigstore.dev/signature:");
+            });
   }
 
   @Test
   void sign_withSidecars_keepsEachSignaturesBundleJson() {
-    List<SignJob.Outcome> outcomes = new SignJob(reader, format, () -> signer, SignProgress.NONE).sign(items(), false, 2);
+    List<SignJob.Outcome> outcomes =
+        new SignJob(reader, format, () -> signer, SignProgress.NONE).sign(items(), false, 2);
 
-    assertThat(outcomes).allSatisfy(o -> assertThat(o.sidecarJson()).hasValueSatisfying(json -> assertThat(json).startsWith("{\"mediaType\"")));
+    assertThat(outcomes)
+        .allSatisfy(
+            o ->
+                assertThat(o.sidecarJson())
+                    .hasValueSatisfying(json -> assertThat(json).startsWith("{\"mediaType\"")));
   }
 
   @Test
   void run_bundleSidecar_writesTheSidecarNextToTheSignedFile() throws Exception {
-    SignReport report = new SignJob(reader, format, () -> signer, SignProgress.NONE)
-        .run(new SignRequest(List.of(dir.resolve("cm0.yaml")), Optional.of(dir.resolve("out")), false, false, true, 1));
+    SignReport report =
+        new SignJob(reader, format, () -> signer, SignProgress.NONE)
+            .run(
+                new SignRequest(
+                    List.of(dir.resolve("cm0.yaml")),
+                    Optional.of(dir.resolve("out")),
+                    false,
+                    false,
+                    true,
+                    1));
 
     assertThat(report.signedCount()).isEqualTo(1);
-    assertThat(Files.readString(dir.resolve("out/cm0.yaml.sigstore.json"))).startsWith("{\"mediaType\"");
+    assertThat(Files.readString(dir.resolve("out/cm0.yaml.sigstore.json")))
+        .startsWith("{\"mediaType\"");
   }
 }

@@ -24,7 +24,8 @@ class SigstoreKeylessSignerSetupTest {
 
   @Test
   void construction_withoutAnyToken_touchesNothingUntilTheFirstSign() {
-    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(KeylessOptions.publicGood(), Env.empty(), Clock.systemUTC())) {
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(KeylessOptions.publicGood(), Env.empty(), Clock.systemUTC())) {
       assertThat(signer.signerDescription()).contains("not fetched yet");
     }
   }
@@ -33,22 +34,31 @@ class SigstoreKeylessSignerSetupTest {
   void sign_withoutAnyToken_throwsEnvironmentProblemWithTheIdTokenHint() {
     // GITHUB_ACTIONS without the token request variables: the job lacks id-token: write.
     Env env = Env.of(Map.of("GITHUB_ACTIONS", "true", "ACTIONS_ID_TOKEN_REQUEST_URL", ""));
-    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(KeylessOptions.publicGood(), env, Clock.systemUTC())) {
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(KeylessOptions.publicGood(), env, Clock.systemUTC())) {
       assertThatThrownBy(() -> signer.sign(MESSAGE))
           .isInstanceOf(EnvironmentProblem.class)
           .hasMessage("No OIDC identity token is available while signing keylessly")
-          .satisfies(e -> assertThat(((CountersignException) e).exitCode()).isEqualTo(ExitCode.ENVIRONMENT))
-          .satisfies(e -> assertThat(((CountersignException) e).hint().orElseThrow())
-              .isEqualTo(", perhaps you should add `permissions: id-token: write` to the job, or pass"
-                  + " --identity-token / SIGSTORE_ID_TOKEN, or sign with --key"));
+          .satisfies(
+              e ->
+                  assertThat(((CountersignException) e).exitCode()).isEqualTo(ExitCode.ENVIRONMENT))
+          .satisfies(
+              e ->
+                  assertThat(((CountersignException) e).hint().orElseThrow())
+                      .isEqualTo(
+                          ", perhaps you should add `permissions: id-token: write` to the job, or"
+                              + " pass --identity-token / SIGSTORE_ID_TOKEN, or sign with --key"));
     }
   }
 
   @Test
-  void sign_withTrustedRootButNoSigningConfig_throwsUsageProblem(@TempDir Path dir) throws Exception {
+  void sign_withTrustedRootButNoSigningConfig_throwsUsageProblem(@TempDir Path dir)
+      throws Exception {
     Path root = Files.writeString(dir.resolve("trusted_root.json"), "{}");
-    KeylessOptions options = new KeylessOptions(Optional.of(root), Optional.empty(), Optional.of("token"));
-    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options, Env.empty(), Clock.systemUTC())) {
+    KeylessOptions options =
+        new KeylessOptions(Optional.of(root), Optional.empty(), Optional.of("token"));
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(options, Env.empty(), Clock.systemUTC())) {
       assertThatThrownBy(() -> signer.sign(MESSAGE))
           .isInstanceOf(UsageProblem.class)
           .hasMessageContaining("--trusted-root and --signing-config");
@@ -58,8 +68,11 @@ class SigstoreKeylessSignerSetupTest {
   @Test
   void sign_withMissingTrustedRootFile_throwsUsageProblemNamingIt(@TempDir Path dir) {
     Path missing = dir.resolve("nope.json");
-    KeylessOptions options = KeylessOptions.custom(missing, dir.resolve("signing_config.json")).withIdentityToken("token");
-    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options, Env.empty(), Clock.systemUTC())) {
+    KeylessOptions options =
+        KeylessOptions.custom(missing, dir.resolve("signing_config.json"))
+            .withIdentityToken("token");
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(options, Env.empty(), Clock.systemUTC())) {
       assertThatThrownBy(() -> signer.sign(MESSAGE))
           .isInstanceOf(UsageProblem.class)
           .hasMessageStartingWith(missing + ": cannot read the file given to --trusted-root");
@@ -67,11 +80,14 @@ class SigstoreKeylessSignerSetupTest {
   }
 
   @Test
-  void sign_withSomethingElseAsTrustedRoot_throwsUsageProblemNamingTheFile(@TempDir Path dir) throws Exception {
-    Path notARoot = Files.writeString(dir.resolve("root.json"), "{\"mediaType\":\"application/json\"}");
+  void sign_withSomethingElseAsTrustedRoot_throwsUsageProblemNamingTheFile(@TempDir Path dir)
+      throws Exception {
+    Path notARoot =
+        Files.writeString(dir.resolve("root.json"), "{\"mediaType\":\"application/json\"}");
     Path config = Files.writeString(dir.resolve("config.json"), "{}");
     KeylessOptions options = KeylessOptions.custom(notARoot, config).withIdentityToken("token");
-    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options, Env.empty(), Clock.systemUTC())) {
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(options, Env.empty(), Clock.systemUTC())) {
       assertThatThrownBy(() -> signer.sign(MESSAGE))
           .isInstanceOf(UsageProblem.class)
           .hasMessageStartingWith(notARoot + ": not a usable Sigstore trusted root");
@@ -80,7 +96,8 @@ class SigstoreKeylessSignerSetupTest {
 
   @Test
   void options_toString_neverShowsTheToken() {
-    KeylessOptions options = KeylessOptions.publicGood().withIdentityToken("eyJhbGciOi.secret-payload.sig");
+    KeylessOptions options =
+        KeylessOptions.publicGood().withIdentityToken("eyJhbGciOi.secret-payload.sig");
     assertThat(options.toString()).doesNotContain("secret-payload").contains("(given)");
   }
 

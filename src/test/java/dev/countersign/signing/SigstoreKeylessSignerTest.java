@@ -77,7 +77,9 @@ class SigstoreKeylessSignerTest {
       throws Exception {
     List<byte[]> messages = new ArrayList<>();
     for (int i = 0; i < 25; i++) {
-      messages.add(("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-" + i + "\n").getBytes(StandardCharsets.UTF_8));
+      messages.add(
+          ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-" + i + "\n")
+              .getBytes(StandardCharsets.UTF_8));
     }
     List<SignatureMaterial> materials = new ArrayList<>();
     try (SigstoreKeylessSigner signer = githubSigner()) {
@@ -101,8 +103,12 @@ class SigstoreKeylessSignerTest {
     assertThat(stats.certificates()).as("certificates issued, %s", stats.raw()).isEqualTo(1);
     assertThat(stats.logEntries()).as("log entries, %s", stats.raw()).isEqualTo(25);
     assertThat(fetchedTokens).hasSize(1);
-    assertThat(materials).extracting(m -> m.certificatePem().orElseThrow()).containsOnly(materials.get(0).certificatePem().orElseThrow());
-    assertThat(materials).extracting(m -> m.rekorBundle().orElseThrow().logIndex()).doesNotHaveDuplicates();
+    assertThat(materials)
+        .extracting(m -> m.certificatePem().orElseThrow())
+        .containsOnly(materials.get(0).certificatePem().orElseThrow());
+    assertThat(materials)
+        .extracting(m -> m.rekorBundle().orElseThrow().logIndex())
+        .doesNotHaveDuplicates();
 
     KeylessVerifier verifier = javaVerifier();
     for (int i = 0; i < messages.size(); i++) {
@@ -116,7 +122,13 @@ class SigstoreKeylessSignerTest {
       assertThatCode(() -> verifier.verify(digest, bundle, identity(stack.identitySan())))
           .as("sigstore-java verifies message %d", i)
           .doesNotThrowAnyException();
-      assertThatThrownBy(() -> verifier.verify(digest, bundle, identity("https://github.com/evil/repo/.github/workflows/x.yml@refs/heads/main")))
+      assertThatThrownBy(
+              () ->
+                  verifier.verify(
+                      digest,
+                      bundle,
+                      identity(
+                          "https://github.com/evil/repo/.github/workflows/x.yml@refs/heads/main")))
           .isInstanceOf(KeylessVerificationException.class);
 
       Path artifact = dir.resolve("m" + i + ".yaml");
@@ -124,7 +136,8 @@ class SigstoreKeylessSignerTest {
       Path sidecar = dir.resolve("m" + i + ".yaml.sigstore.json");
       Files.writeString(sidecar, material.sigstoreBundleJson().orElseThrow());
       SigstoreTestStack.ToolResult js =
-          stack.verifyWithSigstoreJs(sidecar, artifact, stack.identitySan(), SigstoreTestStack.GITHUB_ISSUER);
+          stack.verifyWithSigstoreJs(
+              sidecar, artifact, stack.identitySan(), SigstoreTestStack.GITHUB_ISSUER);
       assertThat(js.exitCode()).as("sigstore-js verify of message %d: %s", i, js.output()).isZero();
     }
 
@@ -132,12 +145,20 @@ class SigstoreKeylessSignerTest {
     Path sidecar = dir.resolve("m0.yaml.sigstore.json");
     SigstoreTestStack.ToolResult wrongSan =
         stack.verifyWithSigstoreJs(
-            sidecar, artifact, "https://github.com/evil/repo/.github/workflows/x.yml@refs/heads/main", SigstoreTestStack.GITHUB_ISSUER);
-    assertThat(wrongSan.exitCode()).as("sigstore-js with a wrong SAN: %s", wrongSan.output()).isNotZero();
+            sidecar,
+            artifact,
+            "https://github.com/evil/repo/.github/workflows/x.yml@refs/heads/main",
+            SigstoreTestStack.GITHUB_ISSUER);
+    assertThat(wrongSan.exitCode())
+        .as("sigstore-js with a wrong SAN: %s", wrongSan.output())
+        .isNotZero();
     Files.write(artifact, "tampered".getBytes(StandardCharsets.UTF_8));
     SigstoreTestStack.ToolResult tampered =
-        stack.verifyWithSigstoreJs(sidecar, artifact, stack.identitySan(), SigstoreTestStack.GITHUB_ISSUER);
-    assertThat(tampered.exitCode()).as("sigstore-js with another artifact: %s", tampered.output()).isNotZero();
+        stack.verifyWithSigstoreJs(
+            sidecar, artifact, stack.identitySan(), SigstoreTestStack.GITHUB_ISSUER);
+    assertThat(tampered.exitCode())
+        .as("sigstore-js with another artifact: %s", tampered.output())
+        .isNotZero();
   }
 
   @Test
@@ -146,14 +167,17 @@ class SigstoreKeylessSignerTest {
       assertThat(signer.signerDescription()).doesNotContain("https://");
     }
     SigstoreTestStack.Stats stats = stack.stats();
-    assertThat(stats.tokens() + stats.certificates() + stats.logEntries()).as("%s", stats.raw()).isZero();
+    assertThat(stats.tokens() + stats.certificates() + stats.logEntries())
+        .as("%s", stats.raw())
+        .isZero();
   }
 
   @Test
   void prepare_fetchesTheTokenButAsksFulcioNothing_andTheFirstSignUsesThatToken() throws Exception {
     List<String> fetched = new CopyOnWriteArrayList<>();
     try (SigstoreKeylessSigner signer =
-        new SigstoreKeylessSigner(options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetched::add)) {
+        new SigstoreKeylessSigner(
+            options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetched::add)) {
       signer.prepare();
       // The background thread hands the token to the callback once it has it.
       for (int i = 0; i < 600 && fetched.isEmpty(); i++) {
@@ -191,7 +215,10 @@ class SigstoreKeylessSignerTest {
     List<Integer> certificatesWhenTokenArrived = new CopyOnWriteArrayList<>();
     try (SigstoreKeylessSigner signer =
         new SigstoreKeylessSigner(
-            options(), Env.of(stack.githubEnv()), Clock.systemUTC(), token -> certificatesWhenTokenArrived.add(stack.stats().certificates()))) {
+            options(),
+            Env.of(stack.githubEnv()),
+            Clock.systemUTC(),
+            token -> certificatesWhenTokenArrived.add(stack.stats().certificates()))) {
       signer.sign("a".getBytes(StandardCharsets.UTF_8));
       signer.sign("b".getBytes(StandardCharsets.UTF_8));
     }
@@ -202,12 +229,18 @@ class SigstoreKeylessSignerTest {
   @Test
   void sign_withExplicitToken_usesThatTokensIdentityAndNoGitHubEnvironment() throws Exception {
     String workflowRef = "octo-org/other-repo/.github/workflows/sign.yml@refs/heads/release";
-    String token = stack.tokenFor(Map.of("job_workflow_ref", workflowRef, "repository", "octo-org/other-repo"));
+    String token =
+        stack.tokenFor(
+            Map.of("job_workflow_ref", workflowRef, "repository", "octo-org/other-repo"));
     byte[] message = "kind: Secret\n".getBytes(StandardCharsets.UTF_8);
 
     SignatureMaterial material;
     try (SigstoreKeylessSigner signer =
-        new SigstoreKeylessSigner(options().withIdentityToken(token), Env.empty(), Clock.systemUTC(), fetchedTokens::add)) {
+        new SigstoreKeylessSigner(
+            options().withIdentityToken(token),
+            Env.empty(),
+            Clock.systemUTC(),
+            fetchedTokens::add)) {
       material = signer.sign(message);
     }
 
@@ -217,7 +250,10 @@ class SigstoreKeylessSignerTest {
     assertThat(stack.stats().raw().path("requests").path("oidc.token").asInt()).isZero();
     assertAnnotationMaterialConsistent(message, material);
     Bundle bundle = Bundle.from(new StringReader(material.sigstoreBundleJson().orElseThrow()));
-    assertThatCode(() -> javaVerifier().verify(SigstoreKeylessSigner.sha256(message), bundle, identity(expectedSan)))
+    assertThatCode(
+            () ->
+                javaVerifier()
+                    .verify(SigstoreKeylessSigner.sha256(message), bundle, identity(expectedSan)))
         .doesNotThrowAnyException();
   }
 
@@ -226,7 +262,8 @@ class SigstoreKeylessSignerTest {
     String token = stack.tokenFor(Map.of());
     Map<String, String> env = new HashMap<>(stack.githubEnv());
     env.put("SIGSTORE_ID_TOKEN", token); // wins over the GitHub runner variables
-    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options(), Env.of(env), Clock.systemUTC(), fetchedTokens::add)) {
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(options(), Env.of(env), Clock.systemUTC(), fetchedTokens::add)) {
       SignatureMaterial material = signer.sign("a: b\n".getBytes(StandardCharsets.UTF_8));
       assertThat(material.signer()).isEqualTo(stack.identitySan());
     }
@@ -245,7 +282,8 @@ class SigstoreKeylessSignerTest {
           .isInstanceOf(RemoteProblem.class)
           .hasMessageContaining("Rekor")
           .hasMessageContaining("503")
-          .satisfies(e -> assertThat(((CountersignException) e).exitCode()).isEqualTo(ExitCode.REMOTE))
+          .satisfies(
+              e -> assertThat(((CountersignException) e).exitCode()).isEqualTo(ExitCode.REMOTE))
           .satisfies(e -> assertThat(((CountersignException) e).hint()).isPresent());
     }
   }
@@ -278,18 +316,29 @@ class SigstoreKeylessSignerTest {
     String token = stack.tokenFor(Map.of());
     // Same header and claims, signature of another token: Fulcio's signature check fails.
     String other = stack.tokenFor(Map.of("jti", "another"));
-    String forged = token.substring(0, token.lastIndexOf('.')) + other.substring(other.lastIndexOf('.'));
-    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options().withIdentityToken(forged), Env.empty(), Clock.systemUTC())) {
+    String forged =
+        token.substring(0, token.lastIndexOf('.')) + other.substring(other.lastIndexOf('.'));
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(
+            options().withIdentityToken(forged), Env.empty(), Clock.systemUTC())) {
       assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
           .isInstanceOf(EnvironmentProblem.class)
           .hasMessageContaining("Fulcio rejected the OIDC identity token")
-          .satisfies(e -> assertThat(e.getMessage()).doesNotContain(forged).doesNotContain(forged.substring(forged.lastIndexOf('.') + 1)))
-          .satisfies(e -> assertThat(((CountersignException) e).hint().orElseThrow()).doesNotContain(forged));
+          .satisfies(
+              e ->
+                  assertThat(e.getMessage())
+                      .doesNotContain(forged)
+                      .doesNotContain(forged.substring(forged.lastIndexOf('.') + 1)))
+          .satisfies(
+              e ->
+                  assertThat(((CountersignException) e).hint().orElseThrow())
+                      .doesNotContain(forged));
     }
   }
 
   @Test
-  void sign_withATrustedRootForAnotherFulcio_throwsRemoteProblemAboutTheTrustedRoot(@TempDir Path dir) throws Exception {
+  void sign_withATrustedRootForAnotherFulcio_throwsRemoteProblemAboutTheTrustedRoot(
+      @TempDir Path dir) throws Exception {
     // Same services, but the CA entry is the TSA's root: Fulcio's certificates no longer chain.
     ObjectNode root = (ObjectNode) JSON.readTree(stack.trustedRoot().toFile());
     JsonNode tsaChain = root.at("/timestampAuthorities/0/certChain/certificates");
@@ -299,28 +348,40 @@ class SigstoreKeylessSignerTest {
     JSON.writeValue(otherRoot.toFile(), root);
 
     KeylessOptions options = KeylessOptions.custom(otherRoot, stack.signingConfig());
-    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options, Env.of(stack.githubEnv()), Clock.systemUTC())) {
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(options, Env.of(stack.githubEnv()), Clock.systemUTC())) {
       assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
           .isInstanceOf(RemoteProblem.class)
           .hasMessageContaining("does not verify against the trusted root")
-          .satisfies(e -> assertThat(((CountersignException) e).hint().orElseThrow()).contains("--trusted-root"));
+          .satisfies(
+              e ->
+                  assertThat(((CountersignException) e).hint().orElseThrow())
+                      .contains("--trusted-root"));
     }
     assertThat(stack.stats().logEntries()).isZero();
   }
 
   @Test
   void sign_withNoTokenAnywhere_throwsEnvironmentProblemWithIdTokenHint() {
-    try (SigstoreKeylessSigner signer = new SigstoreKeylessSigner(options(), Env.of(Map.of("GITHUB_ACTIONS", "true")), Clock.systemUTC())) {
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(
+            options(), Env.of(Map.of("GITHUB_ACTIONS", "true")), Clock.systemUTC())) {
       assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
           .isInstanceOf(EnvironmentProblem.class)
           .hasMessage("No OIDC identity token is available while signing keylessly")
-          .satisfies(e -> assertThat(((CountersignException) e).hint().orElseThrow()).contains("permissions: id-token: write").contains("--identity-token").contains("--key"));
+          .satisfies(
+              e ->
+                  assertThat(((CountersignException) e).hint().orElseThrow())
+                      .contains("permissions: id-token: write")
+                      .contains("--identity-token")
+                      .contains("--key"));
     }
     assertThat(stack.stats().certificates()).isZero();
   }
 
   private SigstoreKeylessSigner githubSigner() {
-    return new SigstoreKeylessSigner(options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetchedTokens::add);
+    return new SigstoreKeylessSigner(
+        options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetchedTokens::add);
   }
 
   private KeylessOptions options() {
@@ -328,7 +389,9 @@ class SigstoreKeylessSignerTest {
   }
 
   private KeylessVerifier javaVerifier() throws Exception {
-    return KeylessVerifier.builder().trustedRootProvider(TrustedRootProvider.from(stack.trustedRoot())).build();
+    return KeylessVerifier.builder()
+        .trustedRootProvider(TrustedRootProvider.from(stack.trustedRoot()))
+        .build();
   }
 
   private static VerificationOptions identity(String san) {
@@ -346,11 +409,15 @@ class SigstoreKeylessSignerTest {
    * with the certificate's key; the Rekor body carries the same signature string, the same
    * certificate PEM and the message hash; the SET verifies with the trusted root's log key.
    */
-  private void assertAnnotationMaterialConsistent(byte[] message, SignatureMaterial material) throws Exception {
+  private void assertAnnotationMaterialConsistent(byte[] message, SignatureMaterial material)
+      throws Exception {
     String pem = material.certificatePem().orElseThrow();
     assertThat(pem).startsWith("-----BEGIN CERTIFICATE-----").containsOnlyOnce("BEGIN CERTIFICATE");
     X509Certificate certificate =
-        (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)));
+        (X509Certificate)
+            CertificateFactory.getInstance("X.509")
+                .generateCertificate(
+                    new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)));
     Signature ecdsa = Signature.getInstance("SHA256withECDSA");
     ecdsa.initVerify(certificate.getPublicKey());
     ecdsa.update(message);
@@ -359,12 +426,26 @@ class SigstoreKeylessSignerTest {
     RekorBundle rekor = material.rekorBundle().orElseThrow();
     JsonNode body = JSON.readTree(Base64.getDecoder().decode(rekor.body()));
     assertThat(body.path("kind").asText()).isEqualTo("hashedrekord");
-    assertThat(body.at("/spec/signature/content").asText()).isEqualTo(Base64.getEncoder().encodeToString(material.signature()));
-    assertThat(new String(Base64.getDecoder().decode(body.at("/spec/signature/publicKey/content").asText()), StandardCharsets.UTF_8)).isEqualTo(pem);
-    assertThat(body.at("/spec/data/hash/value").asText()).isEqualTo(HexFormat.of().formatHex(SigstoreKeylessSigner.sha256(message)));
+    assertThat(body.at("/spec/signature/content").asText())
+        .isEqualTo(Base64.getEncoder().encodeToString(material.signature()));
+    assertThat(
+            new String(
+                Base64.getDecoder().decode(body.at("/spec/signature/publicKey/content").asText()),
+                StandardCharsets.UTF_8))
+        .isEqualTo(pem);
+    assertThat(body.at("/spec/data/hash/value").asText())
+        .isEqualTo(HexFormat.of().formatHex(SigstoreKeylessSigner.sha256(message)));
     assertThat(rekor.logId()).matches("[0-9a-f]{64}");
     assertThat(RekorSets.verifies(rekor, stack.trustedRoot())).as("SET verifies").isTrue();
-    RekorBundle forgedTime = new RekorBundle(rekor.signedEntryTimestamp(), rekor.body(), rekor.integratedTime() + 1, rekor.logIndex(), rekor.logId());
-    assertThat(RekorSets.verifies(forgedTime, stack.trustedRoot())).as("SET over another time").isFalse();
+    RekorBundle forgedTime =
+        new RekorBundle(
+            rekor.signedEntryTimestamp(),
+            rekor.body(),
+            rekor.integratedTime() + 1,
+            rekor.logIndex(),
+            rekor.logId());
+    assertThat(RekorSets.verifies(forgedTime, stack.trustedRoot()))
+        .as("SET over another time")
+        .isFalse();
   }
 }

@@ -24,10 +24,13 @@ class NoFollowPathsTest {
     Files.createSymbolicLink(root.resolve("signed/x.yaml"), outside.resolve("victim"));
 
     assertThatThrownBy(() -> NoFollowPaths.inside(root, Path.of("signed/team/a.yaml")))
-        .isInstanceOf(InputProblem.class).hasMessageStartingWith("signed/team: is a symbolic link");
+        .isInstanceOf(InputProblem.class)
+        .hasMessageStartingWith("signed/team: is a symbolic link");
     assertThatThrownBy(() -> NoFollowPaths.inside(root, Path.of("signed/x.yaml")))
-        .isInstanceOf(InputProblem.class).hasMessageStartingWith("signed/x.yaml: is a symbolic link");
-    assertThatThrownBy(() -> NoFollowPaths.createParents(root, root.resolve("signed/team/deep/a.yaml")))
+        .isInstanceOf(InputProblem.class)
+        .hasMessageStartingWith("signed/x.yaml: is a symbolic link");
+    assertThatThrownBy(
+            () -> NoFollowPaths.createParents(root, root.resolve("signed/team/deep/a.yaml")))
         .isInstanceOf(InputProblem.class);
     assertThat(outside).isEmptyDirectory();
   }
@@ -37,14 +40,18 @@ class NoFollowPathsTest {
     Path root = Files.createDirectories(tmp.resolve("root"));
     Files.writeString(root.resolve("file"), "x");
 
-    assertThatThrownBy(() -> NoFollowPaths.inside(root, Path.of("../escape.yaml"))).isInstanceOf(InternalProblem.class);
-    assertThatThrownBy(() -> NoFollowPaths.inside(root, Path.of("/etc/passwd"))).isInstanceOf(InternalProblem.class);
+    assertThatThrownBy(() -> NoFollowPaths.inside(root, Path.of("../escape.yaml")))
+        .isInstanceOf(InternalProblem.class);
+    assertThatThrownBy(() -> NoFollowPaths.inside(root, Path.of("/etc/passwd")))
+        .isInstanceOf(InternalProblem.class);
     assertThatThrownBy(() -> NoFollowPaths.inside(root, Path.of("file/a.yaml")))
-        .isInstanceOf(InputProblem.class).hasMessageStartingWith("file: is not a directory");
+        .isInstanceOf(InputProblem.class)
+        .hasMessageStartingWith("file: is not a directory");
   }
 
   @Test
-  void createParents_createsMissingDirectoriesBelowTheRoot_outermostFirst_andTheRootWhenMissing() throws Exception {
+  void createParents_createsMissingDirectoriesBelowTheRoot_outermostFirst_andTheRootWhenMissing()
+      throws Exception {
     Path root = tmp.resolve("out");
 
     assertThat(NoFollowPaths.createParents(root, root.resolve("a/b/c.yaml")))

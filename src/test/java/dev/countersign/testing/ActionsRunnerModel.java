@@ -9,12 +9,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What the GitHub Actions runner does with a step's output, modelled on actions/runner
- * ({@code ActionCommandManager.TryProcessCommand}, {@code ActionCommand.TryParseV2/TryParse}): lines
- * split at {@code \n}, {@code \r}, {@code \r\n}; v2 commands ({@code ::name props::data} after
- * leading white space) tried first, then v1 ({@code ##[name props]data} anywhere); only
- * registered names count; {@code stop-commands} suspends everything until its token comes back;
- * {@code add-mask} hides a value in every later displayed line. Where the runner compares strings
+ * What the GitHub Actions runner does with a step's output, modelled on actions/runner ({@code
+ * ActionCommandManager.TryProcessCommand}, {@code ActionCommand.TryParseV2/TryParse}): lines split
+ * at {@code \n}, {@code \r}, {@code \r\n}; v2 commands ({@code ::name props::data} after leading
+ * white space) tried first, then v1 ({@code ##[name props]data} anywhere); only registered names
+ * count; {@code stop-commands} suspends everything until its token comes back; {@code add-mask}
+ * hides a value in every later displayed line. Where the runner compares strings
  * culture-sensitively, the model is stricter: it ignores invisible characters.
  *
  * <p>Tests feed it countersign's real output and ask what the runner would have executed and shown.
@@ -22,9 +22,23 @@ import java.util.Set;
 public final class ActionsRunnerModel {
 
   /** The commands the runner registers (actions/runner command extensions plus stop-commands). */
-  private static final Set<String> REGISTERED = Set.of(
-      "stop-commands", "set-env", "set-output", "save-state", "add-mask", "add-path", "add-matcher",
-      "remove-matcher", "warning", "error", "notice", "debug", "group", "endgroup", "echo");
+  private static final Set<String> REGISTERED =
+      Set.of(
+          "stop-commands",
+          "set-env",
+          "set-output",
+          "save-state",
+          "add-mask",
+          "add-path",
+          "add-matcher",
+          "remove-matcher",
+          "warning",
+          "error",
+          "notice",
+          "debug",
+          "group",
+          "endgroup",
+          "echo");
 
   /** A command the runner executed, with the line it came from. */
   public record Command(String name, Map<String, String> properties, String data, String line) {}
@@ -103,7 +117,8 @@ public final class ActionsRunnerModel {
   private Command parseV2(String line) {
     String s = significant(line);
     int first = 0;
-    while (first < s.length() && (Character.isWhitespace(s.charAt(first)) || Character.isSpaceChar(s.charAt(first)))) {
+    while (first < s.length()
+        && (Character.isWhitespace(s.charAt(first)) || Character.isSpaceChar(s.charAt(first)))) {
       first++; // .NET's TrimStart: every Unicode white space, including no-break spaces
     }
     s = s.substring(first);
@@ -155,7 +170,10 @@ public final class ActionsRunnerModel {
   private static String significant(String line) {
     StringBuilder sb = new StringBuilder();
     line.codePoints()
-        .filter(cp -> cp == '\t' || !(Character.isISOControl(cp) || Character.getType(cp) == Character.FORMAT))
+        .filter(
+            cp ->
+                cp == '\t'
+                    || !(Character.isISOControl(cp) || Character.getType(cp) == Character.FORMAT))
         .forEach(sb::appendCodePoint);
     return sb.toString();
   }

@@ -14,10 +14,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * A {@link PullRequestHost} that keeps pull requests in memory, for use-case tests. It follows
- * the same contract as {@code GitHubPullRequestHost} ({@code PullRequestHostContractTest} runs
- * against both) and records what was asked of it: {@link #opened()}, {@link #updated()}, {@link
- * #closed()}, {@link #deletedBranches()}.
+ * A {@link PullRequestHost} that keeps pull requests in memory, for use-case tests. It follows the
+ * same contract as {@code GitHubPullRequestHost} ({@code PullRequestHostContractTest} runs against
+ * both) and records what was asked of it: {@link #opened()}, {@link #updated()}, {@link #closed()},
+ * {@link #deletedBranches()}.
  */
 public final class InMemoryPullRequestHost implements PullRequestHost {
 
@@ -47,8 +47,12 @@ public final class InMemoryPullRequestHost implements PullRequestHost {
 
   @Override
   public boolean mergedAt(String headBranch, String baseBranch, String headCommit) {
-    return mergedAt.entrySet().stream().anyMatch(e -> e.getValue().equals(headCommit)
-        && pulls.get(e.getKey()).head().equals(headBranch) && pulls.get(e.getKey()).base().equals(baseBranch));
+    return mergedAt.entrySet().stream()
+        .anyMatch(
+            e ->
+                e.getValue().equals(headCommit)
+                    && pulls.get(e.getKey()).head().equals(headBranch)
+                    && pulls.get(e.getKey()).base().equals(baseBranch));
   }
 
   @Override
@@ -141,7 +145,8 @@ public final class InMemoryPullRequestHost implements PullRequestHost {
     HostedPullRequest pr = pulls.get(pullRequest.number());
     if (pr == null) {
       throw new RemoteProblem(
-          "GitHub answered HTTP 404 (Not Found) while closing pull request #" + pullRequest.number());
+          "GitHub answered HTTP 404 (Not Found) while closing pull request #"
+              + pullRequest.number());
     }
     closed.add(pr.number());
     pulls.put(pr.number(), closedCopy(pr));
@@ -162,8 +167,16 @@ public final class InMemoryPullRequestHost implements PullRequestHost {
 
   private static HostedPullRequest closedCopy(HostedPullRequest pr) {
     return new HostedPullRequest(
-        pr.number(), pr.head(), pr.base(), pr.title(), pr.body(), false, pr.draft(), pr.labels(),
-        pr.reviewers(), pr.teamReviewers());
+        pr.number(),
+        pr.head(),
+        pr.base(),
+        pr.title(),
+        pr.body(),
+        false,
+        pr.draft(),
+        pr.labels(),
+        pr.reviewers(),
+        pr.teamReviewers());
   }
 
   private static Set<String> union(Set<String> present, List<String> added) {

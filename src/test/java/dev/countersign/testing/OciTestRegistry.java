@@ -38,20 +38,27 @@ public final class OciTestRegistry {
    * @param binary the {@code docker-registry} executable
    * @param htpasswd an htpasswd (bcrypt) file to require basic auth with, or null for none
    */
-  public static OciTestRegistry start(Path binary, Path htpasswd) throws IOException, InterruptedException {
+  public static OciTestRegistry start(Path binary, Path htpasswd)
+      throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("countersign-registry-");
     int port;
     try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       port = socket.getLocalPort();
     }
-    String auth = htpasswd == null ? "" : """
-        auth:
-          htpasswd:
-            realm: countersign-test
-            path: %s
-        """.formatted(htpasswd.toAbsolutePath());
+    String auth =
+        htpasswd == null
+            ? ""
+            : """
+            auth:
+              htpasswd:
+                realm: countersign-test
+                path: %s
+            """
+                .formatted(htpasswd.toAbsolutePath());
     Path config = dir.resolve("config.yml");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         version: 0.1
         log:
           level: error
@@ -64,11 +71,14 @@ public final class OciTestRegistry {
             enabled: true
         http:
           addr: 127.0.0.1:%d
-        %s""".formatted(dir.resolve("storage"), port, auth));
-    Process process = new ProcessBuilder(binary.toString(), "serve", config.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(dir.resolve("registry.log").toFile())
-        .start();
+        %s\
+        """
+            .formatted(dir.resolve("storage"), port, auth));
+    Process process =
+        new ProcessBuilder(binary.toString(), "serve", config.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("registry.log").toFile())
+            .start();
     OciTestRegistry registry = new OciTestRegistry(process, dir, port);
     Runtime.getRuntime().addShutdownHook(new Thread(registry::stop));
     registry.awaitReady();
@@ -83,8 +93,13 @@ public final class OciTestRegistry {
         throw new IOException("docker-registry exited with " + process.exitValue() + ": " + log());
       }
       try {
-        int status = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v2/"))
-            .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        int status =
+            http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v2/"))
+                        .timeout(Duration.ofSeconds(2))
+                        .build(),
+                    HttpResponse.BodyHandlers.discarding())
+                .statusCode();
         if (status == 200 || status == 401) {
           return;
         }
@@ -94,7 +109,8 @@ public final class OciTestRegistry {
       Thread.sleep(50);
     }
     stop();
-    throw new IOException("docker-registry did not answer on 127.0.0.1:" + port + " within 30 s: " + log());
+    throw new IOException(
+        "docker-registry did not answer on 127.0.0.1:" + port + " within 30 s: " + log());
   }
 
   /** {@code 127.0.0.1:PORT}. */
@@ -110,22 +126,38 @@ public final class OciTestRegistry {
   /** Where blob {@code digest}'s bytes are stored, for tests that tamper with them. */
   public Path blobData(String digest) {
     String hex = digest.substring("sha256:".length());
-    return storage().resolve("docker/registry/v2/blobs/sha256").resolve(hex.substring(0, 2)).resolve(hex).resolve("data");
+    return storage()
+        .resolve("docker/registry/v2/blobs/sha256")
+        .resolve(hex.substring(0, 2))
+        .resolve(hex)
+        .resolve("data");
   }
 
-  /** Every file in the storage with its size and modification time: equal snapshots = nothing written. */
+  /**
+   * Every file in the storage with its size and modification time: equal snapshots = nothing
+   * written.
+   */
   public List<String> snapshot() {
     if (!Files.isDirectory(storage())) {
       return List.of();
     }
     try (Stream<Path> files = Files.walk(storage())) {
-      return files.filter(Files::isRegularFile).sorted(Comparator.naturalOrder()).map(p -> {
-        try {
-          return storage().relativize(p) + " " + Files.size(p) + " " + Files.getLastModifiedTime(p).toMillis();
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      }).toList();
+      return files
+          .filter(Files::isRegularFile)
+          .sorted(Comparator.naturalOrder())
+          .map(
+              p -> {
+                try {
+                  return storage().relativize(p)
+                      + " "
+                      + Files.size(p)
+                      + " "
+                      + Files.getLastModifiedTime(p).toMillis();
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              })
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -10,15 +10,17 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * Starts one {@link OciTestRegistry} per JVM (on first use) and injects it. Without the
- * {@code docker-registry} executable the tests are skipped locally and fail under CI
- * ({@code CI=true}), like {@link SigstoreTestStackExtension}. {@code .ci/run} installs it.
+ * Starts one {@link OciTestRegistry} per JVM (on first use) and injects it. Without the {@code
+ * docker-registry} executable the tests are skipped locally and fail under CI ({@code CI=true}),
+ * like {@link SigstoreTestStackExtension}. {@code .ci/run} installs it.
  */
 public final class OciTestRegistryExtension implements ExecutionCondition, ParameterResolver {
 
   static final String BINARY_PROPERTY = "oci.registry.binary";
-  static final String INSTALL_HINT = "install it with `apt-get install docker-registry` (`.ci/run` does), or set -D"
-      + BINARY_PROPERTY + "=PATH";
+  static final String INSTALL_HINT =
+      "install it with `apt-get install docker-registry` (`.ci/run` does), or set -D"
+          + BINARY_PROPERTY
+          + "=PATH";
 
   private static OciTestRegistry shared;
   private static String unavailable;
@@ -43,7 +45,10 @@ public final class OciTestRegistryExtension implements ExecutionCondition, Param
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
     OciTestRegistry registry = sharedRegistry();
     if (registry == null) {
-      throw new AssertionError("No OCI registry for tests: " + unavailable + (inCi() ? " (CI=true, so this fails instead of skipping)" : ""));
+      throw new AssertionError(
+          "No OCI registry for tests: "
+              + unavailable
+              + (inCi() ? " (CI=true, so this fails instead of skipping)" : ""));
     }
     return registry;
   }

@@ -16,8 +16,8 @@ import java.util.HexFormat;
 
 /**
  * Checks a Rekor SignedEntryTimestamp the way cosign (and so Kyverno) does, independently of
- * sigstore-java: ECDSA-SHA256 by the log key named by {@code logID}, over the RFC 8785 JSON
- * {@code {"body","integratedTime","logID","logIndex"}}.
+ * sigstore-java: ECDSA-SHA256 by the log key named by {@code logID}, over the RFC 8785 JSON {@code
+ * {"body","integratedTime","logID","logIndex"}}.
  */
 public final class RekorSets {
 
@@ -39,9 +39,9 @@ public final class RekorSets {
   }
 
   /**
-   * The JCS form: keys in code-point order (body, integratedTime, logID, logIndex), no
-   * whitespace, integers as plain numbers. Strings are base64/hex, so JSON escaping is the only
-   * other rule, and Jackson's string quoting matches JCS for them.
+   * The JCS form: keys in code-point order (body, integratedTime, logID, logIndex), no whitespace,
+   * integers as plain numbers. Strings are base64/hex, so JSON escaping is the only other rule, and
+   * Jackson's string quoting matches JCS for them.
    */
   static String canonicalPayload(RekorBundle bundle) throws IOException {
     return "{\"body\":"
@@ -55,7 +55,8 @@ public final class RekorSets {
         + "}";
   }
 
-  private static PublicKey tlogKey(Path trustedRootJson, String logIdHex) throws GeneralSecurityException {
+  private static PublicKey tlogKey(Path trustedRootJson, String logIdHex)
+      throws GeneralSecurityException {
     JsonNode root;
     try {
       root = JSON.readTree(trustedRootJson.toFile());
@@ -64,7 +65,8 @@ public final class RekorSets {
     }
     for (JsonNode tlog : root.path("tlogs")) {
       String keyId =
-          HexFormat.of().formatHex(Base64.getDecoder().decode(tlog.path("logId").path("keyId").asText()));
+          HexFormat.of()
+              .formatHex(Base64.getDecoder().decode(tlog.path("logId").path("keyId").asText()));
       if (keyId.equalsIgnoreCase(logIdHex)) {
         byte[] spki = Base64.getDecoder().decode(tlog.path("publicKey").path("rawBytes").asText());
         return KeyFactory.getInstance("EC").generatePublic(new X509EncodedKeySpec(spki));

@@ -44,7 +44,8 @@ public final class SigstoreTestStack {
   private final Path stackDir;
   private final Path out;
   private final JsonNode stackJson;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
   private SigstoreTestStack(Process process, Path stackDir, Path out, JsonNode stackJson) {
     this.process = process;
@@ -72,7 +73,8 @@ public final class SigstoreTestStack {
                 outDir.toString(),
                 "--port",
                 "0",
-                // The stack dies with the JVM: our end of its stdin closes when we exit, however we exit.
+                // The stack dies with the JVM: our end of its stdin closes when we exit, however we
+                // exit.
                 "--exit-on-stdin-close")
             .directory(stackDir.toFile())
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
@@ -88,7 +90,10 @@ public final class SigstoreTestStack {
       if (System.nanoTime() > deadline) {
         process.destroyForcibly();
         throw new IllegalStateException(
-            "the Sigstore test stack did not write stack.json within " + START_TIMEOUT + ":\n" + tail(log));
+            "the Sigstore test stack did not write stack.json within "
+                + START_TIMEOUT
+                + ":\n"
+                + tail(log));
       }
       Thread.sleep(50);
     }
@@ -99,7 +104,8 @@ public final class SigstoreTestStack {
       stack.trustItsTls();
     } catch (IOException e) {
       stack.stop();
-      throw new IllegalStateException("could not write the test JVM's trust store: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "could not write the test JVM's trust store: " + e.getMessage(), e);
     }
     return stack;
   }
@@ -109,8 +115,8 @@ public final class SigstoreTestStack {
    * the JVM's default trust store (there is no option to pass one through KeylessSigner). The
    * stack's TLS certificate is generated at start, so the test JVM must trust it before the first
    * Fulcio call; each Fulcio call builds a fresh channel and reads these properties then. This is
-   * the one JVM-wide property the tests set. The store holds the JDK's CAs plus the stack's
-   * (the stack's own truststore.p12 holds only its CA), so nothing else in the JVM loses trust.
+   * the one JVM-wide property the tests set. The store holds the JDK's CAs plus the stack's (the
+   * stack's own truststore.p12 holds only its CA), so nothing else in the JVM loses trust.
    */
   private void trustItsTls() throws IOException {
     Path truststore = out.getParent().resolve("jvm-truststore.p12");
@@ -127,7 +133,8 @@ public final class SigstoreTestStack {
       }
       try (InputStream pem = Files.newInputStream(out.resolve("tls-ca.pem"))) {
         store.setCertificateEntry(
-            "sigstore-test-stack-tls", CertificateFactory.getInstance("X.509").generateCertificate(pem));
+            "sigstore-test-stack-tls",
+            CertificateFactory.getInstance("X.509").generateCertificate(pem));
       }
       try (OutputStream file = Files.newOutputStream(truststore)) {
         store.store(file, password);
@@ -188,7 +195,9 @@ public final class SigstoreTestStack {
     return stackJson.path("identity").path("issuer").asText();
   }
 
-  /** {@code GITHUB_ACTIONS}, {@code ACTIONS_ID_TOKEN_REQUEST_URL} and {@code _TOKEN} for the stack. */
+  /**
+   * {@code GITHUB_ACTIONS}, {@code ACTIONS_ID_TOKEN_REQUEST_URL} and {@code _TOKEN} for the stack.
+   */
   public Map<String, String> githubEnv() {
     Map<String, String> env = new LinkedHashMap<>();
     stackJson.path("env").properties().forEach(e -> env.put(e.getKey(), e.getValue().asText()));
@@ -259,7 +268,10 @@ public final class SigstoreTestStack {
                 issuer));
     try {
       Process verifier =
-          new ProcessBuilder(command).directory(stackDir.toFile()).redirectErrorStream(true).start();
+          new ProcessBuilder(command)
+              .directory(stackDir.toFile())
+              .redirectErrorStream(true)
+              .start();
       verifier.getOutputStream().close();
       String output = new String(verifier.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       return new ToolResult(verifier.waitFor(), output);
@@ -287,10 +299,17 @@ public final class SigstoreTestStack {
   private String send(HttpRequest.Builder request) {
     try {
       HttpResponse<String> response =
-          http.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+          http.send(
+              request.timeout(Duration.ofSeconds(30)).build(),
+              HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() / 100 != 2) {
         throw new IllegalStateException(
-            "the Sigstore test stack answered " + response.statusCode() + " to " + response.uri() + ": " + response.body());
+            "the Sigstore test stack answered "
+                + response.statusCode()
+                + " to "
+                + response.uri()
+                + ": "
+                + response.body());
       }
       return response.body();
     } catch (IOException e) {

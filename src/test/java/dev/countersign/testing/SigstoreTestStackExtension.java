@@ -11,9 +11,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Starts the {@link SigstoreTestStack} once per JVM (on first use) and injects it. When the stack
- * cannot start, tests are skipped (disabled, with the install command as the reason), except
- * under CI (surefire property {@code countersign.ci}, from the {@code CI} environment variable),
- * where they fail: a CI run must never pass by skipping the keyless tests.
+ * cannot start, tests are skipped (disabled, with the install command as the reason), except under
+ * CI (surefire property {@code countersign.ci}, from the {@code CI} environment variable), where
+ * they fail: a CI run must never pass by skipping the keyless tests.
  */
 public final class SigstoreTestStackExtension implements ExecutionCondition, ParameterResolver {
 
@@ -29,18 +29,21 @@ public final class SigstoreTestStackExtension implements ExecutionCondition, Par
   @Override
   public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
     if (sharedStack() != null) {
-      return ConditionEvaluationResult.enabled("the Sigstore test stack is running at " + shared.baseUrl());
+      return ConditionEvaluationResult.enabled(
+          "the Sigstore test stack is running at " + shared.baseUrl());
     }
     if (inCi()) {
       // Run the test so that it fails (in parameter resolution or below) with the reason.
-      return ConditionEvaluationResult.enabled("CI=true: a missing Sigstore test stack is a failure");
+      return ConditionEvaluationResult.enabled(
+          "CI=true: a missing Sigstore test stack is a failure");
     }
     if (!skipAnnounced) {
       skipAnnounced = true;
       // Surefire keeps skip reasons in its XML only; say it once where a developer looks.
       System.err.println("Skipping tests that need the Sigstore test stack: " + unavailable);
     }
-    return ConditionEvaluationResult.disabled("The Sigstore test stack is not available: " + unavailable);
+    return ConditionEvaluationResult.disabled(
+        "The Sigstore test stack is not available: " + unavailable);
   }
 
   @Override
@@ -53,7 +56,9 @@ public final class SigstoreTestStackExtension implements ExecutionCondition, Par
     SigstoreTestStack stack = sharedStack();
     if (stack == null) {
       throw new AssertionError(
-          "The Sigstore test stack is not available: " + unavailable + (inCi() ? " (CI=true, so this fails instead of skipping)" : ""));
+          "The Sigstore test stack is not available: "
+              + unavailable
+              + (inCi() ? " (CI=true, so this fails instead of skipping)" : ""));
     }
     return stack;
   }
@@ -64,13 +69,21 @@ public final class SigstoreTestStackExtension implements ExecutionCondition, Par
       if (!Files.isRegularFile(stackDir.resolve("server.mjs"))
           || !Files.isDirectory(stackDir.resolve("node_modules"))) {
         unavailable =
-            "no installed stack (server.mjs + node_modules) at " + stackDir.toAbsolutePath() + "; " + INSTALL_HINT;
+            "no installed stack (server.mjs + node_modules) at "
+                + stackDir.toAbsolutePath()
+                + "; "
+                + INSTALL_HINT;
       } else {
         try {
           shared = SigstoreTestStack.start(stackDir);
         } catch (IOException e) {
           unavailable =
-              "could not run `node server.mjs` in " + stackDir + " (" + e.getMessage() + "); is Node.js >= 20 on PATH? " + INSTALL_HINT;
+              "could not run `node server.mjs` in "
+                  + stackDir
+                  + " ("
+                  + e.getMessage()
+                  + "); is Node.js >= 20 on PATH? "
+                  + INSTALL_HINT;
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           unavailable = "interrupted while starting it";

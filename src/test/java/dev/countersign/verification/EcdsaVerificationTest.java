@@ -29,7 +29,8 @@ class EcdsaVerificationTest {
 
   @Test
   void verify_jdkSignature_accepts() {
-    assertThat(EcdsaVerification.verify((ECPublicKey) pair.getPublic(), data, signature)).contains(true);
+    assertThat(EcdsaVerification.verify((ECPublicKey) pair.getPublic(), data, signature))
+        .contains(true);
     assertThat(KeylessSetVerifier.signatureVerifies(pair.getPublic(), data, signature)).isTrue();
   }
 
@@ -37,7 +38,8 @@ class EcdsaVerificationTest {
   void verify_changedData_rejects() {
     byte[] changed = data.clone();
     changed[0] ^= 1;
-    assertThat(EcdsaVerification.verify((ECPublicKey) pair.getPublic(), changed, signature)).contains(false);
+    assertThat(EcdsaVerification.verify((ECPublicKey) pair.getPublic(), changed, signature))
+        .contains(false);
   }
 
   @Test
@@ -48,13 +50,15 @@ class EcdsaVerificationTest {
     byte[] changed = signature.clone();
     changed[changed.length - 1] ^= 0x01;
     assertThat(EcdsaVerification.verify(key, data, changed)).contains(false);
-    byte[] otherData = (new String(data, StandardCharsets.UTF_8) + "x").getBytes(StandardCharsets.UTF_8);
+    byte[] otherData =
+        (new String(data, StandardCharsets.UTF_8) + "x").getBytes(StandardCharsets.UTF_8);
     assertThat(EcdsaVerification.verify(key, otherData, signature)).contains(false);
   }
 
   @Test
   void verify_otherKey_rejects() throws Exception {
-    assertThat(EcdsaVerification.verify((ECPublicKey) generate().getPublic(), data, signature)).contains(false);
+    assertThat(EcdsaVerification.verify((ECPublicKey) generate().getPublic(), data, signature))
+        .contains(false);
   }
 
   @Test
@@ -62,7 +66,8 @@ class EcdsaVerificationTest {
     byte[] trailing = Arrays.copyOf(signature, signature.length + 1);
     byte[] garbage = {0x30, 0x02, 0x01};
     for (byte[] bad : new byte[][] {trailing, garbage, new byte[0]}) {
-      assertThat(EcdsaVerification.verify((ECPublicKey) pair.getPublic(), data, bad)).contains(false);
+      assertThat(EcdsaVerification.verify((ECPublicKey) pair.getPublic(), data, bad))
+          .contains(false);
       assertThat(jdkVerifies(bad)).isFalse();
     }
   }
@@ -87,7 +92,8 @@ class EcdsaVerificationTest {
       } catch (java.security.SignatureException e) {
         expected = false;
       }
-      assertThat(EcdsaVerification.verify((ECPublicKey) pair.getPublic(), message, sig)).contains(expected);
+      assertThat(EcdsaVerification.verify((ECPublicKey) pair.getPublic(), message, sig))
+          .contains(expected);
     }
   }
 

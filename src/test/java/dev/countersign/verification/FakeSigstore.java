@@ -22,8 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.bouncycastle.asn1.DERUTF8String;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
+import org.bouncycastle.asn1.DERUTF8String;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -43,7 +43,8 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 public final class FakeSigstore {
 
   public static final String ISSUER = "https://token.actions.githubusercontent.com";
-  public static final String SUBJECT = "https://github.com/acme/app/.github/workflows/sign.yml@refs/heads/main";
+  public static final String SUBJECT =
+      "https://github.com/acme/app/.github/workflows/sign.yml@refs/heads/main";
   static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 
   /** The signed message: the 91-byte reference message of spec §3.1. */
@@ -55,8 +56,18 @@ public final class FakeSigstore {
 
   public final KeyPair logKey = ec();
   final KeyPair caKey = ec();
-  final X509Certificate caCert = certificate(caKey.getPublic(), caKey.getPrivate(), "CN=fake-fulcio-root,O=test",
-      new X500Name("CN=fake-fulcio-root,O=test"), null, null, false, T0.minusSeconds(86400), T0.plusSeconds(365 * 86400L), true);
+  final X509Certificate caCert =
+      certificate(
+          caKey.getPublic(),
+          caKey.getPrivate(),
+          "CN=fake-fulcio-root,O=test",
+          new X500Name("CN=fake-fulcio-root,O=test"),
+          null,
+          null,
+          false,
+          T0.minusSeconds(86400),
+          T0.plusSeconds(365 * 86400L),
+          true);
 
   /**
    * The same trust material as a {@code trusted_root.json} file (protobuf-specs JSON), for tests
@@ -74,12 +85,19 @@ public final class FakeSigstore {
       key.put("rawBytes", Base64.getEncoder().encodeToString(logKey.getPublic().getEncoded()));
       key.put("keyDetails", "PKIX_ECDSA_P256_SHA_256");
       key.putObject("validFor").put("start", start);
-      tlog.putObject("logId").put("keyId", Base64.getEncoder().encodeToString(
-          MessageDigest.getInstance("SHA-256").digest(logKey.getPublic().getEncoded())));
+      tlog.putObject("logId")
+          .put(
+              "keyId",
+              Base64.getEncoder()
+                  .encodeToString(
+                      MessageDigest.getInstance("SHA-256")
+                          .digest(logKey.getPublic().getEncoded())));
       ObjectNode ca = root.putArray("certificateAuthorities").addObject();
       ca.putObject("subject").put("organization", "test").put("commonName", "fake-fulcio-root");
       ca.put("uri", "https://fake-fulcio");
-      ca.putObject("certChain").putArray("certificates").addObject()
+      ca.putObject("certChain")
+          .putArray("certificates")
+          .addObject()
           .put("rawBytes", Base64.getEncoder().encodeToString(caCert.getEncoded()));
       ca.putObject("validFor").put("start", start);
       root.set("ctlogs", JSON.createArrayNode().add(tlog.deepCopy()));
@@ -92,8 +110,12 @@ public final class FakeSigstore {
 
   TrustedRoot trustedRoot() {
     return new TrustedRoot(
-        List.of(TrustedRoot.TransparencyLogKey.of(logKey.getPublic(), "http://127.0.0.1", T0.minusSeconds(86400), Optional.empty())),
-        List.of(new TrustedRoot.CertificateAuthority("https://fake-fulcio", List.of(caCert), T0.minusSeconds(86400), Optional.empty())));
+        List.of(
+            TrustedRoot.TransparencyLogKey.of(
+                logKey.getPublic(), "http://127.0.0.1", T0.minusSeconds(86400), Optional.empty())),
+        List.of(
+            new TrustedRoot.CertificateAuthority(
+                "https://fake-fulcio", List.of(caCert), T0.minusSeconds(86400), Optional.empty())));
   }
 
   /** One keyless signature set (index 0) over {@link #MESSAGE}, shaped by {@code spec}. */
@@ -102,8 +124,18 @@ public final class FakeSigstore {
     PrivateKey issuerKey = spec.selfSigned ? ephemeral.getPrivate() : caKey.getPrivate();
     // A forged leaf claims the CA's exact name; only the signature on it can tell.
     X500Name issuerName = X500Name.getInstance(caCert.getSubjectX500Principal().getEncoded());
-    X509Certificate leaf = certificate(ephemeral.getPublic(), issuerKey, "", issuerName, spec.sans, spec.oidcIssuer,
-        spec.legacyIssuerOnly, spec.notBefore, spec.notBefore.plusSeconds(600), false);
+    X509Certificate leaf =
+        certificate(
+            ephemeral.getPublic(),
+            issuerKey,
+            "",
+            issuerName,
+            spec.sans,
+            spec.oidcIssuer,
+            spec.legacyIssuerOnly,
+            spec.notBefore,
+            spec.notBefore.plusSeconds(600),
+            false);
     try {
       String signature = Base64.getEncoder().encodeToString(sign(ephemeral.getPrivate(), MESSAGE));
       String certPem = pem(leaf);
@@ -113,20 +145,34 @@ public final class FakeSigstore {
       ObjectNode bodySpec = body.putObject("spec");
       ObjectNode hash = bodySpec.putObject("data").putObject("hash");
       hash.put("algorithm", "sha256");
-      hash.put("value", HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(MESSAGE)));
+      hash.put(
+          "value", HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(MESSAGE)));
       ObjectNode sig = bodySpec.putObject("signature");
       if (spec.rekord) {
         sig.put("format", "x509");
       }
       sig.put("content", signature);
-      sig.putObject("publicKey").put("content",
-          Base64.getEncoder().encodeToString(certPem.getBytes(StandardCharsets.US_ASCII)));
+      sig.putObject("publicKey")
+          .put(
+              "content",
+              Base64.getEncoder().encodeToString(certPem.getBytes(StandardCharsets.US_ASCII)));
       KeyPair log = spec.logKey == null ? logKey : spec.logKey;
-      RekorBundle unsigned = new RekorBundle("x",
-          Base64.getEncoder().encodeToString(JSON.writeValueAsBytes(body)),
-          spec.integratedTime.getEpochSecond(), 42, TrustedRoot.logIdOf(log.getPublic()));
-      String set = Base64.getEncoder().encodeToString(sign(log.getPrivate(), SetCanonicalJson.of(unsigned)));
-      RekorBundle bundle = new RekorBundle(set, unsigned.body(), unsigned.integratedTime(), unsigned.logIndex(), unsigned.logId());
+      RekorBundle unsigned =
+          new RekorBundle(
+              "x",
+              Base64.getEncoder().encodeToString(JSON.writeValueAsBytes(body)),
+              spec.integratedTime.getEpochSecond(),
+              42,
+              TrustedRoot.logIdOf(log.getPublic()));
+      String set =
+          Base64.getEncoder().encodeToString(sign(log.getPrivate(), SetCanonicalJson.of(unsigned)));
+      RekorBundle bundle =
+          new RekorBundle(
+              set,
+              unsigned.body(),
+              unsigned.integratedTime(),
+              unsigned.logIndex(),
+              unsigned.logId());
       AnnotationDomain d = AnnotationDomain.DEFAULT;
       Map<String, String> annotations = new LinkedHashMap<>();
       annotations.put(d.message(), b64gz(MESSAGE));
@@ -147,8 +193,11 @@ public final class FakeSigstore {
   public Map<String, String> keyedRekord(KeyPair signer, boolean contentInsteadOfHash) {
     try {
       String signature = Base64.getEncoder().encodeToString(sign(signer.getPrivate(), MESSAGE));
-      String publicPem = "-----BEGIN PUBLIC KEY-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-          .encodeToString(signer.getPublic().getEncoded()) + "\n-----END PUBLIC KEY-----\n";
+      String publicPem =
+          "-----BEGIN PUBLIC KEY-----\n"
+              + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                  .encodeToString(signer.getPublic().getEncoded())
+              + "\n-----END PUBLIC KEY-----\n";
       ObjectNode body = JSON.createObjectNode();
       body.put("apiVersion", "0.0.1");
       body.put("kind", "rekord");
@@ -158,16 +207,34 @@ public final class FakeSigstore {
       } else {
         ObjectNode hash = data.putObject("hash");
         hash.put("algorithm", "sha256");
-        hash.put("value", HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(MESSAGE)));
+        hash.put(
+            "value",
+            HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(MESSAGE)));
       }
       ObjectNode sig = ((ObjectNode) body.get("spec")).putObject("signature");
       sig.put("format", "x509");
       sig.put("content", signature);
-      sig.putObject("publicKey").put("content", Base64.getEncoder().encodeToString(publicPem.getBytes(StandardCharsets.US_ASCII)));
-      RekorBundle unsigned = new RekorBundle("x", Base64.getEncoder().encodeToString(JSON.writeValueAsBytes(body)),
-          T0.plusSeconds(1).getEpochSecond(), 7, TrustedRoot.logIdOf(logKey.getPublic()));
-      String set = Base64.getEncoder().encodeToString(sign(logKey.getPrivate(), SetCanonicalJson.of(unsigned)));
-      RekorBundle bundle = new RekorBundle(set, unsigned.body(), unsigned.integratedTime(), unsigned.logIndex(), unsigned.logId());
+      sig.putObject("publicKey")
+          .put(
+              "content",
+              Base64.getEncoder().encodeToString(publicPem.getBytes(StandardCharsets.US_ASCII)));
+      RekorBundle unsigned =
+          new RekorBundle(
+              "x",
+              Base64.getEncoder().encodeToString(JSON.writeValueAsBytes(body)),
+              T0.plusSeconds(1).getEpochSecond(),
+              7,
+              TrustedRoot.logIdOf(logKey.getPublic()));
+      String set =
+          Base64.getEncoder()
+              .encodeToString(sign(logKey.getPrivate(), SetCanonicalJson.of(unsigned)));
+      RekorBundle bundle =
+          new RekorBundle(
+              set,
+              unsigned.body(),
+              unsigned.integratedTime(),
+              unsigned.logIndex(),
+              unsigned.logId());
       AnnotationDomain d = AnnotationDomain.DEFAULT;
       Map<String, String> annotations = new LinkedHashMap<>();
       annotations.put(d.message(), b64gz(MESSAGE));
@@ -225,28 +292,52 @@ public final class FakeSigstore {
         + "\n-----END CERTIFICATE-----\n";
   }
 
-  static X509Certificate certificate(PublicKey subjectKey, PrivateKey issuerKey, String subject, X500Name issuer,
-      GeneralName[] sans, String oidcIssuer, boolean legacyIssuerOnly, Instant notBefore, Instant notAfter, boolean ca) {
+  static X509Certificate certificate(
+      PublicKey subjectKey,
+      PrivateKey issuerKey,
+      String subject,
+      X500Name issuer,
+      GeneralName[] sans,
+      String oidcIssuer,
+      boolean legacyIssuerOnly,
+      Instant notBefore,
+      Instant notAfter,
+      boolean ca) {
     try {
-      JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(issuer,
-          BigInteger.valueOf(System.nanoTime()), Date.from(notBefore), Date.from(notAfter), new X500Name(subject), subjectKey);
+      JcaX509v3CertificateBuilder b =
+          new JcaX509v3CertificateBuilder(
+              issuer,
+              BigInteger.valueOf(System.nanoTime()),
+              Date.from(notBefore),
+              Date.from(notAfter),
+              new X500Name(subject),
+              subjectKey);
       if (ca) {
         b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
-        b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+        b.addExtension(
+            Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
       } else {
         b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
-        b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_codeSigning));
+        b.addExtension(
+            Extension.extendedKeyUsage,
+            false,
+            new ExtendedKeyUsage(KeyPurposeId.id_kp_codeSigning));
         b.addExtension(Extension.subjectAlternativeName, true, new GeneralNames(sans));
         if (oidcIssuer != null) {
-          b.addExtension(new ASN1ObjectIdentifier("1.3.6.1.4.1.57264.1.1"), false,
+          b.addExtension(
+              new ASN1ObjectIdentifier("1.3.6.1.4.1.57264.1.1"),
+              false,
               oidcIssuer.getBytes(StandardCharsets.UTF_8));
           if (!legacyIssuerOnly) {
-            b.addExtension(new ASN1ObjectIdentifier("1.3.6.1.4.1.57264.1.8"), false, new DERUTF8String(oidcIssuer));
+            b.addExtension(
+                new ASN1ObjectIdentifier("1.3.6.1.4.1.57264.1.8"),
+                false,
+                new DERUTF8String(oidcIssuer));
           }
         }
       }
-      return new JcaX509CertificateConverter().getCertificate(
-          b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey)));
+      return new JcaX509CertificateConverter()
+          .getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey)));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -13,11 +13,15 @@ import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
-/** Reading test manifests with the real reader and format, plus gzip helpers for forging annotations. */
+/**
+ * Reading test manifests with the real reader and format, plus gzip helpers for forging
+ * annotations.
+ */
 final class FixtureManifests {
 
   static final ManifestReader READER = new ManifestReader();
-  static final SignedManifestFormat FORMAT = new SignedManifestFormat(AnnotationDomain.DEFAULT, READER);
+  static final SignedManifestFormat FORMAT =
+      new SignedManifestFormat(AnnotationDomain.DEFAULT, READER);
 
   private FixtureManifests() {}
 

@@ -11,7 +11,10 @@ import java.util.Map;
 import org.bouncycastle.asn1.x509.GeneralName;
 import org.junit.jupiter.api.Test;
 
-/** Forged and malformed keyless sets, built with a real (fake) log key and CA so only one thing is wrong each time. */
+/**
+ * Forged and malformed keyless sets, built with a real (fake) log key and CA so only one thing is
+ * wrong each time.
+ */
 class KeylessSetVerifierTest {
 
   private final FakeSigstore sigstore = new FakeSigstore();
@@ -19,8 +22,10 @@ class KeylessSetVerifierTest {
 
   private DocumentVerdict verify(Map<String, String> annotations, IdentityRule rule) {
     TrustPolicy policy = new TrustPolicy(List.of(rule), List.of(), 1, List.of(), D, false);
-    ManifestVerifier verifier = new ManifestVerifier(sigstore.trustedRoot(), policy, FixtureManifests.FORMAT);
-    List<DocumentVerdict> verdicts = verifier.verify(FixtureManifests.fromYaml(FakeSigstore.liveYaml(annotations)));
+    ManifestVerifier verifier =
+        new ManifestVerifier(sigstore.trustedRoot(), policy, FixtureManifests.FORMAT);
+    List<DocumentVerdict> verdicts =
+        verifier.verify(FixtureManifests.fromYaml(FakeSigstore.liveYaml(annotations)));
     assertThat(verdicts).hasSize(1);
     return verdicts.get(0);
   }
@@ -44,7 +49,8 @@ class KeylessSetVerifierTest {
     DocumentVerdict verdict = verify(sigstore.keyless(spec));
     assertThat(verdict.passed()).as(verdict.reason()).isTrue();
 
-    DocumentVerdict wrongIssuer = verify(sigstore.keyless(spec), IdentityRule.exact(FakeSigstore.SUBJECT, "https://other"));
+    DocumentVerdict wrongIssuer =
+        verify(sigstore.keyless(spec), IdentityRule.exact(FakeSigstore.SUBJECT, "https://other"));
     assertThat(wrongIssuer.passed()).isFalse();
   }
 
@@ -59,11 +65,18 @@ class KeylessSetVerifierTest {
 
   @Test
   void wrongIssuer_isRejected() {
-    DocumentVerdict verdict = verify(sigstore.keyless(new FakeSigstore.Spec()),
-        IdentityRule.exact(FakeSigstore.SUBJECT, "https://accounts.google.com"));
+    DocumentVerdict verdict =
+        verify(
+            sigstore.keyless(new FakeSigstore.Spec()),
+            IdentityRule.exact(FakeSigstore.SUBJECT, "https://accounts.google.com"));
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).contains("certificate SAN " + FakeSigstore.SUBJECT + " (issuer " + FakeSigstore.ISSUER
-        + ") does not match the allowed identities");
+    assertThat(verdict.reason())
+        .contains(
+            "certificate SAN "
+                + FakeSigstore.SUBJECT
+                + " (issuer "
+                + FakeSigstore.ISSUER
+                + ") does not match the allowed identities");
   }
 
   @Test
@@ -73,8 +86,11 @@ class KeylessSetVerifierTest {
     DocumentVerdict verdict = verify(sigstore.keyless(spec));
 
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).isEqualTo("signature set 0: bundle logID " + TrustedRoot.logIdOf(spec.logKey.getPublic())
-        + " is not a transparency log in the trusted root");
+    assertThat(verdict.reason())
+        .isEqualTo(
+            "signature set 0: bundle logID "
+                + TrustedRoot.logIdOf(spec.logKey.getPublic())
+                + " is not a transparency log in the trusted root");
   }
 
   @Test
@@ -84,21 +100,27 @@ class KeylessSetVerifierTest {
     DocumentVerdict verdict = verify(sigstore.keyless(spec));
 
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).startsWith("signature set 0: the certificate (issuer ")
-        .contains("does not chain to a certificate authority of the trusted root valid at 2026-01-01T00:00:01Z")
+    assertThat(verdict.reason())
+        .startsWith("signature set 0: the certificate (issuer ")
+        .contains(
+            "does not chain to a certificate authority of the trusted root valid at"
+                + " 2026-01-01T00:00:01Z")
         .contains("signature check failed");
   }
 
   @Test
   void twoSans_isRejected() {
     FakeSigstore.Spec spec = new FakeSigstore.Spec();
-    spec.sans = new GeneralName[] {
-        new GeneralName(GeneralName.uniformResourceIdentifier, FakeSigstore.SUBJECT),
-        new GeneralName(GeneralName.rfc822Name, "mallory@example.com")};
+    spec.sans =
+        new GeneralName[] {
+          new GeneralName(GeneralName.uniformResourceIdentifier, FakeSigstore.SUBJECT),
+          new GeneralName(GeneralName.rfc822Name, "mallory@example.com")
+        };
     DocumentVerdict verdict = verify(sigstore.keyless(spec));
 
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).contains("the certificate is rejected: it has 2 subject alternative names");
+    assertThat(verdict.reason())
+        .contains("the certificate is rejected: it has 2 subject alternative names");
   }
 
   @Test
@@ -108,16 +130,26 @@ class KeylessSetVerifierTest {
     DocumentVerdict verdict = verify(sigstore.keyless(spec));
 
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).contains("the certificate was not valid at the entry's integratedTime");
+    assertThat(verdict.reason())
+        .contains("the certificate was not valid at the entry's integratedTime");
   }
 
   @Test
   void tamperedIntegratedTime_breaksTheSet() {
     Map<String, String> annotations = sigstore.keyless(new FakeSigstore.Spec());
-    RekorBundle bundle = RekorBundle.parse(FixtureManifests.gunzipIfGzip(Base64.getDecoder().decode(annotations.get(D.bundle(0)))));
-    RekorBundle moved = new RekorBundle(bundle.signedEntryTimestamp(), bundle.body(), bundle.integratedTime() + 1,
-        bundle.logIndex(), bundle.logId());
-    annotations.put(D.bundle(0), FakeSigstore.b64gz(moved.toJson().getBytes(StandardCharsets.UTF_8)));
+    RekorBundle bundle =
+        RekorBundle.parse(
+            FixtureManifests.gunzipIfGzip(
+                Base64.getDecoder().decode(annotations.get(D.bundle(0)))));
+    RekorBundle moved =
+        new RekorBundle(
+            bundle.signedEntryTimestamp(),
+            bundle.body(),
+            bundle.integratedTime() + 1,
+            bundle.logIndex(),
+            bundle.logId());
+    annotations.put(
+        D.bundle(0), FakeSigstore.b64gz(moved.toJson().getBytes(StandardCharsets.UTF_8)));
 
     DocumentVerdict verdict = verify(annotations);
     assertThat(verdict.passed()).isFalse();
@@ -132,7 +164,8 @@ class KeylessSetVerifierTest {
 
     DocumentVerdict verdict = verify(annotations);
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).contains("the log entry holds a different signature than the signature annotation");
+    assertThat(verdict.reason())
+        .contains("the log entry holds a different signature than the signature annotation");
   }
 
   @Test
@@ -143,13 +176,15 @@ class KeylessSetVerifierTest {
 
     DocumentVerdict verdict = verify(annotations);
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).contains("the log entry holds a different certificate than the certificate annotation");
+    assertThat(verdict.reason())
+        .contains("the log entry holds a different certificate than the certificate annotation");
   }
 
   @Test
   void setCanonicalJson_isSortedAndCompact() {
     RekorBundle bundle = new RekorBundle("s", "Ym9keQ==", 1655452519, 2690357, "c0d2");
     assertThat(new String(SetCanonicalJson.of(bundle), StandardCharsets.UTF_8))
-        .isEqualTo("{\"body\":\"Ym9keQ==\",\"integratedTime\":1655452519,\"logID\":\"c0d2\",\"logIndex\":2690357}");
+        .isEqualTo(
+            "{\"body\":\"Ym9keQ==\",\"integratedTime\":1655452519,\"logID\":\"c0d2\",\"logIndex\":2690357}");
   }
 }

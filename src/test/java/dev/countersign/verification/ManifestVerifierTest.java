@@ -44,7 +44,8 @@ class ManifestVerifierTest {
   }
 
   static TrustPolicy identities(IdentityRule... rules) {
-    return new TrustPolicy(List.of(rules), List.of(), 1, List.of(), AnnotationDomain.DEFAULT, false);
+    return new TrustPolicy(
+        List.of(rules), List.of(), 1, List.of(), AnnotationDomain.DEFAULT, false);
   }
 
   static ManifestVerifier verifier(TrustedRoot root, TrustPolicy policy) {
@@ -66,10 +67,12 @@ class ManifestVerifierTest {
 
   @Test
   void unsignedConfigMap_isRejected_noMessage() {
-    DocumentVerdict verdict = only(verifier(null, keys(keyA())).verify(fixture("sample-configmap.yaml")));
+    DocumentVerdict verdict =
+        only(verifier(null, keys(keyA())).verify(fixture("sample-configmap.yaml")));
 
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).isEqualTo("no cosign.sigstore.dev/message annotation: the file is not signed");
+    assertThat(verdict.reason())
+        .isEqualTo("no cosign.sigstore.dev/message annotation: the file is not signed");
     assertThat(verdict.description()).isEqualTo("ConfigMap/sample-cm");
     assertThat(verdict.file()).isEqualTo(Path.of("sample-configmap.yaml"));
     assertThat(verdict.line()).isEqualTo(1);
@@ -86,8 +89,10 @@ class ManifestVerifierTest {
 
     DocumentVerdict withC = only(verifier(null, keys(keyC())).verify(file));
     assertThat(withC.passed()).isFalse();
-    assertThat(withC.reason()).isEqualTo(
-        "signature set 0: the signature does not verify with the key " + PublicKeys.fingerprint(keyC()));
+    assertThat(withC.reason())
+        .isEqualTo(
+            "signature set 0: the signature does not verify with the key "
+                + PublicKeys.fingerprint(keyC()));
   }
 
   @Test
@@ -101,24 +106,34 @@ class ManifestVerifierTest {
     DocumentVerdict withC = only(verifier(null, keys(keyC())).verify(file));
     assertThat(withC.passed()).isFalse();
     assertThat(withC.signers()).isEmpty();
-    assertThat(withC.reason()).contains("signature set 0: the signature does not verify")
+    assertThat(withC.reason())
+        .contains("signature set 0: the signature does not verify")
         .contains("signature set 1: the signature does not verify");
   }
 
   @Test
   void multiSigned_twoKeysRequired_butOnlyKeyAKnown_isRejectedCountingSigners() {
-    TrustPolicy policy = new TrustPolicy(List.of(), List.of(keyA(), keyC()), 2, List.of(), AnnotationDomain.DEFAULT, false);
-    DocumentVerdict verdict = only(verifier(null, policy).verify(fixture("sample-configmap-multi-signed.yaml")));
+    TrustPolicy policy =
+        new TrustPolicy(
+            List.of(), List.of(keyA(), keyC()), 2, List.of(), AnnotationDomain.DEFAULT, false);
+    DocumentVerdict verdict =
+        only(verifier(null, policy).verify(fixture("sample-configmap-multi-signed.yaml")));
 
     assertThat(verdict.passed()).isFalse();
     assertThat(verdict.signers()).containsExactly(PublicKeys.fingerprint(keyA()));
-    assertThat(verdict.reason()).startsWith("1 distinct signer(s) verified (" + PublicKeys.fingerprint(keyA()) + "), 2 required");
+    assertThat(verdict.reason())
+        .startsWith(
+            "1 distinct signer(s) verified (" + PublicKeys.fingerprint(keyA()) + "), 2 required");
   }
 
   @Test
   void keylessMultiSigned_isValidForGithubIdentity_offlineAtIntegratedTime() {
-    DocumentVerdict verdict = only(verifier(publicGood(), identities(IdentityRule.exact("hirokuni.kitahara1@ibm.com", GITHUB)))
-        .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    DocumentVerdict verdict =
+        only(
+            verifier(
+                    publicGood(),
+                    identities(IdentityRule.exact("hirokuni.kitahara1@ibm.com", GITHUB)))
+                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
 
     assertThat(verdict.passed()).as(verdict.reason()).isTrue();
     assertThat(verdict.signers()).containsExactly("hirokuni.kitahara1@ibm.com");
@@ -126,8 +141,10 @@ class ManifestVerifierTest {
 
   @Test
   void keylessMultiSigned_isValidForGoogleIdentity() {
-    DocumentVerdict verdict = only(verifier(publicGood(), identities(IdentityRule.exact("hkitahar@redhat.com", GOOGLE)))
-        .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    DocumentVerdict verdict =
+        only(
+            verifier(publicGood(), identities(IdentityRule.exact("hkitahar@redhat.com", GOOGLE)))
+                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
 
     assertThat(verdict.passed()).as(verdict.reason()).isTrue();
     assertThat(verdict.signers()).containsExactly("hkitahar@redhat.com");
@@ -135,36 +152,56 @@ class ManifestVerifierTest {
 
   @Test
   void keylessMultiSigned_bothIdentities_countTwoDistinctSigners() {
-    TrustPolicy policy = new TrustPolicy(
-        List.of(IdentityRule.exact("hkitahar@redhat.com", GOOGLE), IdentityRule.exact("hirokuni.kitahara1@ibm.com", GITHUB)),
-        List.of(), 2, List.of(), AnnotationDomain.DEFAULT, false);
-    DocumentVerdict verdict = only(verifier(publicGood(), policy).verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    TrustPolicy policy =
+        new TrustPolicy(
+            List.of(
+                IdentityRule.exact("hkitahar@redhat.com", GOOGLE),
+                IdentityRule.exact("hirokuni.kitahara1@ibm.com", GITHUB)),
+            List.of(),
+            2,
+            List.of(),
+            AnnotationDomain.DEFAULT,
+            false);
+    DocumentVerdict verdict =
+        only(
+            verifier(publicGood(), policy)
+                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
 
     assertThat(verdict.passed()).as(verdict.reason()).isTrue();
-    assertThat(verdict.signers()).containsExactly("hkitahar@redhat.com", "hirokuni.kitahara1@ibm.com");
+    assertThat(verdict.signers())
+        .containsExactly("hkitahar@redhat.com", "hirokuni.kitahara1@ibm.com");
   }
 
   @Test
   void keylessMultiSigned_otherIdentity_isRejectedNamingSanAndAllowedIdentities() {
     IdentityRule other = IdentityRule.exact("someone@example.com", GITHUB);
-    DocumentVerdict verdict = only(verifier(publicGood(), identities(other))
-        .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    DocumentVerdict verdict =
+        only(
+            verifier(publicGood(), identities(other))
+                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
 
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).isEqualTo(
-        "signature set 0: certificate SAN hkitahar@redhat.com (issuer https://accounts.google.com) does not match"
-            + " the allowed identities [" + other + "]; "
-            + "signature set 1: certificate SAN hirokuni.kitahara1@ibm.com (issuer https://github.com/login/oauth)"
-            + " does not match the allowed identities [" + other + "]");
+    assertThat(verdict.reason())
+        .isEqualTo(
+            "signature set 0: certificate SAN hkitahar@redhat.com (issuer"
+                + " https://accounts.google.com) does not match the allowed identities ["
+                + other
+                + "]; signature set 1: certificate SAN hirokuni.kitahara1@ibm.com (issuer"
+                + " https://github.com/login/oauth) does not match the allowed identities ["
+                + other
+                + "]");
   }
 
   @Test
   void keylessMultiSigned_mismatchedIdentityIssuerPairs_areRejected() {
-    for (IdentityRule rule : List.of(
-        IdentityRule.exact("hirokuni.kitahara1@ibm.com", GOOGLE),
-        IdentityRule.exact("hkitahar@redhat.com", GITHUB))) {
-      DocumentVerdict verdict = only(verifier(publicGood(), identities(rule))
-          .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    for (IdentityRule rule :
+        List.of(
+            IdentityRule.exact("hirokuni.kitahara1@ibm.com", GOOGLE),
+            IdentityRule.exact("hkitahar@redhat.com", GITHUB))) {
+      DocumentVerdict verdict =
+          only(
+              verifier(publicGood(), identities(rule))
+                  .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
       assertThat(verdict.passed()).as(rule.toString()).isFalse();
       assertThat(verdict.signers()).isEmpty();
     }
@@ -172,128 +209,192 @@ class ManifestVerifierTest {
 
   @Test
   void keylessMultiSigned_regexIdentity_mustMatchWholeSan() {
-    DocumentVerdict whole = only(verifier(publicGood(),
-        identities(new IdentityRule(".*@ibm\\.com", true, GITHUB, false)))
-        .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    DocumentVerdict whole =
+        only(
+            verifier(
+                    publicGood(), identities(new IdentityRule(".*@ibm\\.com", true, GITHUB, false)))
+                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
     assertThat(whole.passed()).as(whole.reason()).isTrue();
 
-    DocumentVerdict partial = only(verifier(publicGood(),
-        identities(new IdentityRule("ibm", true, GITHUB, false)))
-        .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    DocumentVerdict partial =
+        only(
+            verifier(publicGood(), identities(new IdentityRule("ibm", true, GITHUB, false)))
+                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
     assertThat(partial.passed()).isFalse();
   }
 
   @Test
   void keylessMultiSigned_insecureIgnoreIdentity_acceptsBothChainedSigners() {
-    TrustPolicy any = new TrustPolicy(List.of(), List.of(), 1, List.of(), AnnotationDomain.DEFAULT, true);
-    DocumentVerdict verdict = only(verifier(publicGood(), any).verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    TrustPolicy any =
+        new TrustPolicy(List.of(), List.of(), 1, List.of(), AnnotationDomain.DEFAULT, true);
+    DocumentVerdict verdict =
+        only(
+            verifier(publicGood(), any)
+                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
 
     assertThat(verdict.passed()).as(verdict.reason()).isTrue();
-    assertThat(verdict.signers()).containsExactly("hkitahar@redhat.com", "hirokuni.kitahara1@ibm.com");
+    assertThat(verdict.signers())
+        .containsExactly("hkitahar@redhat.com", "hirokuni.kitahara1@ibm.com");
   }
 
   @Test
   void keylessMultiSigned_withOnlyKeys_isRejected() {
-    DocumentVerdict verdict = only(verifier(null, keys(keyA())).verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    DocumentVerdict verdict =
+        only(
+            verifier(null, keys(keyA()))
+                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
     assertThat(verdict.passed()).isFalse();
     assertThat(verdict.reason()).contains("is a keyless signature, but no identity was given");
   }
 
   @Test
   void unconstrainedPolicy_isRefused() {
-    TrustPolicy nobody = new TrustPolicy(List.of(), List.of(), 1, List.of(), AnnotationDomain.DEFAULT, false);
+    TrustPolicy nobody =
+        new TrustPolicy(List.of(), List.of(), 1, List.of(), AnnotationDomain.DEFAULT, false);
     assertThatThrownBy(() -> verifier(publicGood(), nobody))
         .isInstanceOf(UsageProblem.class)
         .hasMessageContaining("Refusing to verify without an identity")
-        .satisfies(e -> assertThat(((UsageProblem) e).hint()).get().asString()
-            .contains("--certificate-identity").contains("--insecure-ignore-identity"));
+        .satisfies(
+            e ->
+                assertThat(((UsageProblem) e).hint())
+                    .get()
+                    .asString()
+                    .contains("--certificate-identity")
+                    .contains("--insecure-ignore-identity"));
   }
 
   @Test
   void identitiesWithoutTrustedRoot_areRefused() {
     assertThatThrownBy(() -> verifier(null, identities(IdentityRule.exact("a@b.c", GITHUB))))
-        .isInstanceOf(UsageProblem.class).hasMessageContaining("trusted root");
+        .isInstanceOf(UsageProblem.class)
+        .hasMessageContaining("trusted root");
   }
 
   @Test
   void editedDataField_isRejectedNamingFieldAndValues() throws Exception {
-    String yaml = Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
-        .replace("key1: val1", "key1: val2");
-    DocumentVerdict verdict = only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(yaml)));
+    String yaml =
+        Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
+            .replace("key1: val1", "key1: val2");
+    DocumentVerdict verdict =
+        only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(yaml)));
 
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).isEqualTo("content differs from the signed message at data.key1: signed \"val1\", found \"val2\"");
+    assertThat(verdict.reason())
+        .isEqualTo(
+            "content differs from the signed message at data.key1: signed \"val1\", found"
+                + " \"val2\"");
   }
 
   @Test
   void addedAndRemovedFields_areRejected() throws Exception {
-    String original = Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"));
-    DocumentVerdict added = only(verifier(null, keys(keyA())).verify(
-        FixtureManifests.fromYaml(original.replace("  key4: val4\n", "  key4: val4\n  key5: \"80\"\n"))));
-    assertThat(added.reason()).isEqualTo("content differs from the signed message at data.key5: signed nothing, found \"80\"");
+    String original =
+        Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"));
+    DocumentVerdict added =
+        only(
+            verifier(null, keys(keyA()))
+                .verify(
+                    FixtureManifests.fromYaml(
+                        original.replace("  key4: val4\n", "  key4: val4\n  key5: \"80\"\n"))));
+    assertThat(added.reason())
+        .isEqualTo(
+            "content differs from the signed message at data.key5: signed nothing, found \"80\"");
 
-    DocumentVerdict removed = only(verifier(null, keys(keyA())).verify(
-        FixtureManifests.fromYaml(original.replace("  key4: val4\n", ""))));
-    assertThat(removed.reason()).isEqualTo("content differs from the signed message at data.key4: signed \"val4\", found nothing");
+    DocumentVerdict removed =
+        only(
+            verifier(null, keys(keyA()))
+                .verify(FixtureManifests.fromYaml(original.replace("  key4: val4\n", ""))));
+    assertThat(removed.reason())
+        .isEqualTo(
+            "content differs from the signed message at data.key4: signed \"val4\", found nothing");
   }
 
   @Test
   void editedSignature_isRejected() throws Exception {
-    String original = Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"));
-    String sig1 = original.lines().filter(l -> l.contains("cosign.sigstore.dev/signature_1:")).findFirst().orElseThrow();
+    String original =
+        Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"));
+    String sig1 =
+        original
+            .lines()
+            .filter(l -> l.contains("cosign.sigstore.dev/signature_1:"))
+            .findFirst()
+            .orElseThrow();
     String value = sig1.substring(sig1.indexOf(": ") + 2);
     // flip one base64 character inside r
     char c = value.charAt(20);
     String edited = value.substring(0, 20) + (c == 'A' ? 'B' : 'A') + value.substring(21);
-    DocumentVerdict verdict = only(verifier(null, keys(keyA())).verify(
-        FixtureManifests.fromYaml(original.replace(value, edited))));
+    DocumentVerdict verdict =
+        only(
+            verifier(null, keys(keyA()))
+                .verify(FixtureManifests.fromYaml(original.replace(value, edited))));
 
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).contains("signature set 1: the signature does not verify with the key");
+    assertThat(verdict.reason())
+        .contains("signature set 1: the signature does not verify with the key");
   }
 
   @Test
   void statusAndManagedFields_onLiveObject_areIgnoredOnlyForClusterObjects() throws Exception {
-    String live = Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
-        + "status:\n  phase: Ready\n";
-    live = live.replace("  name: sample-cm\n",
-        "  name: sample-cm\n  namespace: default\n  uid: 1234\n  resourceVersion: \"77\"\n"
-            + "  labels:\n    app.kubernetes.io/instance: demo\n");
-    DocumentVerdict verdict = only(clusterVerifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
+    String live =
+        Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
+            + "status:\n  phase: Ready\n";
+    live =
+        live.replace(
+            "  name: sample-cm\n",
+            "  name: sample-cm\n  namespace: default\n  uid: 1234\n  resourceVersion: \"77\"\n"
+                + "  labels:\n    app.kubernetes.io/instance: demo\n");
+    DocumentVerdict verdict =
+        only(clusterVerifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
     assertThat(verdict.passed()).as(verdict.reason()).isTrue();
 
     // A file in a repository must equal its message: nothing is ignored.
-    DocumentVerdict inGit = only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
+    DocumentVerdict inGit =
+        only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
     assertThat(inGit.passed()).isFalse();
     assertThat(inGit.reason()).startsWith("content differs from the signed message at ");
   }
 
   @Test
   void configMapKeyContainingStatus_isProtected_evenForClusterObjects() throws Exception {
-    String live = Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
-        .replace("  key1: val1\n", "  key1: val1\n  status: hacked\n");
+    String live =
+        Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
+            .replace("  key1: val1\n", "  key1: val1\n  status: hacked\n");
     assertThat(live).contains("status: hacked");
 
-    DocumentVerdict cluster = only(clusterVerifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
+    DocumentVerdict cluster =
+        only(clusterVerifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
     assertThat(cluster.passed()).isFalse();
     assertThat(cluster.reason()).contains("data.status: signed nothing, found \"hacked\"");
-    assertThat(only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live))).passed()).isFalse();
+    assertThat(only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live))).passed())
+        .isFalse();
   }
 
   @Test
   void argoTrackingId_isNotIgnoredByDefault_butIsWithExtraIgnoreField() throws Exception {
-    String live = Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
-        .replace("  annotations:\n", "  annotations:\n    argocd.argoproj.io/tracking-id: app:/ConfigMap:default/sample-cm\n");
+    String live =
+        Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
+            .replace(
+                "  annotations:\n",
+                "  annotations:\n"
+                    + "    argocd.argoproj.io/tracking-id: app:/ConfigMap:default/sample-cm\n");
     ManifestFile file = FixtureManifests.fromYaml(live);
 
     DocumentVerdict strict = only(verifier(null, keys(keyA())).verify(file));
     assertThat(strict.passed()).isFalse();
-    assertThat(strict.reason()).isEqualTo("content differs from the signed message at "
-        + "metadata.annotations.argocd.argoproj.io/tracking-id: signed nothing, found \"app:/ConfigMap:default/sample-cm\"");
+    assertThat(strict.reason())
+        .isEqualTo(
+            "content differs from the signed message at"
+                + " metadata.annotations.argocd.argoproj.io/tracking-id: signed nothing, found"
+                + " \"app:/ConfigMap:default/sample-cm\"");
     assertThat(strict.line()).isEqualTo(8);
 
-    TrustPolicy tolerant = new TrustPolicy(List.of(), List.of(keyA()), 1,
-        List.of("metadata.annotations.argocd.argoproj.io/tracking-id"), AnnotationDomain.DEFAULT, false);
+    TrustPolicy tolerant =
+        new TrustPolicy(
+            List.of(),
+            List.of(keyA()),
+            1,
+            List.of("metadata.annotations.argocd.argoproj.io/tracking-id"),
+            AnnotationDomain.DEFAULT,
+            false);
     DocumentVerdict relaxed = only(clusterVerifier(null, tolerant).verify(file));
     assertThat(relaxed.passed()).as(relaxed.reason()).isTrue();
     // The policy's ignore fields are for cluster objects; a repository file must still be exact.
@@ -302,9 +403,13 @@ class ManifestVerifierTest {
 
   @Test
   void messageWithoutThisObject_isRejectedListingWhatItHolds() throws Exception {
-    String live = Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
-        .replace("  name: sample-cm\n", "  name: other-cm\n");
-    DocumentVerdict verdict = only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
-    assertThat(verdict.reason()).isEqualTo("the signed message holds no ConfigMap/other-cm (it holds [ConfigMap/sample-cm])");
+    String live =
+        Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"))
+            .replace("  name: sample-cm\n", "  name: other-cm\n");
+    DocumentVerdict verdict =
+        only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(live)));
+    assertThat(verdict.reason())
+        .isEqualTo(
+            "the signed message holds no ConfigMap/other-cm (it holds [ConfigMap/sample-cm])");
   }
 }

@@ -38,7 +38,11 @@ class OlderSignaturesTest {
     String[] all = new String[args.length + 1];
     all[0] = "verify";
     System.arraycopy(args, 0, all, 1, args.length);
-    int code = Main.run(dev.countersign.cli.Runtime.of(Env.empty(), Clock.systemUTC(), new PrintWriter(o, true), new PrintWriter(e, true)), all);
+    int code =
+        Main.run(
+            dev.countersign.cli.Runtime.of(
+                Env.empty(), Clock.systemUTC(), new PrintWriter(o, true), new PrintWriter(e, true)),
+            all);
     out = o + e.toString();
     return code;
   }
@@ -55,50 +59,107 @@ class OlderSignaturesTest {
   void kubectlSigstore2021Keyless_verifiesWithInsecureIgnoreIdentity() throws Exception {
     Path root = resource(ROOT);
 
-    assertThat(verify("--insecure-ignore-identity", "--trusted-root", root.toString(),
-        resource(DIR + "sample-configmap-with-keyless-sig.yaml").toString())).as(out).isZero();
+    assertThat(
+            verify(
+                "--insecure-ignore-identity",
+                "--trusted-root",
+                root.toString(),
+                resource(DIR + "sample-configmap-with-keyless-sig.yaml").toString()))
+        .as(out)
+        .isZero();
     assertThat(out).contains("hirokuni.kitahara1@gmail.com");
     // The signature still protects the content.
-    assertThat(verify("--insecure-ignore-identity", "--trusted-root", root.toString(),
-        resource(DIR + "sample-configmap-modified.yaml").toString())).as(out).isEqualTo(1);
+    assertThat(
+            verify(
+                "--insecure-ignore-identity",
+                "--trusted-root",
+                root.toString(),
+                resource(DIR + "sample-configmap-modified.yaml").toString()))
+        .as(out)
+        .isEqualTo(1);
   }
 
   @Test
-  void kubectlSigstore2021Keyless_withIdentityRules_matchesOnTheSanWhenTheIssuerMayBeAny() throws Exception {
+  void kubectlSigstore2021Keyless_withIdentityRules_matchesOnTheSanWhenTheIssuerMayBeAny()
+      throws Exception {
     Path root = resource(ROOT);
     Path file = resource(DIR + "sample-configmap-with-keyless-sig.yaml");
 
-    assertThat(verify("--certificate-identity", "hirokuni.kitahara1@gmail.com", "--certificate-oidc-issuer-regexp", ".*",
-        "--trusted-root", root.toString(), file.toString())).as(out).isZero();
+    assertThat(
+            verify(
+                "--certificate-identity",
+                "hirokuni.kitahara1@gmail.com",
+                "--certificate-oidc-issuer-regexp",
+                ".*",
+                "--trusted-root",
+                root.toString(),
+                file.toString()))
+        .as(out)
+        .isZero();
     // An exact issuer cannot be proven by a certificate that names none.
-    assertThat(verify("--certificate-identity", "hirokuni.kitahara1@gmail.com", "--certificate-oidc-issuer",
-        "https://github.com/login/oauth", "--trusted-root", root.toString(), file.toString())).isEqualTo(1);
+    assertThat(
+            verify(
+                "--certificate-identity",
+                "hirokuni.kitahara1@gmail.com",
+                "--certificate-oidc-issuer",
+                "https://github.com/login/oauth",
+                "--trusted-root",
+                root.toString(),
+                file.toString()))
+        .isEqualTo(1);
     assertThat(out).contains("no OIDC issuer extension", "--certificate-oidc-issuer-regexp '.*'");
-    assertThat(verify("--certificate-identity", "someone.else@example.com", "--certificate-oidc-issuer-regexp", ".*",
-        "--trusted-root", root.toString(), file.toString())).isEqualTo(1);
+    assertThat(
+            verify(
+                "--certificate-identity",
+                "someone.else@example.com",
+                "--certificate-oidc-issuer-regexp",
+                ".*",
+                "--trusted-root",
+                root.toString(),
+                file.toString()))
+        .isEqualTo(1);
   }
 
   @ParameterizedTest
   @ValueSource(booleans = {true, false})
-  void keyedSignatureWithARekordEntry_verifiesWithTrustedRoot_andATamperedEntryDoesNot(boolean contentInsteadOfHash) throws Exception {
+  void keyedSignatureWithARekordEntry_verifiesWithTrustedRoot_andATamperedEntryDoesNot(
+      boolean contentInsteadOfHash) throws Exception {
     FakeSigstore sigstore = new FakeSigstore();
     KeyPair key = FakeSigstore.ec();
     Map<String, String> annotations = sigstore.keyedRekord(key, contentInsteadOfHash);
     Path root = tmp.resolve("trusted_root.json");
     Files.writeString(root, sigstore.trustedRootJson());
     Path publicKey = tmp.resolve("cosign.pub");
-    Files.writeString(publicKey, "-----BEGIN PUBLIC KEY-----\n" + Base64.getMimeEncoder().encodeToString(key.getPublic().getEncoded())
-        + "\n-----END PUBLIC KEY-----\n");
+    Files.writeString(
+        publicKey,
+        "-----BEGIN PUBLIC KEY-----\n"
+            + Base64.getMimeEncoder().encodeToString(key.getPublic().getEncoded())
+            + "\n-----END PUBLIC KEY-----\n");
     Path manifest = tmp.resolve("cm.yaml");
     Files.writeString(manifest, FakeSigstore.liveYaml(annotations), StandardCharsets.UTF_8);
 
-    assertThat(verify("--key", publicKey.toString(), "--trusted-root", root.toString(), manifest.toString())).as(out).isZero();
+    assertThat(
+            verify(
+                "--key",
+                publicKey.toString(),
+                "--trusted-root",
+                root.toString(),
+                manifest.toString()))
+        .as(out)
+        .isZero();
 
     // Another log's SET over the same entry must not pass.
     FakeSigstore otherLog = new FakeSigstore();
     Path otherRoot = tmp.resolve("other_root.json");
     Files.writeString(otherRoot, otherLog.trustedRootJson());
-    assertThat(verify("--key", publicKey.toString(), "--trusted-root", otherRoot.toString(), manifest.toString())).isEqualTo(1);
+    assertThat(
+            verify(
+                "--key",
+                publicKey.toString(),
+                "--trusted-root",
+                otherRoot.toString(),
+                manifest.toString()))
+        .isEqualTo(1);
     assertThat(out).contains("is not a transparency log in the trusted root");
   }
 }

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SignAndVerifyRoundTripTest {
 
-  private static final String DEPLOYMENT = """
+  private static final String DEPLOYMENT =
+      """
       apiVersion: apps/v1
       kind: Deployment
       metadata:
@@ -58,7 +59,12 @@ class SignAndVerifyRoundTripTest {
   private PublicKey publicKey;
 
   private void signWithNewKey() throws Exception {
-    publicKey = KeyPairFiles.generate(tmp.resolve("cosign.key"), tmp.resolve("cosign.pub"), "pw".toCharArray(), new SecureRandom());
+    publicKey =
+        KeyPairFiles.generate(
+            tmp.resolve("cosign.key"),
+            tmp.resolve("cosign.pub"),
+            "pw".toCharArray(),
+            new SecureRandom());
     PrivateKey privateKey = PrivateKeys.read(tmp.resolve("cosign.key"), "pw".toCharArray());
     Path input = Files.writeString(tmp.resolve("app.yaml"), DEPLOYMENT);
     var format = FixtureManifests.FORMAT;
@@ -67,14 +73,23 @@ class SignAndVerifyRoundTripTest {
     Signature signer = Signature.getInstance("SHA256withECDSA");
     signer.initSign(privateKey);
     signer.update(message);
-    Map<String, String> annotations = format.annotations(message, 0, signer.sign(), Optional.empty(), Optional.empty());
-    signed = Files.write(tmp.resolve("signed.yaml"), format.render(documents, annotations, false, List.of()));
+    Map<String, String> annotations =
+        format.annotations(message, 0, signer.sign(), Optional.empty(), Optional.empty());
+    signed =
+        Files.write(
+            tmp.resolve("signed.yaml"), format.render(documents, annotations, false, List.of()));
   }
 
   private List<DocumentVerdict> verify(String yaml) throws Exception {
     Path file = Files.writeString(tmp.resolve("live.yaml"), yaml);
-    TrustPolicy policy = new TrustPolicy(List.of(), List.of(PublicKeys.read(tmp.resolve("cosign.pub"))), 1, List.of(),
-        AnnotationDomain.DEFAULT, false);
+    TrustPolicy policy =
+        new TrustPolicy(
+            List.of(),
+            List.of(PublicKeys.read(tmp.resolve("cosign.pub"))),
+            1,
+            List.of(),
+            AnnotationDomain.DEFAULT,
+            false);
     ManifestFile manifest = FixtureManifests.READER.read(file, Path.of("live.yaml"));
     return new ManifestVerifier(null, policy, FixtureManifests.FORMAT).verify(manifest);
   }
@@ -82,10 +97,17 @@ class SignAndVerifyRoundTripTest {
   /** As {@link #verify}, for an object read back from a cluster (Kyverno's tolerances). */
   private List<DocumentVerdict> verifyClusterObject(String yaml) throws Exception {
     Path file = Files.writeString(tmp.resolve("live.yaml"), yaml);
-    TrustPolicy policy = new TrustPolicy(List.of(), List.of(PublicKeys.read(tmp.resolve("cosign.pub"))), 1, List.of(),
-        AnnotationDomain.DEFAULT, false);
+    TrustPolicy policy =
+        new TrustPolicy(
+            List.of(),
+            List.of(PublicKeys.read(tmp.resolve("cosign.pub"))),
+            1,
+            List.of(),
+            AnnotationDomain.DEFAULT,
+            false);
     ManifestFile manifest = FixtureManifests.READER.read(file, Path.of("live.yaml"));
-    return new ManifestVerifier(null, policy, FixtureManifests.FORMAT, ContentMatch.CLUSTER_OBJECT).verify(manifest);
+    return new ManifestVerifier(null, policy, FixtureManifests.FORMAT, ContentMatch.CLUSTER_OBJECT)
+        .verify(manifest);
   }
 
   @Test
@@ -93,12 +115,15 @@ class SignAndVerifyRoundTripTest {
     signWithNewKey();
     List<DocumentVerdict> verdicts = verify(Files.readString(signed));
 
-    assertThat(verdicts).extracting(DocumentVerdict::description)
+    assertThat(verdicts)
+        .extracting(DocumentVerdict::description)
         .containsExactly("Deployment/shop/web", "Service/shop/web");
-    assertThat(verdicts).allSatisfy(v -> {
-      assertThat(v.passed()).as(v.reason()).isTrue();
-      assertThat(v.signers()).containsExactly(PublicKeys.fingerprint(publicKey));
-    });
+    assertThat(verdicts)
+        .allSatisfy(
+            v -> {
+              assertThat(v.passed()).as(v.reason()).isTrue();
+              assertThat(v.signers()).containsExactly(PublicKeys.fingerprint(publicKey));
+            });
     assertThat(verdicts.get(1).documentIndex()).isEqualTo(1);
   }
 
@@ -110,45 +135,59 @@ class SignAndVerifyRoundTripTest {
 
     DocumentVerdict deployment = verify(edited).get(0);
     assertThat(deployment.passed()).isFalse();
-    assertThat(deployment.reason()).isEqualTo("content differs from the signed message at "
-        + "spec.template.spec.containers.0.ports.0.containerPort: signed 80, found \"80\"");
+    assertThat(deployment.reason())
+        .isEqualTo(
+            "content differs from the signed message at "
+                + "spec.template.spec.containers.0.ports.0.containerPort: signed 80, found \"80\"");
   }
 
   @Test
-  void imageCanonicalization_isToleratedForClusterObjects_butPodTemplateDefaultsAndImageChangesAreNot() throws Exception {
+  void
+      imageCanonicalization_isToleratedForClusterObjects_butPodTemplateDefaultsAndImageChangesAreNot()
+          throws Exception {
     signWithNewKey();
     String original = Files.readString(signed);
     String canonical = original.replace("image: nginx", "image: docker.io/library/nginx:latest");
     assertThat(canonical).contains("image: docker.io/library/nginx:latest");
     DocumentVerdict tolerated = verifyClusterObject(canonical).get(0);
     assertThat(tolerated.passed()).as(tolerated.reason()).isTrue();
-    assertThat(verify(canonical).get(0).passed()).as("a repository file must equal its message").isFalse();
+    assertThat(verify(canonical).get(0).passed())
+        .as("a repository file must equal its message")
+        .isFalse();
 
     // Kyverno's spec.containers.*.ports.*.protocol is anchored at the root: it does not reach
     // into a Deployment's pod template (k8s-manifest-sigstore's unanchored search would).
-    String defaulted = original.replace("      - containerPort: 80", "      - containerPort: 80\n          protocol: TCP");
+    String defaulted =
+        original.replace(
+            "      - containerPort: 80", "      - containerPort: 80\n          protocol: TCP");
     assertThat(defaulted).contains("protocol: TCP");
     DocumentVerdict template = verifyClusterObject(defaulted).get(0);
     assertThat(template.passed()).isFalse();
     assertThat(template.reason()).contains("spec.template.spec.containers.0.ports.0.protocol");
 
-    DocumentVerdict other = verifyClusterObject(original.replace("image: nginx", "image: nginx:1.25")).get(0);
+    DocumentVerdict other =
+        verifyClusterObject(original.replace("image: nginx", "image: nginx:1.25")).get(0);
     assertThat(other.passed()).isFalse();
-    assertThat(other.reason()).contains("spec.template.spec.containers.0.image: signed \"nginx\", found \"nginx:1.25\"");
+    assertThat(other.reason())
+        .contains("spec.template.spec.containers.0.image: signed \"nginx\", found \"nginx:1.25\"");
   }
 
   @Test
   void serviceClusterIpAssignedByTheServer_isIgnored_butReplicasAreNot() throws Exception {
     signWithNewKey();
     String original = Files.readString(signed);
-    String live = original.replace("  ports:\n  - port: 80", "  clusterIP: 10.0.0.7\n  ports:\n  - port: 80");
+    String live =
+        original.replace("  ports:\n  - port: 80", "  clusterIP: 10.0.0.7\n  ports:\n  - port: 80");
     assertThat(live).isNotEqualTo(original);
     assertThat(verifyClusterObject(live).get(1).passed()).isTrue();
-    assertThat(verify(live).get(1).passed()).as("a repository file must equal its message").isFalse();
+    assertThat(verify(live).get(1).passed())
+        .as("a repository file must equal its message")
+        .isFalse();
 
     DocumentVerdict scaled = verify(original.replace("replicas: 2", "replicas: 5")).get(0);
     assertThat(scaled.passed()).isFalse();
-    assertThat(scaled.reason()).isEqualTo("content differs from the signed message at spec.replicas: signed 2, found 5");
+    assertThat(scaled.reason())
+        .isEqualTo("content differs from the signed message at spec.replicas: signed 2, found 5");
   }
 
   @Test
@@ -157,20 +196,31 @@ class SignAndVerifyRoundTripTest {
     String original = Files.readString(signed);
     assertThat(original).contains("namespace: shop");
 
-    DocumentVerdict moved = verify(original.replace("namespace: shop", "namespace: kube-system")).get(0);
+    DocumentVerdict moved =
+        verify(original.replace("namespace: shop", "namespace: kube-system")).get(0);
 
     assertThat(moved.passed()).isFalse();
-    assertThat(moved.reason()).isEqualTo(
-        "content differs from the signed message at metadata.namespace: signed \"shop\", found \"kube-system\"");
+    assertThat(moved.reason())
+        .isEqualTo(
+            "content differs from the signed message at metadata.namespace: signed \"shop\", found"
+                + " \"kube-system\"");
   }
 
   @Test
   void signedMessageBytes_areWhatTheSignatureCovers() throws Exception {
     signWithNewKey();
-    String message = new String(FixtureManifests.FORMAT.decode(
-        FixtureManifests.READER.read(signed, Path.of("signed.yaml")).documents().get(0)).orElseThrow().message(),
-        StandardCharsets.UTF_8);
-    assertThat(message).contains("kind: Deployment").contains("\n---\n").contains("kind: Service")
+    String message =
+        new String(
+            FixtureManifests.FORMAT
+                .decode(
+                    FixtureManifests.READER.read(signed, Path.of("signed.yaml")).documents().get(0))
+                .orElseThrow()
+                .message(),
+            StandardCharsets.UTF_8);
+    assertThat(message)
+        .contains("kind: Deployment")
+        .contains("\n---\n")
+        .contains("kind: Service")
         .doesNotContain("cosign.sigstore.dev");
   }
 }

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * An input file that cannot be used: malformed YAML, a document without {@code kind}, a file
- * that is too large, a symlink. Always names the file, and the line where there is one, so the
- * Action can annotate it ({@code ::error file=...,line=...::}).
+ * An input file that cannot be used: malformed YAML, a document without {@code kind}, a file that
+ * is too large, a symlink. Always names the file, and the line where there is one, so the Action
+ * can annotate it ({@code ::error file=...,line=...::}).
  */
 public final class InputProblem extends CountersignException {
 
@@ -18,8 +18,8 @@ public final class InputProblem extends CountersignException {
   private final List<InputProblem> others = new ArrayList<>();
 
   /**
-   * One exception for several bad files, so a run reports every bad manifest at once: the
-   * first problem, carrying the rest in {@link #all()}.
+   * One exception for several bad files, so a run reports every bad manifest at once: the first
+   * problem, carrying the rest in {@link #all()}.
    */
   public static InputProblem combine(List<InputProblem> problems) {
     if (problems.isEmpty()) {
