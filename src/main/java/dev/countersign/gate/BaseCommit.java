@@ -1,7 +1,7 @@
 package dev.countersign.gate;
 
 import dev.countersign.git.GitWorkspace;
-import dev.countersign.governance.RepositoryFiles;
+import dev.countersign.policy.RepositoryFiles;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;

@@ -1,9 +1,9 @@
 package dev.countersign.gate;
 
 import dev.countersign.governance.GovernanceCheck;
-import dev.countersign.governance.PolicyFile;
-import dev.countersign.governance.PolicyFileLoader;
-import dev.countersign.governance.RepositoryFiles;
+import dev.countersign.policy.PolicyFile;
+import dev.countersign.policy.PolicyFileLoader;
+import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.InputProblem;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package dev.countersign.gate;
 
 import dev.countersign.git.GitWorkspace;
-import dev.countersign.governance.PolicyFile;
-import dev.countersign.governance.RepositoryFiles;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.policy.PolicyFile;
+import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.problems.InputProblem;
 import java.nio.file.Path;
 import java.time.Instant;

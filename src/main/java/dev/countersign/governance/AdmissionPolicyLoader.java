@@ -1,6 +1,9 @@
 package dev.countersign.governance;
 
 import dev.countersign.manifest.ManifestDocument;
+import dev.countersign.policy.RepositoryFiles;
+import dev.countersign.policy.Schema;
+import dev.countersign.policy.YamlTree;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.charset.StandardCharsets;

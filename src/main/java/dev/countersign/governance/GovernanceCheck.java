@@ -2,6 +2,8 @@ package dev.countersign.governance;
 
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
+import dev.countersign.policy.PolicyFile;
+import dev.countersign.policy.RepositoryFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

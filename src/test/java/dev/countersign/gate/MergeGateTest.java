@@ -3,9 +3,9 @@ package dev.countersign.gate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.countersign.governance.PolicyFile;
-import dev.countersign.governance.PolicyFileLoader;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.policy.PolicyFile;
+import dev.countersign.policy.PolicyFileLoader;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.TrustedRoot;
 import java.nio.file.Files;

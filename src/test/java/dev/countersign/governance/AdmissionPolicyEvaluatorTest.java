@@ -3,6 +3,7 @@ package dev.countersign.governance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.countersign.manifest.ManifestDocument;
+import dev.countersign.policy.YamlTree;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;

@@ -3,6 +3,9 @@ package dev.countersign.governance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.countersign.manifest.ManifestFile;
+import dev.countersign.policy.PolicyFile;
+import dev.countersign.policy.PolicyFileLoader;
+import dev.countersign.policy.YamlTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

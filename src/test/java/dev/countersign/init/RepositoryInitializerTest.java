@@ -3,8 +3,8 @@ package dev.countersign.init;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.countersign.governance.PolicyFile;
-import dev.countersign.governance.PolicyFileLoader;
+import dev.countersign.policy.PolicyFile;
+import dev.countersign.policy.PolicyFileLoader;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.IdentityRule;
 import java.nio.file.Files;

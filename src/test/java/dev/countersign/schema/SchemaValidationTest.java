@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.JsonSchema;
-import dev.countersign.governance.PolicyFileLoader;
 import dev.countersign.init.InitOptions;
 import dev.countersign.init.ManifestInventory;
 import dev.countersign.init.RepositoryInitializer;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.policy.PolicyFileLoader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

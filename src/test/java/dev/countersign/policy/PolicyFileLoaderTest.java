@@ -1,4 +1,4 @@
-package dev.countersign.governance;
+package dev.countersign.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.countersign.governance;
+package dev.countersign.policy;
 
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.support.problems.InputProblem;
@@ -14,30 +14,30 @@ import java.util.TreeSet;
  * Typed, strict access to one parsed configuration document: every wrong type, missing field or
  * unknown key becomes an {@link InputProblem} naming the file, the line and the dotted path.
  */
-final class Schema {
+public final class Schema {
 
   private final Path file;
   private final ManifestDocument document;
 
-  Schema(Path file, ManifestDocument document) {
+  public Schema(Path file, ManifestDocument document) {
     this.file = file;
     this.document = document;
   }
 
-  Path file() {
+  public Path file() {
     return file;
   }
 
-  int lineOf(String path) {
+  public int lineOf(String path) {
     return document.lineOf(path);
   }
 
-  InputProblem problem(String path, String what, String hint) {
+  public InputProblem problem(String path, String what, String hint) {
     return new InputProblem(file, lineOf(path), what, hint);
   }
 
   /** Fails on the first key of the mapping at {@code path} that is not in {@code allowed}. */
-  void allowOnly(String path, Map<String, Object> map, Set<String> allowed) {
+  public void allowOnly(String path, Map<String, Object> map, Set<String> allowed) {
     for (String key : map.keySet()) {
       if (!allowed.contains(key)) {
         String where = path.isEmpty() ? key : path + "." + key;
@@ -49,7 +49,7 @@ final class Schema {
     }
   }
 
-  Optional<String> string(Map<String, Object> map, String path, String key) {
+  public Optional<String> string(Map<String, Object> map, String path, String key) {
     Object value = map.get(key);
     if (value == null) {
       return Optional.empty();
@@ -63,7 +63,7 @@ final class Schema {
     return Optional.of(s);
   }
 
-  String requiredString(Map<String, Object> map, String path, String key) {
+  public String requiredString(Map<String, Object> map, String path, String key) {
     return string(map, path, key)
         .filter(s -> !s.isBlank())
         .orElseThrow(
@@ -74,7 +74,7 @@ final class Schema {
                     null));
   }
 
-  Optional<Long> integer(Map<String, Object> map, String path, String key) {
+  public Optional<Long> integer(Map<String, Object> map, String path, String key) {
     Object value = map.get(key);
     if (value == null) {
       return Optional.empty();
@@ -89,7 +89,7 @@ final class Schema {
   }
 
   @SuppressWarnings("unchecked")
-  Optional<Map<String, Object>> mapping(Map<String, Object> map, String path, String key) {
+  public Optional<Map<String, Object>> mapping(Map<String, Object> map, String path, String key) {
     Object value = map.get(key);
     if (value == null) {
       return Optional.empty();
@@ -103,7 +103,7 @@ final class Schema {
     return Optional.of((Map<String, Object>) m);
   }
 
-  List<Object> list(Map<String, Object> map, String path, String key) {
+  public List<Object> list(Map<String, Object> map, String path, String key) {
     Object value = map.get(key);
     if (value == null) {
       return List.of();
@@ -119,7 +119,7 @@ final class Schema {
 
   /** The items of a list of mappings, each with its dotted path. */
   @SuppressWarnings("unchecked")
-  List<Item> mappings(Map<String, Object> map, String path, String key) {
+  public List<Item> mappings(Map<String, Object> map, String path, String key) {
     List<Item> items = new ArrayList<>();
     List<Object> list = list(map, path, key);
     for (int i = 0; i < list.size(); i++) {
@@ -140,7 +140,7 @@ final class Schema {
     return items;
   }
 
-  List<String> strings(Map<String, Object> map, String path, String key) {
+  public List<String> strings(Map<String, Object> map, String path, String key) {
     List<String> result = new ArrayList<>();
     List<Object> list = list(map, path, key);
     for (int i = 0; i < list.size(); i++) {
@@ -155,13 +155,13 @@ final class Schema {
     return result;
   }
 
-  record Item(String path, Map<String, Object> map) {}
+  public record Item(String path, Map<String, Object> map) {}
 
-  static String join(String path, String key) {
+  public static String join(String path, String key) {
     return path.isEmpty() ? key : path + "." + key;
   }
 
-  static String describe(Object value) {
+  public static String describe(Object value) {
     if (value instanceof Map) {
       return "a mapping";
     }

@@ -1,4 +1,4 @@
-package dev.countersign.governance;
+package dev.countersign.policy;
 
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.AnnotationDomain;

@@ -1,4 +1,4 @@
-package dev.countersign.governance;
+package dev.countersign.policy;
 
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.support.problems.InputProblem;
@@ -27,11 +27,11 @@ import org.yaml.snakeyaml.nodes.Tag;
  * Parses configuration YAML (policy files, admission policies, parameter objects) into the same
  * plain-value shape as {@link ManifestDocument}, with a source line for every field.
  *
- * <p>This is a small reader for governance inputs only; manifests themselves are read by {@code
+ * <p>This is a small reader for configuration inputs only; manifests themselves are read by {@code
  * manifest.ManifestReader}. Scalars resolve as YAML 1.1 (SnakeYAML's default, like Kubernetes
  * tooling), except timestamps, which stay strings as they do after Kubernetes' JSON round trip.
  */
-final class YamlTree {
+public final class YamlTree {
 
   /** Anchors and aliases could otherwise build cycles or exponential trees. */
   private static final int MAX_DEPTH = 64;
@@ -39,7 +39,7 @@ final class YamlTree {
   private YamlTree() {}
 
   /** Parses every non-empty document of {@code text}; {@code file} names it in problems. */
-  static List<ManifestDocument> parseAll(Path file, String text) {
+  public static List<ManifestDocument> parseAll(Path file, String text) {
     LoaderOptions options = new LoaderOptions();
     options.setAllowDuplicateKeys(false);
     options.setMaxAliasesForCollections(50);

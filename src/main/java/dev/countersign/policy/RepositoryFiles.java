@@ -1,4 +1,4 @@
-package dev.countersign.governance;
+package dev.countersign.policy;
 
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
