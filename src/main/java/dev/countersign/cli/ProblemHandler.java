@@ -41,7 +41,7 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
                 .map(line -> Annotation.at(each.file().toString(), line))
                 .orElseGet(() -> Annotation.at(each.file().toString()));
         reporter.error(
-            each.getMessage() + each.hint().map(h -> " (" + hintText(h) + ")").orElse(""),
+            each.getMessage() + each.hint().map(h -> " (" + h + ")").orElse(""),
             at.withTitle("invalid manifest"));
       }
       runtime.out().flush();
@@ -51,19 +51,19 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
       // run's summary page says why the step failed, not only its log.
       Reporter.forEnvironment(runtime.env(), runtime.out(), err)
           .error(
-              problem.getMessage() + problem.hint().map(h -> " (" + hintText(h) + ")").orElse(""),
+              problem.getMessage() + problem.hint().map(h -> " (" + h + ")").orElse(""),
               Annotation.NONE.withTitle("countersign " + titleFor(problem)));
       runtime.out().flush();
     }
     if (exception instanceof InputProblem inputs && inputs.all().size() > 1) {
       for (InputProblem each : inputs.all()) {
         printLabelled(err, "error: ", each.getMessage());
-        each.hint().ifPresent(hint -> printLabelled(err, "hint: ", hintText(hint)));
+        each.hint().ifPresent(hint -> printLabelled(err, "hint: ", hint));
       }
       code = inputs.exitCode().code();
     } else if (exception instanceof CountersignException problem) {
       printLabelled(err, "error: ", problem.getMessage());
-      problem.hint().ifPresent(hint -> printLabelled(err, "hint: ", hintText(hint)));
+      problem.hint().ifPresent(hint -> printLabelled(err, "hint: ", hint));
       if (!(problem instanceof InputProblem)) {
         // Input problems already say what is wrong in the file; for the rest (a service, git,
         // the environment) the underlying cause often names the real reason.
@@ -106,15 +106,6 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
       case USAGE -> "usage problem";
       default -> "failed";
     };
-  }
-
-  /**
-   * House style writes hints as ", perhaps you should ..." to follow a message; alone they lose the
-   * comma.
-   */
-  private static String hintText(String hint) {
-    String text = hint.strip();
-    return text.startsWith(",") ? text.substring(1).strip() : text;
   }
 
   private static void printCauses(PrintWriter err, Throwable top) {

@@ -18,6 +18,7 @@ import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.PolicyFileLoader;
+import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.IdentityRule;
 import dev.countersign.workflow.WorkflowFile;
@@ -661,10 +662,7 @@ public final class ChainDoctor {
 
   private static GateFinding finding(
       Path file, int line, String rule, String object, String what, String hint) {
-    String message =
-        hint == null || hint.isBlank()
-            ? what
-            : what + ", " + hint.strip().replaceFirst("^,\\s*", "");
+    String message = Hints.append(what, hint);
     return new GateFinding(
         file,
         Math.max(0, line),

@@ -11,6 +11,7 @@ import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.verification.DocumentVerdict;
@@ -298,7 +299,7 @@ public final class MergeGate {
         GateFinding.Check.SIGNATURE,
         RULE_SIGNATURE,
         verdict.description(),
-        Messages.withHint(
+        Hints.append(
             verdict.reason(),
             "perhaps you should undo the change here and make it in "
                 + slashes(source)

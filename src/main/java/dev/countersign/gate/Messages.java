@@ -1,5 +1,6 @@
 package dev.countersign.gate;
 
+import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 
 /** Turns problems into finding messages: what is wrong, then what to do, as one sentence. */
@@ -20,18 +21,6 @@ final class Messages {
     } else if (message.startsWith(file + ": ")) {
       message = message.substring(file.length() + 2);
     }
-    return withHint(message, problem.hint().orElse(null));
-  }
-
-  /** {@code what}, then {@code ", " + hint}; hints are written both with and without the comma. */
-  static String withHint(String what, String hint) {
-    if (hint == null || hint.isBlank()) {
-      return what;
-    }
-    String trimmed = hint.strip();
-    if (trimmed.startsWith(",")) {
-      trimmed = trimmed.substring(1).strip();
-    }
-    return what + ", " + trimmed;
+    return Hints.append(message, problem.hint().orElse(null));
   }
 }

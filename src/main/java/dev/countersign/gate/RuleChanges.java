@@ -5,6 +5,7 @@ import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.PolicyFileLoader;
 import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,8 +47,7 @@ final class RuleChanges {
       String message =
           problem instanceof InputProblem input
               ? Messages.of(input)
-              : Messages.withHint(
-                  String.valueOf(problem.getMessage()), problem.hint().orElse(null));
+              : Hints.append(String.valueOf(problem.getMessage()), problem.hint().orElse(null));
       findings.add(
           new GateFinding(
               file,

@@ -5,6 +5,7 @@ import dev.countersign.admission.KyvernoManifestRule;
 import dev.countersign.admission.ServerDefaults;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
+import dev.countersign.support.problems.Hints;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -64,7 +65,7 @@ public final class ServerDefaultingRule {
               GateFinding.Check.MANIFEST,
               RULE,
               document.describe(),
-              Messages.withHint(
+              Hints.append(
                   "leaves out "
                       + first.path()
                       + " ("

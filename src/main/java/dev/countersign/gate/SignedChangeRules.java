@@ -7,6 +7,7 @@ import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.RepositoryFiles;
+import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -314,7 +315,7 @@ final class SignedChangeRules {
         GateFinding.Check.SIGNATURE,
         rule,
         "",
-        Messages.withHint(what, hint),
+        Hints.append(what, hint),
         GateFinding.Severity.ERROR);
   }
 

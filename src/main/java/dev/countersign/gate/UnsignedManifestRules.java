@@ -4,6 +4,7 @@ import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.support.problems.Hints;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -241,7 +242,7 @@ public final class UnsignedManifestRules {
         GateFinding.Check.MANIFEST,
         rule,
         object,
-        Messages.withHint(what, hint),
+        Hints.append(what, hint),
         GateFinding.Severity.ERROR);
   }
 }

@@ -65,7 +65,7 @@ public final class AdmissionPolicyLoader {
                 + " does not exist in "
                 + files.describe()
                 + " while loading admission policies",
-            ", perhaps you should fix \"governance.policies\" in the trust policy (paths are"
+            "perhaps you should fix \"governance.policies\" in the trust policy (paths are"
                 + " relative to the repository root)");
       }
       found.forEach(
@@ -88,7 +88,7 @@ public final class AdmissionPolicyLoader {
             "ValidatingAdmissionPolicy apiVersion \""
                 + document.apiVersion()
                 + "\" is not supported",
-            ", perhaps you should use " + API_VERSION);
+            "perhaps you should use " + API_VERSION);
       }
       policies.add(policy(new Schema(source, document), document));
     }
@@ -115,7 +115,7 @@ public final class AdmissionPolicyLoader {
                             + " does not exist in "
                             + files.describe()
                             + " while loading admission policies",
-                        ", perhaps you should fix \"governance.params\" in the trust policy"));
+                        "perhaps you should fix \"governance.params\" in the trust policy"));
     List<ManifestDocument> documents =
         YamlTree.parseAll(location, new String(bytes, StandardCharsets.UTF_8));
     if (documents.size() != 1) {
@@ -164,7 +164,7 @@ public final class AdmissionPolicyLoader {
       throw schema.problem(
           "spec",
           "ValidatingAdmissionPolicy " + name + " has no \"spec.validations\"",
-          ", perhaps you should add at least one validation (audit annotations alone are not"
+          "perhaps you should add at least one validation (audit annotations alone are not"
               + " checked offline)");
     }
     return new AdmissionPolicy(

@@ -95,7 +95,7 @@ public record InitOptions(
               + " and the signed directory "
               + signedDir
               + " overlap while preparing countersign init",
-          ", perhaps you should use two separate directories such as unsigned and signed");
+          "perhaps you should use two separate directories such as unsigned and signed");
     }
     inventory = inventory == null ? ManifestInventory.empty() : inventory;
     for (ManifestInventory.Kind kind : inventory.kinds()) {
@@ -134,7 +134,7 @@ public record InitOptions(
             "The promotion target "
                 + target
                 + " overlaps the manifest directories while preparing countersign init",
-            ", perhaps you should promote to a separate directory such as prod/signed");
+            "perhaps you should promote to a separate directory such as prod/signed");
       }
       promotionTarget = Optional.of(target);
     }
@@ -328,6 +328,6 @@ public record InitOptions(
   private static UsageProblem invalid(String what, String value, String example) {
     return new UsageProblem(
         "The " + what + " \"" + value + "\" is not valid while preparing countersign init",
-        ", perhaps you should pass " + example);
+        "perhaps you should pass " + example);
   }
 }

@@ -218,7 +218,7 @@ public final class RepositoryInitializer {
         if (Files.exists(repositoryRoot.resolve(relative))) {
           throw new UsageProblem(
               "Refusing to overwrite " + slashes(relative) + " while running countersign init",
-              ", perhaps you should move it away or pass --force to replace it");
+              "perhaps you should move it away or pass --force to replace it");
         }
       }
     }
@@ -235,7 +235,7 @@ public final class RepositoryInitializer {
                 + " while running countersign init ("
                 + e.getClass().getSimpleName()
                 + ")",
-            ", perhaps you should check that the repository directory is writable",
+            "perhaps you should check that the repository directory is writable",
             e);
       }
       written.add(file.getKey());

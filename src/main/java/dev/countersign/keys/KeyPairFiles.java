@@ -32,7 +32,7 @@ public final class KeyPairFiles {
       if (Files.exists(file)) {
         throw new UsageProblem(
             "Refusing to overwrite existing key file " + file + " while generating a key pair",
-            ", perhaps you should move it away or choose another output path");
+            "perhaps you should move it away or choose another output path");
       }
     }
     KeyPair pair = PrivateKeys.generate(random);
@@ -63,12 +63,12 @@ public final class KeyPairFiles {
     } catch (FileAlreadyExistsException e) {
       throw new UsageProblem(
           "Refusing to overwrite existing key file " + file + " while generating a key pair",
-          ", perhaps you should move it away or choose another output path",
+          "perhaps you should move it away or choose another output path",
           e);
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not write " + file + " while generating a key pair: " + e.getMessage(),
-          ", perhaps you should check that the directory is writable",
+          "perhaps you should check that the directory is writable",
           e);
     }
   }

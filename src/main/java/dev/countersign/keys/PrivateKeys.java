@@ -97,7 +97,7 @@ public final class PrivateKeys {
           source,
           0,
           e.getMessage(),
-          ", perhaps you should pass a cosign private key (cosign.key)",
+          "perhaps you should pass a cosign private key (cosign.key)",
           e);
     }
     for (Pem.Block block : blocks) {
@@ -120,7 +120,7 @@ public final class PrivateKeys {
         source,
         0,
         "no private key block found (expected \"-----BEGIN " + COSIGN_TYPE + "-----\")",
-        ", perhaps you should pass the private key file (cosign.key), not the public key");
+        "perhaps you should pass the private key file (cosign.key), not the public key");
   }
 
   /** The public half of an EC private key (Q = d·G on its curve). */
@@ -128,7 +128,7 @@ public final class PrivateKeys {
     if (!(key instanceof ECPrivateKey ec)) {
       throw new UsageProblem(
           "Only ECDSA private keys are supported, got " + key.getAlgorithm(),
-          ", perhaps you should generate an ECDSA P-256 key with `countersign keygen`");
+          "perhaps you should generate an ECDSA P-256 key with `countersign keygen`");
     }
     ECParameterSpec params = ec.getParams();
     org.bouncycastle.math.ec.ECPoint q =
@@ -196,7 +196,7 @@ public final class PrivateKeys {
           source,
           0,
           "the encrypted private key is not cosign's JSON envelope",
-          ", perhaps you should regenerate the key with `countersign keygen` or `cosign"
+          "perhaps you should regenerate the key with `countersign keygen` or `cosign"
               + " generate-key-pair`",
           e);
     }
@@ -211,7 +211,7 @@ public final class PrivateKeys {
               + "\", cipher \""
               + cipherName
               + "\"); only scrypt + nacl/secretbox is supported",
-          ", perhaps you should regenerate the key with `countersign keygen` or `cosign"
+          "perhaps you should regenerate the key with `countersign keygen` or `cosign"
               + " generate-key-pair`");
     }
     JsonNode params = root.path("kdf").path("params");
@@ -228,7 +228,7 @@ public final class PrivateKeys {
           source,
           0,
           "the key's scrypt parameters N=" + n + " r=" + r + " p=" + p + " are out of range",
-          ", perhaps you should regenerate the key with `countersign keygen` or `cosign"
+          "perhaps you should regenerate the key with `countersign keygen` or `cosign"
               + " generate-key-pair`");
     }
     byte[] salt = base64Field(root.path("kdf").path("salt"), "kdf.salt", source);
@@ -239,14 +239,14 @@ public final class PrivateKeys {
           source,
           0,
           "the encrypted private key has a malformed nonce or ciphertext",
-          ", perhaps you should regenerate the key with `countersign keygen` or `cosign"
+          "perhaps you should regenerate the key with `countersign keygen` or `cosign"
               + " generate-key-pair`");
     }
     byte[] plain = secretbox(false, ciphertext, nonce, scrypt(password, salt, n, r, p));
     if (plain == null) {
       throw new UsageProblem(
           "Could not decrypt " + source + " while reading the private key: wrong password?",
-          ", perhaps you should set "
+          "perhaps you should set "
               + PASSWORD_VARIABLE
               + " to the password the key was created with");
     }
@@ -264,7 +264,7 @@ public final class PrivateKeys {
           source,
           0,
           "the encrypted private key's " + name + " is missing or not base64",
-          ", perhaps you should regenerate the key with `countersign keygen` or `cosign"
+          "perhaps you should regenerate the key with `countersign keygen` or `cosign"
               + " generate-key-pair`",
           e);
     }
@@ -323,7 +323,7 @@ public final class PrivateKeys {
         source,
         0,
         "the private key is not a PKCS#8 ECDSA or RSA key",
-        ", perhaps you should generate an ECDSA P-256 key with `countersign keygen`");
+        "perhaps you should generate an ECDSA P-256 key with `countersign keygen`");
   }
 
   private static PrivateKey fromSec1(byte[] der, Path source) {
@@ -347,7 +347,7 @@ public final class PrivateKeys {
           source,
           0,
           "the EC PRIVATE KEY block is malformed: " + e.getMessage(),
-          ", perhaps you should generate an ECDSA P-256 key with `countersign keygen`",
+          "perhaps you should generate an ECDSA P-256 key with `countersign keygen`",
           e);
     }
   }
@@ -361,13 +361,13 @@ public final class PrivateKeys {
           case 521 -> "secp521r1";
           default ->
               throw new UsageProblem(
-                  "Unsupported EC key size " + bits, ", perhaps you should use an ECDSA P-256 key");
+                  "Unsupported EC key size " + bits, "perhaps you should use an ECDSA P-256 key");
         };
     X9ECParameters x9 = CustomNamedCurves.getByName(name);
     if (!x9.getCurve().getB().toBigInteger().equals(params.getCurve().getB())) {
       throw new UsageProblem(
           "Unsupported elliptic curve of size " + bits,
-          ", perhaps you should use an ECDSA P-256 key");
+          "perhaps you should use an ECDSA P-256 key");
     }
     return x9;
   }

@@ -57,7 +57,7 @@ public final class PublicKeys {
           source,
           line,
           e.getMessage(),
-          ", perhaps you should pass a PEM public key such as cosign.pub",
+          "perhaps you should pass a PEM public key such as cosign.pub",
           e);
     }
     List<Pem.Block> keys = blocks.stream().filter(b -> b.type().equals("PUBLIC KEY")).toList();
@@ -70,7 +70,7 @@ public final class PublicKeys {
           source,
           line,
           "no \"-----BEGIN PUBLIC KEY-----\" block found (" + found + ")",
-          ", perhaps you should pass the public key file (cosign.pub), not the private key or a"
+          "perhaps you should pass the public key file (cosign.pub), not the private key or a"
               + " certificate");
     }
     if (keys.size() > 1) {
@@ -78,7 +78,7 @@ public final class PublicKeys {
           source,
           line,
           "holds " + keys.size() + " public keys, expected one",
-          ", perhaps you should put each key in its own file and pass --key once per file");
+          "perhaps you should put each key in its own file and pass --key once per file");
     }
     return fromSpki(keys.get(0).der(), source, line);
   }
@@ -100,7 +100,7 @@ public final class PublicKeys {
         source,
         line,
         "the PUBLIC KEY block is not an ECDSA or RSA key",
-        ", perhaps you should generate an ECDSA P-256 key with `countersign keygen` or `cosign"
+        "perhaps you should generate an ECDSA P-256 key with `countersign keygen` or `cosign"
             + " generate-key-pair`");
   }
 
@@ -119,25 +119,25 @@ public final class PublicKeys {
       if (Files.isDirectory(file)) {
         throw new UsageProblem(
             file + " is a directory, not a key file",
-            ", perhaps you should pass the key file itself");
+            "perhaps you should pass the key file itself");
       }
       if (Files.size(file) > MAX_KEY_FILE_BYTES) {
         throw new InputProblem(
             file,
             0,
             "is too large to be a key file (" + Files.size(file) + " bytes)",
-            ", perhaps you should check that you passed the key and not a manifest");
+            "perhaps you should check that you passed the key and not a manifest");
       }
       return Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
       throw new UsageProblem(
-          "Key file " + file + " does not exist", ", perhaps you should check the path", e);
+          "Key file " + file + " does not exist", "perhaps you should check the path", e);
     } catch (IOException e) {
       throw new InputProblem(
           file,
           0,
           "could not be read: " + e.getMessage(),
-          ", perhaps you should check the file's permissions",
+          "perhaps you should check the file's permissions",
           e);
     }
   }

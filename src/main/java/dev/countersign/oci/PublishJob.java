@@ -6,6 +6,7 @@ import dev.countersign.signing.SignatureMaterial;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
@@ -295,7 +296,7 @@ public final class PublishJob {
     String hint =
         "perhaps you should fix the cause and run publish again (it pushes nothing twice and only"
             + " adds the signature)"
-            + e.hint().map(h -> "; " + h.replaceFirst("^,?\\s*perhaps you should ", "")).orElse("");
+            + e.hint().map(h -> "; " + Hints.fix(h)).orElse("");
     if (e instanceof RemoteProblem) {
       return new RemoteProblem(message, hint, e);
     }

@@ -113,7 +113,7 @@ public record PolicyFile(
                                 + relative
                                 + " in "
                                 + files.describe(),
-                            ", perhaps you should commit the key or fix the path (it is relative to"
+                            "perhaps you should commit the key or fix the path (it is relative to"
                                 + " the repository root)"));
         publicKeys.add(PublicKeys.parse(pem, relative, 1));
       } else {

@@ -66,7 +66,7 @@ public final class PolicyFileLoader {
               + " in "
               + files.describe()
               + " while loading the trust policy",
-          ", perhaps you should run \"countersign init\" or pass the identity flags on the command"
+          "perhaps you should run \"countersign init\" or pass the identity flags on the command"
               + " line");
     }
     return parse(relativeFile, new String(bytes.get(), StandardCharsets.UTF_8));
@@ -80,14 +80,14 @@ public final class PolicyFileLoader {
           source,
           0,
           "the trust policy is empty",
-          ", perhaps you should start from \"countersign init\"");
+          "perhaps you should start from \"countersign init\"");
     }
     if (documents.size() > 1) {
       throw new InputProblem(
           source,
           documents.get(1).line(),
           "the trust policy must be a single YAML document",
-          ", perhaps you should remove the extra \"---\"");
+          "perhaps you should remove the extra \"---\"");
     }
     ManifestDocument document = documents.get(0);
     Schema schema = new Schema(source, document);
@@ -99,14 +99,14 @@ public final class PolicyFileLoader {
       throw schema.problem(
           "apiVersion",
           "apiVersion \"" + apiVersion + "\" is not supported",
-          ", perhaps you should use " + PolicyFile.API_VERSION);
+          "perhaps you should use " + PolicyFile.API_VERSION);
     }
     String kind = schema.requiredString(root, "", "kind");
     if (!PolicyFile.KIND.equals(kind)) {
       throw schema.problem(
           "kind",
           "kind \"" + kind + "\" is not supported",
-          ", perhaps you should use " + PolicyFile.KIND);
+          "perhaps you should use " + PolicyFile.KIND);
     }
 
     AnnotationDomain domain = AnnotationDomain.DEFAULT;
@@ -125,7 +125,7 @@ public final class PolicyFileLoader {
       throw schema.problem(
           "",
           "the trust policy names no signer: both \"signers\" and \"keys\" are empty",
-          ", perhaps you should add the signing workflow's identity under \"signers\"");
+          "perhaps you should add the signing workflow's identity under \"signers\"");
     }
 
     long minSigners = schema.integer(root, "", "minSigners").orElse(1L);
@@ -146,7 +146,7 @@ public final class PolicyFileLoader {
         throw schema.problem(
             "ignoreFields." + i,
             "\"ignoreFields[" + i + "]\" is empty",
-            ", perhaps you should remove it");
+            "perhaps you should remove it");
       }
     }
 
@@ -184,7 +184,7 @@ public final class PolicyFileLoader {
       throw schema.problem(
           item.path() + "." + regexKey,
           "both \"" + exactKey + "\" and \"" + regexKey + "\" are set",
-          ", perhaps you should keep only one");
+          "perhaps you should keep only one");
     }
     if (exact.isEmpty() && regex.isEmpty()) {
       throw schema.problem(
@@ -220,7 +220,7 @@ public final class PolicyFileLoader {
               + "\" is invalid ("
               + e.getDescription()
               + ")",
-          ", perhaps you should escape special characters such as '.' and '?' with a backslash",
+          "perhaps you should escape special characters such as '.' and '?' with a backslash",
           e);
     }
     return new Side(pattern, true);
@@ -288,7 +288,7 @@ public final class PolicyFileLoader {
       throw schema.problem(
           "directories",
           "\"directories\" is empty",
-          ", perhaps you should remove it to use unsigned/ and signed/");
+          "perhaps you should remove it to use unsigned/ and signed/");
     }
     return pairs;
   }
@@ -327,7 +327,7 @@ public final class PolicyFileLoader {
       throw schema.problem(
           path,
           "\"" + value + "\" must be a path inside the repository",
-          ", perhaps you should write it relative to the repository root");
+          "perhaps you should write it relative to the repository root");
     }
     return result;
   }

@@ -94,7 +94,7 @@ public interface RepositoryFiles {
             relative,
             0,
             "is outside the repository",
-            ", perhaps you should use a repository-relative path");
+            "perhaps you should use a repository-relative path");
       }
       return file;
     }

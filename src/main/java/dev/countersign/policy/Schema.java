@@ -44,7 +44,7 @@ public final class Schema {
         throw problem(
             where,
             "unknown key \"" + where + "\"",
-            ", perhaps you should use one of " + String.join(", ", new TreeSet<>(allowed)));
+            "perhaps you should use one of " + String.join(", ", new TreeSet<>(allowed)));
       }
     }
   }

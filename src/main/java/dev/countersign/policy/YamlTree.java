@@ -56,7 +56,7 @@ public final class YamlTree {
               file,
               line(root),
               "the document is not a YAML mapping",
-              ", perhaps you should check the indentation of the document");
+              "perhaps you should check the indentation of the document");
         }
         Map<String, Integer> lines = new HashMap<>();
         @SuppressWarnings("unchecked")
@@ -70,7 +70,7 @@ public final class YamlTree {
           file,
           mark == null ? 0 : mark.getLine() + 1,
           "the file is not valid YAML (" + firstLine(e.getProblem()) + ")",
-          ", perhaps you should run it through a YAML linter",
+          "perhaps you should run it through a YAML linter",
           e);
     } catch (YAMLException e) {
       throw new InputProblem(
@@ -106,7 +106,7 @@ public final class YamlTree {
               file,
               line(keyNode),
               "the key \"" + name + "\" appears twice",
-              ", perhaps you should remove one");
+              "perhaps you should remove one");
         }
         String child = path.isEmpty() ? name : path + "." + name;
         lines.put(child, line(keyNode));

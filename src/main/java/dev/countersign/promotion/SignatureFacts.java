@@ -78,7 +78,7 @@ public final class SignatureFacts {
                         Path.of(path),
                         0,
                         "carries no signature annotations",
-                        ", perhaps you should sign it first (countersign sign, or the run"
+                        "perhaps you should sign it first (countersign sign, or the run"
                             + " pipeline)"));
     String digest = SignJob.digest(content.message());
     if (content.signatureSets().isEmpty()) {
@@ -86,7 +86,7 @@ public final class SignatureFacts {
           Path.of(path),
           0,
           "has a message annotation but no signature",
-          ", perhaps you should sign it again");
+          "perhaps you should sign it again");
     }
     SignatureSetAnnotations set = content.signatureSets().get(0);
     OptionalLong index =
@@ -106,11 +106,7 @@ public final class SignatureFacts {
         content = format.decode(document);
       } catch (IllegalArgumentException e) {
         throw new InputProblem(
-            Path.of(path),
-            document.line(),
-            e.getMessage(),
-            ", perhaps you should sign it again",
-            e);
+            Path.of(path), document.line(), e.getMessage(), "perhaps you should sign it again", e);
       }
       if (content.isPresent()) {
         return content;

@@ -192,7 +192,7 @@ class RepositoryInitializerTest {
                       "Refusing to overwrite .countersign/policy.yaml while running countersign"
                           + " init");
               assertThat(problem.hint())
-                  .contains(", perhaps you should move it away or pass --force to replace it");
+                  .contains("perhaps you should move it away or pass --force to replace it");
             });
     assertThat(Files.readString(repo.resolve(".countersign/policy.yaml"))).isEqualTo("mine");
     assertThat(repo.resolve(".github")).doesNotExist();

@@ -122,13 +122,13 @@ class PolicyFileLoaderTest {
             HEADER + SIGNER + "minSigner: 1\n",
             6,
             "unknown key \"minSigner\"",
-            ", perhaps you should use one of annotationDomain, apiVersion, directories, governance,"
+            "perhaps you should use one of annotationDomain, apiVersion, directories, governance,"
                 + " ignoreFields, keys, kind, minSigners, signers"),
         Arguments.of(
             HEADER + "signers:\n  - issuer: " + ISSUER + "\n    subjet: x\n",
             5,
             "unknown key \"signers.0.subjet\"",
-            ", perhaps you should use one of issuer, issuerRegExp, subject, subjectRegExp"),
+            "perhaps you should use one of issuer, issuerRegExp, subject, subjectRegExp"),
         Arguments.of(
             HEADER
                 + "signers:\n  - issuer: "
@@ -137,7 +137,7 @@ class PolicyFileLoaderTest {
             5,
             "the regular expression \"https://github.com/(acme\" in \"subjectRegExp\" is invalid"
                 + " (Unclosed group)",
-            ", perhaps you should escape special characters such as '.' and '?' with a backslash"),
+            "perhaps you should escape special characters such as '.' and '?' with a backslash"),
         Arguments.of(
             HEADER + "signers:\n  - issuer: " + ISSUER + "\n",
             4,
@@ -148,12 +148,12 @@ class PolicyFileLoaderTest {
             HEADER.replace("v1alpha1", "v9"),
             1,
             "apiVersion \"countersign.dev/v9\" is not supported",
-            ", perhaps you should use countersign.dev/v1alpha1"),
+            "perhaps you should use countersign.dev/v1alpha1"),
         Arguments.of(
             HEADER + "minSigners: 1\n",
             1,
             "the trust policy names no signer: both \"signers\" and \"keys\" are empty",
-            ", perhaps you should add the signing workflow's identity under \"signers\""),
+            "perhaps you should add the signing workflow's identity under \"signers\""),
         Arguments.of(
             HEADER + SIGNER + "minSigners: 2\n",
             6,
@@ -168,23 +168,23 @@ class PolicyFileLoaderTest {
             HEADER + SIGNER + "directories:\n  - unsigned: ../outside\n    signed: signed\n",
             7,
             "\"../outside\" must be a path inside the repository",
-            ", perhaps you should write it relative to the repository root"),
+            "perhaps you should write it relative to the repository root"),
         Arguments.of(
             HEADER + SIGNER + "keys:\n  - pem: not a key\n",
             7,
             "no \"-----BEGIN PUBLIC KEY-----\" block found (no PEM block)",
-            ", perhaps you should pass the public key file (cosign.pub), not the private key or a"
+            "perhaps you should pass the public key file (cosign.pub), not the private key or a"
                 + " certificate"),
         Arguments.of(
             HEADER + SIGNER + "governance:\n  policy: [p/]\n",
             7,
             "unknown key \"governance.policy\"",
-            ", perhaps you should use one of params, policies"),
+            "perhaps you should use one of params, policies"),
         Arguments.of(
             HEADER + SIGNER + "signers: []\n",
             6,
             "the key \"signers\" appears twice",
-            ", perhaps you should remove one"),
+            "perhaps you should remove one"),
         Arguments.of(
             HEADER + "signers:\n  - issuer: x\n    subject: ''\n",
             5,

@@ -46,7 +46,7 @@ class SigstoreKeylessSignerSetupTest {
               e ->
                   assertThat(((CountersignException) e).hint().orElseThrow())
                       .isEqualTo(
-                          ", perhaps you should add `permissions: id-token: write` to the job, or"
+                          "perhaps you should add `permissions: id-token: write` to the job, or"
                               + " pass --identity-token / SIGSTORE_ID_TOKEN, or sign with --key"));
     }
   }

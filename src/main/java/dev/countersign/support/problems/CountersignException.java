@@ -7,22 +7,34 @@ import java.util.Optional;
  * A failure that stops a command and maps to an {@link ExitCode}. The message says what failed
  * while doing what; the hint, when present, says what the user could do about it.
  *
+ * <p>Each subclass fixes its exit code once, through this constructor; the family is sealed so the
+ * exit codes stay the README's table.
+ *
  * <p>A rejected verification is not an exception: it is a result. Exceptions mean "could not
  * decide".
  */
 public abstract sealed class CountersignException extends RuntimeException
     permits UsageProblem, EnvironmentProblem, RemoteProblem, InputProblem, InternalProblem {
 
+  private final ExitCode exitCode;
   private final String hint;
 
-  protected CountersignException(String message, String hint, Throwable cause) {
+  /**
+   * @param hint "perhaps you should …", or {@code null}; stored as {@link Hints#text} (a leading
+   *     comma is dropped)
+   */
+  protected CountersignException(ExitCode exitCode, String message, String hint, Throwable cause) {
     super(message, cause);
-    this.hint = hint;
+    this.exitCode = exitCode;
+    this.hint = Hints.text(hint);
   }
 
-  public abstract ExitCode exitCode();
+  public final ExitCode exitCode() {
+    return exitCode;
+  }
 
-  public Optional<String> hint() {
+  /** The hint as it reads alone ("perhaps you should …"), if there is one. */
+  public final Optional<String> hint() {
     return Optional.ofNullable(hint);
   }
 }

@@ -2,7 +2,10 @@ package dev.countersign.support.problems;
 
 import dev.countersign.support.ExitCode;
 
-/** The environment does not allow the command to run (missing token, not a repository...). */
+/**
+ * The environment does not allow the command to run (missing token, not a repository...). Exit code
+ * {@link ExitCode#ENVIRONMENT}.
+ */
 public final class EnvironmentProblem extends CountersignException {
 
   public EnvironmentProblem(String message) {
@@ -14,11 +17,6 @@ public final class EnvironmentProblem extends CountersignException {
   }
 
   public EnvironmentProblem(String message, String hint, Throwable cause) {
-    super(message, hint, cause);
-  }
-
-  @Override
-  public ExitCode exitCode() {
-    return ExitCode.ENVIRONMENT;
+    super(ExitCode.ENVIRONMENT, message, hint, cause);
   }
 }

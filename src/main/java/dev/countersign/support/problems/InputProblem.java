@@ -47,7 +47,7 @@ public final class InputProblem extends CountersignException {
   }
 
   public InputProblem(Path file, int line, String what, String hint, Throwable cause) {
-    super(describe(file, line, what), hint, cause);
+    super(ExitCode.INVALID_INPUT, describe(file, line, what), hint, cause);
     this.file = file;
     this.line = line;
   }
@@ -62,10 +62,5 @@ public final class InputProblem extends CountersignException {
 
   public Optional<Integer> line() {
     return line > 0 ? Optional.of(line) : Optional.empty();
-  }
-
-  @Override
-  public ExitCode exitCode() {
-    return ExitCode.INVALID_INPUT;
   }
 }

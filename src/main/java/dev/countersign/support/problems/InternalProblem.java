@@ -2,7 +2,7 @@ package dev.countersign.support.problems;
 
 import dev.countersign.support.ExitCode;
 
-/** A bug: something that should not happen did. */
+/** A bug: something that should not happen did. Exit code {@link ExitCode#INTERNAL}. */
 public final class InternalProblem extends CountersignException {
 
   public InternalProblem(String message) {
@@ -14,11 +14,6 @@ public final class InternalProblem extends CountersignException {
   }
 
   public InternalProblem(String message, String hint, Throwable cause) {
-    super(message, hint, cause);
-  }
-
-  @Override
-  public ExitCode exitCode() {
-    return ExitCode.INTERNAL;
+    super(ExitCode.INTERNAL, message, hint, cause);
   }
 }

@@ -2,7 +2,7 @@ package dev.countersign.support.problems;
 
 import dev.countersign.support.ExitCode;
 
-/** A remote service failed; retrying may help. */
+/** A remote service failed; retrying may help. Exit code {@link ExitCode#REMOTE}. */
 public final class RemoteProblem extends CountersignException {
 
   public RemoteProblem(String message) {
@@ -14,11 +14,6 @@ public final class RemoteProblem extends CountersignException {
   }
 
   public RemoteProblem(String message, String hint, Throwable cause) {
-    super(message, hint, cause);
-  }
-
-  @Override
-  public ExitCode exitCode() {
-    return ExitCode.REMOTE;
+    super(ExitCode.REMOTE, message, hint, cause);
   }
 }

@@ -2,7 +2,7 @@ package dev.countersign.support.problems;
 
 import dev.countersign.support.ExitCode;
 
-/** Bad flags, options or configuration. */
+/** Bad flags, options or configuration. Exit code {@link ExitCode#USAGE}. */
 public final class UsageProblem extends CountersignException {
 
   public UsageProblem(String message) {
@@ -14,11 +14,6 @@ public final class UsageProblem extends CountersignException {
   }
 
   public UsageProblem(String message, String hint, Throwable cause) {
-    super(message, hint, cause);
-  }
-
-  @Override
-  public ExitCode exitCode() {
-    return ExitCode.USAGE;
+    super(ExitCode.USAGE, message, hint, cause);
   }
 }
