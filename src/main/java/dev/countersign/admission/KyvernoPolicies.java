@@ -4,6 +4,7 @@ import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -154,8 +155,7 @@ public final class KyvernoPolicies {
     List<Path> files = new ArrayList<>();
     try (Stream<Path> walk = Files.walk(root)) {
       walk.filter(path -> !path.equals(root))
-          .filter(
-              path -> root.relativize(path).toString().replace('\\', '/').split("/").length < 30)
+          .filter(path -> RepositoryPaths.slashed(root.relativize(path)).split("/").length < 30)
           .filter(
               path -> {
                 for (Path part : root.relativize(path)) {

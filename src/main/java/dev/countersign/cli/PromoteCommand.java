@@ -19,6 +19,7 @@ import dev.countersign.promotion.PullRequestPublisher;
 import dev.countersign.promotion.SignatureFacts;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.DocumentVerdict;
 import dev.countersign.verification.IdentityRule;
@@ -137,12 +138,12 @@ final class PromoteCommand implements Callable<Integer> {
               .orElse("main");
       Optional<String> pushToken = git.pushToken(env);
       GitRemote gitRemote = git.remote(env, workspace);
-      String target = stripSlashes(to);
+      String target = RepositoryPaths.directory(to);
       PromotionSettings settings =
           pullRequest.settings(
               baseBranch,
               PromotionSettings.promoteBranch(target),
-              "countersign: promote " + stripSlashes(from) + " to " + target,
+              "countersign: promote " + RepositoryPaths.directory(from) + " to " + target,
               target,
               PromotionBody.Purpose.PROMOTE);
       dev.countersign.github.GitHubApi api = PullRequestOptions.api(runtime, reporter, pushToken);
@@ -260,16 +261,5 @@ final class PromoteCommand implements Callable<Integer> {
                 : TrustedRoot.fromPublicGoodTuf(null);
     return new Trust(
         trustPolicy, signedFormat, new ManifestVerifier(roots, trustPolicy, signedFormat));
-  }
-
-  private static String stripSlashes(String dir) {
-    String d = dir.replace('\\', '/');
-    while (d.startsWith("./")) {
-      d = d.substring(2);
-    }
-    while (d.endsWith("/")) {
-      d = d.substring(0, d.length() - 1);
-    }
-    return d;
   }
 }

@@ -18,6 +18,7 @@ import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.PolicyFileLoader;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.IdentityRule;
@@ -456,7 +457,7 @@ public final class ChainDoctor {
                           + kind
                           + (namespace.isEmpty() ? "" : " and " + namespace)
                           + " to the rule's match in "
-                          + slashes(first.file())
+                          + RepositoryPaths.slashed(first.file())
                           + ":"
                           + first.line()));
             }
@@ -467,7 +468,7 @@ public final class ChainDoctor {
                 defaulted
                     .computeIfAbsent(rule, r -> new ArrayList<>())
                     .add(
-                        slashes(relative)
+                        RepositoryPaths.slashed(relative)
                             + ":"
                             + field.line()
                             + " "
@@ -581,7 +582,7 @@ public final class ChainDoctor {
                     + ", which Kyverno rule "
                     + rule.rule()
                     + " in "
-                    + slashes(rule.file())
+                    + RepositoryPaths.slashed(rule.file())
                     + " does not accept, so the cluster rejects it",
                 "perhaps you should sign it again with the workflow the rule names, or add its"
                     + " subject to the rule"));
@@ -633,7 +634,7 @@ public final class ChainDoctor {
             Map<?, ?> spec = document.content().get("spec") instanceof Map<?, ?> m ? m : Map.of();
             Map<?, ?> source = spec.get("source") instanceof Map<?, ?> m ? m : Map.of();
             Map<?, ?> destination = spec.get("destination") instanceof Map<?, ?> m ? m : Map.of();
-            if (slashes(signedDir).equals(String.valueOf(source.get("path")))
+            if (RepositoryPaths.slashed(signedDir).equals(String.valueOf(source.get("path")))
                 && destination.get("namespace") instanceof String ns) {
               return ns;
             }
@@ -671,9 +672,5 @@ public final class ChainDoctor {
         object,
         message,
         GateFinding.Severity.ERROR);
-  }
-
-  private static String slashes(Path path) {
-    return path.toString().replace('\\', '/');
   }
 }

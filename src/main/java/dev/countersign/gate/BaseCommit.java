@@ -1,7 +1,10 @@
 package dev.countersign.gate;
 
+import static dev.countersign.git.CommitIds.abbreviate;
+
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.policy.RepositoryFiles;
+import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -39,18 +42,10 @@ public record BaseCommit(GitWorkspace git, String commitId) {
   java.util.Map<Path, List<GitWorkspace.FileVersion>> history(java.util.Collection<Path> paths) {
     java.util.Map<Path, List<GitWorkspace.FileVersion>> byPath = new java.util.HashMap<>();
     java.util.Map<String, Path> names = new java.util.HashMap<>();
-    paths.forEach(p -> names.put(slashes(p.normalize()), p));
+    paths.forEach(p -> names.put(RepositoryPaths.slashed(p.normalize()), p));
     git.history(commitId, names.keySet(), HISTORY_DEPTH)
         .forEach((name, versions) -> byPath.put(names.get(name), versions));
     return byPath;
-  }
-
-  static String abbreviate(String commitId) {
-    return commitId.length() > 12 ? commitId.substring(0, 12) : commitId;
-  }
-
-  private static String slashes(Path path) {
-    return path.toString().replace('\\', '/');
   }
 
   /** A commit's tree as {@link RepositoryFiles}: regular files only, links never followed. */
@@ -63,19 +58,19 @@ public record BaseCommit(GitWorkspace git, String commitId) {
 
     @Override
     public Optional<byte[]> read(Path relative) {
-      return git.readFile(commitId, slashes(relative.normalize()));
+      return git.readFile(commitId, RepositoryPaths.slashed(relative.normalize()));
     }
 
     @Override
     public boolean isDirectory(Path relative) {
-      String dir = slashes(relative.normalize());
+      String dir = RepositoryPaths.slashed(relative.normalize());
       return !git.entries(commitId, dir).isEmpty();
     }
 
     @Override
     public SortedMap<Path, byte[]> filesUnder(Path relative) {
       SortedMap<Path, byte[]> files = new TreeMap<>();
-      git.readFiles(commitId, slashes(relative.normalize()))
+      git.readFiles(commitId, RepositoryPaths.slashed(relative.normalize()))
           .forEach((path, bytes) -> files.put(Path.of(path), bytes));
       return files;
     }

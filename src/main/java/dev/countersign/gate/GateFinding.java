@@ -1,5 +1,6 @@
 package dev.countersign.gate;
 
+import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Locale;
@@ -77,7 +78,7 @@ public record GateFinding(
 
   /** The file with forward slashes, as GitHub annotations and SARIF want it. */
   public String uri() {
-    return file.toString().replace('\\', '/');
+    return RepositoryPaths.slashed(file);
   }
 
   /** {@code file:line} or {@code file}. */

@@ -10,6 +10,7 @@ import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.RepositoryFiles;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
@@ -279,7 +280,7 @@ public final class MergeGate {
     Map<Path, PolicyFile.DirectoryPair> files = new LinkedHashMap<>();
     ManifestTree tree = ManifestTree.of(reader);
     for (PolicyFile.DirectoryPair pair : policy.directories()) {
-      String dir = slashes(signed ? pair.signed() : pair.unsigned());
+      String dir = RepositoryPaths.slashed(signed ? pair.signed() : pair.unsigned());
       try {
         for (ManifestTree.Entry entry : tree.walk(repositoryRoot, dir)) {
           files.putIfAbsent(Path.of(entry.path()), pair);
@@ -302,9 +303,9 @@ public final class MergeGate {
         Hints.append(
             verdict.reason(),
             "perhaps you should undo the change here and make it in "
-                + slashes(source)
+                + RepositoryPaths.slashed(source)
                 + " instead; files under "
-                + slashes(pair.signed())
+                + RepositoryPaths.slashed(pair.signed())
                 + "/ are written only by the signing workflow"),
         GateFinding.Severity.ERROR);
   }
@@ -318,9 +319,5 @@ public final class MergeGate {
         "",
         Messages.of(problem),
         GateFinding.Severity.ERROR);
-  }
-
-  private static String slashes(Path path) {
-    return path.toString().replace('\\', '/');
   }
 }

@@ -5,6 +5,7 @@ import dev.countersign.admission.KyvernoManifestRule;
 import dev.countersign.admission.ServerDefaults;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,7 +81,7 @@ public final class ServerDefaultingRule {
                       + "; Kyverno rule "
                       + rule.rule()
                       + " in "
-                      + rule.file().toString().replace('\\', '/')
+                      + RepositoryPaths.slashed(rule.file())
                       + " compares without dryRun, so the cluster would reject this object once"
                       + " signed",
                   "perhaps you should write the field out, or enable dryRun in that rule"

@@ -1,5 +1,6 @@
 package dev.countersign.gate;
 
+import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestReader;
@@ -7,6 +8,7 @@ import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.RepositoryFiles;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 import java.nio.file.Path;
@@ -234,7 +236,7 @@ final class SignedChangeRules {
                 file,
                 RULE_REPLAY,
                 "replays an earlier signed version of this file (as committed in "
-                    + BaseCommit.abbreviate(version.commitId())
+                    + CommitIds.abbreviate(version.commitId())
                     + ") instead of the base branch's",
                 "perhaps you should revert the change in the unsigned directory instead, so the"
                     + " signing workflow signs it anew"));
@@ -250,7 +252,7 @@ final class SignedChangeRules {
       List<Slot> at = slots.getOrDefault(key(object), List.of());
       if (!at.isEmpty() && at.stream().noneMatch(s -> s.relative().equals(relative))) {
         TreeSet<String> elsewhere = new TreeSet<>();
-        at.forEach(s -> elsewhere.add(slashes(s.file())));
+        at.forEach(s -> elsewhere.add(RepositoryPaths.slashed(s.file())));
         return Optional.of(
             error(
                 path,
@@ -317,9 +319,5 @@ final class SignedChangeRules {
         "",
         Hints.append(what, hint),
         GateFinding.Severity.ERROR);
-  }
-
-  private static String slashes(Path path) {
-    return path.toString().replace('\\', '/');
   }
 }

@@ -4,6 +4,7 @@ import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -121,7 +122,7 @@ public final class UnsignedManifestRules {
                 + kib(maxBytes)
                 + " KiB for one manifest file, so the signing workflow would refuse it",
             "perhaps you should split "
-                + file.displayPath().toString().replace('\\', '/')
+                + RepositoryPaths.slashed(file.displayPath())
                 + " into smaller files (each file is signed as one message)"));
   }
 
@@ -208,7 +209,7 @@ public final class UnsignedManifestRules {
                 + kib(ANNOTATION_LIMIT_BYTES)
                 + " KiB limit, so the cluster would refuse it",
             "perhaps you should split "
-                + file.displayPath().toString().replace('\\', '/')
+                + RepositoryPaths.slashed(file.displayPath())
                 + " into smaller files (each file is signed as one message)"));
   }
 

@@ -1,6 +1,7 @@
 package dev.countersign.git;
 
 import dev.countersign.support.NoFollowPaths;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
@@ -239,7 +240,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   @Override
   public SortedMap<String, byte[]> readFiles(String commitId, String dir) {
-    String prefix = ChangeSet.checkedPath(stripSlashes(dir));
+    String prefix = ChangeSet.checkedPath(RepositoryPaths.directory(dir));
     SortedMap<String, byte[]> files = new TreeMap<>();
     try (RevWalk walk = new RevWalk(repository);
         TreeWalk tw = new TreeWalk(repository)) {
@@ -261,7 +262,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   @Override
   public List<TreeEntry> entries(String commitId, String dir) {
-    String prefix = ChangeSet.checkedPath(stripSlashes(dir));
+    String prefix = ChangeSet.checkedPath(RepositoryPaths.directory(dir));
     List<TreeEntry> found = new ArrayList<>();
     try (RevWalk walk = new RevWalk(repository);
         TreeWalk tw = new TreeWalk(repository)) {
@@ -984,17 +985,6 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   private static boolean isRegularFile(FileMode mode) {
     return mode == FileMode.REGULAR_FILE || mode == FileMode.EXECUTABLE_FILE;
-  }
-
-  private static String stripSlashes(String dir) {
-    String d = dir.replace('\\', '/');
-    while (d.startsWith("./")) {
-      d = d.substring(2);
-    }
-    while (d.endsWith("/")) {
-      d = d.substring(0, d.length() - 1);
-    }
-    return d;
   }
 
   private static String checkedBranch(String branch) {

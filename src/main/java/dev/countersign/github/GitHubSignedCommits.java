@@ -2,17 +2,16 @@ package dev.countersign.github;
 
 import dev.countersign.git.ChangeSet;
 import dev.countersign.git.CommitContent;
-import dev.countersign.git.CommitRequest;
+import dev.countersign.git.CommitIds;
+import dev.countersign.git.ForwardingGitWorkspace;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SortedMap;
 import org.kohsuke.github.GHException;
 import org.kohsuke.github.GHFileNotFoundException;
 import org.kohsuke.github.GHRef;
@@ -46,75 +45,94 @@ import org.kohsuke.github.HttpException;
  * github-actions[bot]}) as author and committer; files go through the API (GitHub's blob limit is
  * 100 MB; symbolic links and executable bits are not made).
  */
-public final class GitHubSignedCommits implements GitWorkspace {
+public final class GitHubSignedCommits extends ForwardingGitWorkspace {
 
   static final int TREE_CHUNK = 100;
 
-  private final GitWorkspace local;
   private final GitHubApi api;
 
   public GitHubSignedCommits(GitWorkspace local, GitHubApi api) {
-    this.local = local;
+    super(local);
     this.api = api;
   }
 
   @Override
   public PushOutcome push(GitRemote remote, String branch) {
     CommitContent content = local.commitContent(local.headCommitId());
-    String operation =
-        "committing " + abbreviate(content.id()) + " to " + branch + " through GitHub's API";
+    String operation = operation(content, branch);
     String made = create(content, operation);
-    try {
-      GHRepository repository = api.repository(operation);
-      Optional<GHRef> ref = ref(repository, branch);
-      if (ref.isEmpty()) {
-        repository.createRef("refs/heads/" + branch, made);
-      } else {
-        ref.get().updateTo(made, false);
-      }
-    } catch (HttpException e) {
-      Optional<PushOutcome> refusal = refusal(e, branch, "REJECTED_NONFASTFORWARD");
-      if (refusal.isPresent()) {
-        return refusal.get();
-      }
-      throw api.translate(e, operation);
-    } catch (IOException | GHException e) {
-      throw api.translate(e, operation);
-    }
-    return adopt(remote, branch, made);
+    return updatingRef(
+        operation,
+        branch,
+        "REJECTED_NONFASTFORWARD",
+        repository -> {
+          moveRef(repository, ref(repository, branch), branch, made, false);
+          return adopt(remote, branch, made);
+        });
   }
 
   @Override
   public PushOutcome pushWithLease(
       GitRemote remote, String branch, Optional<String> expectedRemoteId) {
     CommitContent content = local.commitContent(local.headCommitId());
-    String operation =
-        "committing " + abbreviate(content.id()) + " to " + branch + " through GitHub's API";
+    String operation = operation(content, branch);
+    return updatingRef(
+        operation,
+        branch,
+        "REJECTED_REMOTE_CHANGED",
+        repository -> {
+          Optional<GHRef> ref = ref(repository, branch);
+          Optional<String> current = ref.map(r -> r.getObject().getSha());
+          if (!current.equals(expectedRemoteId)) {
+            return new PushOutcome.Rejected(
+                branch,
+                "REJECTED_REMOTE_CHANGED",
+                "it is at " + current.map(CommitIds::abbreviate).orElse("nothing (deleted)"));
+          }
+          String made = create(content, operation);
+          moveRef(repository, ref, branch, made, true);
+          return adopt(remote, branch, made);
+        });
+  }
+
+  private static String operation(CommitContent content, String branch) {
+    return "committing "
+        + CommitIds.abbreviate(content.id())
+        + " to "
+        + branch
+        + " through GitHub's API";
+  }
+
+  /** A ref update against the repository; GitHub's answers to it are mapped by {@link #refusal}. */
+  private interface RefUpdate {
+    PushOutcome apply(GHRepository repository) throws IOException;
+  }
+
+  /**
+   * Runs {@code update}: a lost race or the branch's rules become outcomes ({@link #refusal}), any
+   * other failure the API's problem for {@code operation}.
+   */
+  private PushOutcome updatingRef(
+      String operation, String branch, String rejectedStatus, RefUpdate update) {
     try {
-      GHRepository repository = api.repository(operation);
-      Optional<GHRef> ref = ref(repository, branch);
-      Optional<String> current = ref.map(r -> r.getObject().getSha());
-      if (!current.equals(expectedRemoteId)) {
-        return new PushOutcome.Rejected(
-            branch,
-            "REJECTED_REMOTE_CHANGED",
-            "it is at " + current.map(GitHubSignedCommits::abbreviate).orElse("nothing (deleted)"));
-      }
-      String made = create(content, operation);
-      if (ref.isEmpty()) {
-        repository.createRef("refs/heads/" + branch, made);
-      } else {
-        ref.get().updateTo(made, true);
-      }
-      return adopt(remote, branch, made);
+      return update.apply(api.repository(operation));
     } catch (HttpException e) {
-      Optional<PushOutcome> refusal = refusal(e, branch, "REJECTED_REMOTE_CHANGED");
-      if (refusal.isPresent()) {
-        return refusal.get();
-      }
-      throw api.translate(e, operation);
+      return refusal(e, branch, rejectedStatus).orElseThrow(() -> api.translate(e, operation));
     } catch (IOException | GHException e) {
       throw api.translate(e, operation);
+    }
+  }
+
+  /**
+   * Creates {@code branch} at {@code made}, or moves it there ({@code force}: not only forward).
+   */
+  private static void moveRef(
+      GHRepository repository, Optional<GHRef> ref, String branch, String made, boolean force)
+      throws IOException {
+    if (ref.isEmpty()) {
+      repository.createRef("refs/heads/" + branch, made);
+    } else {
+      ref.get().updateTo(made, force);
     }
   }
 
@@ -199,97 +217,5 @@ public final class GitHubSignedCommits implements GitWorkspace {
       local.adoptCommit(made);
     }
     return new PushOutcome.Pushed(branch, made, false);
-  }
-
-  private static String abbreviate(String id) {
-    return id.length() > 12 ? id.substring(0, 12) : id;
-  }
-
-  // ---- everything else is the local workspace's ----------------------------------------------
-
-  @Override
-  public Path directory() {
-    return local.directory();
-  }
-
-  @Override
-  public String headCommitId() {
-    return local.headCommitId();
-  }
-
-  @Override
-  public SortedMap<String, byte[]> readFiles(String commitId, String directory) {
-    return local.readFiles(commitId, directory);
-  }
-
-  @Override
-  public java.util.List<TreeEntry> entries(String commitId, String directory) {
-    return local.entries(commitId, directory);
-  }
-
-  @Override
-  public dev.countersign.git.CommitFacts commitFacts(String revision) {
-    return local.commitFacts(revision);
-  }
-
-  @Override
-  public Optional<String> findCommit(String revision) {
-    return local.findCommit(revision);
-  }
-
-  @Override
-  public java.util.Map<String, java.util.List<FileVersion>> history(
-      String commitId, java.util.Collection<String> paths, int maxCommits) {
-    return local.history(commitId, paths, maxCommits);
-  }
-
-  @Override
-  public Optional<byte[]> readFile(String commitId, String path) {
-    return local.readFile(commitId, path);
-  }
-
-  @Override
-  public String lastCommitMessage(String revision) {
-    return local.lastCommitMessage(revision);
-  }
-
-  @Override
-  public void apply(ChangeSet changes) {
-    local.apply(changes);
-  }
-
-  @Override
-  public String commit(CommitRequest request) {
-    return local.commit(request);
-  }
-
-  @Override
-  public String fetch(GitRemote remote, String branch) {
-    return local.fetch(remote, branch);
-  }
-
-  @Override
-  public Optional<String> fetchIfExists(GitRemote remote, String branch) {
-    return local.fetchIfExists(remote, branch);
-  }
-
-  @Override
-  public boolean sameTree(String commitA, String commitB) {
-    return local.sameTree(commitA, commitB);
-  }
-
-  @Override
-  public void resetTo(String commitId) {
-    local.resetTo(commitId);
-  }
-
-  @Override
-  public CommitContent commitContent(String commitId) {
-    return local.commitContent(commitId);
-  }
-
-  @Override
-  public void adoptCommit(String commitId) {
-    local.adoptCommit(commitId);
   }
 }

@@ -1,5 +1,6 @@
 package dev.countersign.governance;
 
+import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Objects;
@@ -31,7 +32,7 @@ public record PolicyFinding(
 
   /** Report order: by file, line, policy, validation. */
   public static final Comparator<PolicyFinding> ORDER =
-      Comparator.comparing((PolicyFinding f) -> f.file().toString().replace('\\', '/'))
+      Comparator.comparing((PolicyFinding f) -> RepositoryPaths.slashed(f.file()))
           .thenComparingInt(PolicyFinding::line)
           .thenComparing(PolicyFinding::policy)
           .thenComparingInt(PolicyFinding::validationIndex)

@@ -1,5 +1,6 @@
 package dev.countersign.init;
 
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -8,6 +9,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -158,17 +160,7 @@ public record InitOptions(
   }
 
   public InitOptions withForce(boolean value) {
-    return new InitOptions(
-        owner,
-        repository,
-        branch,
-        unsignedDir,
-        signedDir,
-        namespace,
-        inventory,
-        otherSigningWorkflows,
-        promotionTarget,
-        value);
+    return with(f -> f.force = value);
   }
 
   /** With the promotion workflow to {@code prod/<signed>}, or without it. */
@@ -178,73 +170,68 @@ public record InitOptions(
   }
 
   public InitOptions withPromotionTarget(Optional<Path> target) {
-    return new InitOptions(
-        owner,
-        repository,
-        branch,
-        unsignedDir,
-        signedDir,
-        namespace,
-        inventory,
-        otherSigningWorkflows,
-        target,
-        force);
+    return with(f -> f.promotionTarget = target);
   }
 
   public InitOptions withDirectories(Path unsigned, Path signed) {
-    return new InitOptions(
-        owner,
-        repository,
-        branch,
-        unsigned,
-        signed,
-        namespace,
-        inventory,
-        otherSigningWorkflows,
-        promotionTarget,
-        force);
+    return with(
+        f -> {
+          f.unsignedDir = unsigned;
+          f.signedDir = signed;
+        });
   }
 
   public InitOptions withNamespace(String value) {
-    return new InitOptions(
-        owner,
-        repository,
-        branch,
-        unsignedDir,
-        signedDir,
-        value,
-        inventory,
-        otherSigningWorkflows,
-        promotionTarget,
-        force);
+    return with(f -> f.namespace = value);
   }
 
   public InitOptions withInventory(ManifestInventory value) {
-    return new InitOptions(
-        owner,
-        repository,
-        branch,
-        unsignedDir,
-        signedDir,
-        namespace,
-        value,
-        otherSigningWorkflows,
-        promotionTarget,
-        force);
+    return with(f -> f.inventory = value);
   }
 
   public InitOptions withOtherSigningWorkflows(List<String> value) {
+    return with(f -> f.otherSigningWorkflows = value);
+  }
+
+  /**
+   * A copy with {@code change} applied to its fields, validated again by the constructor: the one
+   * place the withers build a new value.
+   */
+  private InitOptions with(Consumer<Fields> change) {
+    Fields f = new Fields(this);
+    change.accept(f);
     return new InitOptions(
         owner,
         repository,
         branch,
-        unsignedDir,
-        signedDir,
-        namespace,
-        inventory,
-        value,
-        promotionTarget,
-        force);
+        f.unsignedDir,
+        f.signedDir,
+        f.namespace,
+        f.inventory,
+        f.otherSigningWorkflows,
+        f.promotionTarget,
+        f.force);
+  }
+
+  /** The fields a wither may change. */
+  private static final class Fields {
+    Path unsignedDir;
+    Path signedDir;
+    String namespace;
+    ManifestInventory inventory;
+    List<String> otherSigningWorkflows;
+    Optional<Path> promotionTarget;
+    boolean force;
+
+    Fields(InitOptions o) {
+      unsignedDir = o.unsignedDir;
+      signedDir = o.signedDir;
+      namespace = o.namespace;
+      inventory = o.inventory;
+      otherSigningWorkflows = o.otherSigningWorkflows;
+      promotionTarget = o.promotionTarget;
+      force = o.force;
+    }
   }
 
   public boolean withPromotion() {
@@ -304,7 +291,7 @@ public record InitOptions(
     if (value == null) {
       throw new UsageProblem("The " + what + " is missing while preparing countersign init", null);
     }
-    String text = value.toString().replace('\\', '/');
+    String text = RepositoryPaths.slashed(value);
     Path normalized = value.normalize();
     if (!DIRECTORY.matcher(text).matches()
         || value.isAbsolute()

@@ -1,6 +1,7 @@
 package dev.countersign.init;
 
 import dev.countersign.admission.KubernetesKinds;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.UsageProblem;
@@ -51,15 +52,14 @@ public final class RepositoryInitializer {
     values.put("OWNER", options.owner());
     values.put("REPO", options.repository());
     values.put("BRANCH", options.branch());
-    values.put("UNSIGNED", slashes(options.unsignedDir()));
-    values.put("SIGNED", slashes(options.signedDir()));
+    values.put("UNSIGNED", RepositoryPaths.slashed(options.unsignedDir()));
+    values.put("SIGNED", RepositoryPaths.slashed(options.signedDir()));
     values.put("NAMESPACE", options.namespace());
     values.put("SUBJECT", options.signerSubject());
     values.put("SIGNER_WORKFLOW", ".github/workflows/" + InitOptions.SIGNING_WORKFLOW);
     values.put("ACTION", ActionReference.USES);
     values.put("APP_NAME", options.namespace());
-    values.put(
-        "PROMOTE_TO", options.promotionTarget().map(RepositoryInitializer::slashes).orElse(""));
+    values.put("PROMOTE_TO", options.promotionTarget().map(RepositoryPaths::slashed).orElse(""));
     values.put("REPO_LABEL", label(options.repository()));
     values.put("DRY_RUN_NAMESPACE", InitOptions.DRY_RUN_NAMESPACE);
     List<String> subjects = options.signingWorkflows().stream().map(options::subjectOf).toList();
@@ -217,7 +217,9 @@ public final class RepositoryInitializer {
       for (Path relative : files.keySet()) {
         if (Files.exists(repositoryRoot.resolve(relative))) {
           throw new UsageProblem(
-              "Refusing to overwrite " + slashes(relative) + " while running countersign init",
+              "Refusing to overwrite "
+                  + RepositoryPaths.slashed(relative)
+                  + " while running countersign init",
               "perhaps you should move it away or pass --force to replace it");
         }
       }
@@ -231,7 +233,7 @@ public final class RepositoryInitializer {
       } catch (IOException e) {
         throw new EnvironmentProblem(
             "Could not write "
-                + slashes(file.getKey())
+                + RepositoryPaths.slashed(file.getKey())
                 + " while running countersign init ("
                 + e.getClass().getSimpleName()
                 + ")",
@@ -267,9 +269,5 @@ public final class RepositoryInitializer {
     }
     matcher.appendTail(out);
     return out.toString();
-  }
-
-  private static String slashes(Path path) {
-    return path.toString().replace('\\', '/');
   }
 }

@@ -1,5 +1,6 @@
 package dev.countersign.manifest;
 
+import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
@@ -8,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -242,7 +242,7 @@ public final class ManifestTree {
               });
       for (String segment : directory.split("/")) {
         dir = dir.resolve(segment);
-        Optional<BasicFileAttributes> attributes = lstat(dir);
+        Optional<BasicFileAttributes> attributes = NoFollowPaths.lstat(dir);
         if (attributes.isEmpty()) {
           return List.of();
         }
@@ -347,20 +347,6 @@ public final class ManifestTree {
     }
     files.sort(Comparator.naturalOrder());
     return files;
-  }
-
-  private static Optional<BasicFileAttributes> lstat(Path path) {
-    try {
-      return Optional.of(
-          Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException e) {
-      throw new EnvironmentProblem(
-          "Could not inspect " + path + ": " + e.getMessage(),
-          "perhaps you should check that the directory is readable",
-          e);
-    }
   }
 
   private static Type typeOf(BasicFileAttributes attributes) {

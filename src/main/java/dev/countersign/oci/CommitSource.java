@@ -1,11 +1,14 @@
 package dev.countersign.oci;
 
+import static dev.countersign.git.CommitIds.abbreviate;
+
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.support.Env;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.DocumentVerdict;
@@ -74,7 +77,7 @@ public final class CommitSource {
           "SOURCE " + source + " is not a directory or file inside the repository " + root,
           "name the signed directory, e.g. signed/ (publish reads it from the commit)");
     }
-    String prefix = root.relativize(absolute).toString().replace('\\', '/');
+    String prefix = RepositoryPaths.slashed(root.relativize(absolute));
     // The one file set (links, submodules, unusable names and oversized files refused, every
     // .yaml/.yml in any case), read from the commit as run and check see it.
     SortedMap<String, byte[]> files = new TreeMap<>();
@@ -147,9 +150,5 @@ public final class CommitSource {
   /** A repository URL without {@code user:password@}. */
   static String withoutCredentials(String url) {
     return url.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@", "$1");
-  }
-
-  private static String abbreviate(String commitId) {
-    return commitId.length() > 12 ? commitId.substring(0, 12) : commitId;
   }
 }

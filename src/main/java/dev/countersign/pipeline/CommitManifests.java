@@ -42,20 +42,23 @@ public final class CommitManifests {
   public SortedMap<String, byte[]> read(String commit, String directory) {
     SortedMap<String, byte[]> files = new TreeMap<>();
     for (String path : paths(commit, directory)) {
-      files.put(
-          path,
-          workspace
-              .readFile(commit, path)
-              .orElseThrow(
-                  () ->
-                      new InternalProblem(
-                          "The tree of "
-                              + commit
-                              + " listed "
-                              + path
-                              + " but holds no such file")));
+      files.put(path, listedFile(commit, path));
     }
     return files;
+  }
+
+  /**
+   * The bytes of {@code path}, which {@link #paths} listed in {@code commit}.
+   *
+   * @throws InternalProblem when the tree does not hold it after all
+   */
+  public byte[] listedFile(String commit, String path) {
+    return workspace
+        .readFile(commit, path)
+        .orElseThrow(
+            () ->
+                new InternalProblem(
+                    "The tree of " + commit + " listed " + path + " but holds no such file"));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.countersign.pipeline;
 
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.UsageProblem;
 
 /**
@@ -39,13 +40,7 @@ public record DirPair(String from, String to) {
   }
 
   private static String normalize(String dir, String which) {
-    String d = dir == null ? "" : dir.strip().replace('\\', '/');
-    while (d.startsWith("./")) {
-      d = d.substring(2);
-    }
-    while (d.endsWith("/")) {
-      d = d.substring(0, d.length() - 1);
-    }
+    String d = RepositoryPaths.directory(dir == null ? null : dir.strip());
     boolean bad = d.isEmpty() || d.startsWith("/");
     for (String segment : d.split("/", -1)) {
       bad |=

@@ -1,5 +1,7 @@
 package dev.countersign.pipeline;
 
+import static dev.countersign.git.CommitIds.abbreviate;
+
 import dev.countersign.git.ChangeSet;
 import dev.countersign.git.CommitFacts;
 import dev.countersign.git.CommitMessage;
@@ -293,17 +295,7 @@ public final class ReconcileJob {
       }
       for (String source : sources) {
         String target = pair.targetOf(source);
-        byte[] unsigned =
-            workspace
-                .readFile(commit, source)
-                .orElseThrow(
-                    () ->
-                        new InternalProblem(
-                            "The tree of "
-                                + commit
-                                + " listed "
-                                + source
-                                + " but holds no such file"));
+        byte[] unsigned = manifests.listedFile(commit, source);
         moves.add(
             new Move(
                 source,
@@ -523,9 +515,5 @@ public final class ReconcileJob {
 
   private static List<String> sorted(List<String> paths) {
     return paths.stream().sorted().toList();
-  }
-
-  private static String abbreviate(String commitId) {
-    return commitId.length() > 12 ? commitId.substring(0, 12) : commitId;
   }
 }

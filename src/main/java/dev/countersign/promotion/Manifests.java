@@ -2,10 +2,7 @@ package dev.countersign.promotion;
 
 import java.util.SortedMap;
 
-/**
- * Comparing sets of manifest files and normalising directory names (which files are manifests:
- * {@code ManifestTree}).
- */
+/** Comparing sets of manifest files (which files are manifests: {@code ManifestTree}). */
 final class Manifests {
 
   private Manifests() {}
@@ -16,17 +13,5 @@ final class Manifests {
     }
     return a.entrySet().stream()
         .allMatch(e -> java.util.Arrays.equals(e.getValue(), b.get(e.getKey())));
-  }
-
-  /** {@code dir} without leading {@code ./} or trailing slashes, with {@code /} separators. */
-  static String normalize(String dir) {
-    String d = dir.replace('\\', '/');
-    while (d.startsWith("./")) {
-      d = d.substring(2);
-    }
-    while (d.endsWith("/")) {
-      d = d.substring(0, d.length() - 1);
-    }
-    return d;
   }
 }

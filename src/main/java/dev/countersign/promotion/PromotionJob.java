@@ -1,6 +1,7 @@
 package dev.countersign.promotion;
 
 import dev.countersign.git.ChangeSet;
+import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestFile;
@@ -8,6 +9,7 @@ import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.pipeline.Progress;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.DocumentVerdict;
 import dev.countersign.verification.ManifestVerifier;
@@ -86,8 +88,8 @@ public final class PromotionJob {
    * @param remote where the base branch is fetched from and the bot branch pushed to
    */
   public Outcome run(String from, String to, GitRemote remote) {
-    String source = Manifests.normalize(Objects.requireNonNull(from, "from"));
-    String target = Manifests.normalize(Objects.requireNonNull(to, "to"));
+    String source = RepositoryPaths.directory(Objects.requireNonNull(from, "from"));
+    String target = RepositoryPaths.directory(Objects.requireNonNull(to, "to"));
     if (source.isEmpty()
         || target.isEmpty()
         || source.equals(target)
@@ -107,7 +109,7 @@ public final class PromotionJob {
             + "/ on "
             + base
             + " at "
-            + PullRequestPublisher.abbreviate(baseCommit));
+            + CommitIds.abbreviate(baseCommit));
 
     SortedMap<String, byte[]> sources = manifests.read(baseCommit, source);
     if (sources.isEmpty()) {

@@ -1,5 +1,8 @@
 package dev.countersign.promotion;
 
+import static dev.countersign.git.CommitIds.abbreviate;
+
+import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
@@ -125,7 +128,7 @@ public final class PullRequestPublisher {
                 + " was rejected ("
                 + why.strip()
                 + "): it is no longer at "
-                + expectedTip.map(PullRequestPublisher::abbreviate).orElse("\"absent\"")
+                + expectedTip.map(CommitIds::abbreviate).orElse("\"absent\"")
                 + ", so someone else pushed to it, while publishing the promotion pull request",
             "perhaps you should leave "
                 + settings.botBranch()
@@ -245,9 +248,5 @@ public final class PullRequestPublisher {
       return new EnvironmentProblem(message, failure.hint().orElse(null), failure);
     }
     return failure;
-  }
-
-  static String abbreviate(String commitId) {
-    return commitId.length() > 12 ? commitId.substring(0, 12) : commitId;
   }
 }

@@ -1,6 +1,7 @@
 package dev.countersign.promotion;
 
 import dev.countersign.git.ChangeSet;
+import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestReader;
@@ -95,14 +96,14 @@ public final class RefreshJob {
             + " generated manifest(s) against "
             + base
             + " at "
-            + PullRequestPublisher.abbreviate(baseCommit)
+            + CommitIds.abbreviate(baseCommit)
             + botTip
                 .map(
                     t ->
                         " and "
                             + publisher.settings().botBranch()
                             + " at "
-                            + PullRequestPublisher.abbreviate(t))
+                            + CommitIds.abbreviate(t))
                 .orElse(""));
 
     SortedMap<String, byte[]> writes = new TreeMap<>();

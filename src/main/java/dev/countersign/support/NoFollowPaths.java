@@ -93,7 +93,13 @@ public final class NoFollowPaths {
     return created;
   }
 
-  private static Optional<BasicFileAttributes> lstat(Path path) {
+  /**
+   * The attributes of {@code path} itself, links not followed ({@code lstat}); empty when nothing
+   * is there.
+   *
+   * @throws dev.countersign.support.problems.EnvironmentProblem when it cannot be inspected
+   */
+  public static Optional<BasicFileAttributes> lstat(Path path) {
     try {
       return Optional.of(
           Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
@@ -101,7 +107,7 @@ public final class NoFollowPaths {
       return Optional.empty();
     } catch (IOException e) {
       throw new dev.countersign.support.problems.EnvironmentProblem(
-          "Could not inspect " + path + " before writing: " + e.getMessage(),
+          "Could not inspect " + path + ": " + e.getMessage(),
           "perhaps you should check that the directory is readable",
           e);
     }
