@@ -6,7 +6,6 @@ import dev.countersign.git.GitFixture;
 import dev.countersign.github.FakeGitHub;
 import dev.countersign.keys.KeyPairFiles;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -80,29 +79,7 @@ final class GitHubSession implements AutoCloseable {
 
   /** The last value of each step output of the last run (GITHUB_OUTPUT, heredoc form included). */
   Map<String, String> outputs() throws IOException {
-    Map<String, String> values = new HashMap<>();
-    Path file = tmp.resolve("output");
-    if (!Files.exists(file)) {
-      return values;
-    }
-    var lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i);
-      int heredoc = line.indexOf("<<");
-      int eq = line.indexOf('=');
-      if (heredoc > 0 && (eq < 0 || heredoc < eq)) {
-        String name = line.substring(0, heredoc);
-        String delimiter = line.substring(heredoc + 2);
-        StringBuilder value = new StringBuilder();
-        while (!lines.get(++i).equals(delimiter)) {
-          value.append(value.length() == 0 ? "" : "\n").append(lines.get(i));
-        }
-        values.put(name, value.toString());
-      } else if (eq > 0) {
-        values.put(line.substring(0, eq), line.substring(eq + 1));
-      }
-    }
-    return values;
+    return ActionTestEnv.outputs(tmp.resolve("output"));
   }
 
   /** The files of {@code branch} on origin verify with the session key. */

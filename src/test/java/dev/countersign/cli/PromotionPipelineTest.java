@@ -474,29 +474,7 @@ class PromotionPipelineTest {
 
   /** The last value of each step output (GITHUB_OUTPUT, heredoc form included). */
   private Map<String, String> outputs() throws IOException {
-    Map<String, String> values = new HashMap<>();
-    Path file = tmp.resolve("output");
-    if (!Files.exists(file)) {
-      return values;
-    }
-    var lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i);
-      int heredoc = line.indexOf("<<");
-      int eq = line.indexOf('=');
-      if (heredoc > 0 && (eq < 0 || heredoc < eq)) {
-        String name = line.substring(0, heredoc);
-        String delimiter = line.substring(heredoc + 2);
-        StringBuilder value = new StringBuilder();
-        while (!lines.get(++i).equals(delimiter)) {
-          value.append(value.length() == 0 ? "" : "\n").append(lines.get(i));
-        }
-        values.put(name, value.toString());
-      } else if (eq > 0) {
-        values.put(line.substring(0, eq), line.substring(eq + 1));
-      }
-    }
-    return values;
+    return ActionTestEnv.outputs(tmp.resolve("output"));
   }
 
   /** Signs {@code manifest} with the test key, as main would have it after an earlier run. */

@@ -2,8 +2,6 @@ package dev.countersign.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.countersign.git.GitFixture;
 import dev.countersign.support.ExitCode;
 import dev.countersign.testing.RequiresSigstoreStack;
@@ -213,30 +211,15 @@ class SignatureReuseAttackTest {
 
   private CliRun runAction() throws Exception {
     Path ws = git.clone("ws-" + System.nanoTime(), 1, true);
-    Path eventFile = tmp.resolve("event-" + System.nanoTime() + ".json");
-    ObjectMapper json = new ObjectMapper();
-    ObjectNode payload;
-    try (var in =
-        getClass()
-            .getResourceAsStream(
-                "/action/events/pull_request.closed.merged.from-fork.reallyfastci.json")) {
-      payload = (ObjectNode) json.readTree(in);
-    }
-    ((ObjectNode) payload.get("pull_request").get("base")).put("ref", "main");
-    Files.writeString(eventFile, json.writeValueAsString(payload));
-    Map<String, String> env = new HashMap<>(stack.githubEnv());
-    env.put("GITHUB_ACTIONS", "true");
-    env.put("GITHUB_EVENT_NAME", "pull_request");
-    env.put("GITHUB_EVENT_PATH", eventFile.toString());
-    env.put("GITHUB_WORKSPACE", ws.toString());
-    env.put("GITHUB_REPOSITORY", "octo-org/octo-repo");
-    env.put("GITHUB_REF", "refs/heads/main");
-    env.put("GITHUB_RUN_ID", "4343");
-    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
-    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
-    env.put("INPUT_TOKEN", "ghs_reuseAttackTestToken0123456789");
-    env.put("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString());
-    env.put("INPUT_SIGNING_CONFIG", stack.signingConfig().toString());
+    Map<String, String> env =
+        ActionTestEnv.of(
+            stack,
+            tmp,
+            ws,
+            "pull_request",
+            ActionTestEnv.mergedPullRequestEvent(),
+            "ghs_reuseAttackTestToken0123456789",
+            "output");
     return CliRun.run(env, "action");
   }
 }

@@ -18,7 +18,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -450,48 +449,26 @@ class TrustBoundaryFilesTest {
   }
 
   private CliRun run(Path ws, Map<String, String> extra) throws IOException {
-    Map<String, String> env = actionEnv(ws, "pull_request", mergedPullRequestEvent());
-    env.put("INPUT_TOKEN", TOKEN);
-    env.put("INPUT_SIGNING_CONFIG", stack.signingConfig().toString());
+    Map<String, String> env =
+        ActionTestEnv.of(
+            stack,
+            tmp,
+            ws,
+            "pull_request",
+            ActionTestEnv.mergedPullRequestEvent(),
+            TOKEN,
+            "output");
     env.put("INPUT_COMMAND", "run");
     env.putAll(extra);
     return CliRun.run(env, "action");
   }
 
   private CliRun check(Path ws, String output) throws IOException {
-    Map<String, String> env = actionEnv(ws, "pull_request", openedPullRequestEvent());
+    Map<String, String> env =
+        ActionTestEnv.runner(stack, tmp, ws, "pull_request", openedPullRequestEvent(), "output");
     env.put("INPUT_COMMAND", "check");
     env.put("INPUT_OUTPUT", output);
     return CliRun.run(env, "action");
-  }
-
-  private Map<String, String> actionEnv(Path ws, String eventName, String eventJson)
-      throws IOException {
-    Path eventFile = Files.createTempFile(tmp, "event", ".json");
-    Files.writeString(eventFile, eventJson);
-    Map<String, String> env = new HashMap<>(stack.githubEnv());
-    env.put("GITHUB_ACTIONS", "true");
-    env.put("GITHUB_EVENT_NAME", eventName);
-    env.put("GITHUB_EVENT_PATH", eventFile.toString());
-    env.put("GITHUB_WORKSPACE", ws.toString());
-    env.put("GITHUB_REPOSITORY", "octo-org/octo-repo");
-    env.put("GITHUB_REF", "refs/heads/main");
-    env.put("GITHUB_RUN_ID", "4242");
-    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
-    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
-    env.put("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString());
-    return env;
-  }
-
-  /** The merged-PR delivery, adapted: its base branch is this origin's main. */
-  private static String mergedPullRequestEvent() throws IOException {
-    ObjectMapper json = new ObjectMapper();
-    ObjectNode payload =
-        (ObjectNode)
-            json.readTree(
-                resource(EVENTS + "pull_request.closed.merged.from-fork.reallyfastci.json"));
-    ((ObjectNode) payload.get("pull_request").get("base")).put("ref", "main");
-    return json.writeValueAsString(payload);
   }
 
   /** An opened pull request into this origin's main, based on the set-up commit. */
