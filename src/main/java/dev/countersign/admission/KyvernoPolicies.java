@@ -1,5 +1,8 @@
 package dev.countersign.admission;
 
+import static dev.countersign.manifest.YamlValues.list;
+import static dev.countersign.manifest.YamlValues.map;
+
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
@@ -198,15 +201,5 @@ public final class KyvernoPolicies {
       }
     }
     return result;
-  }
-
-  @SuppressWarnings("unchecked")
-  static Map<String, Object> map(Object value) {
-    return value instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
-  }
-
-  @SuppressWarnings("unchecked")
-  static List<Object> list(Object value) {
-    return value instanceof List<?> l ? (List<Object>) l : List.of();
   }
 }

@@ -1,5 +1,8 @@
 package dev.countersign.admission;
 
+import static dev.countersign.manifest.YamlValues.list;
+import static dev.countersign.manifest.YamlValues.map;
+
 import dev.countersign.manifest.ManifestDocument;
 import java.util.ArrayList;
 import java.util.List;
@@ -253,15 +256,5 @@ public final class ServerDefaults {
 
   private static DefaultedField field(ManifestDocument document, String path, String reason) {
     return new DefaultedField(path, reason, document.lineOf(path));
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> map(Object value) {
-    return value instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
-  }
-
-  @SuppressWarnings("unchecked")
-  private static List<Object> list(Object value) {
-    return value instanceof List<?> l ? (List<Object>) l : List.of();
   }
 }

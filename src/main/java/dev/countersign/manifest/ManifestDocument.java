@@ -71,10 +71,8 @@ public record ManifestDocument(
   }
 
   /** {@code metadata}, or an empty map. */
-  @SuppressWarnings("unchecked")
   public Map<String, Object> metadata() {
-    Object metadata = content.get("metadata");
-    return metadata instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    return YamlValues.map(content.get("metadata"));
   }
 
   /** {@code metadata.annotations} with string values only, or an empty map. */

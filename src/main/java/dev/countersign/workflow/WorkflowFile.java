@@ -1,5 +1,8 @@
 package dev.countersign.workflow;
 
+import static dev.countersign.manifest.YamlValues.list;
+import static dev.countersign.manifest.YamlValues.map;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -168,16 +171,6 @@ public record WorkflowFile(Path file, Map<String, Object> root, Map<String, Inte
     String lower = uses.toLowerCase(java.util.Locale.ROOT);
     return lower.startsWith("countersign/countersign@")
         || lower.startsWith("docker://ghcr.io/countersign/countersign");
-  }
-
-  @SuppressWarnings("unchecked")
-  static Map<String, Object> map(Object value) {
-    return value instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
-  }
-
-  @SuppressWarnings("unchecked")
-  static List<Object> list(Object value) {
-    return value instanceof List<?> l ? (List<Object>) l : List.of();
   }
 
   static List<String> strings(Object value) {
