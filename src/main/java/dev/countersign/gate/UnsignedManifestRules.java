@@ -105,7 +105,6 @@ public final class UnsignedManifestRules {
     if (estimate <= maxBytes) {
       return Optional.empty();
     }
-    int documents = file.documents().size();
     return Optional.of(
         error(
             file,
@@ -115,15 +114,11 @@ public final class UnsignedManifestRules {
             "once signed, the file would be about "
                 + kib(estimate)
                 + " KiB (each of its "
-                + documents
-                + " document"
-                + (documents == 1 ? "" : "s")
+                + documentCount(file)
                 + " carries the compressed message of the whole file), over the limit of "
                 + kib(maxBytes)
                 + " KiB for one manifest file, so the signing workflow would refuse it",
-            "perhaps you should split "
-                + RepositoryPaths.slashed(file.displayPath())
-                + " into smaller files (each file is signed as one message)"));
+            splitHint(file)));
   }
 
   private Optional<GateFinding> objectShape(ManifestFile file, ManifestDocument document) {
@@ -192,7 +187,6 @@ public final class UnsignedManifestRules {
     if (estimate <= ANNOTATION_LIMIT_BYTES) {
       return Optional.empty();
     }
-    int documents = file.documents().size();
     return Optional.of(
         error(
             file,
@@ -202,15 +196,24 @@ public final class UnsignedManifestRules {
             "once signed, each object would carry about "
                 + kib(estimate)
                 + " KiB of annotations (the compressed message of all "
-                + documents
-                + " document"
-                + (documents == 1 ? "" : "s")
+                + documentCount(file)
                 + " is copied into every one), over Kubernetes' "
                 + kib(ANNOTATION_LIMIT_BYTES)
                 + " KiB limit, so the cluster would refuse it",
-            "perhaps you should split "
-                + RepositoryPaths.slashed(file.displayPath())
-                + " into smaller files (each file is signed as one message)"));
+            splitHint(file)));
+  }
+
+  /** "1 document" or "N documents". */
+  private static String documentCount(ManifestFile file) {
+    int documents = file.documents().size();
+    return documents + " document" + (documents == 1 ? "" : "s");
+  }
+
+  /** The size rules' fix: the message covers the whole file, so only a smaller file helps. */
+  private static String splitHint(ManifestFile file) {
+    return "perhaps you should split "
+        + RepositoryPaths.slashed(file.displayPath())
+        + " into smaller files (each file is signed as one message)";
   }
 
   private long ownAnnotationBytes(ManifestDocument document) {
