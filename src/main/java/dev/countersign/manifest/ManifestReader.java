@@ -1,11 +1,10 @@
 package dev.countersign.manifest;
 
+import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
-import java.nio.channels.Channels;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
@@ -15,10 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Reads Kubernetes manifest files the way Kubernetes tooling does (YAML 1.1 scalars as yaml.v2
@@ -108,28 +105,14 @@ public final class ManifestReader {
           "is " + attributes.size() + " bytes, larger than the limit of " + maxBytes + " bytes",
           "perhaps you should split it into smaller files");
     }
-    byte[] bytes;
-    // Opened without following links and read with a bound: the file may have been swapped or
-    // grown since we looked at it.
-    try (InputStream in =
-        Channels.newInputStream(
-            Files.newByteChannel(
-                file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
-      bytes = in.readNBytes((int) (Math.min(maxBytes, Integer.MAX_VALUE - 9L) + 1));
-      if (bytes.length > maxBytes) {
-        throw new InputProblem(
-            displayPath,
-            0,
-            "is more than " + maxBytes + " bytes, larger than the limit of " + maxBytes + " bytes",
-            "perhaps you should split it into smaller files");
-      }
-    } catch (IOException e) {
+    // The file may have been swapped or grown since we looked at it.
+    byte[] bytes = NoFollowPaths.readAtMost(file, displayPath, maxBytes);
+    if (bytes.length > maxBytes) {
       throw new InputProblem(
           displayPath,
           0,
-          "cannot be read: " + e.getMessage(),
-          "perhaps you should check its permissions",
-          e);
+          "is more than " + maxBytes + " bytes, larger than the limit of " + maxBytes + " bytes",
+          "perhaps you should split it into smaller files");
     }
     return new ManifestFile(file, displayPath, parse(bytes, displayPath), bytes);
   }

@@ -94,6 +94,32 @@ public final class NoFollowPaths {
   }
 
   /**
+   * At most {@code limit + 1} bytes of the regular file {@code file}, opened without following a
+   * link and read with a bound (it may have been swapped or grown since it was looked at); a result
+   * longer than {@code limit} means the file is too large, which the caller words.
+   *
+   * @param displayPath how problems name the file
+   * @throws InputProblem when it cannot be opened or read (a link, permissions)
+   */
+  public static byte[] readAtMost(Path file, Path displayPath, long limit) {
+    try (java.io.InputStream in =
+        java.nio.channels.Channels.newInputStream(
+            Files.newByteChannel(
+                file,
+                java.util.Set.of(
+                    java.nio.file.StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
+      return in.readNBytes((int) (Math.min(limit, Integer.MAX_VALUE - 9L) + 1));
+    } catch (IOException e) {
+      throw new InputProblem(
+          displayPath,
+          0,
+          "cannot be read: " + e.getMessage(),
+          "perhaps you should check its permissions",
+          e);
+    }
+  }
+
+  /**
    * The attributes of {@code path} itself, links not followed ({@code lstat}); empty when nothing
    * is there.
    *

@@ -1,21 +1,18 @@
 package dev.countersign.workflow;
 
+import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -66,20 +63,7 @@ public final class Workflows {
 
   /** One workflow file. */
   public static WorkflowFile readOne(Path file, Path displayPath) {
-    byte[] bytes;
-    try (InputStream in =
-        Channels.newInputStream(
-            Files.newByteChannel(
-                file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
-      bytes = in.readNBytes(MAX_BYTES + 1);
-    } catch (IOException e) {
-      throw new InputProblem(
-          displayPath,
-          0,
-          "cannot be read: " + e.getMessage(),
-          "perhaps you should check its permissions",
-          e);
-    }
+    byte[] bytes = NoFollowPaths.readAtMost(file, displayPath, MAX_BYTES);
     if (bytes.length > MAX_BYTES) {
       throw new InputProblem(
           displayPath,
