@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -34,11 +35,7 @@ final class DoctorCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;
 
-  @Option(
-      names = "--repo",
-      paramLabel = "DIR",
-      description = "The work tree (default: GITHUB_WORKSPACE, else the current directory).")
-  Path repo;
+  @Mixin RepoOption repo;
 
   @Option(
       names = "--policy",
@@ -84,17 +81,7 @@ final class DoctorCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
-    Path repository =
-        repo != null
-            ? repo
-            : runtime.env().get("GITHUB_WORKSPACE").map(Path::of).orElse(Path.of("."));
-    if (!Files.isDirectory(repository)) {
-      throw new UsageProblem(
-          "The repository directory "
-              + repository
-              + " does not exist while starting countersign doctor",
-          "perhaps you should pass --repo DIR, the checked-out work tree");
-    }
+    Path repository = repo.existingDirectory(runtime.env(), "doctor");
     if (!Files.isRegularFile(repository.resolve(policy))) {
       throw new UsageProblem(
           "No trust policy found at "

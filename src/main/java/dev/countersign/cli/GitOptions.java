@@ -9,6 +9,7 @@ import dev.countersign.support.Env;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.util.Optional;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -17,11 +18,7 @@ import picocli.CommandLine.Option;
  */
 final class GitOptions {
 
-  @Option(
-      names = "--repo",
-      paramLabel = "DIR",
-      description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
-  Path repo;
+  @Mixin RepoOption repo;
 
   @Option(
       names = "--remote",
@@ -72,9 +69,7 @@ final class GitOptions {
   }
 
   Path workTree(Env env) {
-    return Optional.ofNullable(repo)
-        .orElseGet(() -> Path.of(env.getOrDefault("GITHUB_WORKSPACE", ".")))
-        .toAbsolutePath();
+    return repo.workTree(env);
   }
 
   Optional<String> pushToken(Env env) {

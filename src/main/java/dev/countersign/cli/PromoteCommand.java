@@ -128,8 +128,7 @@ final class PromoteCommand implements Callable<Integer> {
     // Closed last: files are handed back on every way out (success, rejection, failure, SIGTERM).
     try (WorkspaceOwnership.HandBack handBack =
             ownership.handBackOnExit(workTree, runtime.err()::println);
-        JGitWorkspace workspace =
-            JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
+        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership)) {
       String baseBranch =
           Optional.ofNullable(base)
               .filter(b -> !b.isBlank())

@@ -76,19 +76,6 @@ final class PullRequestOptions {
               + " has the content.")
   boolean deleteBranch;
 
-  /**
-   * Like {@code git push --receive-pack}: the program that serves pushes to a {@code file://}
-   * remote. Hidden; tests use it so a local remote's server-side hooks (a protected branch) run.
-   */
-  @Option(
-      names = "--receive-pack",
-      paramLabel = "PATH",
-      hidden = true,
-      description =
-          "For file:// remotes: the receive-pack program to push with (like git push"
-              + " --receive-pack).")
-  String receivePack;
-
   PromotionSettings settings(
       String base,
       String defaultBranch,

@@ -63,14 +63,7 @@ final class SignCommand implements Callable<Integer> {
           "Also write FILE.sigstore.json, a standard Sigstore bundle of the message (keyless).")
   boolean bundleSidecar;
 
-  // 32: keyless signing is bounded by Rekor round trips (one per manifest); 32 in flight cut
-  // 500 manifests at 150 ms latency from ~9.5 s to ~8 s on 2 cores (docs/performance.md).
-  @Option(
-      names = "--parallel",
-      paramLabel = "N",
-      defaultValue = "32",
-      description = "Signatures in flight at once (default: ${DEFAULT-VALUE}).")
-  int parallel;
+  @Mixin ParallelOption parallel;
 
   @Override
   public Integer call() {
@@ -91,7 +84,7 @@ final class SignCommand implements Callable<Integer> {
                 force,
                 append,
                 bundleSidecar,
-                Math.max(1, parallel)));
+                Math.max(1, parallel.parallel)));
     for (SignReport.Entry entry : report.entries()) {
       runtime
           .out()

@@ -163,11 +163,9 @@ public final class ReconcileJob {
       List<String> unchanged = new ArrayList<>();
       for (Move move : moves) {
         SigningStep.Result result = results.get(move.target());
-        if (result instanceof SigningStep.Signed signed
-            && !move.existingSigned()
-                .map(b -> Arrays.equals(b, signed.signedBytes()))
-                .orElse(false)) {
-          changes.write(move.target(), signed.signedBytes());
+        if (result instanceof SigningStep.Written output
+            && !move.existingSigned().map(b -> Arrays.equals(b, output.bytes())).orElse(false)) {
+          changes.write(move.target(), output.bytes());
           written.add(move.target());
         } else {
           unchanged.add(move.target());
@@ -327,14 +325,14 @@ public final class ReconcileJob {
       List<Move> moves, SortedMap<String, SigningStep.Result> results) {
     List<InputProblem> problems = new ArrayList<>();
     for (Move move : moves) {
-      if (results.get(move.target()) instanceof SigningStep.Signed signed
-          && signed.signedBytes().length > manifests.tree().maxBytes()) {
+      if (results.get(move.target()) instanceof SigningStep.Written signed
+          && signed.bytes().length > manifests.tree().maxBytes()) {
         problems.add(
             new InputProblem(
                 Path.of(move.source()),
                 0,
                 "once signed is "
-                    + signed.signedBytes().length
+                    + signed.bytes().length
                     + " bytes (every document carries the message of the whole file),"
                     + " over the limit of "
                     + manifests.tree().maxBytes()
@@ -438,7 +436,12 @@ public final class ReconcileJob {
         results.put(r.targetPath(), r);
         signedBefore.put(keys.get(r.targetPath()), r);
         progress.info(
-            (r instanceof SigningStep.Signed ? "signed " : "already signed ") + r.targetPath());
+            (r instanceof SigningStep.Signed
+                    ? "signed "
+                    : r instanceof SigningStep.MovedUnsigned
+                        ? "moved unsigned "
+                        : "already signed ")
+                + r.targetPath());
       }
       if (!expected.isEmpty()) {
         throw new InternalProblem(

@@ -30,7 +30,7 @@ public interface SigningStep {
                             .map(b -> java.util.Arrays.equals(b, in.unsignedBytes()))
                             .orElse(false)
                         ? (Result) new Unchanged(in.targetPath())
-                        : new Signed(in.targetPath(), in.unsignedBytes()))
+                        : new MovedUnsigned(in.targetPath(), in.unsignedBytes()))
             .toList();
   }
 
@@ -60,11 +60,37 @@ public interface SigningStep {
     String targetPath();
   }
 
+  /** A result that writes {@link #bytes()} to the target path. */
+  sealed interface Written extends Result {
+    byte[] bytes();
+  }
+
   /** Write {@code signedBytes} to the target path. */
-  record Signed(String targetPath, byte[] signedBytes) implements Result {
+  record Signed(String targetPath, byte[] signedBytes) implements Written {
     public Signed {
       Objects.requireNonNull(targetPath, "targetPath");
       Objects.requireNonNull(signedBytes, "signedBytes");
+    }
+
+    @Override
+    public byte[] bytes() {
+      return signedBytes;
+    }
+  }
+
+  /**
+   * {@code --no-sign}: write the manifest to the target path as it is, with no signature; nothing
+   * about it verifies.
+   */
+  record MovedUnsigned(String targetPath, byte[] unsignedBytes) implements Written {
+    public MovedUnsigned {
+      Objects.requireNonNull(targetPath, "targetPath");
+      Objects.requireNonNull(unsignedBytes, "unsignedBytes");
+    }
+
+    @Override
+    public byte[] bytes() {
+      return unsignedBytes;
     }
   }
 

@@ -1,27 +1,16 @@
-package dev.countersign.cli;
+package dev.countersign.promotion;
 
-import dev.countersign.action.PromotionReport;
-import dev.countersign.action.Reporter;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.pipeline.DirPair;
+import dev.countersign.pipeline.Progress;
 import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
 import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.pipeline.SigningStep;
-import dev.countersign.promotion.CommitAuthorship;
-import dev.countersign.promotion.FileChange;
-import dev.countersign.promotion.PromotionPlan;
-import dev.countersign.promotion.PromotionResult;
-import dev.countersign.promotion.PromotionSettings;
-import dev.countersign.promotion.PullRequestHost;
-import dev.countersign.promotion.PullRequestPublisher;
-import dev.countersign.promotion.RefreshJob;
-import dev.countersign.promotion.SignatureFacts;
-import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InternalProblem;
 import java.security.PublicKey;
@@ -32,16 +21,14 @@ import java.util.function.Supplier;
 
 /**
  * The pull-request half of {@code countersign run}: proposing the signing commit through the bot
- * branch (pull-request mode, or a push the remote refused), and the scheduled refresh ({@code
- * --from-worktree}). Outputs as {@link PromotionReport} describes, plus {@code signed-files}.
+ * branch (pull-request mode, or a push the remote refused), and the scheduled refresh ({@link
+ * RefreshJob}). Both publish through {@link PullRequestPublisher#createOrUpdateBranch}.
  */
-final class RunPullRequests {
+public final class SigningProposal {
 
   /** The parent of the signing commit: the branch tip it was made on. */
   private static final String PARENT = "HEAD~1";
 
-  private final Runtime runtime;
-  private final Reporter reporter;
   private final GitWorkspace workspace;
   private final ReconcileOptions options;
   private final PromotionSettings settings;
@@ -49,19 +36,21 @@ final class RunPullRequests {
   private final ManifestReader reader;
   private final SignedManifestFormat format;
   private final SignatureFacts facts;
+  private final Progress progress;
 
-  RunPullRequests(
-      Runtime runtime,
-      Reporter reporter,
+  /**
+   * @param workspace the workspace pushes go through
+   * @param host built on first use; may throw {@link EnvironmentProblem} when GitHub is unknown
+   */
+  public SigningProposal(
       GitWorkspace workspace,
       ReconcileOptions options,
       PromotionSettings settings,
       Supplier<PullRequestHost> host,
       ManifestReader reader,
       SignedManifestFormat format,
-      Supplier<List<PublicKey>> signingKeys) {
-    this.runtime = runtime;
-    this.reporter = reporter;
+      Supplier<List<PublicKey>> signingKeys,
+      Progress progress) {
     this.workspace = workspace;
     this.options = options;
     this.settings = settings;
@@ -69,13 +58,14 @@ final class RunPullRequests {
     this.reader = reader;
     this.format = format;
     this.facts = new SignatureFacts(reader, format, signingKeys);
+    this.progress = progress;
   }
 
   /**
    * After the reconcile job: put its commit (if any) on the bot branch and open or update the pull
    * request.
    */
-  int propose(ReconcileResult reconciled) {
+  public PromotionResult propose(ReconcileResult reconciled) {
     boolean refused = reconciled.outcome() == ReconcileResult.Outcome.REFUSED;
     PullRequestHost pullRequests;
     try {
@@ -96,7 +86,7 @@ final class RunPullRequests {
       throw noHost;
     }
     if (refused) {
-      reporter.warning(
+      progress.warning(
           "The remote refused the push to "
               + options.branch()
               + ": "
@@ -105,57 +95,50 @@ final class RunPullRequests {
               + settings.botBranch()
               + " instead");
     }
-    PullRequestPublisher publisher =
-        new PullRequestPublisher(workspace, pullRequests, options.remote(), reporter, settings);
-    PromotionResult result;
+    PullRequestPublisher publisher = publisher(pullRequests);
     switch (reconciled.outcome()) {
-      case NOOP ->
-          result =
-              publisher.publish(new PromotionPlan(List.of()), Optional.empty(), Optional.empty());
-      case COMMITTED, REFUSED -> {
+      case NOOP:
+        return publisher.createOrUpdateBranch(
+            new PromotionPlan(List.of()), Optional.empty(), new PullRequestPublisher.Nothing());
+      case COMMITTED:
+      case REFUSED:
         String commit =
             reconciled
                 .commitId()
                 .orElseThrow(
                     () ->
                         new InternalProblem("The reconcile job reported a commit but gave no id"));
-        Optional<String> tip = publisher.botBranchTip();
-        // The proposed signatures were reused when the content is unchanged, so the new commit
-        // then holds what the bot branch already has: push nothing, leave the pull request be.
-        Optional<String> newCommit =
-            tip.filter(t -> workspace.sameTree(t, commit)).isPresent()
-                ? Optional.empty()
-                : Optional.of(commit);
-        result = publisher.publish(plan(commit, reconciled), newCommit, tip);
-      }
-      default ->
-          throw new InternalProblem(
-              "No pull request to propose for a " + reconciled.outcome() + " result");
+        return publisher.createOrUpdateBranch(
+            plan(commit, reconciled),
+            publisher.botBranchTip(),
+            new PullRequestPublisher.Commit(commit));
+      default:
+        throw new InternalProblem(
+            "No pull request to propose for a " + reconciled.outcome() + " result");
     }
-    return report(result, reconciled.signedFiles());
   }
 
   /**
    * The scheduled refresh: sign what changed in the work tree's unsigned directories and propose
    * it.
    */
-  int refresh(SigningStep step, SignatureReuse reuse) {
-    PullRequestPublisher publisher =
-        new PullRequestPublisher(workspace, host.get(), options.remote(), reporter, settings);
-    PromotionResult result =
-        new RefreshJob(
-                workspace,
-                publisher,
-                step,
-                reader,
-                format,
-                facts,
-                reuse,
-                new CommitAuthorship(
-                    options.author(), options.committer(), options.runId(), options.signoff()),
-                reporter)
-            .run(options.dirs(), options.remote());
-    return report(result, result.plan().changes().stream().map(FileChange::path).toList());
+  public PromotionResult refresh(SigningStep step, SignatureReuse reuse) {
+    return new RefreshJob(
+            workspace,
+            publisher(host.get()),
+            step,
+            reader,
+            format,
+            facts,
+            reuse,
+            new CommitAuthorship(
+                options.author(), options.committer(), options.runId(), options.signoff()),
+            progress)
+        .run(options.dirs(), options.remote());
+  }
+
+  private PullRequestPublisher publisher(PullRequestHost pullRequests) {
+    return new PullRequestPublisher(workspace, pullRequests, options.remote(), progress, settings);
   }
 
   /** Rows for the signing commit: signed files added or changed, unsigned sources removed. */
@@ -181,18 +164,5 @@ final class RunPullRequests {
       }
     }
     return new PromotionPlan(changes);
-  }
-
-  private int report(PromotionResult result, List<String> signedFiles) {
-    PromotionReport.publish(reporter, result, settings);
-    reporter.output("signed-files", String.join("\n", signedFiles));
-    runtime.out().println("result: " + result.outcome().word() + " (" + result.detail() + ")");
-    result
-        .failure()
-        .ifPresent(
-            failure -> {
-              throw failure;
-            });
-    return ExitCode.OK.code();
   }
 }
