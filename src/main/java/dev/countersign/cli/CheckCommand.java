@@ -22,6 +22,7 @@ import dev.countersign.verification.TrustedRoot;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
@@ -58,8 +59,8 @@ final class CheckCommand implements Callable<Integer> {
   }
 
   /** Events whose payload names the commit the change targets. */
-  private static final java.util.Set<String> CHANGE_EVENTS =
-      java.util.Set.of("pull_request", "pull_request_target", "merge_group");
+  private static final Set<String> CHANGE_EVENTS =
+      Set.of("pull_request", "pull_request_target", "merge_group");
 
   @ParentCommand RootCommand root;
 

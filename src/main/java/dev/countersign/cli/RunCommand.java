@@ -17,7 +17,6 @@ import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
 import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.promotion.PromotionBody;
-import dev.countersign.promotion.PromotionResult;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.run.RunMode;
 import dev.countersign.run.SigningRun;
@@ -154,10 +153,7 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() {
     Runtime runtime = root.runtime();
     Env env = runtime.env();
-    Reporter reporter = Reporter.forEnvironment(env, runtime.out(), runtime.err());
-    // Secrets first: nothing may be printed before the runner knows to hide them. The Action
-    // entry point has masked its inputs already; a --token typed on the command line is new.
-    git.maskToken(env, reporter);
+    Reporter reporter = git.reporter(runtime);
 
     Path workTree = git.workTree(env);
     RunMode runMode = RunMode.of(mode, fromWorktree, dryRun, noPush, noSign);
@@ -293,17 +289,8 @@ final class RunCommand implements Callable<Integer> {
       Reporter reporter,
       PromotionSettings settings,
       SigningRun.Proposed proposed) {
-    PromotionResult result = proposed.result();
-    PromotionReport.publish(reporter, result, settings);
     reporter.output("signed-files", String.join("\n", proposed.signedFiles()));
-    runtime.out().println("result: " + result.outcome().word() + " (" + result.detail() + ")");
-    result
-        .failure()
-        .ifPresent(
-            failure -> {
-              throw failure;
-            });
-    return ExitCode.OK.code();
+    return PullRequestOptions.report(runtime, reporter, proposed.result(), settings);
   }
 
   /**
