@@ -66,12 +66,7 @@ final class CheckCommand implements Callable<Integer> {
 
   @Mixin RepoOption repo;
 
-  @Option(
-      names = "--policy",
-      paramLabel = "FILE",
-      defaultValue = ".countersign/policy.yaml",
-      description = "The trust policy, relative to the repository (default: ${DEFAULT-VALUE}).")
-  Path policy;
+  @Mixin PolicyOption policy;
 
   @Option(
       names = "--policy-from",
@@ -199,10 +194,10 @@ final class CheckCommand implements Callable<Integer> {
       RepositoryFiles rules,
       Optional<BaseCommit> base,
       Supplier<TrustedRoot> roots) {
-    if (rules.read(policy).isEmpty()) {
+    if (rules.read(policy.file).isEmpty()) {
       throw new UsageProblem(
           "No trust policy found at "
-              + policy
+              + policy.file
               + " in "
               + (rules instanceof RepositoryFiles.WorkTree
                   ? repository.toString()
@@ -211,7 +206,7 @@ final class CheckCommand implements Callable<Integer> {
           "perhaps you should run \"countersign init\" and commit its files, or pass --policy"
               + " FILE");
     }
-    PolicyFile policyFile = new PolicyFileLoader().load(rules, policy);
+    PolicyFile policyFile = new PolicyFileLoader().load(rules, policy.file);
     return new MergeGate(
             repository, policyFile, new ManifestReader(maxFileSize), roots, rules, base)
         .check();

@@ -37,12 +37,7 @@ final class DoctorCommand implements Callable<Integer> {
 
   @Mixin RepoOption repo;
 
-  @Option(
-      names = "--policy",
-      paramLabel = "FILE",
-      defaultValue = ".countersign/policy.yaml",
-      description = "The trust policy, relative to the repository (default: ${DEFAULT-VALUE}).")
-  Path policy;
+  @Mixin PolicyOption policy;
 
   @Option(
       names = "--owner",
@@ -82,10 +77,10 @@ final class DoctorCommand implements Callable<Integer> {
   public Integer call() {
     Runtime runtime = root.runtime();
     Path repository = repo.existingDirectory(runtime.env(), "doctor");
-    if (!Files.isRegularFile(repository.resolve(policy))) {
+    if (!Files.isRegularFile(repository.resolve(policy.file))) {
       throw new UsageProblem(
           "No trust policy found at "
-              + policy
+              + policy.file
               + " in "
               + repository
               + " while starting countersign doctor",
@@ -135,7 +130,8 @@ final class DoctorCommand implements Callable<Integer> {
                 .orElse("main");
 
     GateReport report =
-        new ChainDoctor(repository, policy, github, defaultBranch, new ManifestReader()).examine();
+        new ChainDoctor(repository, policy.file, github, defaultBranch, new ManifestReader())
+            .examine();
 
     PrintWriter out = runtime.out();
     boolean actions = runtime.env().inGitHubActions();

@@ -168,78 +168,108 @@ final class RunCommand implements Callable<Integer> {
             ownership.handBackOnExit(workTree.toAbsolutePath(), runtime.err()::println);
         JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership)) {
       String target = targetBranch(trigger.get(), workspace);
-      ReconcileOptions options = options(env, workspace, target);
-      Supplier<GitHubApi> api =
-          Memoized.of(() -> PullRequestOptions.api(runtime, reporter, git.pushToken(env)));
-      // One signer for the run: the artifact signature of --publish-to reuses its certificate.
-      Supplier<MessageSigner> runSigner =
-          Memoized.of(signer.signerFactory(runtime, reporter::mask));
-      SignJob signJob =
-          new SignJob(
-              format.reader(),
-              format.format(),
-              runSigner,
-              ProgressReporters.insidePipeline(runtime));
-      SignatureReuse reuse =
-          new SignatureReuse(
-              format.reader(),
-              format.format(),
-              signJob::signerIdentity,
-              Memoized.of(signer.verificationRoot()));
-      if (noSign) {
-        reporter.warning(
-            "--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory"
-                + " will verify");
-      }
+      Signing signing = signing(runtime, reporter);
       SigningRun.Result result =
-          new SigningRun(
-                  workspace,
-                  () -> git.publishing(workspace, api),
-                  () -> new GitHubPullRequestHost(api.get()),
-                  signJob,
-                  reuse,
-                  parallel.parallel,
-                  format.reader(),
-                  format.format(),
-                  () -> signer.signingPublicKeys(runtime),
-                  reporter,
-                  runtime.clock(),
-                  runtime.sleeper(),
-                  new SecureRandom())
+          signingRun(runtime, reporter, workspace, signing)
               .run(
                   new SigningRun.Request(
                       runMode,
                       noSign,
-                      options,
-                      proposal(runMode, target, options),
+                      options(env, workspace, target),
+                      proposal(runMode, target),
                       env.get("GITHUB_REPOSITORY").isPresent(),
-                      env.get("GITHUB_API_URL").isPresent()));
-      if (result instanceof SigningRun.Proposed proposed) {
-        return reportProposal(runtime, reporter, proposal(runMode, target, options), proposed);
-      }
-      ReconcileResult reconciled = ((SigningRun.Reconciled) result).result();
-      ReconcileReport.publish(reporter, reconciled, ((SigningRun.Reconciled) result).details());
-      runtime
-          .out()
-          .println(
-              "result: "
-                  + ReconcileReport.name(reconciled.outcome())
-                  + " ("
-                  + reconciled.detail().lines().findFirst().orElse("")
-                  + ")");
-      int published =
-          publishTarget.isEmpty()
-              ? ExitCode.OK.code()
-              : publishArtifact(
-                  runtime, reporter, workspace, options, reconciled, runSigner, reuse);
-      if (reconciled.outcome() == ReconcileResult.Outcome.REFUSED) {
-        throw new EnvironmentProblem(
-            "The remote refused the push to " + target + ": " + reconciled.detail(),
-            "the branch is protected; sign through a pull request instead, or allow the token to"
-                + " push");
-      }
-      return published;
+                      env.get("GITHUB_API_URL").isPresent()
+                          && env.get("GITHUB_REPOSITORY").isPresent()));
+      return result instanceof SigningRun.Proposed proposed
+          ? reportProposal(runtime, reporter, proposal(runMode, target), proposed)
+          : reportReconciled(
+              runtime,
+              reporter,
+              workspace,
+              target,
+              (SigningRun.Reconciled) result,
+              publishTarget.isPresent() ? Optional.of(signing) : Optional.empty());
     }
+  }
+
+  /**
+   * One signer for the run (the artifact signature of --publish-to reuses its certificate), its
+   * sign job, and the reuse check of existing signatures for it.
+   */
+  private record Signing(Supplier<MessageSigner> signer, SignJob job, SignatureReuse reuse) {}
+
+  private Signing signing(Runtime runtime, Reporter reporter) {
+    Supplier<MessageSigner> runSigner = Memoized.of(signer.signerFactory(runtime, reporter::mask));
+    SignJob signJob =
+        new SignJob(
+            format.reader(), format.format(), runSigner, ProgressReporters.insidePipeline(runtime));
+    SignatureReuse reuse =
+        new SignatureReuse(
+            format.reader(),
+            format.format(),
+            signJob::signerIdentity,
+            Memoized.of(signer.verificationRoot()));
+    if (noSign) {
+      reporter.warning(
+          "--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory"
+              + " will verify");
+    }
+    return new Signing(runSigner, signJob, reuse);
+  }
+
+  private SigningRun signingRun(
+      Runtime runtime, Reporter reporter, JGitWorkspace workspace, Signing signing) {
+    Supplier<GitHubApi> api =
+        Memoized.of(() -> PullRequestOptions.api(runtime, reporter, git.pushToken(runtime.env())));
+    return new SigningRun(
+        workspace,
+        () -> git.publishing(workspace, api),
+        () -> new GitHubPullRequestHost(api.get()),
+        signing.job(),
+        signing.reuse(),
+        parallel.parallel,
+        format.reader(),
+        format.format(),
+        () -> signer.signingPublicKeys(runtime),
+        reporter,
+        runtime.clock(),
+        runtime.sleeper(),
+        new SecureRandom());
+  }
+
+  /**
+   * Outputs and summary of a run that did not end in a pull request; with {@code publishWith} (the
+   * run's signing, for --publish-to) the pushed signing commit is published; a refused push with
+   * nowhere to propose it is an environment problem.
+   */
+  private int reportReconciled(
+      Runtime runtime,
+      Reporter reporter,
+      JGitWorkspace workspace,
+      String target,
+      SigningRun.Reconciled reconciled,
+      Optional<Signing> publishWith) {
+    ReconcileResult result = reconciled.result();
+    ReconcileReport.publish(reporter, result, reconciled.details());
+    runtime
+        .out()
+        .println(
+            "result: "
+                + ReconcileReport.name(result.outcome())
+                + " ("
+                + result.detail().lines().findFirst().orElse("")
+                + ")");
+    int published =
+        publishWith.isEmpty()
+            ? ExitCode.OK.code()
+            : publishArtifact(runtime, reporter, workspace, result, publishWith.get());
+    if (result.outcome() == ReconcileResult.Outcome.REFUSED) {
+      throw new EnvironmentProblem(
+          "The remote refused the push to " + target + ": " + result.detail(),
+          "the branch is protected; sign through a pull request instead, or allow the token to"
+              + " push");
+    }
+    return published;
   }
 
   /** {@code --publish-to}, refused where what it would publish is not a pushed signing commit. */
@@ -272,14 +302,14 @@ final class RunCommand implements Callable<Integer> {
   }
 
   /** The bot branch and its pull request for this run's proposals. */
-  private PromotionSettings proposal(RunMode runMode, String target, ReconcileOptions options) {
+  private PromotionSettings proposal(RunMode runMode, String target) {
     return pullRequest.settings(
         target,
         PromotionSettings.signBranch(target),
         runMode == RunMode.REFRESH
             ? "countersign: refresh signed manifests on " + target
             : "countersign: sign manifests on " + target,
-        options.dirs().get(0).to(),
+        dirPairs().get(0).to(),
         PromotionBody.Purpose.SIGN);
   }
 
@@ -302,10 +332,8 @@ final class RunCommand implements Callable<Integer> {
       Runtime runtime,
       Reporter reporter,
       JGitWorkspace workspace,
-      ReconcileOptions options,
       ReconcileResult result,
-      Supplier<MessageSigner> runSigner,
-      SignatureReuse reuse) {
+      Signing signing) {
     if (result.outcome() != ReconcileResult.Outcome.PUSHED || result.commitId().isEmpty()) {
       reporter.info(
           "Nothing published: the run pushed no signing commit ("
@@ -320,19 +348,19 @@ final class RunCommand implements Callable<Integer> {
     CommitSource.Contents contents =
         CommitSource.read(
             workspace,
-            workspace.directory().resolve(options.dirs().get(0).to()),
+            workspace.directory().resolve(dirPairs().get(0).to()),
             commit,
             Optional.empty(),
             runtime.env(),
             format.reader(),
-            reuse.verifier());
+            signing.reuse().verifier());
     if (!contents.verified()) {
       return PublishCommand.rejected(runtime, reporter, contents);
     }
     PublishJob.Result published =
         new PublishJob(
                 registryOptions.registry(runtime, reporter, target),
-                Optional.of(runSigner),
+                Optional.of(signing.signer()),
                 PublishCommand.trustedRoot(signer),
                 () -> signer.signingPublicKeys(runtime))
             .publish(target, contents.files(), contents.provenance());
@@ -361,7 +389,7 @@ final class RunCommand implements Callable<Integer> {
   }
 
   /** The reconcile options as given: {@code push} is what the user allows, the run decides. */
-  private ReconcileOptions options(Env env, JGitWorkspace workspace, String target) {
+  private ReconcileOptions.Builder options(Env env, JGitWorkspace workspace, String target) {
     return ReconcileOptions.builder(target, git.remote(env, workspace))
         .dirs(dirPairs())
         .pushAttempts(pushAttempts)
@@ -376,8 +404,7 @@ final class RunCommand implements Callable<Integer> {
         // from the branch itself so nothing else is pushed with the signing commit.
         .startFromRemote(
             env.get("GITHUB_EVENT_NAME").filter(e -> e.startsWith("pull_request")).isPresent())
-        .backoff(Duration.ofSeconds(1))
-        .build();
+        .backoff(Duration.ofSeconds(1));
   }
 
   private List<DirPair> dirPairs() {

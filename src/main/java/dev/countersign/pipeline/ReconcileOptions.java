@@ -80,24 +80,6 @@ public record ReconcileOptions(
     }
   }
 
-  /** These options with {@code push} replaced. */
-  public ReconcileOptions withPush(boolean value) {
-    return new ReconcileOptions(
-        dirs,
-        branch,
-        remote,
-        pushAttempts,
-        author,
-        committer,
-        signoff,
-        commitSubject,
-        runId,
-        dryRun,
-        backoff,
-        startFromRemote,
-        value);
-  }
-
   public static Builder builder(String branch, GitRemote remote) {
     return new Builder(branch, remote);
   }

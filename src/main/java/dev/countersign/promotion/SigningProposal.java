@@ -13,7 +13,6 @@ import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.pipeline.SigningStep;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InternalProblem;
-import java.security.PublicKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -23,43 +22,22 @@ import java.util.function.Supplier;
  * The pull-request half of {@code countersign run}: proposing the signing commit through the bot
  * branch (pull-request mode, or a push the remote refused), and the scheduled refresh ({@link
  * RefreshJob}). Both publish through {@link PullRequestPublisher#createOrUpdateBranch}.
+ *
+ * @param workspace the workspace pushes go through
+ * @param host built on first use; may throw {@link EnvironmentProblem} when GitHub is unknown
  */
-public final class SigningProposal {
+public record SigningProposal(
+    GitWorkspace workspace,
+    ReconcileOptions options,
+    PromotionSettings settings,
+    Supplier<PullRequestHost> host,
+    ManifestReader reader,
+    SignedManifestFormat format,
+    SignatureFacts facts,
+    Progress progress) {
 
   /** The parent of the signing commit: the branch tip it was made on. */
   private static final String PARENT = "HEAD~1";
-
-  private final GitWorkspace workspace;
-  private final ReconcileOptions options;
-  private final PromotionSettings settings;
-  private final Supplier<PullRequestHost> host;
-  private final ManifestReader reader;
-  private final SignedManifestFormat format;
-  private final SignatureFacts facts;
-  private final Progress progress;
-
-  /**
-   * @param workspace the workspace pushes go through
-   * @param host built on first use; may throw {@link EnvironmentProblem} when GitHub is unknown
-   */
-  public SigningProposal(
-      GitWorkspace workspace,
-      ReconcileOptions options,
-      PromotionSettings settings,
-      Supplier<PullRequestHost> host,
-      ManifestReader reader,
-      SignedManifestFormat format,
-      Supplier<List<PublicKey>> signingKeys,
-      Progress progress) {
-    this.workspace = workspace;
-    this.options = options;
-    this.settings = settings;
-    this.host = host;
-    this.reader = reader;
-    this.format = format;
-    this.facts = new SignatureFacts(reader, format, signingKeys);
-    this.progress = progress;
-  }
 
   /**
    * After the reconcile job: put its commit (if any) on the bot branch and open or update the pull

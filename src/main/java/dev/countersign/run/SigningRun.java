@@ -16,6 +16,7 @@ import dev.countersign.promotion.FileChange;
 import dev.countersign.promotion.PromotionResult;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestHost;
+import dev.countersign.promotion.SignatureFacts;
 import dev.countersign.promotion.SigningProposal;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
@@ -37,8 +38,32 @@ import java.util.random.RandomGenerator;
  * commit stays local, is pushed (a refusal then becomes a proposal) or is proposed through the bot
  * branch's pull request, then runs the {@link ReconcileJob} or the refresh and proposes as decided.
  * The command maps its options to a {@link Request} and reports the {@link Result}.
+ *
+ * @param workspace the checkout
+ * @param publishing the workspace pushes go through ({@code workspace}, or one that makes commits
+ *     through GitHub's API); asked only when something may be pushed
+ * @param host GitHub's pull requests, built on first use (may throw when GitHub is unknown)
+ * @param parallel signatures in flight at once
  */
-public final class SigningRun {
+public record SigningRun(
+    GitWorkspace workspace,
+    Supplier<GitWorkspace> publishing,
+    Supplier<PullRequestHost> host,
+    SignJob signJob,
+    SignatureReuse reuse,
+    int parallel,
+    ManifestReader reader,
+    SignedManifestFormat format,
+    Supplier<List<PublicKey>> signingKeys,
+    Progress progress,
+    Clock clock,
+    Sleeper sleeper,
+    RandomGenerator random) {
+
+  public SigningRun {
+    host = Memoized.of(host);
+    parallel = Math.max(1, parallel);
+  }
 
   /** How the signing commit leaves this machine. */
   public enum Delivery {
@@ -56,16 +81,17 @@ public final class SigningRun {
    * @param mode what the user asked for
    * @param noSign move manifests without signing them ({@code --no-sign})
    * @param options the reconcile job's options as the user gave them ({@code push} false for {@code
-   *     --no-push}); the delivery decides the push
+   *     --no-push}); the delivery decides the push, so they are built here
    * @param proposal the bot branch and its pull request
    * @param gitHubRepository the run knows its GitHub repository, so a refused push can become a
    *     pull request
-   * @param gitHubApi GitHub's API is known too, so it can be asked whether the branch is protected
+   * @param gitHubApi GitHub's API and the repository are known, so GitHub can be asked whether the
+   *     branch is protected
    */
   public record Request(
       RunMode mode,
       boolean noSign,
-      ReconcileOptions options,
+      ReconcileOptions.Builder options,
       PromotionSettings proposal,
       boolean gitHubRepository,
       boolean gitHubApi) {
@@ -94,59 +120,9 @@ public final class SigningRun {
    */
   public record Proposed(PromotionResult result, List<String> signedFiles) implements Result {}
 
-  private final GitWorkspace workspace;
-  private final Supplier<GitWorkspace> publishing;
-  private final Supplier<PullRequestHost> host;
-  private final SignJob signJob;
-  private final SignatureReuse reuse;
-  private final int parallel;
-  private final ManifestReader reader;
-  private final SignedManifestFormat format;
-  private final Supplier<List<PublicKey>> signingKeys;
-  private final Progress progress;
-  private final Clock clock;
-  private final Sleeper sleeper;
-  private final RandomGenerator random;
-
-  /**
-   * @param workspace the checkout
-   * @param publishing the workspace pushes go through ({@code workspace}, or one that makes commits
-   *     through GitHub's API); asked only when something may be pushed
-   * @param host GitHub's pull requests, built on first use (may throw when GitHub is unknown)
-   * @param parallel signatures in flight at once
-   */
-  public SigningRun(
-      GitWorkspace workspace,
-      Supplier<GitWorkspace> publishing,
-      Supplier<PullRequestHost> host,
-      SignJob signJob,
-      SignatureReuse reuse,
-      int parallel,
-      ManifestReader reader,
-      SignedManifestFormat format,
-      Supplier<List<PublicKey>> signingKeys,
-      Progress progress,
-      Clock clock,
-      Sleeper sleeper,
-      RandomGenerator random) {
-    this.workspace = workspace;
-    this.publishing = publishing;
-    this.host = Memoized.of(host);
-    this.signJob = signJob;
-    this.reuse = reuse;
-    this.parallel = Math.max(1, parallel);
-    this.reader = reader;
-    this.format = format;
-    this.signingKeys = signingKeys;
-    this.progress = progress;
-    this.clock = clock;
-    this.sleeper = sleeper;
-    this.random = random;
-  }
-
   public Result run(Request request) {
-    Delivery delivery = delivery(request);
-    ReconcileOptions options = request.options().withPush(delivery == Delivery.PUSH);
+    Delivery delivery = delivery(request.mode(), request.options().build(), request.gitHubApi());
+    ReconcileOptions options = request.options().push(delivery == Delivery.PUSH).build();
     // Nothing is pushed on a dry run or with --no-push, so nothing needs GitHub's API then.
     GitWorkspace target = delivery == Delivery.LOCAL ? workspace : publishing.get();
     ManifestSigningStep signingStep =
@@ -160,7 +136,14 @@ public final class SigningRun {
     SigningStep step = request.noSign() ? SigningStep.moveOnly() : signingStep;
     SigningProposal proposal =
         new SigningProposal(
-            target, options, request.proposal(), host, reader, format, signingKeys, progress);
+            target,
+            options,
+            request.proposal(),
+            host,
+            reader,
+            format,
+            new SignatureFacts(reader, format, signingKeys),
+            progress);
     if (request.mode() == RunMode.REFRESH) {
       PromotionResult result = proposal.refresh(step, reuse);
       return new Proposed(result, result.plan().changes().stream().map(FileChange::path).toList());
@@ -181,18 +164,14 @@ public final class SigningRun {
    * refused: then the run goes straight to the pull request instead of making a push that cannot
    * succeed on every run.
    */
-  public Delivery delivery(Request request) {
-    ReconcileOptions options = request.options();
-    if (options.dryRun() || !options.push()) {
+  private Delivery delivery(RunMode mode, ReconcileOptions asked, boolean gitHubApi) {
+    if (asked.dryRun() || !asked.push()) {
       return Delivery.LOCAL;
     }
-    if (request.mode() != RunMode.PUSH) {
+    if (mode != RunMode.PUSH) {
       return Delivery.PROPOSE;
     }
-    return request.gitHubApi()
-            && request.gitHubRepository()
-            && mayHaveWork(options)
-            && protectedOnGitHub(options.branch())
+    return gitHubApi && mayHaveWork(asked) && protectedOnGitHub(asked.branch())
         ? Delivery.PROPOSE
         : Delivery.PUSH;
   }
