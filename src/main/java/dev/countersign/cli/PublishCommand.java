@@ -9,6 +9,7 @@ import dev.countersign.governance.PolicyFileLoader;
 import dev.countersign.governance.RepositoryFiles;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.oci.CommitSource;
+import dev.countersign.oci.CosignSignatureFormat;
 import dev.countersign.oci.EmittedManifest;
 import dev.countersign.oci.OciReference;
 import dev.countersign.oci.PublishJob;
@@ -326,9 +327,7 @@ final class PublishCommand implements Callable<Integer> {
                   "signed    "
                       + result
                           .reference()
-                          .withTag(
-                              dev.countersign.oci.CosignSignatureFormat.signatureTag(
-                                  result.digest()))
+                          .withTag(CosignSignatureFormat.signatureTag(result.digest()))
                       + "  by "
                       + result.signer().orElse("?")
                       + result.issuer().map(i -> " (" + i + ")").orElse(""));

@@ -8,6 +8,7 @@ import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.signing.SignRequest;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -135,7 +136,7 @@ final class SignCommand implements Callable<Integer> {
       try {
         return new AnnotationDomain(domain);
       } catch (IllegalArgumentException e) {
-        throw new dev.countersign.support.problems.UsageProblem(
+        throw new UsageProblem(
             "Invalid --annotation-domain: " + e.getMessage(),
             "use a DNS subdomain such as cosign.sigstore.dev");
       }

@@ -6,12 +6,14 @@ import dev.countersign.git.CommitMessage;
 import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
+import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.support.Sleeper;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -87,7 +89,7 @@ public final class ReconcileJob {
         sleeper,
         random,
         options,
-        new ManifestTree(dev.countersign.manifest.ManifestReader.DEFAULT_MAX_BYTES));
+        new ManifestTree(ManifestReader.DEFAULT_MAX_BYTES));
   }
 
   /**
@@ -457,7 +459,7 @@ public final class ReconcileJob {
   private static String cacheKey(Move move) {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update(move.target().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      sha.update(move.target().getBytes(StandardCharsets.UTF_8));
       sha.update((byte) 0);
       sha.update(move.unsigned());
       sha.update((byte) 0);

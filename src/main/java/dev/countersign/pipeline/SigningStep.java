@@ -1,5 +1,6 @@
 package dev.countersign.pipeline;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,9 +27,7 @@ public interface SigningStep {
         inputs.stream()
             .map(
                 in ->
-                    in.existingSigned()
-                            .map(b -> java.util.Arrays.equals(b, in.unsignedBytes()))
-                            .orElse(false)
+                    in.existingSigned().map(b -> Arrays.equals(b, in.unsignedBytes())).orElse(false)
                         ? (Result) new Unchanged(in.targetPath())
                         : new MovedUnsigned(in.targetPath(), in.unsignedBytes()))
             .toList();
