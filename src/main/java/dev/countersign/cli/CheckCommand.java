@@ -15,16 +15,18 @@ import dev.countersign.policy.PolicyFileLoader;
 import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.TrustedRoot;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -57,25 +59,14 @@ final class CheckCommand implements Callable<Integer> {
   }
 
   /** Events whose payload names the commit the change targets. */
-  private static final java.util.Set<String> CHANGE_EVENTS =
-      java.util.Set.of("pull_request", "pull_request_target", "merge_group");
+  private static final Set<String> CHANGE_EVENTS =
+      Set.of("pull_request", "pull_request_target", "merge_group");
 
   @ParentCommand RootCommand root;
 
-  @Option(
-      names = "--repo",
-      paramLabel = "DIR",
-      description =
-          "The checked-out work tree; finding paths are relative to it (default: GITHUB_WORKSPACE,"
-              + " else the current directory).")
-  Path repo;
+  @Mixin RepoOption repo;
 
-  @Option(
-      names = "--policy",
-      paramLabel = "FILE",
-      defaultValue = ".countersign/policy.yaml",
-      description = "The trust policy, relative to the repository (default: ${DEFAULT-VALUE}).")
-  Path policy;
+  @Mixin PolicyOption policy;
 
   @Option(
       names = "--policy-from",
@@ -131,18 +122,10 @@ final class CheckCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
-    Path repository =
-        repo != null
-            ? repo
-            : runtime.env().get("GITHUB_WORKSPACE").map(Path::of).orElse(Path.of("."));
-    if (!Files.isDirectory(repository)) {
-      throw new UsageProblem(
-          "The repository directory "
-              + repository
-              + " does not exist while starting countersign check",
-          "perhaps you should pass --repo DIR, the checked-out work tree");
-    }
-    Optional<String> revision = baseRevision(runtime.env());
+    Path repository = repo.existingDirectory(runtime.env(), "check");
+    // Read once, and only when needed: --base alone asks the payload nothing.
+    Supplier<Optional<EventBase>> event = Memoized.of(() -> EventBase.read(runtime.env()));
+    Optional<String> revision = baseRevision(event);
     if (policyFrom == PolicySource.base && revision.isEmpty()) {
       throw new UsageProblem(
           "--policy-from base needs the commit the change targets while starting countersign check",
@@ -164,7 +147,7 @@ final class CheckCommand implements Callable<Integer> {
               WorkspaceOwnership.forProcess(workTree)
                   .handBackOnExit(workTree, runtime.err()::println);
           JGitWorkspace git = JGitWorkspace.open(repository, runtime.clock())) {
-        BaseCommit base = new BaseCommit(git, resolveBase(runtime.env(), git, revision.get()));
+        BaseCommit base = new BaseCommit(git, resolveBase(event, git, revision.get()));
         RepositoryFiles rules =
             policyFrom == PolicySource.worktree
                 ? RepositoryFiles.workTree(repository)
@@ -211,10 +194,10 @@ final class CheckCommand implements Callable<Integer> {
       RepositoryFiles rules,
       Optional<BaseCommit> base,
       Supplier<TrustedRoot> roots) {
-    if (rules.read(policy).isEmpty()) {
+    if (rules.read(policy.file).isEmpty()) {
       throw new UsageProblem(
           "No trust policy found at "
-              + policy
+              + policy.file
               + " in "
               + (rules instanceof RepositoryFiles.WorkTree
                   ? repository.toString()
@@ -223,34 +206,66 @@ final class CheckCommand implements Callable<Integer> {
           "perhaps you should run \"countersign init\" and commit its files, or pass --policy"
               + " FILE");
     }
-    PolicyFile policyFile = new PolicyFileLoader().load(rules, policy);
+    PolicyFile policyFile = new PolicyFileLoader().load(rules, policy.file);
     return new MergeGate(
             repository, policyFile, new ManifestReader(maxFileSize), roots, rules, base)
         .check();
   }
 
+  /**
+   * What a change event (pull_request, pull_request_target, merge_group) says about the commit the
+   * change targets, read from the payload once.
+   *
+   * @param sha the base commit's full id, when the payload names one
+   * @param branch the base branch, when the payload names one
+   */
+  private record EventBase(String event, Optional<String> sha, Optional<String> branch) {
+
+    /** Empty when the run is not on a change event. */
+    static Optional<EventBase> read(Env env) {
+      Optional<String> event =
+          env.get("GITHUB_EVENT_NAME").map(String::strip).filter(CHANGE_EVENTS::contains);
+      if (event.isEmpty()) {
+        return Optional.empty();
+      }
+      GitHubEvent payload = GitHubEvent.read(env);
+      boolean mergeGroup = event.get().equals("merge_group");
+      Optional<String> sha =
+          mergeGroup
+              ? payload.text("merge_group", "base_sha")
+              : payload.text("pull_request", "base", "sha");
+      Optional<String> ref =
+          mergeGroup
+              ? payload.text("merge_group", "base_ref")
+              : payload.text("pull_request", "base", "ref");
+      return Optional.of(
+          new EventBase(
+              event.get(),
+              sha,
+              ref.map(r -> r.startsWith("refs/heads/") ? r.substring("refs/heads/".length()) : r)
+                  .filter(r -> !r.isBlank())));
+    }
+  }
+
   /** {@code --base}, else the base commit the pull_request or merge_group event names. */
-  private Optional<String> baseRevision(Env env) {
+  private Optional<String> baseRevision(Supplier<Optional<EventBase>> changeEvent) {
     if (baseRevision != null) {
       return Optional.of(baseRevision.strip()).filter(r -> !r.isEmpty());
     }
-    Optional<String> event =
-        env.get("GITHUB_EVENT_NAME").map(String::strip).filter(CHANGE_EVENTS::contains);
+    Optional<EventBase> event = changeEvent.get();
     if (event.isEmpty()) {
       return Optional.empty();
     }
-    GitHubEvent payload = GitHubEvent.read(env);
-    Optional<String> sha =
-        event.get().equals("merge_group")
-            ? payload.text("merge_group", "base_sha")
-            : payload.text("pull_request", "base", "sha");
     return Optional.of(
-        sha.filter(s -> s.matches("[0-9a-f]{40}"))
+        event
+            .get()
+            .sha()
+            .filter(s -> s.matches("[0-9a-f]{40}"))
             .orElseThrow(
                 () ->
                     new EnvironmentProblem(
                         "The "
-                            + event.get()
+                            + event.get().event()
                             + " event names no base commit while starting countersign check",
                         "perhaps you should run check on pull_request or merge_group events only,"
                             + " or pass --base REV")));
@@ -260,12 +275,13 @@ final class CheckCommand implements Callable<Integer> {
    * The full id of the base commit, fetching the base branch from the checkout's origin when the
    * clone lacks it (actions/checkout fetches one commit of the merge result by default).
    */
-  private static String resolveBase(Env env, JGitWorkspace git, String revision) {
+  private static String resolveBase(
+      Supplier<Optional<EventBase>> event, JGitWorkspace git, String revision) {
     Optional<String> found = git.findCommit(revision);
     if (found.isPresent()) {
       return found.get();
     }
-    Optional<String> branch = baseBranch(env);
+    Optional<String> branch = event.get().flatMap(EventBase::branch);
     Optional<String> origin = git.remoteUrl("origin");
     if (branch.isPresent() && origin.isPresent()) {
       git.fetch(GitRemote.anonymous(origin.get()), branch.get());
@@ -278,21 +294,6 @@ final class CheckCommand implements Callable<Integer> {
         "The base commit " + revision + " is not in the clone while starting countersign check",
         "perhaps you should check out with fetch-depth: 0 (actions/checkout), or fetch the base"
             + " branch before check");
-  }
-
-  private static Optional<String> baseBranch(Env env) {
-    Optional<String> event =
-        env.get("GITHUB_EVENT_NAME").map(String::strip).filter(CHANGE_EVENTS::contains);
-    if (event.isEmpty()) {
-      return Optional.empty();
-    }
-    GitHubEvent payload = GitHubEvent.read(env);
-    Optional<String> ref =
-        event.get().equals("merge_group")
-            ? payload.text("merge_group", "base_ref")
-            : payload.text("pull_request", "base", "ref");
-    return ref.map(r -> r.startsWith("refs/heads/") ? r.substring("refs/heads/".length()) : r)
-        .filter(r -> !r.isBlank());
   }
 
   private static void annotate(Reporter reporter, GateReport report) {

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -34,18 +35,9 @@ final class DoctorCommand implements Callable<Integer> {
 
   @ParentCommand RootCommand root;
 
-  @Option(
-      names = "--repo",
-      paramLabel = "DIR",
-      description = "The work tree (default: GITHUB_WORKSPACE, else the current directory).")
-  Path repo;
+  @Mixin RepoOption repo;
 
-  @Option(
-      names = "--policy",
-      paramLabel = "FILE",
-      defaultValue = ".countersign/policy.yaml",
-      description = "The trust policy, relative to the repository (default: ${DEFAULT-VALUE}).")
-  Path policy;
+  @Mixin PolicyOption policy;
 
   @Option(
       names = "--owner",
@@ -84,21 +76,11 @@ final class DoctorCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Runtime runtime = root.runtime();
-    Path repository =
-        repo != null
-            ? repo
-            : runtime.env().get("GITHUB_WORKSPACE").map(Path::of).orElse(Path.of("."));
-    if (!Files.isDirectory(repository)) {
-      throw new UsageProblem(
-          "The repository directory "
-              + repository
-              + " does not exist while starting countersign doctor",
-          "perhaps you should pass --repo DIR, the checked-out work tree");
-    }
-    if (!Files.isRegularFile(repository.resolve(policy))) {
+    Path repository = repo.existingDirectory(runtime.env(), "doctor");
+    if (!Files.isRegularFile(repository.resolve(policy.file))) {
       throw new UsageProblem(
           "No trust policy found at "
-              + policy
+              + policy.file
               + " in "
               + repository
               + " while starting countersign doctor",
@@ -148,7 +130,8 @@ final class DoctorCommand implements Callable<Integer> {
                 .orElse("main");
 
     GateReport report =
-        new ChainDoctor(repository, policy, github, defaultBranch, new ManifestReader()).examine();
+        new ChainDoctor(repository, policy.file, github, defaultBranch, new ManifestReader())
+            .examine();
 
     PrintWriter out = runtime.out();
     boolean actions = runtime.env().inGitHubActions();

@@ -4,11 +4,16 @@ import dev.countersign.action.ActionInputs;
 import dev.countersign.action.Reporter;
 import dev.countersign.git.GitIdentity;
 import dev.countersign.git.GitRemote;
+import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.JGitWorkspace;
+import dev.countersign.github.GitHubApi;
+import dev.countersign.github.GitHubSignedCommits;
 import dev.countersign.support.Env;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.function.Supplier;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -17,11 +22,7 @@ import picocli.CommandLine.Option;
  */
 final class GitOptions {
 
-  @Option(
-      names = "--repo",
-      paramLabel = "DIR",
-      description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
-  Path repo;
+  @Mixin RepoOption repo;
 
   @Option(
       names = "--remote",
@@ -62,6 +63,16 @@ final class GitOptions {
   String committer;
 
   /**
+   * The run's reporter, with a {@code --token} typed on the command line masked before anything is
+   * printed (secrets first: nothing may be printed before the runner knows to hide them).
+   */
+  Reporter reporter(Runtime runtime) {
+    Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
+    maskToken(runtime.env(), reporter);
+    return reporter;
+  }
+
+  /**
    * Masks a {@code --token} typed on the command line. The Action entry point has masked its inputs
    * already, before anything was printed.
    */
@@ -72,9 +83,7 @@ final class GitOptions {
   }
 
   Path workTree(Env env) {
-    return Optional.ofNullable(repo)
-        .orElseGet(() -> Path.of(env.getOrDefault("GITHUB_WORKSPACE", ".")))
-        .toAbsolutePath();
+    return repo.workTree(env);
   }
 
   Optional<String> pushToken(Env env) {
@@ -125,11 +134,7 @@ final class GitOptions {
    * The workspace pushes go through: {@code workspace} itself, or with {@code --sign-commits} one
    * that makes each pushed commit through GitHub's API.
    */
-  dev.countersign.git.GitWorkspace publishing(
-      dev.countersign.git.GitWorkspace workspace,
-      java.util.function.Supplier<dev.countersign.github.GitHubApi> api) {
-    return signCommits
-        ? new dev.countersign.github.GitHubSignedCommits(workspace, api.get())
-        : workspace;
+  GitWorkspace publishing(GitWorkspace workspace, Supplier<GitHubApi> api) {
+    return signCommits ? new GitHubSignedCommits(workspace, api.get()) : workspace;
   }
 }

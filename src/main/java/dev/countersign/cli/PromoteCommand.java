@@ -1,11 +1,13 @@
 package dev.countersign.cli;
 
 import dev.countersign.action.Annotation;
-import dev.countersign.action.PromotionReport;
 import dev.countersign.action.Reporter;
 import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.git.GitRemote;
+import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.JGitWorkspace;
+import dev.countersign.github.GitHubApi;
+import dev.countersign.github.GitHubPullRequestHost;
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
@@ -120,8 +122,7 @@ final class PromoteCommand implements Callable<Integer> {
   public Integer call() {
     Runtime runtime = root.runtime();
     Env env = runtime.env();
-    Reporter reporter = Reporter.forEnvironment(env, runtime.out(), runtime.err());
-    git.maskToken(env, reporter);
+    Reporter reporter = git.reporter(runtime);
     Path workTree = git.workTree(env);
     ManifestReader reader = format.reader();
     Trust trust = trust(workTree, reader);
@@ -129,8 +130,7 @@ final class PromoteCommand implements Callable<Integer> {
     // Closed last: files are handed back on every way out (success, rejection, failure, SIGTERM).
     try (WorkspaceOwnership.HandBack handBack =
             ownership.handBackOnExit(workTree, runtime.err()::println);
-        JGitWorkspace workspace =
-            JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
+        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership)) {
       String baseBranch =
           Optional.ofNullable(base)
               .filter(b -> !b.isBlank())
@@ -146,15 +146,11 @@ final class PromoteCommand implements Callable<Integer> {
               "countersign: promote " + RepositoryPaths.directory(from) + " to " + target,
               target,
               PromotionBody.Purpose.PROMOTE);
-      dev.countersign.github.GitHubApi api = PullRequestOptions.api(runtime, reporter, pushToken);
-      dev.countersign.git.GitWorkspace publishing = git.publishing(workspace, () -> api);
+      GitHubApi api = PullRequestOptions.api(runtime, reporter, pushToken);
+      GitWorkspace publishing = git.publishing(workspace, () -> api);
       PullRequestPublisher publisher =
           new PullRequestPublisher(
-              publishing,
-              new dev.countersign.github.GitHubPullRequestHost(api),
-              gitRemote,
-              reporter,
-              settings);
+              publishing, new GitHubPullRequestHost(api), gitRemote, reporter, settings);
       CommitAuthorship authorship =
           new CommitAuthorship(
               git.author(env), git.committer(), env.getOrDefault("GITHUB_RUN_ID", "local"), false);
@@ -195,16 +191,8 @@ final class PromoteCommand implements Callable<Integer> {
                     + " or check the trust policy");
         return ExitCode.REJECTED.code();
       }
-      var result = ((PromotionJob.Published) outcome).result();
-      PromotionReport.publish(reporter, result, settings);
-      runtime.out().println("result: " + result.outcome().word() + " (" + result.detail() + ")");
-      result
-          .failure()
-          .ifPresent(
-              failure -> {
-                throw failure;
-              });
-      return ExitCode.OK.code();
+      return PullRequestOptions.report(
+          runtime, reporter, ((PromotionJob.Published) outcome).result(), settings);
     }
   }
 

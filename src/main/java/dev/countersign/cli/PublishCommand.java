@@ -6,6 +6,7 @@ import dev.countersign.gate.BaseCommit;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.oci.CommitSource;
+import dev.countersign.oci.CosignSignatureFormat;
 import dev.countersign.oci.EmittedManifest;
 import dev.countersign.oci.OciReference;
 import dev.countersign.oci.PublishJob;
@@ -67,11 +68,7 @@ final class PublishCommand implements Callable<Integer> {
       description = "Where to push the artifact.")
   String to;
 
-  @Option(
-      names = "--repo",
-      paramLabel = "DIR",
-      description = "The git work tree (default: GITHUB_WORKSPACE, else the current directory).")
-  Path repo;
+  @Mixin RepoOption repo;
 
   @Option(
       names = "--revision",
@@ -183,14 +180,11 @@ final class PublishCommand implements Callable<Integer> {
     emit.ifPresent(s -> EmittedManifest.checkWritable(emitManifest, force));
     Optional<Supplier<MessageSigner>> signerFactory =
         noSign ? Optional.empty() : Optional.of(signer.signerFactory(runtime, reporter::mask));
-    Path workTree =
-        Optional.ofNullable(repo)
-            .orElseGet(() -> Path.of(runtime.env().getOrDefault("GITHUB_WORKSPACE", ".")))
-            .toAbsolutePath();
+    Path workTree = repo.workTree(runtime.env());
     try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock())) {
       String commit = workspace.resolveCommit(revision);
       // A relative SOURCE is resolved against --repo when given, else the current directory.
-      Path sourcePath = repo != null ? workTree.resolve(source) : source.toAbsolutePath();
+      Path sourcePath = repo.given() ? workTree.resolve(source) : source.toAbsolutePath();
       CommitSource.Contents contents =
           CommitSource.read(
               workspace,
@@ -333,9 +327,7 @@ final class PublishCommand implements Callable<Integer> {
                   "signed    "
                       + result
                           .reference()
-                          .withTag(
-                              dev.countersign.oci.CosignSignatureFormat.signatureTag(
-                                  result.digest()))
+                          .withTag(CosignSignatureFormat.signatureTag(result.digest()))
                       + "  by "
                       + result.signer().orElse("?")
                       + result.issuer().map(i -> " (" + i + ")").orElse(""));

@@ -1,11 +1,15 @@
 package dev.countersign.cli;
 
+import dev.countersign.action.PromotionReport;
+import dev.countersign.action.Reporter;
 import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
 import dev.countersign.pipeline.Progress;
 import dev.countersign.promotion.PromotionBody;
+import dev.countersign.promotion.PromotionResult;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestHost;
+import dev.countersign.support.ExitCode;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -76,19 +80,6 @@ final class PullRequestOptions {
               + " has the content.")
   boolean deleteBranch;
 
-  /**
-   * Like {@code git push --receive-pack}: the program that serves pushes to a {@code file://}
-   * remote. Hidden; tests use it so a local remote's server-side hooks (a protected branch) run.
-   */
-  @Option(
-      names = "--receive-pack",
-      paramLabel = "PATH",
-      hidden = true,
-      description =
-          "For file:// remotes: the receive-pack program to push with (like git push"
-              + " --receive-pack).")
-  String receivePack;
-
   PromotionSettings settings(
       String base,
       String defaultBranch,
@@ -129,6 +120,23 @@ final class PullRequestOptions {
   /** The pull request host on {@link #api}. */
   static PullRequestHost host(Runtime runtime, Progress progress, Optional<String> token) {
     return new GitHubPullRequestHost(api(runtime, progress, token));
+  }
+
+  /**
+   * Reports a pull request result (outputs as {@link PromotionReport} describes, and a {@code
+   * result:} line), then exits with its failure, if any, once the outputs name what exists.
+   */
+  static int report(
+      Runtime runtime, Reporter reporter, PromotionResult result, PromotionSettings settings) {
+    PromotionReport.publish(reporter, result, settings);
+    runtime.out().println("result: " + result.outcome().word() + " (" + result.detail() + ")");
+    result
+        .failure()
+        .ifPresent(
+            failure -> {
+              throw failure;
+            });
+    return ExitCode.OK.code();
   }
 
   private static List<String> clean(List<String> values) {

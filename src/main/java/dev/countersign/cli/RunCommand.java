@@ -1,25 +1,30 @@
 package dev.countersign.cli;
 
 import dev.countersign.action.GitHubEvent;
+import dev.countersign.action.PromotionReport;
 import dev.countersign.action.ReconcileReport;
 import dev.countersign.action.Reporter;
 import dev.countersign.action.RunTrigger;
 import dev.countersign.action.WorkspaceOwnership;
-import dev.countersign.git.GitIdentity;
-import dev.countersign.git.GitRemote;
-import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.JGitWorkspace;
+import dev.countersign.github.GitHubApi;
+import dev.countersign.github.GitHubPullRequestHost;
+import dev.countersign.oci.CommitSource;
+import dev.countersign.oci.OciReference;
+import dev.countersign.oci.PublishJob;
 import dev.countersign.pipeline.DirPair;
-import dev.countersign.pipeline.ManifestSigningStep;
-import dev.countersign.pipeline.ReconcileJob;
 import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
 import dev.countersign.pipeline.SignatureReuse;
-import dev.countersign.pipeline.SigningStep;
+import dev.countersign.promotion.PromotionBody;
+import dev.countersign.promotion.PromotionSettings;
+import dev.countersign.run.RunMode;
+import dev.countersign.run.SigningRun;
 import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.SignJob;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
@@ -27,7 +32,6 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
@@ -96,14 +100,7 @@ final class RunCommand implements Callable<Integer> {
       description = "First line of the commit message.")
   String commitMessage;
 
-  // 32: keyless signing is bounded by Rekor round trips (one per manifest); 32 in flight cut
-  // 500 manifests at 150 ms latency from ~9.5 s to ~8 s on 2 cores (docs/performance.md).
-  @Option(
-      names = "--parallel",
-      paramLabel = "N",
-      defaultValue = "32",
-      description = "Signatures in flight at once (default: ${DEFAULT-VALUE}).")
-  int parallel;
+  @Mixin ParallelOption parallel;
 
   @Option(
       names = "--dry-run",
@@ -156,35 +153,11 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() {
     Runtime runtime = root.runtime();
     Env env = runtime.env();
-    Reporter reporter = Reporter.forEnvironment(env, runtime.out(), runtime.err());
-    // Secrets first: nothing may be printed before the runner knows to hide them. The Action
-    // entry point has masked its inputs already; a --token typed on the command line is new.
-    git.maskToken(env, reporter);
+    Reporter reporter = git.reporter(runtime);
 
     Path workTree = git.workTree(env);
-    boolean pullRequestMode = pullRequestMode();
-    if (fromWorktree && !pullRequestMode) {
-      throw new UsageProblem(
-          "--from-worktree needs --mode pull-request",
-          "add --mode pull-request (Action input mode: pull-request)");
-    }
-    if (fromWorktree && (dryRun || noPush || noSign)) {
-      throw new UsageProblem(
-          "--from-worktree cannot be combined with --dry-run, --no-push or --no-sign",
-          "run the refresh without them; it changes nothing when the generated content is"
-              + " unchanged");
-    }
-    dev.countersign.oci.OciReference publishTarget = null;
-    if (publishTo != null) {
-      publishTarget = dev.countersign.oci.OciReference.parse(publishTo, "--publish-to");
-      if (noSign || fromWorktree || pullRequestMode || publishTarget.digest().isPresent()) {
-        throw new UsageProblem(
-            "--publish-to cannot be combined with --no-sign, --from-worktree, --mode pull-request"
-                + " or a digest",
-            "publish what a pushed signing commit holds: run in push mode, or use `countersign"
-                + " publish` after the merge");
-      }
-    }
+    RunMode runMode = RunMode.of(mode, fromWorktree, dryRun, noPush, noSign);
+    Optional<OciReference> publishTarget = publishTarget(runMode);
     Optional<RunTrigger.Reconcile> trigger = trigger(env, reporter);
     if (trigger.isEmpty()) {
       return ExitCode.OK.code();
@@ -193,104 +166,161 @@ final class RunCommand implements Callable<Integer> {
     // Closed last: files are handed back on every way out (success, failure, SIGTERM).
     try (WorkspaceOwnership.HandBack handBack =
             ownership.handBackOnExit(workTree.toAbsolutePath(), runtime.err()::println);
-        JGitWorkspace workspace =
-            JGitWorkspace.open(workTree, runtime.clock(), ownership, pullRequest.receivePack)) {
-      String target =
-          trigger.get().branch().isEmpty()
-              ? workspace
-                  .currentBranch()
-                  .orElseThrow(
-                      () ->
-                          new UsageProblem(
-                              "No branch to reconcile: HEAD is detached and no --branch was given",
-                              "pass --branch BRANCH"))
-              : trigger.get().branch();
-      PullRequests pullRequests = new PullRequests(runtime, reporter, git.pushToken(env));
-      // GitHub already knows whether the push would be refused: then go straight to the pull
-      // request instead of making a push that cannot succeed on every run.
-      boolean proposeOnly =
-          pullRequestMode
-              || !dryRun
-                  && !noPush
-                  && mayHaveWork(workspace)
-                  && protectedOnGitHub(env, pullRequests, target, reporter);
-      ReconcileOptions options = options(env, workspace, target, proposeOnly);
-      // One signer for the run: the artifact signature of --publish-to reuses its certificate.
-      Supplier<MessageSigner> runSigner = memoized(signer.signerFactory(runtime, reporter::mask));
-      SignJob signJob =
-          new SignJob(
-              format.reader(),
-              format.format(),
-              runSigner,
-              ProgressReporters.insidePipeline(runtime));
-      SignatureReuse reuse =
-          new SignatureReuse(
-              format.reader(),
-              format.format(),
-              signJob::signerIdentity,
-              memoized(signer.verificationRoot()));
-      ManifestSigningStep signingStep =
-          new ManifestSigningStep(
-              format.reader(),
-              format.format(),
-              signJob,
-              Math.max(1, parallel),
-              proposedSignatures(env, workspace, options, target, proposeOnly),
-              reuse);
-      // Nothing is pushed on a dry run or with --no-push, so nothing needs GitHub's API then.
-      GitWorkspace publishing =
-          dryRun || noPush ? workspace : git.publishing(workspace, pullRequests::api);
-      SigningStep step = noSign ? SigningStep.moveOnly() : signingStep;
-      if (noSign) {
-        reporter.warning(
-            "--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory"
-                + " will verify");
-      }
-      if (fromWorktree) {
-        return pullRequests(runtime, reporter, publishing, target, options, pullRequests)
-            .refresh(step, reuse);
-      }
-      ReconcileResult result =
-          new ReconcileJob(
-                  publishing,
-                  step,
-                  reporter,
-                  runtime.clock(),
-                  runtime.sleeper(),
-                  new SecureRandom(),
-                  options,
-                  dev.countersign.manifest.ManifestTree.of(format.reader()))
-              .run();
-      boolean propose =
-          !noPush
-              && !dryRun
-              && (result.outcome() == ReconcileResult.Outcome.REFUSED
-                  || proposeOnly && result.outcome() != ReconcileResult.Outcome.DRY_RUN);
-      if (propose) {
-        return pullRequests(runtime, reporter, publishing, target, options, pullRequests)
-            .propose(result);
-      }
-      ReconcileReport.publish(reporter, result, noSign ? Map.of() : signingStep.entries());
-      runtime
-          .out()
-          .println(
-              "result: "
-                  + ReconcileReport.name(result.outcome())
-                  + " ("
-                  + result.detail().lines().findFirst().orElse("")
-                  + ")");
-      int published =
-          publishTo == null
-              ? ExitCode.OK.code()
-              : publishArtifact(runtime, reporter, workspace, options, result, runSigner, reuse);
-      if (result.outcome() == ReconcileResult.Outcome.REFUSED) {
-        throw new EnvironmentProblem(
-            "The remote refused the push to " + target + ": " + result.detail(),
-            "the branch is protected; sign through a pull request instead, or allow the token to"
-                + " push");
-      }
-      return published;
+        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership)) {
+      String target = targetBranch(trigger.get(), workspace);
+      Signing signing = signing(runtime, reporter);
+      SigningRun.Result result =
+          signingRun(runtime, reporter, workspace, signing)
+              .run(
+                  new SigningRun.Request(
+                      runMode,
+                      noSign,
+                      options(env, workspace, target),
+                      proposal(runMode, target),
+                      env.get("GITHUB_REPOSITORY").isPresent(),
+                      env.get("GITHUB_API_URL").isPresent()
+                          && env.get("GITHUB_REPOSITORY").isPresent()));
+      return result instanceof SigningRun.Proposed proposed
+          ? reportProposal(runtime, reporter, proposal(runMode, target), proposed)
+          : reportReconciled(
+              runtime,
+              reporter,
+              workspace,
+              target,
+              (SigningRun.Reconciled) result,
+              publishTarget.isPresent() ? Optional.of(signing) : Optional.empty());
     }
+  }
+
+  /**
+   * One signer for the run (the artifact signature of --publish-to reuses its certificate), its
+   * sign job, and the reuse check of existing signatures for it.
+   */
+  private record Signing(Supplier<MessageSigner> signer, SignJob job, SignatureReuse reuse) {}
+
+  private Signing signing(Runtime runtime, Reporter reporter) {
+    Supplier<MessageSigner> runSigner = Memoized.of(signer.signerFactory(runtime, reporter::mask));
+    SignJob signJob =
+        new SignJob(
+            format.reader(), format.format(), runSigner, ProgressReporters.insidePipeline(runtime));
+    SignatureReuse reuse =
+        new SignatureReuse(
+            format.reader(),
+            format.format(),
+            signJob::signerIdentity,
+            Memoized.of(signer.verificationRoot()));
+    if (noSign) {
+      reporter.warning(
+          "--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory"
+              + " will verify");
+    }
+    return new Signing(runSigner, signJob, reuse);
+  }
+
+  private SigningRun signingRun(
+      Runtime runtime, Reporter reporter, JGitWorkspace workspace, Signing signing) {
+    Supplier<GitHubApi> api =
+        Memoized.of(() -> PullRequestOptions.api(runtime, reporter, git.pushToken(runtime.env())));
+    return new SigningRun(
+        workspace,
+        () -> git.publishing(workspace, api),
+        () -> new GitHubPullRequestHost(api.get()),
+        signing.job(),
+        signing.reuse(),
+        parallel.parallel,
+        format.reader(),
+        format.format(),
+        () -> signer.signingPublicKeys(runtime),
+        reporter,
+        runtime.clock(),
+        runtime.sleeper(),
+        new SecureRandom());
+  }
+
+  /**
+   * Outputs and summary of a run that did not end in a pull request; with {@code publishWith} (the
+   * run's signing, for --publish-to) the pushed signing commit is published; a refused push with
+   * nowhere to propose it is an environment problem.
+   */
+  private int reportReconciled(
+      Runtime runtime,
+      Reporter reporter,
+      JGitWorkspace workspace,
+      String target,
+      SigningRun.Reconciled reconciled,
+      Optional<Signing> publishWith) {
+    ReconcileResult result = reconciled.result();
+    ReconcileReport.publish(reporter, result, reconciled.details());
+    runtime
+        .out()
+        .println(
+            "result: "
+                + ReconcileReport.name(result.outcome())
+                + " ("
+                + result.detail().lines().findFirst().orElse("")
+                + ")");
+    int published =
+        publishWith.isEmpty()
+            ? ExitCode.OK.code()
+            : publishArtifact(runtime, reporter, workspace, result, publishWith.get());
+    if (result.outcome() == ReconcileResult.Outcome.REFUSED) {
+      throw new EnvironmentProblem(
+          "The remote refused the push to " + target + ": " + result.detail(),
+          "the branch is protected; sign through a pull request instead, or allow the token to"
+              + " push");
+    }
+    return published;
+  }
+
+  /** {@code --publish-to}, refused where what it would publish is not a pushed signing commit. */
+  private Optional<OciReference> publishTarget(RunMode runMode) {
+    if (publishTo == null) {
+      return Optional.empty();
+    }
+    OciReference reference = OciReference.parse(publishTo, "--publish-to");
+    if (noSign || runMode != RunMode.PUSH || reference.digest().isPresent()) {
+      throw new UsageProblem(
+          "--publish-to cannot be combined with --no-sign, --from-worktree, --mode pull-request"
+              + " or a digest",
+          "publish what a pushed signing commit holds: run in push mode, or use `countersign"
+              + " publish` after the merge");
+    }
+    return Optional.of(reference);
+  }
+
+  private static String targetBranch(RunTrigger.Reconcile trigger, JGitWorkspace workspace) {
+    if (!trigger.branch().isEmpty()) {
+      return trigger.branch();
+    }
+    return workspace
+        .currentBranch()
+        .orElseThrow(
+            () ->
+                new UsageProblem(
+                    "No branch to reconcile: HEAD is detached and no --branch was given",
+                    "pass --branch BRANCH"));
+  }
+
+  /** The bot branch and its pull request for this run's proposals. */
+  private PromotionSettings proposal(RunMode runMode, String target) {
+    return pullRequest.settings(
+        target,
+        PromotionSettings.signBranch(target),
+        runMode == RunMode.REFRESH
+            ? "countersign: refresh signed manifests on " + target
+            : "countersign: sign manifests on " + target,
+        dirPairs().get(0).to(),
+        PromotionBody.Purpose.SIGN);
+  }
+
+  /** Outputs as {@link PromotionReport} describes, plus {@code signed-files}. */
+  private static int reportProposal(
+      Runtime runtime,
+      Reporter reporter,
+      PromotionSettings settings,
+      SigningRun.Proposed proposed) {
+    reporter.output("signed-files", String.join("\n", proposed.signedFiles()));
+    return PullRequestOptions.report(runtime, reporter, proposed.result(), settings);
   }
 
   /**
@@ -302,10 +332,8 @@ final class RunCommand implements Callable<Integer> {
       Runtime runtime,
       Reporter reporter,
       JGitWorkspace workspace,
-      ReconcileOptions options,
       ReconcileResult result,
-      java.util.function.Supplier<dev.countersign.signing.MessageSigner> runSigner,
-      SignatureReuse reuse) {
+      Signing signing) {
     if (result.outcome() != ReconcileResult.Outcome.PUSHED || result.commitId().isEmpty()) {
       reporter.info(
           "Nothing published: the run pushed no signing commit ("
@@ -313,82 +341,31 @@ final class RunCommand implements Callable<Integer> {
               + ")");
       return ExitCode.OK.code();
     }
-    dev.countersign.oci.OciReference target =
-        dev.countersign.oci.OciReference.parse(publishTo, "--publish-to");
+    OciReference target = OciReference.parse(publishTo, "--publish-to");
     String commit = result.commitId().get();
     // Every published file verifies exactly for this run's signer (what it signed, or kept only
     // after that same check): the artifact is signed only over bytes verified here.
-    dev.countersign.oci.CommitSource.Contents contents =
-        dev.countersign.oci.CommitSource.read(
+    CommitSource.Contents contents =
+        CommitSource.read(
             workspace,
-            workspace.directory().resolve(options.dirs().get(0).to()),
+            workspace.directory().resolve(dirPairs().get(0).to()),
             commit,
             Optional.empty(),
             runtime.env(),
             format.reader(),
-            reuse.verifier());
+            signing.reuse().verifier());
     if (!contents.verified()) {
       return PublishCommand.rejected(runtime, reporter, contents);
     }
-    dev.countersign.oci.PublishJob.Result published =
-        new dev.countersign.oci.PublishJob(
+    PublishJob.Result published =
+        new PublishJob(
                 registryOptions.registry(runtime, reporter, target),
-                Optional.of(runSigner),
+                Optional.of(signing.signer()),
                 PublishCommand.trustedRoot(signer),
                 () -> signer.signingPublicKeys(runtime))
             .publish(target, contents.files(), contents.provenance());
     PublishCommand.report(runtime, reporter, published, contents);
     return ExitCode.OK.code();
-  }
-
-  private static <T> Supplier<T> memoized(Supplier<T> factory) {
-    return new Supplier<>() {
-      private T value;
-
-      @Override
-      public synchronized T get() {
-        if (value == null) {
-          value = factory.get();
-        }
-        return value;
-      }
-    };
-  }
-
-  /**
-   * Signed files already proposed on the pull request branch, when this run may end in a pull
-   * request (pull-request mode, or a push refused on a GitHub repository): reusing them when they
-   * cover the same content for this run's signer ({@link SignatureReuse}) keeps a pending pull
-   * request from being re-signed and updated on every run.
-   */
-  private java.util.function.Function<String, Optional<byte[]>> proposedSignatures(
-      Env env,
-      JGitWorkspace workspace,
-      ReconcileOptions options,
-      String target,
-      boolean pullRequestMode) {
-    boolean mayProposeAPullRequest =
-        !dryRun
-            && !noPush
-            && !noSign
-            && !fromWorktree
-            && (pullRequestMode || env.get("GITHUB_REPOSITORY").isPresent());
-    if (!mayProposeAPullRequest) {
-      return path -> Optional.empty();
-    }
-    String botBranch =
-        pullRequest
-            .settings(
-                target,
-                dev.countersign.promotion.PromotionSettings.signBranch(target),
-                "-",
-                "-",
-                dev.countersign.promotion.PromotionBody.Purpose.SIGN)
-            .botBranch();
-    // Looked up on first use only: a run with nothing to sign never asks the remote.
-    Supplier<Optional<String>> tip =
-        memoized(() -> workspace.fetchIfExists(options.remote(), botBranch));
-    return path -> tip.get().flatMap(commit -> workspace.readFile(commit, path));
   }
 
   /** What the event says to do; empty (after reporting the reason) when it says nothing. */
@@ -411,140 +388,23 @@ final class RunCommand implements Callable<Integer> {
     return Optional.of(reconcile);
   }
 
-  private boolean pullRequestMode() {
-    return switch (mode.strip().toLowerCase(java.util.Locale.ROOT)) {
-      case "push" -> false;
-      case "pull-request", "pull_request", "pr" -> true;
-      default ->
-          throw new UsageProblem("Unknown --mode \"" + mode + "\"", "use push or pull-request");
-    };
-  }
-
-  /**
-   * False when HEAD certainly leaves nothing to push (it is countersign's own commit, or no
-   * unsigned directory holds a manifest), so a run with nothing to sign asks GitHub nothing. A
-   * wrong "true" only costs the lookup.
-   */
-  private boolean mayHaveWork(JGitWorkspace workspace) {
-    String head = workspace.headCommitId();
-    if (dev.countersign.git.CommitMessage.trailer(
-            workspace.lastCommitMessage(head), dev.countersign.git.CommitMessage.MARKER_TRAILER)
-        .isPresent()) {
-      return false;
-    }
-    // Entries only (names and sizes from object headers): no blob is loaded here.
-    return dirPairs().stream()
-        .anyMatch(
-            pair ->
-                workspace.entries(head, pair.from()).stream()
-                    .anyMatch(
-                        entry ->
-                            dev.countersign.manifest.ManifestTree.isManifestName(entry.path())));
-  }
-
-  /**
-   * True when GitHub says {@code target} is protected. Asked only where GitHub's API is known
-   * ({@code GITHUB_API_URL}, set in every Actions job) with a repository and a token; any doubt (no
-   * answer, an error) keeps the direct push, whose refusal still becomes a pull request.
-   */
-  private boolean protectedOnGitHub(
-      Env env, PullRequests pullRequests, String target, Reporter reporter) {
-    if (fromWorktree
-        || env.get("GITHUB_API_URL").isEmpty()
-        || env.get("GITHUB_REPOSITORY").isEmpty()) {
-      return false;
-    }
-    try {
-      if (pullRequests.host().isProtected(target).orElse(false)) {
-        reporter.info(
-            "GitHub says "
-                + target
-                + " is protected: proposing the signing commit through a pull request"
-                + " instead of pushing it");
-        return true;
-      }
-    } catch (dev.countersign.support.problems.CountersignException noAnswer) {
-      // No token or repository: the push path decides, as without the lookup.
-    }
-    return false;
-  }
-
-  /**
-   * The GitHub API and pull request host, built on first use and shared by every step of the run.
-   */
-  static final class PullRequests {
-    private final Runtime runtime;
-    private final Reporter reporter;
-    private final Optional<String> token;
-    private dev.countersign.github.GitHubApi api;
-
-    PullRequests(Runtime runtime, Reporter reporter, Optional<String> token) {
-      this.runtime = runtime;
-      this.reporter = reporter;
-      this.token = token;
-    }
-
-    dev.countersign.github.GitHubApi api() {
-      if (api == null) {
-        api = PullRequestOptions.api(runtime, reporter, token);
-      }
-      return api;
-    }
-
-    dev.countersign.promotion.PullRequestHost host() {
-      return new dev.countersign.github.GitHubPullRequestHost(api());
-    }
-  }
-
-  private RunPullRequests pullRequests(
-      Runtime runtime,
-      Reporter reporter,
-      GitWorkspace workspace,
-      String target,
-      ReconcileOptions options,
-      PullRequests pullRequests) {
-    String signedDirectory = options.dirs().get(0).to();
-    return new RunPullRequests(
-        runtime,
-        reporter,
-        workspace,
-        options,
-        pullRequest.settings(
-            target,
-            dev.countersign.promotion.PromotionSettings.signBranch(target),
-            fromWorktree
-                ? "countersign: refresh signed manifests on " + target
-                : "countersign: sign manifests on " + target,
-            signedDirectory,
-            dev.countersign.promotion.PromotionBody.Purpose.SIGN),
-        pullRequests::host,
-        format.reader(),
-        format.format(),
-        () -> signer.signingPublicKeys(runtime));
-  }
-
-  private ReconcileOptions options(
-      Env env, JGitWorkspace workspace, String target, boolean pullRequestMode) {
-    GitRemote gitRemote = git.remote(env, workspace);
-    GitIdentity authorIdentity = git.author(env);
-    GitIdentity committerIdentity = git.committer();
-    return ReconcileOptions.builder(target, gitRemote)
+  /** The reconcile options as given: {@code push} is what the user allows, the run decides. */
+  private ReconcileOptions.Builder options(Env env, JGitWorkspace workspace, String target) {
+    return ReconcileOptions.builder(target, git.remote(env, workspace))
         .dirs(dirPairs())
         .pushAttempts(pushAttempts)
-        .author(authorIdentity)
-        .committer(committerIdentity)
+        .author(git.author(env))
+        .committer(git.committer())
         .signoff(signoff)
         .commitSubject(commitMessage)
         .runId(env.getOrDefault("GITHUB_RUN_ID", "local"))
         .dryRun(dryRun)
-        // In pull-request mode the commit goes to the pull request branch, never to the branch.
-        .push(!noPush && !pullRequestMode)
+        .push(!noPush)
         // A pull_request run may have checked out a merge ref that is not on the branch: start
         // from the branch itself so nothing else is pushed with the signing commit.
         .startFromRemote(
             env.get("GITHUB_EVENT_NAME").filter(e -> e.startsWith("pull_request")).isPresent())
-        .backoff(Duration.ofSeconds(1))
-        .build();
+        .backoff(Duration.ofSeconds(1));
   }
 
   private List<DirPair> dirPairs() {

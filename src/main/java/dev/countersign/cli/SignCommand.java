@@ -8,6 +8,7 @@ import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.signing.SignRequest;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -63,14 +64,7 @@ final class SignCommand implements Callable<Integer> {
           "Also write FILE.sigstore.json, a standard Sigstore bundle of the message (keyless).")
   boolean bundleSidecar;
 
-  // 32: keyless signing is bounded by Rekor round trips (one per manifest); 32 in flight cut
-  // 500 manifests at 150 ms latency from ~9.5 s to ~8 s on 2 cores (docs/performance.md).
-  @Option(
-      names = "--parallel",
-      paramLabel = "N",
-      defaultValue = "32",
-      description = "Signatures in flight at once (default: ${DEFAULT-VALUE}).")
-  int parallel;
+  @Mixin ParallelOption parallel;
 
   @Override
   public Integer call() {
@@ -91,7 +85,7 @@ final class SignCommand implements Callable<Integer> {
                 force,
                 append,
                 bundleSidecar,
-                Math.max(1, parallel)));
+                Math.max(1, parallel.parallel)));
     for (SignReport.Entry entry : report.entries()) {
       runtime
           .out()
@@ -142,7 +136,7 @@ final class SignCommand implements Callable<Integer> {
       try {
         return new AnnotationDomain(domain);
       } catch (IllegalArgumentException e) {
-        throw new dev.countersign.support.problems.UsageProblem(
+        throw new UsageProblem(
             "Invalid --annotation-domain: " + e.getMessage(),
             "use a DNS subdomain such as cosign.sigstore.dev");
       }

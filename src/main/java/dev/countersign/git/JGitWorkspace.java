@@ -96,25 +96,19 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   private final Git git;
   private final Clock clock;
   private final Consumer<Path> afterWrite;
-  private final String receivePack;
 
   private JGitWorkspace(
-      Path directory,
-      Repository repository,
-      Clock clock,
-      Consumer<Path> afterWrite,
-      String receivePack) {
+      Path directory, Repository repository, Clock clock, Consumer<Path> afterWrite) {
     this.directory = directory;
     this.repository = repository;
     this.git = new Git(repository);
     this.clock = clock;
     this.afterWrite = afterWrite;
-    this.receivePack = receivePack;
   }
 
-  /** Opens the work tree at {@code directory}; see {@link #open(Path, Clock, Consumer, String)}. */
+  /** Opens the work tree at {@code directory}; see {@link #open(Path, Clock, Consumer)}. */
   public static JGitWorkspace open(Path directory, Clock clock) {
-    return open(directory, clock, p -> {}, null);
+    return open(directory, clock, p -> {});
   }
 
   /**
@@ -124,13 +118,9 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
    * @param clock stamps commit times (UTC)
    * @param afterWrite called with every file and directory the workspace creates, e.g. to hand it
    *     to the workspace owner when running as root in a container
-   * @param receivePack for {@code file://} remotes only: the command that serves pushes (like
-   *     {@code git push --receive-pack}), e.g. {@code /usr/bin/git-receive-pack} so the remote
-   *     repository's server-side hooks run; {@code null} uses jgit's in-process receiver
    * @throws EnvironmentProblem when {@code directory} is not a git work tree
    */
-  public static JGitWorkspace open(
-      Path directory, Clock clock, Consumer<Path> afterWrite, String receivePack) {
+  public static JGitWorkspace open(Path directory, Clock clock, Consumer<Path> afterWrite) {
     Path dir = directory.toAbsolutePath().normalize();
     if (!Files.exists(dir.resolve(Constants.DOT_GIT))) {
       throw notARepository(dir, null);
@@ -158,7 +148,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
             "perhaps you should finish or abort it (git rebase --abort, git merge --abort) before"
                 + " countersign");
       }
-      return new JGitWorkspace(dir, repo, clock, afterWrite, receivePack);
+      return new JGitWorkspace(dir, repo, clock, afterWrite);
     } catch (RepositoryNotFoundException e) {
       throw notARepository(dir, e);
     } catch (IOException | IllegalArgumentException e) {
@@ -683,9 +673,6 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
               .setTimeout(TIMEOUT_SECONDS);
       if (lease.isPresent()) {
         push.setRefLeaseSpecs(new RefLeaseSpec(target, lease.get()));
-      }
-      if (receivePack != null) {
-        push.setReceivePack(receivePack);
       }
       authenticate(push, remote);
       List<PushResult> results = new ArrayList<>();

@@ -6,10 +6,9 @@
  * RemoteProblem}/{@code EnvironmentProblem} with the cause kept and URL credentials removed from
  * messages.
  *
- * <p>Testing note: jgit's in-process receiver for {@code file://} remotes ignores hook scripts, so
- * a protected branch is simulated with a real {@code pre-receive} hook served by a forked {@code
- * git-receive-pack} ({@code JGitWorkspace.open(..., receivePack)}); it answers exactly like GitHub
- * ("ng refs/heads/main pre-receive hook declined" plus "remote: error: GH006 ..." lines), which
- * jgit reports as {@code REJECTED_OTHER_REASON}.
+ * <p>Testing note: tests simulate a protected branch without any hook in production code: the test
+ * fixture serves the bare origin through jgit's in-process {@code test://} transport with a {@code
+ * ReceivePack} whose pre-receive hook declines the push as GitHub does ("pre-receive hook declined"
+ * plus "error: GH006 ..." remote messages), which jgit reports as {@code REJECTED_OTHER_REASON}.
  */
 package dev.countersign.git;

@@ -8,12 +8,14 @@ import dev.countersign.git.CommitMessage;
 import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
+import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.support.Sleeper;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -89,7 +91,7 @@ public final class ReconcileJob {
         sleeper,
         random,
         options,
-        new ManifestTree(dev.countersign.manifest.ManifestReader.DEFAULT_MAX_BYTES));
+        new ManifestTree(ManifestReader.DEFAULT_MAX_BYTES));
   }
 
   /**
@@ -165,11 +167,9 @@ public final class ReconcileJob {
       List<String> unchanged = new ArrayList<>();
       for (Move move : moves) {
         SigningStep.Result result = results.get(move.target());
-        if (result instanceof SigningStep.Signed signed
-            && !move.existingSigned()
-                .map(b -> Arrays.equals(b, signed.signedBytes()))
-                .orElse(false)) {
-          changes.write(move.target(), signed.signedBytes());
+        if (result instanceof SigningStep.Written output
+            && !move.existingSigned().map(b -> Arrays.equals(b, output.bytes())).orElse(false)) {
+          changes.write(move.target(), output.bytes());
           written.add(move.target());
         } else {
           unchanged.add(move.target());
@@ -319,14 +319,14 @@ public final class ReconcileJob {
       List<Move> moves, SortedMap<String, SigningStep.Result> results) {
     List<InputProblem> problems = new ArrayList<>();
     for (Move move : moves) {
-      if (results.get(move.target()) instanceof SigningStep.Signed signed
-          && signed.signedBytes().length > manifests.tree().maxBytes()) {
+      if (results.get(move.target()) instanceof SigningStep.Written signed
+          && signed.bytes().length > manifests.tree().maxBytes()) {
         problems.add(
             new InputProblem(
                 Path.of(move.source()),
                 0,
                 "once signed is "
-                    + signed.signedBytes().length
+                    + signed.bytes().length
                     + " bytes (every document carries the message of the whole file),"
                     + " over the limit of "
                     + manifests.tree().maxBytes()
@@ -430,7 +430,12 @@ public final class ReconcileJob {
         results.put(r.targetPath(), r);
         signedBefore.put(keys.get(r.targetPath()), r);
         progress.info(
-            (r instanceof SigningStep.Signed ? "signed " : "already signed ") + r.targetPath());
+            (r instanceof SigningStep.Signed
+                    ? "signed "
+                    : r instanceof SigningStep.MovedUnsigned
+                        ? "moved unsigned "
+                        : "already signed ")
+                + r.targetPath());
       }
       if (!expected.isEmpty()) {
         throw new InternalProblem(
@@ -446,7 +451,7 @@ public final class ReconcileJob {
   private static String cacheKey(Move move) {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update(move.target().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      sha.update(move.target().getBytes(StandardCharsets.UTF_8));
       sha.update((byte) 0);
       sha.update(move.unsigned());
       sha.update((byte) 0);

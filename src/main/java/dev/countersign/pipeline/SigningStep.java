@@ -1,5 +1,6 @@
 package dev.countersign.pipeline;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,11 +27,9 @@ public interface SigningStep {
         inputs.stream()
             .map(
                 in ->
-                    in.existingSigned()
-                            .map(b -> java.util.Arrays.equals(b, in.unsignedBytes()))
-                            .orElse(false)
+                    in.existingSigned().map(b -> Arrays.equals(b, in.unsignedBytes())).orElse(false)
                         ? (Result) new Unchanged(in.targetPath())
-                        : new Signed(in.targetPath(), in.unsignedBytes()))
+                        : new MovedUnsigned(in.targetPath(), in.unsignedBytes()))
             .toList();
   }
 
@@ -60,11 +59,37 @@ public interface SigningStep {
     String targetPath();
   }
 
+  /** A result that writes {@link #bytes()} to the target path. */
+  sealed interface Written extends Result {
+    byte[] bytes();
+  }
+
   /** Write {@code signedBytes} to the target path. */
-  record Signed(String targetPath, byte[] signedBytes) implements Result {
+  record Signed(String targetPath, byte[] signedBytes) implements Written {
     public Signed {
       Objects.requireNonNull(targetPath, "targetPath");
       Objects.requireNonNull(signedBytes, "signedBytes");
+    }
+
+    @Override
+    public byte[] bytes() {
+      return signedBytes;
+    }
+  }
+
+  /**
+   * {@code --no-sign}: write the manifest to the target path as it is, with no signature; nothing
+   * about it verifies.
+   */
+  record MovedUnsigned(String targetPath, byte[] unsignedBytes) implements Written {
+    public MovedUnsigned {
+      Objects.requireNonNull(targetPath, "targetPath");
+      Objects.requireNonNull(unsignedBytes, "unsignedBytes");
+    }
+
+    @Override
+    public byte[] bytes() {
+      return unsignedBytes;
     }
   }
 

@@ -150,24 +150,27 @@ public final class PromotionJob {
       }
     }
     PromotionPlan plan = new PromotionPlan(fileChanges);
-    if (plan.isEmpty()) {
-      return new Published(publisher.publish(plan, Optional.empty(), Optional.empty()));
-    }
+    Optional<String> botTip = plan.isEmpty() ? Optional.empty() : publisher.botBranchTip();
+    return new Published(
+        publisher.createOrUpdateBranch(
+            plan,
+            botTip,
+            new PullRequestPublisher.Changes(
+                baseCommit,
+                changes,
+                authorship.request(
+                    "countersign: promote " + source + " to " + target, describe(plan)),
+                tip -> holds(tip, target, desired))));
+  }
 
-    Optional<String> botTip = publisher.botBranchTip();
-    if (botTip.isPresent()) {
-      Optional<SortedMap<String, byte[]>> onBranch = manifests.readIfUsable(botTip.get(), target);
-      if (onBranch.isPresent() && Manifests.sameFiles(onBranch.get(), desired)) {
-        progress.info(publisher.settings().botBranch() + " already holds this promotion");
-        return new Published(publisher.publish(plan, Optional.empty(), botTip));
-      }
+  /** True when the bot branch's target directory is exactly {@code desired}. */
+  private boolean holds(String botTip, String target, SortedMap<String, byte[]> desired) {
+    Optional<SortedMap<String, byte[]>> onBranch = manifests.readIfUsable(botTip, target);
+    if (onBranch.isPresent() && Manifests.sameFiles(onBranch.get(), desired)) {
+      progress.info(publisher.settings().botBranch() + " already holds this promotion");
+      return true;
     }
-    workspace.resetTo(baseCommit);
-    workspace.apply(changes);
-    String commit =
-        workspace.commit(
-            authorship.request("countersign: promote " + source + " to " + target, describe(plan)));
-    return new Published(publisher.publish(plan, Optional.of(commit), botTip));
+    return false;
   }
 
   private List<DocumentVerdict> verify(SortedMap<String, byte[]> sources) {

@@ -3,6 +3,8 @@ package dev.countersign.promotion;
 import static dev.countersign.git.CommitIds.abbreviate;
 
 import dev.countersign.git.CommitIds;
+import dev.countersign.git.ChangeSet;
+import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
@@ -10,12 +12,15 @@ import dev.countersign.pipeline.Progress;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Create-or-update of one promotion pull request on a fixed bot branch. The callers ({@link
  * PromotionJob}, {@link RefreshJob}, the pipeline's pull-request mode) decide what the branch
- * should hold; this class puts it there and brings the pull request in line:
+ * should hold; {@link #createOrUpdateBranch} (their one entry point) puts it there and brings the
+ * pull request in line:
  *
  * <ul>
  *   <li>nothing differs from the base: an open pull request from the bot branch is closed (and the
@@ -69,6 +74,79 @@ public final class PullRequestPublisher {
     return workspace.fetchIfExists(remote, settings.botBranch());
   }
 
+  /** What the bot branch should hold on top of the base tip. */
+  public sealed interface BranchContent {}
+
+  /**
+   * Nothing: the base already has everything (the plan is empty); an open pull request is closed.
+   */
+  public record Nothing() implements BranchContent {}
+
+  /**
+   * The base tip plus {@code changes}, committed (reset, apply, commit) only when the bot branch
+   * does not hold it already.
+   *
+   * @param heldBy true for a bot branch tip that already holds this content
+   */
+  public record Changes(
+      String baseCommit, ChangeSet changes, CommitRequest request, Predicate<String> heldBy)
+      implements BranchContent {
+    public Changes {
+      Objects.requireNonNull(baseCommit, "baseCommit");
+      Objects.requireNonNull(changes, "changes");
+      Objects.requireNonNull(request, "request");
+      Objects.requireNonNull(heldBy, "heldBy");
+    }
+  }
+
+  /**
+   * A commit the caller made already on the base tip (the pipeline's signing commit at HEAD); a bot
+   * branch whose tip has the same tree holds it already.
+   */
+  public record Commit(String commitId) implements BranchContent {
+    public Commit {
+      Objects.requireNonNull(commitId, "commitId");
+    }
+  }
+
+  /**
+   * The one way a bot branch is published (as create-pull-request's {@code createOrUpdateBranch}):
+   * unless the bot branch holds {@code content} already, it is committed on the base tip and
+   * force-pushed with a lease on {@code botTip}; then the pull request is opened, updated, closed
+   * or left alone as the class comment says.
+   *
+   * @param plan what the pull request proposes relative to the base; empty means the base already
+   *     has everything (then {@code content} and {@code botTip} are not looked at)
+   * @param botTip the bot branch tip the caller read ({@link #botBranchTip()}); the push is leased
+   *     on it
+   */
+  public PromotionResult createOrUpdateBranch(
+      PromotionPlan plan, Optional<String> botTip, BranchContent content) {
+    if (plan.isEmpty()) {
+      return publish(plan, Optional.empty(), Optional.empty());
+    }
+    Optional<String> newCommit;
+    if (content instanceof Changes changes) {
+      if (botTip.filter(changes.heldBy()).isPresent()) {
+        newCommit = Optional.empty();
+      } else {
+        workspace.resetTo(changes.baseCommit());
+        workspace.apply(changes.changes());
+        newCommit = Optional.of(workspace.commit(changes.request()));
+      }
+    } else if (content instanceof Commit commit) {
+      // The proposed signatures were reused when the content is unchanged, so the new commit then
+      // holds what the bot branch already has: push nothing.
+      newCommit =
+          botTip.filter(t -> workspace.sameTree(t, commit.commitId())).isPresent()
+              ? Optional.empty()
+              : Optional.of(commit.commitId());
+    } else {
+      throw new IllegalArgumentException("A plan with changes needs content to publish");
+    }
+    return publish(plan, newCommit, botTip);
+  }
+
   /**
    * @param plan what the pull request proposes relative to the base; empty means the base already
    *     has everything
@@ -76,7 +154,7 @@ public final class PullRequestPublisher {
    *     the base tip), or empty when the bot branch already holds {@code plan}
    * @param expectedTip the bot branch tip the caller computed against ({@link #botBranchTip()})
    */
-  public PromotionResult publish(
+  PromotionResult publish(
       PromotionPlan plan, Optional<String> newCommit, Optional<String> expectedTip) {
     Optional<PullRequest> open = host.findOpen(settings.botBranch(), settings.base());
     if (plan.isEmpty()) {

@@ -151,22 +151,18 @@ public final class RefreshJob {
       changes = changes.write(write.getKey(), write.getValue());
     }
     PromotionPlan plan = new PromotionPlan(fileChanges);
-    if (plan.isEmpty()) {
-      return publisher.publish(plan, Optional.empty(), botTip);
-    }
-    if (botTip.isPresent() && holds(botTip.get(), baseCommit, dirs, writes)) {
-      return publisher.publish(plan, Optional.empty(), botTip);
-    }
-    workspace.resetTo(baseCommit);
-    workspace.apply(changes);
-    String commit =
-        workspace.commit(
+    return publisher.createOrUpdateBranch(
+        plan,
+        botTip,
+        new PullRequestPublisher.Changes(
+            baseCommit,
+            changes,
             authorship.request(
                 "countersign: refresh "
                     + fileChanges.size()
                     + (fileChanges.size() == 1 ? " signed manifest" : " signed manifests"),
-                PromotionJob.describe(plan)));
-    return publisher.publish(plan, Optional.of(commit), botTip);
+                PromotionJob.describe(plan)),
+            tip -> holds(tip, baseCommit, dirs, writes)));
   }
 
   /** True when the bot branch's signed directories are exactly the base's plus {@code writes}. */

@@ -7,8 +7,8 @@
  * decide what the branch should hold: {@link dev.countersign.promotion.PromotionJob} (verify and
  * copy one environment directory to another) and {@link dev.countersign.promotion.RefreshJob}
  * (re-sign generated manifests whose content changed). The pipeline's pull-request mode lives in
- * {@code cli.RunPullRequests}. The host is a port ({@link
- * dev.countersign.promotion.PullRequestHost}); the GitHub adapter is in {@code
+ * {@link dev.countersign.promotion.SigningProposal}, used by {@code run.SigningRun}. The host is a
+ * port ({@link dev.countersign.promotion.PullRequestHost}); the GitHub adapter is in {@code
  * dev.countersign.github}. See {@code docs/promotion.md}.
  */
 package dev.countersign.promotion;

@@ -71,7 +71,7 @@ class WorkspaceOwnershipTest {
 
     try (JGitWorkspace ws =
         JGitWorkspace.open(
-            clone, java.time.Clock.systemUTC(), WorkspaceOwnership.forProcess(clone), null)) {
+            clone, java.time.Clock.systemUTC(), WorkspaceOwnership.forProcess(clone))) {
       ws.apply(
           ChangeSet.empty()
               .write("signed/apps/a.yaml", new byte[] {'x'})

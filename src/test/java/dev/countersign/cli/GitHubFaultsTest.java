@@ -451,7 +451,7 @@ class GitHubFaultsTest {
     s.git.protectBranch("main");
     s.github.protect("main");
 
-    CliRun run = s.run("--receive-pack", dev.countersign.git.GitFixture.receivePack());
+    CliRun run = s.run();
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(run.all())

@@ -185,8 +185,6 @@ class PromotionPipelineTest {
             ws.toString(),
             "--key",
             privateKey.toString(),
-            "--receive-pack",
-            GitFixture.receivePack(),
             "--label",
             "countersign",
             "--reviewer",
@@ -224,9 +222,7 @@ class PromotionPipelineTest {
             "--repo",
             git.clone("ws2", 0, false).toString(),
             "--key",
-            privateKey.toString(),
-            "--receive-pack",
-            GitFixture.receivePack());
+            privateKey.toString());
 
     assertThat(again.exitCode()).as(again.all()).isZero();
     assertThat(outputs()).containsEntry("result", "noop");
@@ -251,16 +247,7 @@ class PromotionPipelineTest {
     Map<String, String> env = new HashMap<>(env(Map.of()));
     env.remove("GITHUB_REPOSITORY");
 
-    CliRun run =
-        CliRun.run(
-            env,
-            "run",
-            "--repo",
-            ws.toString(),
-            "--key",
-            privateKey.toString(),
-            "--receive-pack",
-            GitFixture.receivePack());
+    CliRun run = CliRun.run(env, "run", "--repo", ws.toString(), "--key", privateKey.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
     assertThat(run.err()).contains("refused the push to main");

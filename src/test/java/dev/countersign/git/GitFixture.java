@@ -2,10 +2,11 @@ package dev.countersign.git;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -25,6 +26,11 @@ import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
+import org.eclipse.jgit.transport.ReceiveCommand;
+import org.eclipse.jgit.transport.ReceivePack;
+import org.eclipse.jgit.transport.TestProtocol;
+import org.eclipse.jgit.transport.Transport;
+import org.eclipse.jgit.transport.UploadPack;
 import org.eclipse.jgit.treewalk.TreeWalk;
 
 /**
@@ -40,8 +46,16 @@ public final class GitFixture {
       new PersonIdent(
           "Other Dev", "other@example.com", Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
 
+  /**
+   * jgit's in-process {@code test://} transport, registered once: serves each protected origin
+   * through a real {@link ReceivePack} whose pre-receive hook refuses pushes as GitHub does.
+   */
+  private static final TestProtocol<String> SERVED = registerServedProtocol();
+
   private final Path root;
   private final Path origin;
+  private final List<Path> clones = new ArrayList<>();
+  private String servedUrl;
 
   public GitFixture(Path root) throws Exception {
     this.root = root;
@@ -53,8 +67,9 @@ public final class GitFixture {
     return origin;
   }
 
+  /** Origin's URL: its {@code file://} URL, or once a branch is protected the served one. */
   public String originUrl() {
-    return origin.toUri().toString();
+    return servedUrl != null ? servedUrl : origin.toUri().toString();
   }
 
   public GitRemote remote() {
@@ -205,6 +220,7 @@ public final class GitFixture {
     if (depth > 0) {
       clone.setDepth(depth);
     }
+    clones.add(dir);
     try (Git git = clone.call()) {
       if (detached) {
         ObjectId head = git.getRepository().resolve(Constants.HEAD);
@@ -227,6 +243,7 @@ public final class GitFixture {
     if (depth > 0) {
       clone.setDepth(depth);
     }
+    clones.add(dir);
     try (Git git = clone.call()) {
       ObjectId head = git.getRepository().resolve(Constants.HEAD);
       RefUpdate ru = git.getRepository().updateRef(Constants.HEAD, true);
@@ -283,40 +300,48 @@ public final class GitFixture {
   }
 
   /**
-   * Makes origin refuse every push to {@code branch} the way GitHub refuses a protected branch,
-   * with a real {@code pre-receive} hook. Only a forked {@code git-receive-pack} runs it (jgit's
-   * in-process receiver ignores hook scripts), so pushes must use {@link #receivePack()}.
+   * Makes origin refuse every push to {@code branch} the way GitHub refuses a protected branch: a
+   * pre-receive hook on jgit's own {@link ReceivePack} declines the whole push and sends GitHub's
+   * words as remote messages. From here on origin is served through jgit's in-process {@code
+   * test://} transport: {@link #originUrl()}, {@link #remote()}, later clones and the {@code
+   * origin} remote of the clones made so far all point there.
    */
   public void protectBranch(String branch) throws IOException {
-    Path hook = origin.resolve("hooks/pre-receive");
-    Files.createDirectories(hook.getParent());
-    Files.writeString(
-        hook,
-        "#!/bin/sh\n"
-            + "while read old new ref; do\n"
-            + "  if [ \"$ref\" = \"refs/heads/"
-            + branch
-            + "\" ]; then\n"
-            + "    echo \"error: GH006: Protected branch update failed for refs/heads/"
-            + branch
-            + ".\" >&2\n"
-            + "    echo \"error: Changes must be made through a pull request.\" >&2\n"
-            + "    exit 1\n"
-            + "  fi\n"
-            + "done\n");
-    hook.toFile().setExecutable(true);
-  }
-
-  /** The real git receive-pack, so origin's hooks run on push. */
-  public static String receivePack() {
-    for (String candidate :
-        new String[] {"/usr/bin/git-receive-pack", "/usr/lib/git-core/git-receive-pack"}) {
-      if (Files.isExecutable(Path.of(candidate))) {
-        return candidate;
+    String protectedRef = Constants.R_HEADS + branch;
+    Repository served = openOrigin();
+    servedUrl = SERVED.register(protectedRef, served).toString();
+    for (Path clone : clones) {
+      try (Repository repo = open(clone)) {
+        repo.getConfig().setString("remote", "origin", "url", servedUrl);
+        repo.getConfig().save();
       }
     }
-    throw new IllegalStateException(
-        "git-receive-pack not found; the protected-branch test needs the git CLI");
+  }
+
+  private static TestProtocol<String> registerServedProtocol() {
+    TestProtocol<String> protocol =
+        new TestProtocol<>(
+            (protectedRef, repo) -> new UploadPack(repo),
+            (protectedRef, repo) -> {
+              ReceivePack receive = new ReceivePack(repo);
+              receive.setPreReceiveHook(
+                  (rp, commands) -> {
+                    if (commands.stream().noneMatch(c -> c.getRefName().equals(protectedRef))) {
+                      return;
+                    }
+                    // As git-receive-pack when the hook exits non-zero: every command declined.
+                    rp.sendMessage(
+                        "error: GH006: Protected branch update failed for " + protectedRef + ".");
+                    rp.sendMessage("error: Changes must be made through a pull request.");
+                    for (ReceiveCommand command : commands) {
+                      command.setResult(
+                          ReceiveCommand.Result.REJECTED_OTHER_REASON, "pre-receive hook declined");
+                    }
+                  });
+              return receive;
+            });
+    Transport.register(protocol);
+    return protocol;
   }
 
   public Repository openOrigin() throws IOException {

@@ -248,7 +248,7 @@ class JGitWorkspaceTest {
     Path clone = fixture.clone("ws", 0, false);
     fixture.protectBranch("main");
     String before = fixture.originHead("main");
-    try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK, p -> {}, GitFixture.receivePack())) {
+    try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK)) {
       commitOneFile(ws, "signed/a.yaml", "a");
 
       PushOutcome outcome = ws.push(fixture.remote(), "main");

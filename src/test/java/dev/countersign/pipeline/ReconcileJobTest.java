@@ -60,12 +60,7 @@ class ReconcileJobTest {
   }
 
   private ReconcileResult run(Path clone, SigningStep signer, ReconcileOptions options) {
-    return run(clone, signer, options, null);
-  }
-
-  private ReconcileResult run(
-      Path clone, SigningStep signer, ReconcileOptions options, String receivePack) {
-    try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK, p -> {}, receivePack)) {
+    try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK)) {
       return new ReconcileJob(
               ws, signer, Progress.silent(), CLOCK, sleeps::add, new Random(42), options)
           .run();
@@ -377,8 +372,7 @@ class ReconcileJobTest {
     fixture.protectBranch("main");
     String before = fixture.originHead("main");
 
-    ReconcileResult result =
-        run(clone, new FakeSigningStep(), options().build(), GitFixture.receivePack());
+    ReconcileResult result = run(clone, new FakeSigningStep(), options().build());
 
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.REFUSED);
     assertThat(result.detail())
