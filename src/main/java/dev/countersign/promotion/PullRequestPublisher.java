@@ -2,8 +2,8 @@ package dev.countersign.promotion;
 
 import static dev.countersign.git.CommitIds.abbreviate;
 
-import dev.countersign.git.CommitIds;
 import dev.countersign.git.ChangeSet;
+import dev.countersign.git.CommitIds;
 import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
