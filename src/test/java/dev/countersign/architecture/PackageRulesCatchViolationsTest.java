@@ -111,6 +111,17 @@ class PackageRulesCatchViolationsTest {
   }
 
   @Test
+  void theStackTraceRuleSeesEveryOverloadButThePrintWriterOne() {
+    List<String> details =
+        RULES.noStackTraceToStandardStreams().evaluate(fixtures).getFailureReport().getDetails();
+
+    assertThat(details)
+        .anySatisfy(line -> assertThat(line).contains("printStackTrace()"))
+        .anySatisfy(line -> assertThat(line).contains("printStackTrace(java.io.PrintStream)"))
+        .noneSatisfy(line -> assertThat(line).contains("printStackTrace(java.io.PrintWriter)"));
+  }
+
+  @Test
   void theCycleRuleReportsTheCycleBetweenTwoCapabilities() {
     EvaluationResult result = RULES.capabilitiesAreAcyclic().evaluate(fixtures);
 
