@@ -5,7 +5,6 @@ import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.Date;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -94,10 +93,5 @@ public final class SigstoreResponseVerifier {
     if (problem.isPresent()) {
       throw new IllegalArgumentException(problem.get());
     }
-  }
-
-  /** The certificates of the trusted root's authorities (for building bundles). */
-  List<TrustedRoot.CertificateAuthority> authorities() {
-    return trustedRoot.certificateAuthorities();
   }
 }

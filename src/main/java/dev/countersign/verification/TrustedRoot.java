@@ -281,6 +281,10 @@ public final class TrustedRoot {
     return authorities;
   }
 
+  public List<TransparencyLogKey> certificateTransparencyLogs() {
+    return certificateTransparencyLogs;
+  }
+
   /** The certificate transparency log whose key hashes to {@code logId} (lowercase hex), if any. */
   public Optional<TransparencyLogKey> certificateTransparencyLog(String logId) {
     return certificateTransparencyLogs.stream()
