@@ -1,13 +1,11 @@
 package dev.countersign.signing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.verification.TrustMaterialJson;
 import dev.sigstore.trustroot.Service;
 import dev.sigstore.trustroot.SigstoreSigningConfig;
-import java.io.IOException;
 import java.net.URI;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
 
@@ -21,8 +19,6 @@ import java.util.Optional;
  */
 record SigningServices(Optional<URI> fulcio, Optional<URI> rekor) {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   /**
    * Reads a {@code signing_config.json} ({@code
    * application/vnd.dev.sigstore.signingconfig.v0.2+json}) with Jackson (sigstore-java's reader
@@ -31,22 +27,8 @@ record SigningServices(Optional<URI> fulcio, Optional<URI> rekor) {
    * @throws IllegalArgumentException with the reason when it is not one
    */
   static SigningServices fromJson(byte[] json, Instant now) {
-    JsonNode root;
-    try {
-      root = JSON.readTree(json);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("not JSON: " + e.getMessage(), e);
-    }
-    if (root == null || !root.isObject()) {
-      throw new IllegalArgumentException("not a JSON object");
-    }
-    String mediaType = root.path("mediaType").asText("");
-    if (!mediaType.equals("application/vnd.dev.sigstore.signingconfig.v0.2+json")) {
-      throw new IllegalArgumentException(
-          "mediaType is \""
-              + mediaType
-              + "\", expected application/vnd.dev.sigstore.signingconfig.v0.2+json");
-    }
+    JsonNode root =
+        TrustMaterialJson.object(json, "application/vnd.dev.sigstore.signingconfig.v0.2+json");
     return new SigningServices(
         select(root.path("caUrls"), now, "caUrls"),
         select(root.path("rekorTlogUrls"), now, "rekorTlogUrls"));
@@ -66,8 +48,10 @@ record SigningServices(Optional<URI> fulcio, Optional<URI> rekor) {
       if (service.path("majorApiVersion").asInt(0) != 1) {
         continue;
       }
-      Instant start = instant(service.path("validFor").path("start"), field).orElse(Instant.EPOCH);
-      Optional<Instant> end = instant(service.path("validFor").path("end"), field);
+      Instant start =
+          TrustMaterialJson.time(service.path("validFor").path("start"), field)
+              .orElse(Instant.EPOCH);
+      Optional<Instant> end = TrustMaterialJson.time(service.path("validFor").path("end"), field);
       if (now.isBefore(start) || end.map(now::isAfter).orElse(false)) {
         continue;
       }
@@ -81,16 +65,5 @@ record SigningServices(Optional<URI> fulcio, Optional<URI> rekor) {
       }
     }
     return Optional.ofNullable(best);
-  }
-
-  private static Optional<Instant> instant(JsonNode text, String field) {
-    if (text.isMissingNode() || text.isNull()) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Instant.parse(text.asText()));
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(field + " has an unreadable validFor time", e);
-    }
   }
 }

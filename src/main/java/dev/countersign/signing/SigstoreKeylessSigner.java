@@ -49,13 +49,14 @@ import java.util.function.Supplier;
 /**
  * Keyless signing: an ephemeral P-256 key, a Fulcio certificate for the OIDC identity, and a Rekor
  * v1 {@code hashedrekord} entry per message; the same steps and checks as sigstore-java's {@code
- * KeylessSigner}, with a lighter transport.
+ * KeylessSigner}, with a lighter transport and countersign's own checks.
  *
- * <p>What is sigstore-java's and what is ours: trust material ({@code trusted_root.json}, {@code
- * signing_config.json} or TUF), service selection, the certificate checks ({@link FulcioVerifier}:
- * chain to the trusted root, embedded SCT), the log entry checks ({@link RekorVerifier}: SET,
- * inclusion proof, checkpoint), the {@code hashedrekord} request and the Sigstore bundle are
- * sigstore-java's. Hand-written, because sigstore-java 2.0 hard-codes gRPC for Fulcio and a new
+ * <p>What is whose: the checks of Fulcio's certificate (chain to the trusted root, embedded SCT,
+ * the token's identity) and of Rekor's entry (body equals the request, SET, inclusion proof,
+ * checkpoint, integrated time) are {@link SigstoreResponseVerifier}'s, the code that verifies
+ * signatures later (docs/design.md); the trusted root and signing config files are read with
+ * Jackson. sigstore-java serves only the public-good TUF download and, on demand, the Sigstore
+ * bundle for sidecars. Hand-written, because sigstore-java 2.0 hard-codes gRPC for Fulcio and a new
  * Apache HttpClient per Rekor request (~1,400 classes, ~1 s of start-up and several ms of CPU per
  * signature; docs/performance.md): the HTTP exchanges over {@link SigstoreHttp} (the GitHub Actions
  * token request, Fulcio's REST {@code POST /api/v2/signingCert}, Rekor's {@code POST
@@ -293,7 +294,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
   }
 
-  /** Token → Fulcio REST → chain and SCT checks (sigstore-java's FulcioVerifier). */
+  /** Token → Fulcio REST → chain, SCT and identity checks ({@link SigstoreResponseVerifier}). */
   private Certified requestCertificate(Built current) {
     IdentityTokenSource.IdentityToken token =
         pendingToken != null ? pendingToken : current.tokenSource().fetch(current.http());

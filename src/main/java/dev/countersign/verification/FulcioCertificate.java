@@ -162,6 +162,23 @@ final class FulcioCertificate {
             + (failures.isEmpty() ? " (none was valid then)" : " " + failures));
   }
 
+  /** Why {@code leaf} was not valid when the log integrated its entry, or empty when it was. */
+  static Optional<String> validityProblem(X509Certificate leaf, Instant integratedTime) {
+    Instant notBefore = leaf.getNotBefore().toInstant();
+    Instant notAfter = leaf.getNotAfter().toInstant();
+    if (integratedTime.isBefore(notBefore) || integratedTime.isAfter(notAfter)) {
+      return Optional.of(
+          "the certificate was not valid at the entry's integratedTime "
+              + integratedTime
+              + " (valid "
+              + notBefore
+              + " to "
+              + notAfter
+              + ")");
+    }
+    return Optional.empty();
+  }
+
   /** The extnValue contents (the JDK returns them wrapped in an OCTET STRING). */
   private static byte[] extensionValue(X509Certificate cert, String oid) {
     byte[] wrapped = cert.getExtensionValue(oid);

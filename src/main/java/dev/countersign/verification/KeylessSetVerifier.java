@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The strict keyless check of one signature set (spec §8.5 step 6): the bundle's SET by a trusted
+ * The strict keyless check of one signature set (docs/design.md): the bundle's SET by a trusted
  * transparency log, the log entry binding this message, signature and certificate, the signature
  * itself, the Fulcio chain at log time, and the signer identity. Stateless apart from the trusted
  * root; thread-safe.
@@ -83,17 +83,9 @@ final class KeylessSetVerifier {
     }
 
     // (d) issued by a trusted Fulcio CA, and valid, at the time the log saw it
-    if (integratedTime.isBefore(leaf.getNotBefore().toInstant())
-        || integratedTime.isAfter(leaf.getNotAfter().toInstant())) {
-      return SetOutcome.rejected(
-          index,
-          "the certificate was not valid at the entry's integratedTime "
-              + integratedTime
-              + " (valid "
-              + leaf.getNotBefore().toInstant()
-              + " to "
-              + leaf.getNotAfter().toInstant()
-              + ")");
+    Optional<String> validity = FulcioCertificate.validityProblem(leaf, integratedTime);
+    if (validity.isPresent()) {
+      return SetOutcome.rejected(index, validity.get());
     }
     Optional<String> chainProblem = checkChain(leaf, integratedTime);
     if (chainProblem.isPresent()) {

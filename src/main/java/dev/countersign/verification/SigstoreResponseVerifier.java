@@ -1,10 +1,7 @@
 package dev.countersign.verification;
 
-import java.security.cert.CertificateExpiredException;
-import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
-import java.util.Date;
 import java.util.Optional;
 
 /**
@@ -73,20 +70,9 @@ public final class SigstoreResponseVerifier {
             .orElseThrow(() -> new IllegalArgumentException("the entry has no inclusion proof"));
     fail(TransparencyLogProofs.checkInclusion(entry.bundle(), proof));
     fail(proofs.checkCheckpoint(entry.bundle().logId(), proof));
-    Instant integrated = Instant.ofEpochSecond(entry.bundle().integratedTime());
-    try {
-      leaf.checkValidity(Date.from(integrated));
-    } catch (CertificateExpiredException | CertificateNotYetValidException e) {
-      throw new IllegalArgumentException(
-          "the entry's integratedTime "
-              + integrated
-              + " is outside the certificate's validity ("
-              + leaf.getNotBefore().toInstant()
-              + " to "
-              + leaf.getNotAfter().toInstant()
-              + ")",
-          e);
-    }
+    fail(
+        FulcioCertificate.validityProblem(
+            leaf, Instant.ofEpochSecond(entry.bundle().integratedTime())));
   }
 
   private static void fail(Optional<String> problem) {

@@ -1,7 +1,6 @@
 package dev.countersign.verification;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.RemoteProblem;
@@ -19,7 +18,6 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.X509EncodedKeySpec;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -32,8 +30,6 @@ import java.util.Optional;
  * used only for the public-good TUF download, see {@link PublicGoodTrustMaterial}).
  */
 public final class TrustedRoot {
-
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
    * A transparency log's signing key.
@@ -159,20 +155,7 @@ public final class TrustedRoot {
    * @throws IllegalArgumentException with the reason when it is not a usable trusted root
    */
   public static TrustedRoot fromJson(byte[] json, String source) {
-    JsonNode root;
-    try {
-      root = JSON.readTree(json);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("not JSON: " + e.getMessage(), e);
-    }
-    if (root == null || !root.isObject()) {
-      throw new IllegalArgumentException("not a JSON object");
-    }
-    String mediaType = root.path("mediaType").asText("");
-    if (!mediaType.startsWith("application/vnd.dev.sigstore.trustedroot")) {
-      throw new IllegalArgumentException(
-          "mediaType is \"" + mediaType + "\", expected application/vnd.dev.sigstore.trustedroot…");
-    }
+    JsonNode root = TrustMaterialJson.object(json, "application/vnd.dev.sigstore.trustedroot");
     List<TransparencyLogKey> logs = logKeys(root.path("tlogs"), "tlogs");
     List<TransparencyLogKey> ctLogs = logKeys(root.path("ctlogs"), "ctlogs");
     List<CertificateAuthority> authorities = new ArrayList<>();
@@ -257,15 +240,7 @@ public final class TrustedRoot {
   }
 
   private static Optional<Instant> instant(JsonNode text, String where) {
-    if (text.isMissingNode() || text.isNull()) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Instant.parse(text.asText()));
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(
-          where + ".validFor has an unreadable time \"" + text.asText() + "\"", e);
-    }
+    return TrustMaterialJson.time(text, where + ".validFor");
   }
 
   /** The log whose key hashes to {@code logId} (lowercase hex), if any. */

@@ -280,7 +280,7 @@ class SigstoreResponseChecksTest {
         .doesNotThrowAnyException();
     assertThatThrownBy(
             () -> verifier.verifyLogEntry(oneLeafLog(logKey, log, body, after, 1), real.leaf()))
-        .hasMessageContaining("outside the certificate's validity");
+        .hasMessageContaining("the certificate was not valid at the entry's integratedTime");
     // a checkpoint (correctly signed) for another tree than the proof's
     assertThatThrownBy(
             () -> verifier.verifyLogEntry(oneLeafLog(logKey, log, body, during, 2), real.leaf()))
