@@ -9,6 +9,7 @@ import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.PayloadSignatureVerifier;
 import dev.countersign.verification.PublicGoodTrustMaterial;
 import dev.countersign.verification.RekorEntryBody;
 import dev.countersign.verification.RekorLogEntry;
@@ -326,7 +327,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       throw KeylessFailures.fulcioStatus(response, current.tokenSource().kind());
     }
     X509Certificate leaf = leafFrom(response);
-    SigstoreResponseVerifier.CertificateIdentity certified;
+    PayloadSignatureVerifier.CertificateIdentity certified;
     try {
       current.verifier().verifyCertificate(leaf);
       certified = SigstoreResponseVerifier.identity(leaf);
@@ -339,7 +340,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
     requireTokenIdentity(certified, token.jwt());
     Instant renewalDue = leaf.getNotAfter().toInstant().minus(RENEW_WHEN_LEFT);
-    return new Certified(leaf, pem(leaf), certified.subjectAlternativeName(), renewalDue);
+    return new Certified(leaf, pem(leaf), certified.subject(), renewalDue);
   }
 
   /**
@@ -347,17 +348,17 @@ public final class SigstoreKeylessSigner implements MessageSigner {
    * claim), and its subject where {@link #identityFromToken} derives it as Fulcio does (GitHub
    * Actions workflow identities); other issuers' subject rules are Fulcio's.
    */
-  private static void requireTokenIdentity(
-      SigstoreResponseVerifier.CertificateIdentity certified, String jwt) {
+  static void requireTokenIdentity(
+      PayloadSignatureVerifier.CertificateIdentity certified, String jwt) {
     SignerIdentity.Keyless expected = (SignerIdentity.Keyless) identityFromToken(jwt);
     boolean subjectDerivable = expected.issuer().equals(GITHUB_ACTIONS_ISSUER);
-    if (!certified.issuer().equals(Optional.of(expected.issuer()))
-        || subjectDerivable && !certified.subjectAlternativeName().equals(expected.subject())) {
+    if (!certified.issuer().equals(expected.issuer())
+        || subjectDerivable && !certified.subject().equals(expected.subject())) {
       throw new RemoteProblem(
           "Fulcio certified "
-              + certified.subjectAlternativeName()
+              + certified.subject()
               + " (issuer "
-              + certified.issuer().orElse("none")
+              + certified.issuer()
               + "), not the identity token's "
               + expected.subject()
               + " (issuer "

@@ -109,6 +109,20 @@ final class FulcioCertificate {
     return String.valueOf(name.get(1));
   }
 
+  /**
+   * The signer identity: the single SAN and the OIDC issuer.
+   *
+   * @throws IllegalArgumentException when the SAN is not single or there is no issuer extension
+   */
+  static PayloadSignatureVerifier.CertificateIdentity identity(X509Certificate cert) {
+    String san = singleSubjectAlternativeName(cert);
+    String issuer =
+        issuer(cert)
+            .orElseThrow(
+                () -> new IllegalArgumentException("the certificate has no OIDC issuer extension"));
+    return new PayloadSignatureVerifier.CertificateIdentity(san, issuer);
+  }
+
   /** The OIDC issuer from extension .1.8 (UTF8String), else .1.1 (raw bytes). */
   static Optional<String> issuer(X509Certificate cert) {
     byte[] v2 = extensionValue(cert, ISSUER_V2_OID);

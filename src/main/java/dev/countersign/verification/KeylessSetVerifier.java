@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.manifest.SignatureSetAnnotations;
 import dev.countersign.support.Sha256;
-import java.security.PublicKey;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.Arrays;
@@ -76,7 +75,7 @@ final class KeylessSetVerifier {
     }
 
     // (c) the signature itself; Kyverno trusts Rekor for this, we do not
-    if (!signatureVerifies(leaf.getPublicKey(), message, set.signature())) {
+    if (!EcdsaVerification.verifySha256(leaf.getPublicKey(), message, set.signature())) {
       return SetOutcome.rejected(
           index,
           "the signature does not verify with the certificate's key over the signed message");
@@ -259,9 +258,5 @@ final class KeylessSetVerifier {
     } catch (IllegalArgumentException e) {
       return Optional.of(e.getMessage());
     }
-  }
-
-  static boolean signatureVerifies(PublicKey key, byte[] data, byte[] signature) {
-    return EcdsaVerification.verifySha256(key, data, signature);
   }
 }

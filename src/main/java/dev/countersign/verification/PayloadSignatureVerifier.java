@@ -84,13 +84,7 @@ public final class PayloadSignatureVerifier {
    *     issuer extension
    */
   public static CertificateIdentity identityOf(String pem) {
-    var leaf =
-        FulcioCertificate.parseSinglePem(pem.getBytes(StandardCharsets.UTF_8), "the certificate");
-    String san = FulcioCertificate.singleSubjectAlternativeName(leaf);
-    String issuer =
-        FulcioCertificate.issuer(leaf)
-            .orElseThrow(
-                () -> new IllegalArgumentException("the certificate has no OIDC issuer extension"));
-    return new CertificateIdentity(san, issuer);
+    return FulcioCertificate.identity(
+        FulcioCertificate.parseSinglePem(pem.getBytes(StandardCharsets.UTF_8), "the certificate"));
   }
 }

@@ -20,9 +20,6 @@ import java.util.Optional;
  */
 public final class SigstoreResponseVerifier {
 
-  /** The signer identity a Fulcio certificate carries: its SAN and OIDC issuer. */
-  public record CertificateIdentity(String subjectAlternativeName, Optional<String> issuer) {}
-
   private final TrustedRoot trustedRoot;
   private final TransparencyLogProofs proofs;
 
@@ -48,11 +45,10 @@ public final class SigstoreResponseVerifier {
    * The identity in a Fulcio certificate: exactly one SAN (URI or e-mail) and the OIDC issuer
    * (extension .1.8, else .1.1). The one implementation signing and verifying share.
    *
-   * @throws IllegalArgumentException when the SAN is missing or not single
+   * @throws IllegalArgumentException when the SAN is not single or there is no issuer
    */
-  public static CertificateIdentity identity(X509Certificate leaf) {
-    return new CertificateIdentity(
-        FulcioCertificate.singleSubjectAlternativeName(leaf), FulcioCertificate.issuer(leaf));
+  public static PayloadSignatureVerifier.CertificateIdentity identity(X509Certificate leaf) {
+    return FulcioCertificate.identity(leaf);
   }
 
   /**

@@ -8,8 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.support.Env;
+import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.testing.RequiresSigstoreStack;
 import dev.countersign.testing.SigstoreTestStack;
+import dev.countersign.verification.PayloadSignatureVerifier;
 import dev.countersign.verification.RekorEntryBody;
 import dev.countersign.verification.RekorLogEntry;
 import dev.countersign.verification.SigstoreResponseVerifier;
@@ -116,8 +118,8 @@ class SigstoreResponseChecksTest {
         .doesNotThrowAnyException();
     assertThat(SigstoreResponseVerifier.identity(real.leaf()))
         .isEqualTo(
-            new SigstoreResponseVerifier.CertificateIdentity(
-                stack.identitySan(), Optional.of(stack.identityIssuer())));
+            new PayloadSignatureVerifier.CertificateIdentity(
+                stack.identitySan(), stack.identityIssuer()));
   }
 
   @Test
@@ -285,6 +287,47 @@ class SigstoreResponseChecksTest {
     assertThatThrownBy(
             () -> verifier.verifyLogEntry(oneLeafLog(logKey, log, body, during, 2), real.leaf()))
         .hasMessageContaining("checkpoint commits to another tree");
+  }
+
+  @Test
+  void certificate_forAnotherIdentityThanTheTokens_isRejected() {
+    PayloadSignatureVerifier.CertificateIdentity certified =
+        SigstoreResponseVerifier.identity(real.leaf());
+    String workflowRef = stack.identitySan().substring("https://github.com/".length());
+    // control: the token Fulcio certified
+    assertThatCode(
+            () ->
+                SigstoreKeylessSigner.requireTokenIdentity(
+                    certified, jwt(SigstoreTestStack.GITHUB_ISSUER, workflowRef)))
+        .doesNotThrowAnyException();
+    assertThatThrownBy(
+            () ->
+                SigstoreKeylessSigner.requireTokenIdentity(
+                    certified,
+                    jwt(
+                        SigstoreTestStack.GITHUB_ISSUER,
+                        "evil-org/evil/.github/workflows/x.yml@refs/heads/main")))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessageContaining("not the identity token's");
+    assertThatThrownBy(
+            () ->
+                SigstoreKeylessSigner.requireTokenIdentity(
+                    certified, jwt("https://issuer.example.test", workflowRef)))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessageContaining("not the identity token's");
+  }
+
+  /** An (unsigned) JWT with GitHub's identity claims: only its claims are read here. */
+  private static String jwt(String issuer, String jobWorkflowRef) {
+    ObjectNode claims = JSON.createObjectNode();
+    claims.put("iss", issuer);
+    claims.put("sub", "repo:octo-org/octo-repo:ref:refs/heads/main");
+    claims.put("job_workflow_ref", jobWorkflowRef);
+    Base64.Encoder url = Base64.getUrlEncoder().withoutPadding();
+    return url.encodeToString("{\"alg\":\"none\"}".getBytes(StandardCharsets.UTF_8))
+        + "."
+        + url.encodeToString(claims.toString().getBytes(StandardCharsets.UTF_8))
+        + ".c2ln";
   }
 
   @Test
