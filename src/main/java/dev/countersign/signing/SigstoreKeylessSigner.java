@@ -9,37 +9,37 @@ import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.PayloadSignatureVerifier;
+import dev.countersign.verification.PublicGoodTrustMaterial;
+import dev.countersign.verification.RekorEntryBody;
+import dev.countersign.verification.RekorLogEntry;
+import dev.countersign.verification.SigstoreResponseVerifier;
+import dev.countersign.verification.TrustedRoot;
 import dev.sigstore.AlgorithmRegistry;
 import dev.sigstore.SigningConfigProvider;
 import dev.sigstore.TrustedRootProvider;
 import dev.sigstore.bundle.Bundle;
 import dev.sigstore.bundle.ImmutableBundle;
-import dev.sigstore.encryption.certificates.Certificates;
-import dev.sigstore.fulcio.client.FulcioVerifier;
-import dev.sigstore.rekor.client.HashedRekordRequest;
-import dev.sigstore.rekor.client.RekorEntry;
 import dev.sigstore.rekor.client.RekorResponse;
-import dev.sigstore.rekor.client.RekorVerifier;
-import dev.sigstore.trustroot.Service;
-import dev.sigstore.trustroot.SigstoreSigningConfig;
-import dev.sigstore.trustroot.SigstoreTrustedRoot;
 import dev.sigstore.tuf.SigstoreTufClient;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.security.cert.CertPath;
+import java.security.cert.CertificateEncodingException;
 import java.security.cert.CertificateException;
-import java.security.cert.CertificateParsingException;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,13 +50,14 @@ import java.util.function.Supplier;
 /**
  * Keyless signing: an ephemeral P-256 key, a Fulcio certificate for the OIDC identity, and a Rekor
  * v1 {@code hashedrekord} entry per message; the same steps and checks as sigstore-java's {@code
- * KeylessSigner}, with a lighter transport.
+ * KeylessSigner}, with a lighter transport and countersign's own checks.
  *
- * <p>What is sigstore-java's and what is ours: trust material ({@code trusted_root.json}, {@code
- * signing_config.json} or TUF), service selection, the certificate checks ({@link FulcioVerifier}:
- * chain to the trusted root, embedded SCT), the log entry checks ({@link RekorVerifier}: SET,
- * inclusion proof, checkpoint), the {@code hashedrekord} request and the Sigstore bundle are
- * sigstore-java's. Hand-written, because sigstore-java 2.0 hard-codes gRPC for Fulcio and a new
+ * <p>What is whose: the checks of Fulcio's certificate (chain to the trusted root, embedded SCT,
+ * the token's identity) and of Rekor's entry (body equals the request, SET, inclusion proof,
+ * checkpoint, integrated time) are {@link SigstoreResponseVerifier}'s, the code that verifies
+ * signatures later (docs/design.md); the trusted root and signing config files are read with
+ * Jackson. sigstore-java serves only the public-good TUF download and, on demand, the Sigstore
+ * bundle for sidecars. Hand-written, because sigstore-java 2.0 hard-codes gRPC for Fulcio and a new
  * Apache HttpClient per Rekor request (~1,400 classes, ~1 s of start-up and several ms of CPU per
  * signature; docs/performance.md): the HTTP exchanges over {@link SigstoreHttp} (the GitHub Actions
  * token request, Fulcio's REST {@code POST /api/v2/signingCert}, Rekor's {@code POST
@@ -97,15 +98,13 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private record Built(
       URI fulcio,
       URI rekor,
-      FulcioVerifier fulcioVerifier,
-      RekorVerifier rekorVerifier,
+      SigstoreResponseVerifier verifier,
       IdentityTokenSource tokenSource,
       EphemeralEcdsaKey key,
       SigstoreHttp http) {}
 
-  /** The certificate in use: the verified path without the trusted parents, and its PEM. */
-  private record Certified(
-      CertPath path, X509Certificate leaf, byte[] pem, String san, Instant renewalDue) {}
+  /** The certificate in use (verified), its PEM, and its SAN. */
+  private record Certified(X509Certificate leaf, byte[] pem, String san, Instant renewalDue) {}
 
   /**
    * @param options trust material and explicit token
@@ -177,8 +176,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     Built current = built();
     Certified certificate = certificate(current);
     byte[] signature = current.key().signDigest(digest);
-    RekorEntry entry = upload(current, certificate, digest, signature);
-    return toMaterial(certificate, entry, digest, signature);
+    Logged logged = upload(current, certificate, digest, signature);
+    return toMaterial(certificate, logged, digest, signature);
   }
 
   /** The certificate SAN once known, else a description of where the identity will come from. */
@@ -296,7 +295,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
   }
 
-  /** Token → Fulcio REST → chain and SCT checks (sigstore-java's FulcioVerifier). */
+  /** Token → Fulcio REST → chain, SCT and identity checks ({@link SigstoreResponseVerifier}). */
   private Certified requestCertificate(Built current) {
     IdentityTokenSource.IdentityToken token =
         pendingToken != null ? pendingToken : current.tokenSource().fetch(current.http());
@@ -327,31 +326,64 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     if (!response.is(201) && !response.is(200)) {
       throw KeylessFailures.fulcioStatus(response, current.tokenSource().kind());
     }
-    CertPath chain = chainFrom(response);
+    X509Certificate leaf = leafFrom(response);
+    PayloadSignatureVerifier.CertificateIdentity certified;
     try {
-      CertPath trimmed = current.fulcioVerifier().trimTrustedParent(chain);
-      current.fulcioVerifier().verifySigningCertificate(trimmed);
-      X509Certificate leaf = Certificates.getLeaf(trimmed);
-      if (!leaf.getPublicKey().equals(current.key().publicKey())) {
-        throw new RemoteProblem(
-            "Fulcio certified another public key than ours" + KeylessFailures.STEP, null);
-      }
-      Instant renewalDue = leaf.getNotAfter().toInstant().minus(RENEW_WHEN_LEFT);
-      return new Certified(
-          trimmed,
-          leaf,
-          Certificates.toPemBytes(trimmed),
-          subjectAlternativeName(leaf),
-          renewalDue);
-    } catch (CountersignException e) {
-      throw e;
-    } catch (Exception e) {
+      current.verifier().verifyCertificate(leaf);
+      certified = SigstoreResponseVerifier.identity(leaf);
+    } catch (IllegalArgumentException e) {
+      throw KeylessFailures.fulcioUntrusted(e);
+    }
+    if (!leaf.getPublicKey().equals(current.key().publicKey())) {
+      throw new RemoteProblem(
+          "Fulcio certified another public key than ours" + KeylessFailures.STEP, null);
+    }
+    requireTokenIdentity(certified, token.jwt());
+    Instant renewalDue = leaf.getNotAfter().toInstant().minus(RENEW_WHEN_LEFT);
+    return new Certified(leaf, pem(leaf), certified.subject(), renewalDue);
+  }
+
+  /**
+   * The certificate names the token's identity: always its issuer (Fulcio copies the {@code iss}
+   * claim), and its subject where {@link #identityFromToken} derives it as Fulcio does (GitHub
+   * Actions workflow identities); other issuers' subject rules are Fulcio's.
+   */
+  static void requireTokenIdentity(
+      PayloadSignatureVerifier.CertificateIdentity certified, String jwt) {
+    SignerIdentity.Keyless expected = (SignerIdentity.Keyless) identityFromToken(jwt);
+    boolean subjectDerivable = expected.issuer().equals(GITHUB_ACTIONS_ISSUER);
+    if (!certified.issuer().equals(expected.issuer())
+        || subjectDerivable && !certified.subject().equals(expected.subject())) {
+      throw new RemoteProblem(
+          "Fulcio certified "
+              + certified.subject()
+              + " (issuer "
+              + certified.issuer()
+              + "), not the identity token's "
+              + expected.subject()
+              + " (issuer "
+              + expected.issuer()
+              + ")"
+              + KeylessFailures.STEP,
+          ", perhaps you should check that --signing-config names the intended Fulcio");
+    }
+  }
+
+  /** PEM of one certificate: 64-column base64 lines, LF line ends (as Go and BouncyCastle). */
+  private static byte[] pem(X509Certificate certificate) {
+    try {
+      return ("-----BEGIN CERTIFICATE-----\n"
+              + Base64.getMimeEncoder(64, new byte[] {'\n'})
+                  .encodeToString(certificate.getEncoded())
+              + "\n-----END CERTIFICATE-----\n")
+          .getBytes(StandardCharsets.US_ASCII);
+    } catch (CertificateEncodingException e) {
       throw KeylessFailures.fulcioUntrusted(e);
     }
   }
 
-  /** {@code signedCertificateEmbeddedSct.chain.certificates}: PEM strings, leaf first. */
-  private static CertPath chainFrom(SigstoreHttp.Response response) {
+  /** The leaf, first of {@code signedCertificateEmbeddedSct.chain.certificates} (PEM strings). */
+  private static X509Certificate leafFrom(SigstoreHttp.Response response) {
     try {
       JsonNode certificates =
           JSON.readTree(response.body())
@@ -359,11 +391,13 @@ public final class SigstoreKeylessSigner implements MessageSigner {
               .path("chain")
               .path("certificates");
       if (certificates.isArray() && certificates.size() > 0) {
-        StringBuilder pem = new StringBuilder();
-        certificates.forEach(c -> pem.append(c.asText()).append('\n'));
-        return Certificates.fromPemChain(pem.toString());
+        return (X509Certificate)
+            CertificateFactory.getInstance("X.509")
+                .generateCertificate(
+                    new ByteArrayInputStream(
+                        certificates.get(0).asText().getBytes(StandardCharsets.US_ASCII)));
       }
-    } catch (IOException | CertificateException e) {
+    } catch (IOException | CertificateException | ClassCastException e) {
       throw new RemoteProblem(
           "Fulcio returned an unreadable certificate chain"
               + KeylessFailures.STEP
@@ -377,12 +411,13 @@ public final class SigstoreKeylessSigner implements MessageSigner {
         ", perhaps you should check that --signing-config names a Fulcio that embeds SCTs");
   }
 
-  /** Rekor v1 upload, then sigstore-java's entry checks (SET, inclusion proof, checkpoint). */
-  private static RekorEntry upload(
+  /** What Rekor answered: the entry, its raw JSON and location (for the Sigstore bundle). */
+  private record Logged(RekorLogEntry entry, String response, URI location) {}
+
+  /** Rekor v1 upload, then the entry checks (body, SET, inclusion proof, checkpoint, time). */
+  private static Logged upload(
       Built current, Certified certificate, byte[] digest, byte[] signature) {
-    String payload =
-        HashedRekordRequest.newHashedRekordRequest(digest, certificate.pem(), signature)
-            .toJsonPayload();
+    String payload = RekorEntryBody.hashedRekordRequest(digest, signature, certificate.pem());
     URI entries = current.rekor().resolve("/api/v1/log/entries");
     SigstoreHttp.Response response;
     try {
@@ -393,14 +428,15 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     if (!response.is(201)) {
       throw KeylessFailures.rekorStatus(response);
     }
-    RekorEntry entry;
+    RekorLogEntry entry;
+    URI location;
     try {
-      URI location =
+      location =
           entries.resolve(
               response
                   .location()
                   .orElseThrow(() -> new IOException("no Location header in Rekor's 201 answer")));
-      entry = RekorResponse.newRekorResponse(location, response.body()).getEntry();
+      entry = RekorLogEntry.parse(response.body().getBytes(StandardCharsets.UTF_8));
     } catch (Exception e) {
       throw KeylessFailures.rekorUntrusted("unreadable answer: " + KeylessFailures.describe(e), e);
     }
@@ -409,7 +445,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     // taken from our side of the exchange.
     byte[] body;
     try {
-      body = Base64.getDecoder().decode(entry.getBody());
+      body = Base64.getDecoder().decode(entry.bundle().body());
     } catch (IllegalArgumentException e) {
       throw new RemoteProblem(
           "Rekor returned an unreadable entry body while signing keylessly", null, e);
@@ -420,11 +456,11 @@ public final class SigstoreKeylessSigner implements MessageSigner {
           ", perhaps you should check that --signing-config names the intended Rekor");
     }
     try {
-      current.rekorVerifier().verifyEntry(entry);
-    } catch (Exception e) {
-      throw KeylessFailures.rekorUntrusted(String.valueOf(e.getMessage()), e);
+      current.verifier().verifyLogEntry(entry, certificate.leaf());
+    } catch (IllegalArgumentException e) {
+      throw KeylessFailures.rekorUntrusted(e.getMessage(), e);
     }
-    return entry;
+    return new Logged(entry, response.body(), location);
   }
 
   private Built built() {
@@ -456,16 +492,18 @@ public final class SigstoreKeylessSigner implements MessageSigner {
           "--trusted-root and --signing-config were not given together while signing keylessly",
           ", perhaps you should pass both (custom Sigstore) or neither (public-good Sigstore)");
     }
-    SigstoreTrustedRoot root;
-    SigstoreSigningConfig config;
+    TrustedRoot root;
+    SigningServices services;
     if (options.trustedRoot().isPresent()) {
       root = readTrustedRoot(options.trustedRoot().get());
-      config = readSigningConfig(options.signingConfig().get());
+      services = readSigningConfig(options.signingConfig().get());
     } else {
       try {
         SigstoreTufClient.Builder tuf = SigstoreTufClient.builder().usePublicGoodInstance();
-        root = TrustedRootProvider.from(tuf).get();
-        config = SigningConfigProvider.from(tuf).get();
+        root =
+            PublicGoodTrustMaterial.convert(
+                TrustedRootProvider.from(tuf).get(), "Sigstore public-good TUF");
+        services = SigningServices.from(SigningConfigProvider.from(tuf).get());
       } catch (Exception e) {
         throw new RemoteProblem(
             "Could not use the Sigstore public-good trust material (TUF) while signing keylessly: "
@@ -474,36 +512,39 @@ public final class SigstoreKeylessSigner implements MessageSigner {
             e);
       }
     }
-    // As sigstore-java's KeylessSigner.Builder.build(): Fulcio v1 API, Rekor v1 (never v2).
-    Optional<Service> fulcio = Service.select(config.getCas(), List.of(1));
-    Optional<Service> rekor = Service.select(config.getTLogs(), List.of(1));
-    if (fulcio.isEmpty() || rekor.isEmpty()) {
+    if (services.fulcio().isEmpty() || services.rekor().isEmpty()) {
       throw new UsageProblem(
           "Could not set up signing from "
               + describeTrust()
               + " while signing keylessly: no "
-              + (fulcio.isEmpty() ? "Fulcio (caUrls)" : "Rekor v1 (rekorTlogUrls)")
+              + (services.fulcio().isEmpty() ? "Fulcio (caUrls)" : "Rekor v1 (rekorTlogUrls)")
               + " valid now",
           ", perhaps you should check that the signing config names a Fulcio (caUrls) and a"
               + " Rekor v1 (rekorTlogUrls) valid now");
     }
+    if (root.certificateAuthorities().isEmpty()) {
+      throw new UsageProblem(
+          "Could not set up signing from "
+              + describeTrust()
+              + " while signing keylessly: the trusted root names no certificate authority",
+          ", perhaps you should check that the trusted root's certificate authorities and"
+              + " transparency logs are readable");
+    }
     try {
       return new Built(
-          fulcio.get().getUrl(),
-          rekor.get().getUrl(),
-          FulcioVerifier.newFulcioVerifier(root),
-          RekorVerifier.newRekorVerifier(root),
+          services.fulcio().get(),
+          services.rekor().get(),
+          new SigstoreResponseVerifier(root),
           tokenSource,
           EphemeralEcdsaKey.generate(new SecureRandom()),
           new SigstoreHttp());
-    } catch (Exception e) {
+    } catch (GeneralSecurityException e) {
       throw new UsageProblem(
           "Could not set up signing from "
               + describeTrust()
               + " while signing keylessly: "
               + e.getMessage(),
-          ", perhaps you should check that the trusted root's certificate authorities and"
-              + " transparency logs are readable",
+          ", perhaps you should check the JDK's TLS set-up",
           e);
     }
   }
@@ -515,11 +556,11 @@ public final class SigstoreKeylessSigner implements MessageSigner {
         .orElse("the Sigstore public-good trust material");
   }
 
-  private static SigstoreTrustedRoot readTrustedRoot(Path file) {
+  private static TrustedRoot readTrustedRoot(Path file) {
     requireReadable(file, "--trusted-root");
     try {
-      return TrustedRootProvider.from(file).get();
-    } catch (Exception e) {
+      return TrustedRoot.fromJson(Files.readAllBytes(file), file.toString());
+    } catch (IOException | IllegalArgumentException e) {
       throw new UsageProblem(
           file + ": not a usable Sigstore trusted root while signing keylessly: " + e.getMessage(),
           ", perhaps you should pass a trusted_root.json (media type"
@@ -528,11 +569,11 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
   }
 
-  private static SigstoreSigningConfig readSigningConfig(Path file) {
+  private SigningServices readSigningConfig(Path file) {
     requireReadable(file, "--signing-config");
     try {
-      return SigningConfigProvider.from(file).get();
-    } catch (Exception e) {
+      return SigningServices.fromJson(Files.readAllBytes(file), clock.instant());
+    } catch (IOException | IllegalArgumentException e) {
       throw new UsageProblem(
           file
               + ": not a usable Sigstore signing config while signing keylessly: "
@@ -553,56 +594,44 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   /** The annotation material, taken from the Rekor upload response. */
   private static SignatureMaterial toMaterial(
-      Certified certificate, RekorEntry entry, byte[] digest, byte[] signature) {
-    String set = entry.getVerification().getSignedEntryTimestamp();
-    if (set == null || set.isEmpty()) {
+      Certified certificate, Logged logged, byte[] digest, byte[] signature) {
+    RekorBundle rekorBundle = logged.entry().bundle();
+    if (rekorBundle.signedEntryTimestamp().isEmpty()) {
       throw new RemoteProblem(
           "Rekor returned a log entry without a SignedEntryTimestamp while signing keylessly",
           ", perhaps you should use a Rekor v1 log (Kyverno needs the SET)");
     }
     // upload() checked that the logged body is byte for byte the request with this PEM.
     String certificatePem = new String(certificate.pem(), StandardCharsets.UTF_8);
-    RekorBundle rekorBundle =
-        new RekorBundle(
-            set, entry.getBody(), entry.getIntegratedTime(), entry.getLogIndex(), entry.getLogID());
-    // The Sigstore bundle JSON only when a sidecar asks for it (protobuf printing per signature).
+    // The Sigstore bundle JSON only when a sidecar asks for it: sigstore-java's bundle and entry
+    // classes (protobuf printing) are loaded and run only then.
     Supplier<Optional<String>> bundleJson =
-        () ->
-            Optional.of(
+        () -> {
+          try {
+            CertPath path =
+                CertificateFactory.getInstance("X.509")
+                    .generateCertPath(List.of(certificate.leaf()));
+            return Optional.of(
                 ImmutableBundle.builder()
-                    .certPath(certificate.path())
-                    .addEntries(entry)
+                    .certPath(path)
+                    .addEntries(
+                        RekorResponse.newRekorResponse(logged.location(), logged.response())
+                            .getEntry())
                     .messageSignature(
                         Bundle.MessageSignature.of(
                             AlgorithmRegistry.HashAlgorithm.SHA2_256, digest, signature))
                     .build()
                     .toJson());
+          } catch (Exception e) {
+            throw new IllegalStateException("building the Sigstore bundle of a checked entry", e);
+          }
+        };
     return new SignatureMaterial(
         signature,
         Optional.of(certificatePem),
         Optional.of(rekorBundle),
         bundleJson,
         certificate.san());
-  }
-
-  private static String subjectAlternativeName(X509Certificate leaf) {
-    try {
-      Collection<List<?>> names = leaf.getSubjectAlternativeNames();
-      if (names != null) {
-        for (List<?> name : names) {
-          // 6 = URI (workflow identities), 1 = rfc822Name (e-mail identities)
-          Object type = name.get(0);
-          if (Integer.valueOf(6).equals(type) || Integer.valueOf(1).equals(type)) {
-            return String.valueOf(name.get(1));
-          }
-        }
-      }
-    } catch (CertificateParsingException e) {
-      throw new RemoteProblem(
-          "Fulcio's certificate has an unreadable SAN while signing keylessly", null, e);
-    }
-    throw new RemoteProblem(
-        "Fulcio's certificate has no URI or e-mail SAN while signing keylessly", null);
   }
 
   static byte[] sha256(byte[] message) {

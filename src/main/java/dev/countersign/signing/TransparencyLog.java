@@ -5,6 +5,7 @@ import dev.countersign.manifest.RekorBundle;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.RekorEntryBody;
 import dev.sigstore.rekor.client.HashedRekordRequest;
 import dev.sigstore.rekor.client.RekorClient;
 import dev.sigstore.rekor.client.RekorClientHttp;
@@ -75,8 +76,16 @@ public final class TransparencyLog {
               + " returned an entry without a SignedEntryTimestamp while signing with a key",
           "perhaps you should use a Rekor v1 log: Kyverno needs the SET");
     }
-    String body = new String(Base64.getDecoder().decode(entry.getBody()), StandardCharsets.UTF_8);
-    if (!body.contains("\"content\":\"" + Base64.getEncoder().encodeToString(signature) + "\"")) {
+    boolean ours;
+    try {
+      RekorEntryBody body = RekorEntryBody.parseBase64(entry.getBody());
+      ours =
+          body.signatureBase64().equals(Base64.getEncoder().encodeToString(signature))
+              && body.hashValue().equalsIgnoreCase(Sha256.hex(message));
+    } catch (IllegalArgumentException e) {
+      ours = false;
+    }
+    if (!ours) {
       throw new RemoteProblem(
           "Rekor at " + url + " returned an entry for another signature while signing with a key",
           "perhaps you should check --rekor-url points at a Rekor v1 log");

@@ -1,5 +1,6 @@
 package dev.countersign.verification;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestDocument;
 import java.math.BigDecimal;
@@ -167,9 +168,9 @@ final class ContentComparison {
 
   static String show(Object value) {
     if (value instanceof String s) {
-      StringBuilder out = new StringBuilder();
-      SetCanonicalJson.string(out, s.length() > 120 ? s.substring(0, 117) + "..." : s);
-      return out.toString();
+      // A JSON string literal: quotes, backslashes and control characters escaped.
+      String shown = s.length() > 120 ? s.substring(0, 117) + "..." : s;
+      return '"' + new String(JsonStringEncoder.getInstance().quoteAsString(shown)) + '"';
     }
     return String.valueOf(value);
   }

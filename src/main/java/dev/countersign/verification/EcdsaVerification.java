@@ -3,6 +3,9 @@ package dev.countersign.verification;
 import dev.countersign.support.Sha256;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
+import java.security.PublicKey;
+import java.security.Signature;
 import java.security.interfaces.ECPublicKey;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -88,6 +91,29 @@ final class EcdsaVerification {
       VERIFIED.add(triple);
     }
     return Optional.of(valid);
+  }
+
+  /**
+   * Whether {@code signature} is a SHA-256 signature of {@code data} by {@code key}: ECDSA through
+   * {@link #verify} (BouncyCastle lightweight), other key types (RSA) and curves BouncyCastle
+   * cannot take through the JDK. Malformed signatures and keys of another type do not verify.
+   */
+  static boolean verifySha256(PublicKey key, byte[] data, byte[] signature) {
+    if (key instanceof ECPublicKey ec) {
+      Optional<Boolean> fast = verify(ec, data, signature);
+      if (fast.isPresent()) {
+        return fast.get();
+      }
+    }
+    String algorithm = key.getAlgorithm().equals("RSA") ? "SHA256withRSA" : "SHA256withECDSA";
+    try {
+      Signature verifier = Signature.getInstance(algorithm);
+      verifier.initVerify(key);
+      verifier.update(data);
+      return verifier.verify(signature);
+    } catch (GeneralSecurityException | RuntimeException e) {
+      return false;
+    }
   }
 
   /** BouncyCastle's form of {@code key}, or null when it cannot take the key. */

@@ -2,15 +2,23 @@ package dev.countersign.verification;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.cert.CertPath;
+import java.security.cert.CertPathValidator;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.CertificateParsingException;
+import java.security.cert.PKIXParameters;
+import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.Date;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.bouncycastle.asn1.ASN1OctetString;
@@ -101,6 +109,20 @@ final class FulcioCertificate {
     return String.valueOf(name.get(1));
   }
 
+  /**
+   * The signer identity: the single SAN and the OIDC issuer.
+   *
+   * @throws IllegalArgumentException when the SAN is not single or there is no issuer extension
+   */
+  static PayloadSignatureVerifier.CertificateIdentity identity(X509Certificate cert) {
+    String san = singleSubjectAlternativeName(cert);
+    String issuer =
+        issuer(cert)
+            .orElseThrow(
+                () -> new IllegalArgumentException("the certificate has no OIDC issuer extension"));
+    return new PayloadSignatureVerifier.CertificateIdentity(san, issuer);
+  }
+
   /** The OIDC issuer from extension .1.8 (UTF8String), else .1.1 (raw bytes). */
   static Optional<String> issuer(X509Certificate cert) {
     byte[] v2 = extensionValue(cert, ISSUER_V2_OID);
@@ -116,6 +138,59 @@ final class FulcioCertificate {
     }
     byte[] v1 = extensionValue(cert, ISSUER_V1_OID);
     return v1 == null ? Optional.empty() : Optional.of(new String(v1, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The certificate authority of {@code trustedRoot}, valid at {@code at}, whose chain {@code leaf}
+   * extends, checked by the JDK's PKIX validator at {@code at} (signatures, validity, CA
+   * constraints; no revocation: Fulcio certificates live minutes).
+   *
+   * @throws IllegalArgumentException with the reason when there is none
+   */
+  static TrustedRoot.CertificateAuthority issuingAuthority(
+      TrustedRoot trustedRoot, X509Certificate leaf, Instant at) {
+    List<String> failures = new ArrayList<>();
+    for (TrustedRoot.CertificateAuthority ca : trustedRoot.certificateAuthorities()) {
+      if (!ca.validAt(at)) {
+        continue;
+      }
+      try {
+        List<X509Certificate> path = new ArrayList<>();
+        path.add(leaf);
+        path.addAll(ca.chain().subList(0, ca.chain().size() - 1));
+        CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);
+        PKIXParameters params = new PKIXParameters(Set.of(new TrustAnchor(ca.root(), null)));
+        params.setRevocationEnabled(false);
+        params.setDate(Date.from(at));
+        CertPathValidator.getInstance("PKIX").validate(certPath, params);
+        return ca;
+      } catch (GeneralSecurityException e) {
+        failures.add(ca.uri() + ": " + e.getMessage());
+      }
+    }
+    throw new IllegalArgumentException(
+        "the certificate (issuer "
+            + leaf.getIssuerX500Principal().getName()
+            + ") does not chain to a certificate authority of the trusted root valid at "
+            + at
+            + (failures.isEmpty() ? " (none was valid then)" : " " + failures));
+  }
+
+  /** Why {@code leaf} was not valid when the log integrated its entry, or empty when it was. */
+  static Optional<String> validityProblem(X509Certificate leaf, Instant integratedTime) {
+    Instant notBefore = leaf.getNotBefore().toInstant();
+    Instant notAfter = leaf.getNotAfter().toInstant();
+    if (integratedTime.isBefore(notBefore) || integratedTime.isAfter(notAfter)) {
+      return Optional.of(
+          "the certificate was not valid at the entry's integratedTime "
+              + integratedTime
+              + " (valid "
+              + notBefore
+              + " to "
+              + notAfter
+              + ")");
+    }
+    return Optional.empty();
   }
 
   /** The extnValue contents (the JDK returns them wrapped in an OCTET STRING). */

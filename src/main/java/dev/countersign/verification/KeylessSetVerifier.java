@@ -1,32 +1,17 @@
 package dev.countersign.verification;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.manifest.SignatureSetAnnotations;
 import dev.countersign.support.Sha256;
-import java.io.IOException;
-import java.security.GeneralSecurityException;
-import java.security.PublicKey;
-import java.security.Signature;
-import java.security.cert.CertPath;
-import java.security.cert.CertPathValidator;
-import java.security.cert.CertPathValidatorException;
-import java.security.cert.CertificateFactory;
-import java.security.cert.PKIXParameters;
-import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
-import java.util.Date;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
- * The strict keyless check of one signature set (spec §8.5 step 6): the bundle's SET by a trusted
+ * The strict keyless check of one signature set (docs/design.md): the bundle's SET by a trusted
  * transparency log, the log entry binding this message, signature and certificate, the signature
  * itself, the Fulcio chain at log time, and the signer identity. Stateless apart from the trusted
  * root; thread-safe.
@@ -37,9 +22,11 @@ final class KeylessSetVerifier {
   private static final String CODE_SIGNING_EKU = "1.3.6.1.5.5.7.3.3";
 
   private final TrustedRoot trustedRoot;
+  private final TransparencyLogProofs proofs;
 
   KeylessSetVerifier(TrustedRoot trustedRoot) {
     this.trustedRoot = trustedRoot;
+    this.proofs = new TransparencyLogProofs(trustedRoot);
   }
 
   /**
@@ -88,24 +75,16 @@ final class KeylessSetVerifier {
     }
 
     // (c) the signature itself; Kyverno trusts Rekor for this, we do not
-    if (!signatureVerifies(leaf.getPublicKey(), message, set.signature())) {
+    if (!EcdsaVerification.verifySha256(leaf.getPublicKey(), message, set.signature())) {
       return SetOutcome.rejected(
           index,
           "the signature does not verify with the certificate's key over the signed message");
     }
 
     // (d) issued by a trusted Fulcio CA, and valid, at the time the log saw it
-    if (integratedTime.isBefore(leaf.getNotBefore().toInstant())
-        || integratedTime.isAfter(leaf.getNotAfter().toInstant())) {
-      return SetOutcome.rejected(
-          index,
-          "the certificate was not valid at the entry's integratedTime "
-              + integratedTime
-              + " (valid "
-              + leaf.getNotBefore().toInstant()
-              + " to "
-              + leaf.getNotAfter().toInstant()
-              + ")");
+    Optional<String> validity = FulcioCertificate.validityProblem(leaf, integratedTime);
+    if (validity.isPresent()) {
+      return SetOutcome.rejected(index, validity.get());
     }
     Optional<String> chainProblem = checkChain(leaf, integratedTime);
     if (chainProblem.isPresent()) {
@@ -174,36 +153,28 @@ final class KeylessSetVerifier {
     if (setProblem.isPresent()) {
       return setProblem;
     }
-    JsonNode body;
+    RekorEntryBody body;
     try {
-      body = JSON.readTree(Base64.getDecoder().decode(bundle.body()));
-    } catch (IllegalArgumentException | IOException e) {
-      return Optional.of("the bundle's log entry body is not base64 JSON");
-    }
-    String kind = body.path("kind").asText();
-    if (!(kind.equals("hashedrekord") || kind.equals("rekord"))
-        || !body.path("apiVersion").asText().equals("0.0.1")) {
-      return Optional.of("the log entry is not a hashedrekord (or legacy rekord) 0.0.1 entry");
+      body = RekorEntryBody.parseBase64(bundle.body());
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
     }
     // cosign 1.x uploaded keyed blob signatures as rekord entries: same binding, older shape.
-    Optional<String> dataProblem = checkData(kind, body.path("spec").path("data"), message);
+    Optional<String> dataProblem = checkData(body, message);
     if (dataProblem.isPresent()) {
       return dataProblem;
     }
-    JsonNode signature = body.path("spec").path("signature");
-    if (kind.equals("rekord") && !signature.path("format").asText("x509").equals("x509")) {
+    if (body.kind().equals("rekord") && !body.signatureFormat().equals("x509")) {
       return Optional.of(
-          "the log entry's signature format is "
-              + signature.path("format").asText()
-              + ", expected x509");
+          "the log entry's signature format is " + body.signatureFormat() + ", expected x509");
     }
-    if (!signature.path("content").asText().equals(set.signatureBase64())) {
+    if (!body.signatureBase64().equals(set.signatureBase64())) {
       return Optional.of("the log entry holds a different signature than the signature annotation");
     }
     try {
-      byte[] pem = Base64.getDecoder().decode(signature.path("publicKey").path("content").asText());
       java.security.PublicKey logged =
-          dev.countersign.keys.PublicKeys.parse(pem, java.nio.file.Path.of("log entry"));
+          dev.countersign.keys.PublicKeys.parse(
+              body.publicKeyPem(), java.nio.file.Path.of("log entry"));
       if (!Arrays.equals(logged.getEncoded(), key.getEncoded())) {
         return Optional.of(
             "the log entry holds a different public key than the one that verified the signature");
@@ -214,77 +185,34 @@ final class KeylessSetVerifier {
     return Optional.empty();
   }
 
-  /** The SET: signed by a transparency log the trusted root names, valid at integratedTime. */
   private Optional<String> checkSet(RekorBundle bundle) {
-    Instant integratedTime = Instant.ofEpochSecond(bundle.integratedTime());
-    Optional<TrustedRoot.TransparencyLogKey> log = trustedRoot.log(bundle.logId());
-    if (log.isEmpty()) {
-      return Optional.of(
-          "bundle logID " + bundle.logId() + " is not a transparency log in the trusted root");
-    }
-    if (!log.get().validAt(integratedTime)) {
-      return Optional.of(
-          "the transparency log key "
-              + bundle.logId()
-              + " was not valid at the entry's integratedTime "
-              + integratedTime);
-    }
-    byte[] set64;
-    try {
-      set64 = Base64.getDecoder().decode(bundle.signedEntryTimestamp());
-    } catch (IllegalArgumentException e) {
-      return Optional.of("the bundle's SignedEntryTimestamp is not base64");
-    }
-    if (!signatureVerifies(log.get().key(), SetCanonicalJson.of(bundle), set64)) {
-      return Optional.of(
-          "the bundle's signed entry timestamp does not verify with transparency log "
-              + bundle.logId());
-    }
-    return Optional.empty();
+    return proofs.checkSet(bundle);
   }
 
   private static Optional<String> checkBody(
       String body64, byte[] message, String signatureBase64, X509Certificate leaf) {
-    JsonNode body;
+    RekorEntryBody body;
     try {
-      body = JSON.readTree(Base64.getDecoder().decode(body64));
-    } catch (IllegalArgumentException | IOException e) {
-      return Optional.of("the bundle's log entry body is not base64 JSON");
+      body = RekorEntryBody.parseBase64(body64);
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
     }
-    String kind = body.path("kind").asText();
-    String apiVersion = body.path("apiVersion").asText();
-    if (!(kind.equals("hashedrekord") || kind.equals("rekord")) || !apiVersion.equals("0.0.1")) {
-      return Optional.of(
-          "the log entry is of kind "
-              + kind
-              + " "
-              + apiVersion
-              + ", expected hashedrekord or rekord 0.0.1");
-    }
-    JsonNode spec = body.path("spec");
-    Optional<String> dataProblem = checkData(kind, spec.path("data"), message);
+    Optional<String> dataProblem = checkData(body, message);
     if (dataProblem.isPresent()) {
       return dataProblem;
     }
-    JsonNode signature = spec.path("signature");
-    if (!signature.path("content").asText().equals(signatureBase64)) {
+    if (!body.signatureBase64().equals(signatureBase64)) {
       return Optional.of("the log entry holds a different signature than the signature annotation");
     }
-    if (kind.equals("rekord") && !signature.path("format").asText("x509").equals("x509")) {
+    if (body.kind().equals("rekord") && !body.signatureFormat().equals("x509")) {
       return Optional.of(
-          "the log entry's signature format is "
-              + signature.path("format").asText()
-              + ", expected x509");
+          "the log entry's signature format is " + body.signatureFormat() + ", expected x509");
     }
     X509Certificate logged;
     try {
-      byte[] pem = Base64.getDecoder().decode(signature.path("publicKey").path("content").asText());
-      logged = FulcioCertificate.parseSinglePem(pem, "the log entry's public key");
+      logged = FulcioCertificate.parseSinglePem(body.publicKeyPem(), "the log entry's public key");
     } catch (IllegalArgumentException e) {
-      return Optional.of(
-          e.getMessage().startsWith("the log entry")
-              ? e.getMessage()
-              : "the log entry's public key is not base64");
+      return Optional.of(e.getMessage());
     }
     try {
       if (!Arrays.equals(logged.getEncoded(), leaf.getEncoded())) {
@@ -298,32 +226,25 @@ final class KeylessSetVerifier {
   }
 
   /** The entry's data binds this message: a sha256 hash, or (legacy rekord) the content itself. */
-  private static Optional<String> checkData(String kind, JsonNode data, byte[] message) {
-    JsonNode hash = data.path("hash");
+  private static Optional<String> checkData(RekorEntryBody body, byte[] message) {
     String expectedHash = Sha256.hex(message);
-    if (hash.isObject()) {
-      if (!hash.path("algorithm").asText().equals("sha256")) {
+    if (body.hasHash()) {
+      if (!body.hashAlgorithm().equals("sha256")) {
         return Optional.of(
-            "the log entry hashes with " + hash.path("algorithm").asText() + ", expected sha256");
+            "the log entry hashes with " + body.hashAlgorithm() + ", expected sha256");
       }
-      if (!hash.path("value").asText().equalsIgnoreCase(expectedHash)) {
+      if (!body.hashValue().equalsIgnoreCase(expectedHash)) {
         return Optional.of(
             "the log entry is for a different message (sha256 "
-                + hash.path("value").asText()
+                + body.hashValue()
                 + ", the signed message has "
                 + expectedHash
                 + ")");
       }
       return Optional.empty();
     }
-    if (kind.equals("rekord") && data.path("content").isTextual()) {
-      byte[] content;
-      try {
-        content = Base64.getDecoder().decode(data.path("content").asText());
-      } catch (IllegalArgumentException e) {
-        return Optional.of("the log entry's data content is not base64");
-      }
-      return Arrays.equals(content, message)
+    if (body.content().isPresent()) {
+      return Arrays.equals(body.content().get(), message)
           ? Optional.empty()
           : Optional.of("the log entry is for a different message");
     }
@@ -331,53 +252,11 @@ final class KeylessSetVerifier {
   }
 
   private Optional<String> checkChain(X509Certificate leaf, Instant at) {
-    List<String> failures = new ArrayList<>();
-    for (TrustedRoot.CertificateAuthority ca : trustedRoot.certificateAuthorities()) {
-      if (!ca.validAt(at)) {
-        continue;
-      }
-      try {
-        List<X509Certificate> path = new ArrayList<>();
-        path.add(leaf);
-        path.addAll(ca.chain().subList(0, ca.chain().size() - 1));
-        CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);
-        PKIXParameters params = new PKIXParameters(Set.of(new TrustAnchor(ca.root(), null)));
-        params.setRevocationEnabled(false);
-        params.setDate(Date.from(at));
-        CertPathValidator.getInstance("PKIX").validate(certPath, params);
-        return Optional.empty();
-      } catch (CertPathValidatorException e) {
-        failures.add(ca.uri() + ": " + e.getMessage());
-      } catch (GeneralSecurityException e) {
-        failures.add(ca.uri() + ": " + e.getMessage());
-      }
-    }
-    return Optional.of(
-        "the certificate (issuer "
-            + leaf.getIssuerX500Principal().getName()
-            + ") does not chain to a certificate authority of the trusted root valid at "
-            + at
-            + (failures.isEmpty() ? " (none was valid then)" : " " + failures));
-  }
-
-  static boolean signatureVerifies(PublicKey key, byte[] data, byte[] signature) {
-    if (key instanceof java.security.interfaces.ECPublicKey ec) {
-      // Performance: BouncyCastle verifies P-256 ~8x faster than JDK 17's SunEC (see
-      // EcdsaVerification).
-      Optional<Boolean> fast = EcdsaVerification.verify(ec, data, signature);
-      if (fast.isPresent()) {
-        return fast.get();
-      }
-    }
-    String algorithm = key.getAlgorithm().equals("RSA") ? "SHA256withRSA" : "SHA256withECDSA";
     try {
-      Signature verifier = Signature.getInstance(algorithm);
-      verifier.initVerify(key);
-      verifier.update(data);
-      return verifier.verify(signature);
-    } catch (GeneralSecurityException | RuntimeException e) {
-      // malformed DER or a key of another type: not a valid signature
-      return false;
+      FulcioCertificate.issuingAuthority(trustedRoot, leaf, at);
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
     }
   }
 }

@@ -1,6 +1,5 @@
 package dev.countersign.verification;
 
-import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
@@ -8,7 +7,6 @@ import dev.countersign.manifest.SignatureSetAnnotations;
 import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.support.problems.UsageProblem;
-import java.security.PublicKey;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,9 +15,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The strict verifier (spec §8.5): a document passes when the document its signed message holds
- * matches it and at least {@link TrustPolicy#minSigners()} distinct signers allowed by the policy
- * verified a signature set over that message. It checks the Fulcio chain, the certificate's
+ * The strict verifier (docs/design.md): a document passes when the document its signed message
+ * holds matches it and at least {@link TrustPolicy#minSigners()} distinct signers allowed by the
+ * policy verified a signature set over that message. It checks the Fulcio chain, the certificate's
  * validity at log time, the OIDC issuer and the signature itself, which Kyverno does not.
  *
  * <p>How content must match is a {@link ContentMatch}. {@link ContentMatch#EXACT} (files in a
@@ -40,13 +38,7 @@ public final class ManifestVerifier {
   private final AnnotationDomain domain;
   private final SignedManifestFormat format;
   private final IgnoreFields ignoreFields;
-  private final Optional<KeylessSetVerifier> keyless;
-
-  /** Checks the log entries of keyed sets that carry a bundle; present with a trusted root. */
-  private final Optional<KeylessSetVerifier> logEntries;
-
-  private final List<PublicKey> keys;
-  private final List<String> keyFingerprints;
+  private final SignatureSetCheck sets;
   private final ContentMatch match;
 
   /**
@@ -83,23 +75,11 @@ public final class ManifestVerifier {
               + formatDomain.domain(),
           ", perhaps you should use one annotation domain");
     }
-    boolean wantsKeyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
-    if (wantsKeyless && trustedRoot == null) {
-      throw new UsageProblem(
-          "Keyless verification needs a Sigstore trusted root",
-          ", perhaps you should pass --trusted-root FILE (a trusted_root.json), or let countersign"
-              + " fetch the public-good root");
-    }
+    this.sets = new SignatureSetCheck(trustedRoot, policy);
     this.policy = policy;
     this.domain = formatDomain;
     this.format = format;
     this.ignoreFields = IgnoreFields.withDefaults(policy.extraIgnoreFields());
-    this.keyless =
-        wantsKeyless ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
-    this.logEntries =
-        trustedRoot != null ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
-    this.keys = policy.keys();
-    this.keyFingerprints = keys.stream().map(PublicKeys::fingerprint).toList();
     this.match = java.util.Objects.requireNonNull(match, "match");
   }
 
@@ -323,44 +303,7 @@ public final class ManifestVerifier {
   }
 
   private SetOutcome check(byte[] message, SignatureSetAnnotations set) {
-    int index = set.index();
-    if (set.problem().isPresent()) {
-      return SetOutcome.rejected(index, set.problem().get());
-    }
-    for (int k = 0; k < keys.size(); k++) {
-      if (KeylessSetVerifier.signatureVerifies(keys.get(k), message, set.signature())) {
-        // A keyed set with a bundle was also logged; with a trusted root, the entry must hold up.
-        if (set.bundle().isPresent() && set.certificatePem().isEmpty() && logEntries.isPresent()) {
-          Optional<String> logProblem =
-              logEntries.get().checkKeyedLogEntry(message, set, keys.get(k));
-          if (logProblem.isPresent()) {
-            return SetOutcome.rejected(index, logProblem.get());
-          }
-        }
-        return SetOutcome.verified(index, keyFingerprints.get(k));
-      }
-    }
-    if (set.certificatePem().isPresent() && keyless.isPresent()) {
-      return keyless
-          .get()
-          .verify(message, set, policy.identities(), policy.insecureIgnoreIdentity());
-    }
-    if (set.certificatePem().isPresent()) {
-      return SetOutcome.rejected(
-          index,
-          "is a keyless signature, but no identity was given to verify it against"
-              + " (pass --certificate-identity and --certificate-oidc-issuer)");
-    }
-    if (keys.isEmpty()) {
-      return SetOutcome.rejected(
-          index, "is a keyed signature (no certificate), but no public key was given (pass --key)");
-    }
-    return SetOutcome.rejected(
-        index,
-        "the signature does not verify with "
-            + (keys.size() == 1
-                ? "the key " + keyFingerprints.get(0)
-                : "any of the keys " + keyFingerprints));
+    return sets.check(message, set);
   }
 
   private static DocumentVerdict reject(

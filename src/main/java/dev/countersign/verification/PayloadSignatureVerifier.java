@@ -1,13 +1,10 @@
 package dev.countersign.verification;
 
-import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.manifest.SignatureSetAnnotations;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.charset.StandardCharsets;
-import java.security.PublicKey;
 import java.util.Base64;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -26,9 +23,7 @@ public final class PayloadSignatureVerifier {
     }
   }
 
-  private final TrustPolicy policy;
-  private final Optional<KeylessSetVerifier> keyless;
-  private final Optional<KeylessSetVerifier> logEntries;
+  private final SignatureSetCheck sets;
 
   /**
    * @param trustedRoot may be null when the policy names only keys
@@ -42,18 +37,7 @@ public final class PayloadSignatureVerifier {
           ", perhaps you should pass --certificate-identity and --certificate-oidc-issuer (or"
               + " --key)");
     }
-    boolean wantsKeyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
-    if (wantsKeyless && trustedRoot == null) {
-      throw new UsageProblem(
-          "Keyless verification needs a Sigstore trusted root",
-          ", perhaps you should pass --trusted-root FILE (a trusted_root.json), or let countersign"
-              + " fetch the public-good root");
-    }
-    this.policy = policy;
-    this.keyless =
-        wantsKeyless ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
-    this.logEntries =
-        trustedRoot != null ? Optional.of(new KeylessSetVerifier(trustedRoot)) : Optional.empty();
+    this.sets = new SignatureSetCheck(trustedRoot, policy);
   }
 
   /**
@@ -88,34 +72,8 @@ public final class PayloadSignatureVerifier {
             certificatePem.map(pem -> pem.getBytes(StandardCharsets.UTF_8)),
             Optional.ofNullable(bundle),
             Optional.empty());
-    List<PublicKey> keys = policy.keys();
-    for (PublicKey key : keys) {
-      if (KeylessSetVerifier.signatureVerifies(key, payload, signature)) {
-        if (bundle != null && certificatePem.isEmpty() && logEntries.isPresent()) {
-          Optional<String> logProblem = logEntries.get().checkKeyedLogEntry(payload, set, key);
-          if (logProblem.isPresent()) {
-            return new Outcome(Optional.empty(), logProblem.get());
-          }
-        }
-        return new Outcome(Optional.of(PublicKeys.fingerprint(key)), "");
-      }
-    }
-    if (certificatePem.isPresent() && keyless.isPresent()) {
-      SetOutcome outcome =
-          keyless.get().verify(payload, set, policy.identities(), policy.insecureIgnoreIdentity());
-      return new Outcome(outcome.signer(), outcome.reason());
-    }
-    if (certificatePem.isPresent()) {
-      return new Outcome(
-          Optional.empty(),
-          "is a keyless signature, but no identity was given to verify it against"
-              + " (pass --certificate-identity and --certificate-oidc-issuer)");
-    }
-    return new Outcome(
-        Optional.empty(),
-        keys.isEmpty()
-            ? "is a keyed signature (no certificate), but no public key was given (pass --key)"
-            : "the signature does not verify with the given key(s)");
+    SetOutcome outcome = sets.check(payload, set);
+    return new Outcome(outcome.signer(), outcome.reason());
   }
 
   /** The SAN and OIDC issuer of a Fulcio certificate, for naming a keyless signer. */
@@ -126,13 +84,7 @@ public final class PayloadSignatureVerifier {
    *     issuer extension
    */
   public static CertificateIdentity identityOf(String pem) {
-    var leaf =
-        FulcioCertificate.parseSinglePem(pem.getBytes(StandardCharsets.UTF_8), "the certificate");
-    String san = FulcioCertificate.singleSubjectAlternativeName(leaf);
-    String issuer =
-        FulcioCertificate.issuer(leaf)
-            .orElseThrow(
-                () -> new IllegalArgumentException("the certificate has no OIDC issuer extension"));
-    return new CertificateIdentity(san, issuer);
+    return FulcioCertificate.identity(
+        FulcioCertificate.parseSinglePem(pem.getBytes(StandardCharsets.UTF_8), "the certificate"));
   }
 }

@@ -1,29 +1,33 @@
 package dev.countersign.verification;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
-import dev.sigstore.trustroot.SigstoreConfigurationException;
-import dev.sigstore.trustroot.SigstoreTrustedRoot;
-import dev.sigstore.tuf.SigstoreTufClient;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.PublicKey;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.security.spec.X509EncodedKeySpec;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * The Sigstore trust material the strict verifier uses: transparency-log keys (selected by log ID)
  * and Fulcio certificate authorities, each with its validity window. Read from a {@code
- * trusted_root.json}; parsing is sigstore-java's, every check is ours.
+ * trusted_root.json} with Jackson (sigstore-java's protobuf reader costs ~0.3 s of start-up; it is
+ * used only for the public-good TUF download, see {@link PublicGoodTrustMaterial}).
  */
 public final class TrustedRoot {
 
@@ -75,10 +79,22 @@ public final class TrustedRoot {
 
   private final List<TransparencyLogKey> logs;
   private final List<CertificateAuthority> authorities;
+  private final List<TransparencyLogKey> certificateTransparencyLogs;
 
   public TrustedRoot(List<TransparencyLogKey> logs, List<CertificateAuthority> authorities) {
+    this(logs, authorities, List.of());
+  }
+
+  /**
+   * @param certificateTransparencyLogs the CT logs whose SCTs Fulcio embeds in its certificates
+   */
+  public TrustedRoot(
+      List<TransparencyLogKey> logs,
+      List<CertificateAuthority> authorities,
+      List<TransparencyLogKey> certificateTransparencyLogs) {
     this.logs = List.copyOf(logs);
     this.authorities = List.copyOf(authorities);
+    this.certificateTransparencyLogs = List.copyOf(certificateTransparencyLogs);
   }
 
   /**
@@ -106,8 +122,8 @@ public final class TrustedRoot {
           e);
     }
     try {
-      return from(SigstoreTrustedRoot.from(new ByteArrayInputStream(json)), file.toString());
-    } catch (SigstoreConfigurationException | RuntimeException e) {
+      return fromJson(json, file.toString());
+    } catch (IllegalArgumentException e) {
       throw new InputProblem(
           file,
           0,
@@ -119,68 +135,112 @@ public final class TrustedRoot {
   }
 
   /**
-   * The public-good Sigstore trusted root, fetched and verified through TUF (network). Only called
-   * when the user did not pass {@code --trusted-root}.
+   * The public-good Sigstore trusted root, fetched and verified through TUF (network, with
+   * sigstore-java's TUF client). Only called when the user did not pass {@code --trusted-root}.
    *
    * @param cacheDirectory where TUF metadata is cached; null for sigstore-java's default ({@code
    *     ~/.sigstore-java/root})
    * @throws RemoteProblem when TUF cannot be reached or fails verification
    */
   public static TrustedRoot fromPublicGoodTuf(Path cacheDirectory) {
-    try {
-      SigstoreTufClient.Builder builder = SigstoreTufClient.builder().usePublicGoodInstance();
-      if (cacheDirectory != null) {
-        builder.tufCacheLocation(cacheDirectory);
-      }
-      SigstoreTufClient client = builder.build();
-      client.update();
-      return from(client.getSigstoreTrustedRoot(), "Sigstore public-good TUF");
-    } catch (IOException | SigstoreConfigurationException | RuntimeException e) {
-      throw new RemoteProblem(
-          "Could not fetch the Sigstore trusted root through TUF (tuf-repo-cdn.sigstore.dev) while"
-              + " preparing keyless verification: "
-              + e.getMessage(),
-          ", perhaps you should check network access to tuf-repo-cdn.sigstore.dev, or pass"
-              + " --trusted-root FILE",
-          e);
-    }
+    return PublicGoodTrustMaterial.trustedRoot(cacheDirectory);
   }
 
-  private static TrustedRoot from(SigstoreTrustedRoot root, String source) {
-    List<TransparencyLogKey> logs = new ArrayList<>();
-    for (var log : root.getTLogs()) {
-      PublicKey key;
-      try {
-        key = log.getPublicKey().toJavaPublicKey();
-      } catch (GeneralSecurityException | RuntimeException e) {
-        throw new IllegalArgumentException(
-            "transparency log "
-                + log.getBaseUrl()
-                + " has an unusable key ("
-                + log.getPublicKey().getKeyDetails()
-                + ")",
-            e);
-      }
-      var validFor = log.getPublicKey().getValidFor();
-      logs.add(
-          TransparencyLogKey.of(
-              key, String.valueOf(log.getBaseUrl()), validFor.getStart(), validFor.getEnd()));
-    }
+  /**
+   * Parses {@code trusted_root.json} (the protobuf-specs JSON mapping) with Jackson: {@code tlogs},
+   * {@code ctlogs} (DER SubjectPublicKeyInfo keys) and {@code certificateAuthorities} (DER chains),
+   * each with {@code validFor}. Timestamp authorities are not read: nothing here uses them.
+   *
+   * @param source names the material in messages
+   * @throws IllegalArgumentException with the reason when it is not a usable trusted root
+   */
+  public static TrustedRoot fromJson(byte[] json, String source) {
+    JsonNode root = TrustMaterialJson.object(json, "application/vnd.dev.sigstore.trustedroot");
+    List<TransparencyLogKey> logs = logKeys(root.path("tlogs"), "tlogs");
+    List<TransparencyLogKey> ctLogs = logKeys(root.path("ctlogs"), "ctlogs");
     List<CertificateAuthority> authorities = new ArrayList<>();
-    for (var ca : root.getCAs()) {
-      List<X509Certificate> chain =
-          ca.getCertPath().getCertificates().stream().map(c -> (X509Certificate) c).toList();
+    int i = 0;
+    for (JsonNode ca : root.path("certificateAuthorities")) {
+      String where = "certificateAuthorities[" + i++ + "]";
+      List<X509Certificate> chain = new ArrayList<>();
+      for (JsonNode certificate : ca.path("certChain").path("certificates")) {
+        chain.add(certificate(bytes(certificate.path("rawBytes"), where), where));
+      }
+      if (chain.isEmpty()) {
+        throw new IllegalArgumentException(where + " has no certificate");
+      }
       authorities.add(
           new CertificateAuthority(
-              String.valueOf(ca.getUri()),
+              ca.path("uri").asText(""),
               chain,
-              ca.getValidFor().getStart(),
-              ca.getValidFor().getEnd()));
+              instant(ca.path("validFor").path("start"), where).orElse(Instant.MIN),
+              instant(ca.path("validFor").path("end"), where)));
     }
     if (logs.isEmpty()) {
       throw new IllegalArgumentException(source + " names no transparency log");
     }
-    return new TrustedRoot(logs, authorities);
+    return new TrustedRoot(logs, authorities, ctLogs);
+  }
+
+  private static List<TransparencyLogKey> logKeys(JsonNode array, String field) {
+    List<TransparencyLogKey> keys = new ArrayList<>();
+    int i = 0;
+    for (JsonNode log : array) {
+      String where = field + "[" + i++ + "]";
+      JsonNode publicKey = log.path("publicKey");
+      String details = publicKey.path("keyDetails").asText("");
+      keys.add(
+          TransparencyLogKey.of(
+              publicKey(bytes(publicKey.path("rawBytes"), where), details, where),
+              log.path("baseUrl").asText(""),
+              instant(publicKey.path("validFor").path("start"), where).orElse(Instant.MIN),
+              instant(publicKey.path("validFor").path("end"), where)));
+    }
+    return keys;
+  }
+
+  private static byte[] bytes(JsonNode base64, String where) {
+    if (!base64.isTextual()) {
+      throw new IllegalArgumentException(where + " has no rawBytes");
+    }
+    try {
+      return Base64.getDecoder().decode(base64.asText());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(where + ".rawBytes is not base64", e);
+    }
+  }
+
+  /** A DER SubjectPublicKeyInfo, of the algorithm keyDetails names (EC, RSA or Ed25519). */
+  private static PublicKey publicKey(byte[] der, String keyDetails, String where) {
+    String algorithm =
+        keyDetails.contains("ECDSA")
+            ? "EC"
+            : keyDetails.contains("RSA") ? "RSA" : keyDetails.contains("ED25519") ? "Ed25519" : "";
+    if (algorithm.isEmpty()) {
+      throw new IllegalArgumentException(
+          where + " has a key of unsupported type \"" + keyDetails + "\"");
+    }
+    try {
+      return KeyFactory.getInstance(algorithm).generatePublic(new X509EncodedKeySpec(der));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException(
+          where + " has an unusable key (" + keyDetails + "): " + e.getMessage(), e);
+    }
+  }
+
+  private static X509Certificate certificate(byte[] der, String where) {
+    try {
+      return (X509Certificate)
+          CertificateFactory.getInstance("X.509")
+              .generateCertificate(new ByteArrayInputStream(der));
+    } catch (CertificateException e) {
+      throw new IllegalArgumentException(
+          where + " has an unreadable certificate: " + e.getMessage(), e);
+    }
+  }
+
+  private static Optional<Instant> instant(JsonNode text, String where) {
+    return TrustMaterialJson.time(text, where + ".validFor");
   }
 
   /** The log whose key hashes to {@code logId} (lowercase hex), if any. */
@@ -194,6 +254,17 @@ public final class TrustedRoot {
 
   public List<CertificateAuthority> certificateAuthorities() {
     return authorities;
+  }
+
+  public List<TransparencyLogKey> certificateTransparencyLogs() {
+    return certificateTransparencyLogs;
+  }
+
+  /** The certificate transparency log whose key hashes to {@code logId} (lowercase hex), if any. */
+  public Optional<TransparencyLogKey> certificateTransparencyLog(String logId) {
+    return certificateTransparencyLogs.stream()
+        .filter(l -> l.logId().equalsIgnoreCase(logId))
+        .findFirst();
   }
 
   /** hex(sha256(DER SubjectPublicKeyInfo)), cosign's and Rekor's log ID. */

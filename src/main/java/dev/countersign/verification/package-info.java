@@ -1,5 +1,5 @@
 /**
- * The strict verifier of signed manifests (spec §8.5): {@link
+ * The strict verifier of signed manifests (design: docs/design.md): {@link
  * dev.countersign.verification.ManifestVerifier} checks that each document matches the document its
  * signed message holds (with k8s-manifest-sigstore's and Kyverno's ignore-field semantics) and that
  * enough signers allowed by the {@link dev.countersign.verification.TrustPolicy} verified: keyed

@@ -362,6 +362,58 @@ class SigstoreKeylessSignerTest {
   }
 
   @Test
+  void sign_withATrustedRootForAnotherCtLog_rejectsFulciosCertificateBeforeLogging(
+      @TempDir Path dir) throws Exception {
+    // The CT log's key replaced by the TSA's key: the embedded SCT no longer verifies.
+    Path otherRoot = trustedRootWithTsaKeyAt("/ctlogs/0/publicKey", dir);
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(
+            KeylessOptions.custom(otherRoot, stack.signingConfig()),
+            Env.of(stack.githubEnv()),
+            Clock.systemUTC())) {
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageContaining("does not verify against the trusted root")
+          .hasMessageContaining("no embedded SCT verifies");
+    }
+    assertThat(stack.stats().logEntries()).isZero();
+  }
+
+  @Test
+  void sign_withATrustedRootForAnotherRekor_rejectsTheLogEntry(@TempDir Path dir) throws Exception {
+    // The Rekor key replaced by the TSA's key: the entry's log is not one the root names.
+    Path otherRoot = trustedRootWithTsaKeyAt("/tlogs/0/publicKey", dir);
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(
+            KeylessOptions.custom(otherRoot, stack.signingConfig()),
+            Env.of(stack.githubEnv()),
+            Clock.systemUTC())) {
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageContaining("Rekor returned a log entry that does not verify")
+          .hasMessageContaining("is not a transparency log in the trusted root");
+    }
+  }
+
+  /** The stack's trusted root with the TSA root's key at {@code keyPointer}. */
+  private Path trustedRootWithTsaKeyAt(String keyPointer, Path dir) throws Exception {
+    ObjectNode root = (ObjectNode) JSON.readTree(stack.trustedRoot().toFile());
+    JsonNode tsaChain = root.at("/timestampAuthorities/0/certChain/certificates");
+    X509Certificate tsa =
+        (X509Certificate)
+            CertificateFactory.getInstance("X.509")
+                .generateCertificate(
+                    new ByteArrayInputStream(
+                        Base64.getDecoder()
+                            .decode(tsaChain.get(tsaChain.size() - 1).path("rawBytes").asText())));
+    ((ObjectNode) root.at(keyPointer))
+        .put("rawBytes", Base64.getEncoder().encodeToString(tsa.getPublicKey().getEncoded()));
+    Path file = dir.resolve("trusted_root.json");
+    JSON.writeValue(file.toFile(), root);
+    return file;
+  }
+
+  @Test
   void sign_withNoTokenAnywhere_throwsEnvironmentProblemWithIdTokenHint() {
     try (SigstoreKeylessSigner signer =
         new SigstoreKeylessSigner(

@@ -165,7 +165,9 @@ public final class FakeSigstore {
               42,
               TrustedRoot.logIdOf(log.getPublic()));
       String set =
-          Base64.getEncoder().encodeToString(sign(log.getPrivate(), SetCanonicalJson.of(unsigned)));
+          Base64.getEncoder()
+              .encodeToString(
+                  sign(log.getPrivate(), TransparencyLogProofs.setCanonicalJson(unsigned)));
       RekorBundle bundle =
           new RekorBundle(
               set,
@@ -227,7 +229,8 @@ public final class FakeSigstore {
               TrustedRoot.logIdOf(logKey.getPublic()));
       String set =
           Base64.getEncoder()
-              .encodeToString(sign(logKey.getPrivate(), SetCanonicalJson.of(unsigned)));
+              .encodeToString(
+                  sign(logKey.getPrivate(), TransparencyLogProofs.setCanonicalJson(unsigned)));
       RekorBundle bundle =
           new RekorBundle(
               set,

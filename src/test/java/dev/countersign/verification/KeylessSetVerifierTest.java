@@ -183,7 +183,7 @@ class KeylessSetVerifierTest {
   @Test
   void setCanonicalJson_isSortedAndCompact() {
     RekorBundle bundle = new RekorBundle("s", "Ym9keQ==", 1655452519, 2690357, "c0d2");
-    assertThat(new String(SetCanonicalJson.of(bundle), StandardCharsets.UTF_8))
+    assertThat(new String(TransparencyLogProofs.setCanonicalJson(bundle), StandardCharsets.UTF_8))
         .isEqualTo(
             "{\"body\":\"Ym9keQ==\",\"integratedTime\":1655452519,\"logID\":\"c0d2\",\"logIndex\":2690357}");
   }

@@ -1,0 +1,89 @@
+package dev.countersign.verification;
+
+import dev.countersign.keys.PublicKeys;
+import dev.countersign.manifest.SignatureSetAnnotations;
+import dev.countersign.support.problems.UsageProblem;
+import java.security.PublicKey;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One signature set against a trust policy, the same for manifests ({@link ManifestVerifier}) and
+ * payloads ({@link PayloadSignatureVerifier}): a policy key that verifies the signature (and, with
+ * a trusted root, the keyed set's log entry when it carries a bundle), else the keyless checks of
+ * {@link KeylessSetVerifier} against the policy's identities. Thread-safe.
+ */
+final class SignatureSetCheck {
+
+  private final TrustPolicy policy;
+  private final List<PublicKey> keys;
+  private final List<String> keyFingerprints;
+  private final Optional<KeylessSetVerifier> keyless;
+
+  /** Checks the log entries of keyed sets that carry a bundle; present with a trusted root. */
+  private final Optional<KeylessSetVerifier> logEntries;
+
+  /**
+   * @param trustedRoot may be null when the policy names only keys
+   * @throws UsageProblem when the policy names keyless identities but there is no trusted root
+   */
+  SignatureSetCheck(TrustedRoot trustedRoot, TrustPolicy policy) {
+    boolean wantsKeyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
+    if (wantsKeyless && trustedRoot == null) {
+      throw new UsageProblem(
+          "Keyless verification needs a Sigstore trusted root",
+          ", perhaps you should pass --trusted-root FILE (a trusted_root.json), or let countersign"
+              + " fetch the public-good root");
+    }
+    this.policy = policy;
+    this.keys = policy.keys();
+    this.keyFingerprints = keys.stream().map(PublicKeys::fingerprint).toList();
+    KeylessSetVerifier verifier = trustedRoot == null ? null : new KeylessSetVerifier(trustedRoot);
+    this.keyless = wantsKeyless ? Optional.of(verifier) : Optional.empty();
+    this.logEntries = Optional.ofNullable(verifier);
+  }
+
+  /**
+   * The verified signer (key fingerprint or SAN) of {@code set} over {@code message}, or why not.
+   */
+  SetOutcome check(byte[] message, SignatureSetAnnotations set) {
+    int index = set.index();
+    if (set.problem().isPresent()) {
+      return SetOutcome.rejected(index, set.problem().get());
+    }
+    for (int k = 0; k < keys.size(); k++) {
+      if (EcdsaVerification.verifySha256(keys.get(k), message, set.signature())) {
+        // A keyed set with a bundle was also logged; with a trusted root, the entry must hold up.
+        if (set.bundle().isPresent() && set.certificatePem().isEmpty() && logEntries.isPresent()) {
+          Optional<String> logProblem =
+              logEntries.get().checkKeyedLogEntry(message, set, keys.get(k));
+          if (logProblem.isPresent()) {
+            return SetOutcome.rejected(index, logProblem.get());
+          }
+        }
+        return SetOutcome.verified(index, keyFingerprints.get(k));
+      }
+    }
+    if (set.certificatePem().isPresent() && keyless.isPresent()) {
+      return keyless
+          .get()
+          .verify(message, set, policy.identities(), policy.insecureIgnoreIdentity());
+    }
+    if (set.certificatePem().isPresent()) {
+      return SetOutcome.rejected(
+          index,
+          "is a keyless signature, but no identity was given to verify it against"
+              + " (pass --certificate-identity and --certificate-oidc-issuer)");
+    }
+    if (keys.isEmpty()) {
+      return SetOutcome.rejected(
+          index, "is a keyed signature (no certificate), but no public key was given (pass --key)");
+    }
+    return SetOutcome.rejected(
+        index,
+        "the signature does not verify with "
+            + (keys.size() == 1
+                ? "the key " + keyFingerprints.get(0)
+                : "any of the keys " + keyFingerprints));
+  }
+}

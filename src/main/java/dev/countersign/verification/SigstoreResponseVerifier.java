@@ -1,0 +1,79 @@
+package dev.countersign.verification;
+
+import java.security.cert.X509Certificate;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Checks what Fulcio and Rekor answer while signing keylessly, with the same code and trusted root
+ * that verify signatures later (nothing of sigstore-java's verifiers, protobuf or JCA providers):
+ *
+ * <ul>
+ *   <li>the certificate chains to a Fulcio certificate authority of the trusted root valid when it
+ *       was issued, and carries an embedded SCT by a CT log of the trusted root (RFC 6962);
+ *   <li>the log entry's SET verifies with a transparency log of the trusted root, its inclusion
+ *       proof leads to the proof's root hash, its checkpoint is signed by the same log and commits
+ *       to that root, and it was integrated while the certificate was valid.
+ * </ul>
+ *
+ * Each check throws {@link IllegalArgumentException} with the reason. Thread-safe.
+ */
+public final class SigstoreResponseVerifier {
+
+  private final TrustedRoot trustedRoot;
+  private final TransparencyLogProofs proofs;
+
+  public SigstoreResponseVerifier(TrustedRoot trustedRoot) {
+    this.trustedRoot = trustedRoot;
+    this.proofs = new TransparencyLogProofs(trustedRoot);
+  }
+
+  /**
+   * Checks a certificate Fulcio just issued: the chain (at its notBefore) and an embedded SCT.
+   * Intermediates Fulcio sends along are ignored; only the trusted root's chains count.
+   *
+   * @throws IllegalArgumentException with the reason when it does not hold
+   */
+  public void verifyCertificate(X509Certificate leaf) {
+    Instant issued = leaf.getNotBefore().toInstant();
+    TrustedRoot.CertificateAuthority authority =
+        FulcioCertificate.issuingAuthority(trustedRoot, leaf, issued);
+    EmbeddedSct.verify(leaf, authority.chain().get(0), trustedRoot);
+  }
+
+  /**
+   * The identity in a Fulcio certificate: exactly one SAN (URI or e-mail) and the OIDC issuer
+   * (extension .1.8, else .1.1). The one implementation signing and verifying share.
+   *
+   * @throws IllegalArgumentException when the SAN is not single or there is no issuer
+   */
+  public static PayloadSignatureVerifier.CertificateIdentity identity(X509Certificate leaf) {
+    return FulcioCertificate.identity(leaf);
+  }
+
+  /**
+   * Checks a Rekor v1 entry for a signature by {@code leaf}'s key: SET, inclusion proof (required),
+   * checkpoint, and integratedTime within the certificate's validity. Whether the body is what was
+   * sent is the caller's comparison.
+   *
+   * @throws IllegalArgumentException with the reason when it does not hold
+   */
+  public void verifyLogEntry(RekorLogEntry entry, X509Certificate leaf) {
+    fail(proofs.checkSet(entry.bundle()));
+    RekorLogEntry.InclusionProof proof =
+        entry
+            .inclusionProof()
+            .orElseThrow(() -> new IllegalArgumentException("the entry has no inclusion proof"));
+    fail(TransparencyLogProofs.checkInclusion(entry.bundle(), proof));
+    fail(proofs.checkCheckpoint(entry.bundle().logId(), proof));
+    fail(
+        FulcioCertificate.validityProblem(
+            leaf, Instant.ofEpochSecond(entry.bundle().integratedTime())));
+  }
+
+  private static void fail(Optional<String> problem) {
+    if (problem.isPresent()) {
+      throw new IllegalArgumentException(problem.get());
+    }
+  }
+}
