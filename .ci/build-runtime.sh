@@ -83,16 +83,30 @@ done
 #    Xms64m + Min/MaxHeapFreeRatio: start small and keep the heap close to the live set; the
 #      default initial heap (1/64 of RAM) is touched by allocation and shows up as RSS.
 #    MaxRAMPercentage: a heap bound that follows the machine, without a fixed -Xmx.
+#    Xmn32m: a fixed young generation. By default it is a third of a heap that grows with the
+#      signed files held until the commit, and all of it is touched between collections: at
+#      N = 5,000 peak RSS 271-276 -> 247 MB, with no more CPU (garbage per manifest dies young;
+#      a minor collection costs what survives, not the size of eden).
 #    SharedArchiveFile + Xshare:auto: the AppCDS archive below; a stale archive is not an error.
+#    ArchiveRelocationMode=0 (a diagnostic flag, hence the unlock): map the archive at the address
+#      it was built for, as JDK 17 did before 17.0.x made relocation the default. Relocating
+#      patches every pointer of the 46 MB archive at each start, which writes to (and so makes
+#      private) ~15 MB of its pages: 78 -> 63 MB RSS for --version, 83 -> 70 MB for a no-op run
+#      (docs/performance.md). What it gives up is a random address for the class metadata of a
+#      Java process, whose inputs (YAML, JSON, git objects) are parsed by memory-safe Java code;
+#      the JVM still relocates when that address is taken.
 cat >"$out/jvm.options" <<EOF
 -XX:+UseSerialGC
 -XX:TieredStopAtLevel=1
 -Xms64m
+-Xmn32m
 -XX:MinHeapFreeRatio=10
 -XX:MaxHeapFreeRatio=30
 -XX:MaxRAMPercentage=25
 -XX:SharedArchiveFile=$out/app/countersign.jsa
 -Xshare:auto
+-XX:+UnlockDiagnosticVMOptions
+-XX:ArchiveRelocationMode=0
 EOF
 
 # 5. AppCDS: a static archive (-Xshare:dump) of the classes real runs load, listed by training
