@@ -83,16 +83,31 @@ done
 #    Xms64m + Min/MaxHeapFreeRatio: start small and keep the heap close to the live set; the
 #      default initial heap (1/64 of RAM) is touched by allocation and shows up as RSS.
 #    MaxRAMPercentage: a heap bound that follows the machine, without a fixed -Xmx.
+#    Xmn16m: a small fixed young generation. By default it is a third of a heap that grows with
+#      the signed files held until the commit, and all of eden is touched between collections.
+#      Peak RSS, default -> 32m -> 16m: N = 5,000 271-276 -> 247-253 -> 235 MB; N = 500 133 ->
+#      147 -> 132 MB; N = 1 105 -> 111 -> 103 MB; CPU within the noise of a shared machine
+#      (garbage per manifest dies young; a minor collection costs what survives, not eden's size).
 #    SharedArchiveFile + Xshare:auto: the AppCDS archive below; a stale archive is not an error.
+#    ArchiveRelocationMode=0 (a diagnostic flag, hence the unlock): map the archive at the address
+#      it was built for, as JDK 17 did before 17.0.x made relocation the default. Relocating
+#      patches every pointer of the 46 MB archive at each start, which writes to (and so makes
+#      private) ~15 MB of its pages: 78 -> 63 MB RSS for --version, 83 -> 70 MB for a no-op run
+#      (docs/performance.md). What it gives up is a random address for the class metadata of a
+#      Java process, whose inputs (YAML, JSON, git objects) are parsed by memory-safe Java code;
+#      the JVM still relocates when that address is taken.
 cat >"$out/jvm.options" <<EOF
 -XX:+UseSerialGC
 -XX:TieredStopAtLevel=1
 -Xms64m
+-Xmn16m
 -XX:MinHeapFreeRatio=10
 -XX:MaxHeapFreeRatio=30
 -XX:MaxRAMPercentage=25
 -XX:SharedArchiveFile=$out/app/countersign.jsa
 -Xshare:auto
+-XX:+UnlockDiagnosticVMOptions
+-XX:ArchiveRelocationMode=0
 EOF
 
 # 5. AppCDS: a static archive (-Xshare:dump) of the classes real runs load, listed by training

@@ -28,7 +28,6 @@ final class ActionCommand implements Callable<Integer> {
   static final List<String> COMMANDS = List.of("run", "check", "promote", "doctor", "publish");
 
   @ParentCommand RootCommand root;
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
@@ -38,7 +37,9 @@ final class ActionCommand implements Callable<Integer> {
     ActionInputs.masks(runtime.env()).forEach(reporter::mask);
     String command =
         ActionInputs.read(runtime.env(), ActionInputs.COMMAND).orElse(ActionInputs.DEFAULT_COMMAND);
-    CommandLine sub = spec.parent().subcommands().get(command);
+    // A command line of its own: the one that started `action` holds no other subcommand.
+    CommandLine commandLine = RootCommand.commandLine(runtime, command);
+    CommandLine sub = commandLine.getSubcommands().get(command);
     if (sub == null || !COMMANDS.contains(command)) {
       throw new UsageProblem(
           "Unknown command \"" + command + "\" in the Action's `command` input",
@@ -52,6 +53,6 @@ final class ActionCommand implements Callable<Integer> {
     List<String> args =
         ActionInputs.arguments(
             runtime.env(), command, option -> subSpec.findOption(option) != null);
-    return RootCommand.commandLine(runtime).execute(args.toArray(String[]::new));
+    return commandLine.execute(args.toArray(String[]::new));
   }
 }

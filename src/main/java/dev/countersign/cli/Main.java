@@ -61,7 +61,7 @@ public final class Main {
             ? runtime.withWriters(WorkflowLog.over(runtime.out()), WorkflowLog.over(runtime.err()))
             : runtime;
     try {
-      return RootCommand.commandLine(effective).execute(args);
+      return RootCommand.commandLine(effective, args).execute(args);
     } finally {
       finish(effective.out());
       finish(effective.err());

@@ -2,6 +2,11 @@ package dev.countersign.cli;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,21 +17,35 @@ import picocli.CommandLine.Option;
     name = "countersign",
     mixinStandardHelpOptions = true,
     versionProvider = RootCommand.Version.class,
-    description = "Sign Kubernetes manifests with Sigstore, verify them, and gate merges.",
-    subcommands = {
-      RunCommand.class,
-      ActionCommand.class,
-      SignCommand.class,
-      VerifyCommand.class,
-      KeygenCommand.class,
-      CheckCommand.class,
-      InitCommand.class,
-      DoctorCommand.class,
-      PromoteCommand.class,
-      PublishCommand.class,
-      CommandLine.HelpCommand.class
-    })
+    description = "Sign Kubernetes manifests with Sigstore, verify them, and gate merges.")
 public final class RootCommand implements Runnable {
+
+  /**
+   * The subcommands, by name, in the order help lists them. Not in {@code @Command(subcommands)}:
+   * picocli would build every command's model (reflection over all options and mixins, ~0.2 CPU s)
+   * at every start, although a run executes one of them.
+   */
+  private static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
+
+  private static Map<String, Class<?>> subcommands() {
+    Map<String, Class<?>> byName = new LinkedHashMap<>();
+    for (Class<?> type :
+        List.of(
+            RunCommand.class,
+            ActionCommand.class,
+            SignCommand.class,
+            VerifyCommand.class,
+            KeygenCommand.class,
+            CheckCommand.class,
+            InitCommand.class,
+            DoctorCommand.class,
+            PromoteCommand.class,
+            PublishCommand.class,
+            CommandLine.HelpCommand.class)) {
+      byName.put(type.getAnnotation(Command.class).name(), type);
+    }
+    return Collections.unmodifiableMap(byName);
+  }
 
   private Runtime runtime;
 
@@ -47,16 +66,44 @@ public final class RootCommand implements Runnable {
     spec.commandLine().usage(runtime.out());
   }
 
-  /** A command line wired to {@code runtime}: its writers, exception handler and exit codes. */
-  static CommandLine commandLine(Runtime runtime) {
+  /**
+   * A command line wired to {@code runtime} (its writers, exception handler and exit codes) that
+   * executes {@code args} exactly as the full command tree would. It holds only the subcommand
+   * {@code args} invoke when that is certain: the first argument that is not {@code --stacktrace}
+   * names a subcommand other than {@code help}. Anything else (no arguments, {@code help}, an
+   * unknown name or option, an {@code @file}) gets every subcommand, so that help, suggestions and
+   * errors list them all; {@code --version} alone needs none.
+   */
+  static CommandLine commandLine(Runtime runtime, String... args) {
     RootCommand root = new RootCommand();
     root.runtime = runtime;
     CommandLine commandLine = new CommandLine(root);
+    for (Class<?> subcommand : subcommandsFor(args)) {
+      commandLine.addSubcommand(subcommand);
+    }
     commandLine.setOut(runtime.out());
     commandLine.setErr(runtime.err());
     commandLine.setExecutionExceptionHandler(new ProblemHandler(runtime));
     commandLine.setCaseInsensitiveEnumValuesAllowed(true);
     return commandLine;
+  }
+
+  /** The subcommands a command line for {@code args} needs; see {@link #commandLine}. */
+  static Collection<Class<?>> subcommandsFor(String... args) {
+    if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+      return List.of();
+    }
+    for (String arg : args) {
+      if (arg.equals("--stacktrace")) {
+        continue;
+      }
+      Class<?> invoked = SUBCOMMANDS.get(arg);
+      if (invoked != null && invoked != CommandLine.HelpCommand.class) {
+        return List.of(invoked);
+      }
+      break;
+    }
+    return SUBCOMMANDS.values();
   }
 
   /** Reads the version Maven wrote into {@code version.properties}. */

@@ -114,6 +114,10 @@ public final class ManifestSigningStep implements SigningStep {
         problems.add(problem);
       }
     }
+    if (!problems.isEmpty() || items.isEmpty()) {
+      // Nothing will be signed: no (further) Fulcio request for it.
+      job.cancelPreparation();
+    }
     if (!problems.isEmpty()) {
       throw InputProblem.combine(problems);
     }

@@ -23,6 +23,12 @@ public interface MessageSigner extends AutoCloseable {
    */
   default void prepare() {}
 
+  /**
+   * Says that no signature will be asked for after all: what {@link #prepare} started stops before
+   * contacting another service, or has finished, when this returns.
+   */
+  default void cancelPreparation() {}
+
   /** Who signs, for logs and the reviewer comment: an identity (SAN) or a key fingerprint. */
   String signerDescription();
 

@@ -102,6 +102,16 @@ public final class SignJob {
     signer().prepare();
   }
 
+  /**
+   * Undoes {@link #prepareSigner}: nothing will be signed; see {@link
+   * MessageSigner#cancelPreparation}.
+   */
+  public synchronized void cancelPreparation() {
+    if (signer != null) {
+      signer.cancelPreparation();
+    }
+  }
+
   private synchronized MessageSigner signer() {
     if (signer == null) {
       signer = signerFactory.get();

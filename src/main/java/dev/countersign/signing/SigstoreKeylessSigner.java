@@ -65,8 +65,8 @@ import java.util.function.Supplier;
  *
  * <p>One key and one certificate serve the whole run (one token, one Fulcio call); the certificate
  * is renewed, by one thread, when less than {@link #RENEW_WHEN_LEFT} of its validity is left.
- * Nothing is contacted before the first {@link #sign} or {@link #prepare}. Rekor v2 is never used:
- * its entries carry no SET, and Kyverno's verifier needs one.
+ * Nothing is contacted before the first {@link #sign}, {@link #identity} or {@link #prepare}. Rekor
+ * v2 is never used: its entries carry no SET, and Kyverno's verifier needs one.
  *
  * <p>Thread-safe: callers sign from a pool so Rekor uploads overlap.
  */
@@ -94,6 +94,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private IdentityTokenSource.IdentityToken pendingToken;
   private volatile String identity;
   private volatile SignerIdentity tokenIdentity;
+  private volatile Thread preparation;
+  private volatile boolean preparationCancelled;
 
   private record Built(
       URI fulcio,
@@ -126,39 +128,68 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   }
 
   /**
-   * Starts reading the trust material, generating the key and fetching the identity token on a
-   * background thread, so that they overlap with reading and canonicalising the manifests. Fulcio
-   * is not asked before the first {@link #sign}: a run that stops on invalid input gets no
-   * certificate. A failure here is reported by the next {@code sign}, exactly as if {@code sign}
-   * had met it.
+   * Starts, on a background thread, everything the first signature needs: the trust material, the
+   * key, the identity token and the certificate (Fulcio), so that they overlap with reading and
+   * canonicalising the manifests. A certificate alone signs nothing: until {@link #sign} uploads a
+   * signature to Rekor nothing exists that verifies, so a run that stops on invalid input after
+   * this has made no signature. A failure here is reported by the next {@code sign}, exactly as if
+   * {@code sign} had met it.
    */
   @Override
   public void prepare() {
-    if (certified != null) {
+    if (certified != null || preparation != null) {
       return;
     }
-    Thread thread =
-        new Thread(
-            () -> {
-              try {
-                Built current = built();
-                certificateLock.lock();
-                try {
-                  if (certified == null && pendingToken == null && certificateFailure == null) {
-                    pendingToken = current.tokenSource().fetch(current.http());
-                  }
-                } finally {
-                  certificateLock.unlock();
-                }
-              } catch (CountersignException e) {
-                certificateFailure = certificateFailure == null ? e : certificateFailure;
-              } catch (RuntimeException reportedBySign) {
-                // sign() meets it again
-              }
-            },
-            "countersign-keyless-prepare");
+    Thread thread = new Thread(this::prepareNow, "countersign-keyless-prepare");
     thread.setDaemon(true);
+    preparation = thread;
     thread.start();
+  }
+
+  private void prepareNow() {
+    try {
+      Built current = built();
+      certificateLock.lock();
+      try {
+        if (preparationCancelled || certified != null || certificateFailure != null) {
+          return;
+        }
+        if (pendingToken == null) {
+          pendingToken = current.tokenSource().fetch(current.http());
+        }
+        if (tokenIdentity == null) {
+          try {
+            tokenIdentity = identityFromToken(pendingToken.jwt());
+          } catch (CountersignException reportedByIdentity) {
+            // identity() meets it again with a token of its own
+          }
+        }
+        certificate(current);
+      } finally {
+        certificateLock.unlock();
+      }
+    } catch (CountersignException e) {
+      certificateFailure = certificateFailure == null ? e : certificateFailure;
+    } catch (RuntimeException reportedBySign) {
+      // sign() meets it again
+    }
+  }
+
+  /**
+   * No certificate is asked for after this returns: a preparation not yet at Fulcio stops there,
+   * one under way is waited for. For a run that will sign nothing after all.
+   */
+  @Override
+  public void cancelPreparation() {
+    preparationCancelled = true;
+    Thread thread = preparation;
+    if (thread != null) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /**

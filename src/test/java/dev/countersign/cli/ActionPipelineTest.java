@@ -201,7 +201,8 @@ class ActionPipelineTest {
   }
 
   @Test
-  void invalidUnsignedManifest_isAnnotatedOnItsLine_andNothingIsSignedOrPushed() throws Exception {
+  void invalidUnsignedManifest_isAnnotatedOnItsLine_andNothingIsSignedOrPushed_noLogEntry()
+      throws Exception {
     git.commitToOrigin(
         "main",
         Map.of("unsigned/broken.yaml", configMap("broken", "x") + "data:\n  again: y\n"),
@@ -221,7 +222,12 @@ class ActionPipelineTest {
             "::error file=unsigned/broken.yaml,line=8,title=invalid manifest::"
                 + "unsigned/broken.yaml:8: duplicate key \"data\"");
     assertThat(git.originHead("main")).isEqualTo(before);
-    assertThat(stack.stats().certificates()).isZero();
+    // The certificate is requested in the background while the manifests are read, so the run may
+    // have one; a certificate alone signs nothing. What makes a signature is a Rekor entry over a
+    // manifest's digest, and there must be none. The run waits for a request under way, so the
+    // counters are final here.
+    assertThat(stack.stats().logEntries()).isZero();
+    assertThat(stack.stats().certificates()).isLessThanOrEqualTo(1);
     assertNoTokenLeak(run);
   }
 

@@ -133,9 +133,12 @@ class SignatureReuseAttackTest {
     assertThat(files).doesNotContainKey("unsigned/flags.yaml");
     assertThat(git.originCommit("main").getFullMessage())
         .contains("unsigned/flags.yaml -> signed/flags.yaml (signature unchanged)");
-    // Deciding reuse needed the identity (one token) but no certificate and no log entry.
-    assertThat(stack.stats().certificates()).isZero();
+    // Deciding reuse needed the identity (one token) and no log entry. The certificate is asked
+    // for in the background while the manifests are read, before reuse is decided, so there may
+    // be one; it signs nothing (the run waits for it, so the counters are final here).
     assertThat(stack.stats().logEntries()).isZero();
+    assertThat(stack.stats().certificates()).isLessThanOrEqualTo(1);
+    assertThat(stack.stats().tokens()).isEqualTo(1);
     assertEverySignedFileVerifiesForTheTrustedIdentityOnly(files);
   }
 

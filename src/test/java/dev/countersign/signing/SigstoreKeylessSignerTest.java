@@ -172,20 +172,28 @@ class SigstoreKeylessSignerTest {
         .isZero();
   }
 
+  /**
+   * prepare() gets the token and the certificate ahead of the first signature, but logs nothing: a
+   * certificate alone signs nothing, only a Rekor entry over a digest does.
+   */
   @Test
-  void prepare_fetchesTheTokenButAsksFulcioNothing_andTheFirstSignUsesThatToken() throws Exception {
+  void prepare_fetchesTheTokenAndCertificateButLogsNothing_andSignUsesThem() throws Exception {
     List<String> fetched = new CopyOnWriteArrayList<>();
     try (SigstoreKeylessSigner signer =
         new SigstoreKeylessSigner(
             options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetched::add)) {
       signer.prepare();
-      // The background thread hands the token to the callback once it has it.
-      for (int i = 0; i < 600 && fetched.isEmpty(); i++) {
+      // The background thread asks Fulcio after the token; wait for its certificate.
+      for (int i = 0; i < 600 && stack.stats().certificates() == 0; i++) {
         Thread.sleep(50);
       }
       assertThat(fetched).as("token fetched by prepare()").hasSize(1);
       SigstoreTestStack.Stats prepared = stack.stats();
-      assertThat(prepared.certificates() + prepared.logEntries()).as("%s", prepared.raw()).isZero();
+      assertThat(prepared.certificates()).as("%s", prepared.raw()).isEqualTo(1);
+      assertThat(prepared.logEntries()).as("%s", prepared.raw()).isZero();
+      // The identity comes from the prepared token: no second token request.
+      assertThat(signer.identity())
+          .isEqualTo(SigstoreKeylessSigner.identityFromToken(fetched.get(0)));
 
       signer.sign("a".getBytes(StandardCharsets.UTF_8));
       signer.sign("b".getBytes(StandardCharsets.UTF_8));
@@ -195,6 +203,27 @@ class SigstoreKeylessSignerTest {
     assertThat(stats.certificates()).isEqualTo(1);
     assertThat(stats.logEntries()).isEqualTo(2);
     assertThat(fetched).hasSize(1);
+  }
+
+  /**
+   * A run that finds it has nothing to sign cancels: when cancelPreparation returns, no request is
+   * under way or to come, and nothing was logged; signing later still works with one certificate.
+   */
+  @Test
+  void cancelPreparation_leavesNoRequestBehind_andNothingLogged() {
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      signer.prepare();
+      signer.cancelPreparation();
+      SigstoreTestStack.Stats cancelled = stack.stats();
+      assertThat(cancelled.logEntries()).as("%s", cancelled.raw()).isZero();
+      assertThat(cancelled.certificates()).isLessThanOrEqualTo(1);
+      assertThat(cancelled.tokens()).isLessThanOrEqualTo(1);
+
+      signer.sign("a".getBytes(StandardCharsets.UTF_8));
+    }
+    SigstoreTestStack.Stats stats = stack.stats();
+    assertThat(stats.certificates()).as("%s", stats.raw()).isEqualTo(1);
+    assertThat(stats.logEntries()).isEqualTo(1);
   }
 
   @Test
