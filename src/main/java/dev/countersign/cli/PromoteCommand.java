@@ -8,11 +8,8 @@ import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
-import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.ManifestReader;
-import dev.countersign.manifest.SignedManifestFormat;
-import dev.countersign.policy.PolicyFile;
-import dev.countersign.policy.PolicyFileLoader;
+import dev.countersign.policy.PromotionTrust;
 import dev.countersign.promotion.CommitAuthorship;
 import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionJob;
@@ -22,15 +19,8 @@ import dev.countersign.promotion.SignatureFacts;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.RepositoryPaths;
-import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.DocumentVerdict;
-import dev.countersign.verification.IdentityRule;
-import dev.countersign.verification.ManifestVerifier;
-import dev.countersign.verification.TrustPolicy;
-import dev.countersign.verification.TrustedRoot;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.PublicKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -125,7 +115,14 @@ final class PromoteCommand implements Callable<Integer> {
     Reporter reporter = git.reporter(runtime);
     Path workTree = git.workTree(env);
     ManifestReader reader = format.reader();
-    Trust trust = trust(workTree, reader);
+    PromotionTrust trust =
+        PromotionTrust.resolve(
+            workTree,
+            Optional.ofNullable(policy),
+            new PromotionTrust.Signers(keys, identity, issuer),
+            format::format,
+            reader,
+            trustedRoot);
     WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree);
     // Closed last: files are handed back on every way out (success, rejection, failure, SIGTERM).
     try (WorkspaceOwnership.HandBack handBack =
@@ -194,60 +191,5 @@ final class PromoteCommand implements Callable<Integer> {
       return PullRequestOptions.report(
           runtime, reporter, ((PromotionJob.Published) outcome).result(), settings);
     }
-  }
-
-  private record Trust(
-      TrustPolicy policy, SignedManifestFormat format, ManifestVerifier verifier) {}
-
-  private Trust trust(Path workTree, ManifestReader reader) {
-    boolean flags = !keys.isEmpty() || identity != null || issuer != null;
-    if (policy != null && flags) {
-      throw new UsageProblem(
-          "--policy cannot be combined with --key or --certificate-identity",
-          "put the signers in the policy file, or pass them as flags without --policy");
-    }
-    TrustPolicy trustPolicy;
-    SignedManifestFormat signedFormat;
-    if (flags) {
-      if ((identity == null) != (issuer == null)) {
-        throw new UsageProblem(
-            "A keyless identity needs both --certificate-identity and --certificate-oidc-issuer",
-            "pass both, or only --key for keyed signatures");
-      }
-      List<IdentityRule> identities =
-          identity == null ? List.of() : List.of(IdentityRule.exact(identity, issuer));
-      List<PublicKey> publicKeys = keys.stream().map(PublicKeys::read).toList();
-      trustPolicy = new TrustPolicy(identities, publicKeys, 1, List.of(), format.domain(), false);
-      signedFormat = format.format();
-    } else {
-      Path policyFile = Optional.ofNullable(policy).orElse(PolicyFile.DEFAULT_LOCATION);
-      if (!Files.isRegularFile(workTree.resolve(policyFile))) {
-        throw new UsageProblem(
-            "No trust policy found at "
-                + policyFile
-                + " in "
-                + workTree
-                + " while starting countersign promote",
-            "perhaps you should pass --policy FILE, or --key / --certificate-identity with"
-                + " --certificate-oidc-issuer");
-      }
-      PolicyFile loaded = new PolicyFileLoader().load(workTree, policyFile);
-      trustPolicy = loaded.toTrustPolicy(workTree);
-      signedFormat = new SignedManifestFormat(loaded.annotationDomain(), reader);
-    }
-    if (trustPolicy.isUnconstrained()) {
-      throw new UsageProblem(
-          "The trust policy names no signer, so every promotion would be refused",
-          "perhaps you should add signers or keys to it");
-    }
-    boolean keyless = !trustPolicy.identities().isEmpty();
-    TrustedRoot roots =
-        !keyless
-            ? null
-            : trustedRoot != null
-                ? TrustedRoot.fromFile(trustedRoot)
-                : TrustedRoot.fromPublicGoodTuf(null);
-    return new Trust(
-        trustPolicy, signedFormat, new ManifestVerifier(roots, trustPolicy, signedFormat));
   }
 }
