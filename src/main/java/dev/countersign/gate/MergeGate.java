@@ -11,14 +11,14 @@ import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.RepositoryPaths;
-import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
-import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.verification.DocumentVerdict;
 import dev.countersign.verification.ManifestVerifier;
 import dev.countersign.verification.TrustPolicy;
 import dev.countersign.verification.TrustedRoot;
+import dev.countersign.verification.VerificationRun;
+import dev.countersign.verification.VerificationRun.FileOutcome;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,10 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 /**
@@ -134,9 +130,9 @@ public final class MergeGate {
     if (!signedFiles.isEmpty()) {
       TrustedRoot root = trustPolicy.identities().isEmpty() ? null : trustedRoot.get();
       ManifestVerifier verifier = new ManifestVerifier(root, trustPolicy, format);
-      for (Map.Entry<Path, SignedOutcome> entry :
+      for (Map.Entry<Path, FileOutcome> entry :
           verifyAll(verifier, signedFiles.keySet()).entrySet()) {
-        SignedOutcome outcome = entry.getValue();
+        FileOutcome outcome = entry.getValue();
         if (outcome.unreadable() != null) {
           findings.add(unreadable(outcome.unreadable(), GateFinding.Check.SIGNATURE));
           continue;
@@ -209,65 +205,13 @@ public final class MergeGate {
   }
 
   /** The verdicts on one signed file, or why it could not be read. */
-  private record SignedOutcome(List<DocumentVerdict> verdicts, InputProblem unreadable) {}
-
   /**
    * Reads and verifies the signed files in parallel (verification is CPU-bound: signature, chain
    * and log-entry checks), one task per file, and returns the outcomes in input order. Files are
    * named by their repository-relative path, also in reader messages.
    */
-  private Map<Path, SignedOutcome> verifyAll(ManifestVerifier verifier, Collection<Path> files) {
-    int threads =
-        Math.max(1, Math.min(files.size(), java.lang.Runtime.getRuntime().availableProcessors()));
-    ExecutorService pool =
-        Executors.newFixedThreadPool(
-            threads,
-            runnable -> {
-              Thread thread = new Thread(runnable, "countersign-check");
-              thread.setDaemon(true);
-              return thread;
-            });
-    try {
-      Map<Path, Future<SignedOutcome>> futures = new LinkedHashMap<>();
-      for (Path relative : files) {
-        futures.put(
-            relative,
-            pool.submit(
-                () -> {
-                  ManifestFile file;
-                  try {
-                    file = reader.read(repositoryRoot.resolve(relative), relative);
-                  } catch (InputProblem problem) {
-                    return new SignedOutcome(List.of(), problem);
-                  }
-                  return new SignedOutcome(verifier.verify(file), null);
-                }));
-      }
-      Map<Path, SignedOutcome> outcomes = new LinkedHashMap<>();
-      for (Map.Entry<Path, Future<SignedOutcome>> future : futures.entrySet()) {
-        outcomes.put(future.getKey(), await(future.getValue()));
-      }
-      return outcomes;
-    } finally {
-      pool.shutdownNow();
-    }
-  }
-
-  private static SignedOutcome await(Future<SignedOutcome> future) {
-    try {
-      return future.get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof CountersignException problem) {
-        throw problem;
-      }
-      throw new InternalProblem(
-          "Verification failed unexpectedly while checking signed manifests: " + e.getCause(),
-          null,
-          e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InternalProblem("Interrupted while checking signed manifests", null, e);
-    }
+  private Map<Path, FileOutcome> verifyAll(ManifestVerifier verifier, Collection<Path> files) {
+    return new VerificationRun(reader, verifier).verifyEach(files, repositoryRoot);
   }
 
   /**

@@ -1,12 +1,16 @@
 package dev.countersign.verification;
 
+import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,8 +47,32 @@ public final class VerificationRun {
   public record Outcome(List<DocumentVerdict> verdicts, List<InputProblem> unreadable) {}
 
   public Outcome verifyEach(List<Path> files) {
+    List<DocumentVerdict> verdicts = new ArrayList<>();
+    List<InputProblem> unreadable = new ArrayList<>();
+    for (FileOutcome outcome : verifyEach(files, Path.of("")).values()) {
+      verdicts.addAll(outcome.verdicts());
+      if (outcome.unreadable() != null) {
+        unreadable.add(outcome.unreadable());
+      }
+    }
+    return new Outcome(verdicts, unreadable);
+  }
+
+  /**
+   * One file's result: its verdicts, or (with no verdicts) why it is not a readable manifest.
+   *
+   * @param unreadable null when the file was read
+   */
+  public record FileOutcome(List<DocumentVerdict> verdicts, InputProblem unreadable) {}
+
+  /**
+   * Reads and verifies every file in parallel (one task per file, one daemon thread per core) and
+   * returns each file's outcome in input order. A file is read from {@code root.resolve(name)} and
+   * named {@code name} in messages. A problem other than an unreadable file is rethrown as it is.
+   */
+  public Map<Path, FileOutcome> verifyEach(Collection<Path> names, Path root) {
     int threads =
-        Math.max(1, Math.min(files.size(), java.lang.Runtime.getRuntime().availableProcessors()));
+        Math.max(1, Math.min(names.size(), java.lang.Runtime.getRuntime().availableProcessors()));
     ExecutorService pool =
         Executors.newFixedThreadPool(
             threads,
@@ -54,32 +82,42 @@ public final class VerificationRun {
               return thread;
             });
     try {
-      List<Future<List<DocumentVerdict>>> futures = new ArrayList<>();
-      for (Path file : files) {
-        futures.add(pool.submit(() -> verifier.verify(reader.read(file, file))));
+      Map<Path, Future<FileOutcome>> futures = new LinkedHashMap<>();
+      for (Path name : names) {
+        futures.put(name, pool.submit(() -> verifyOne(root.resolve(name), name)));
       }
-      List<DocumentVerdict> verdicts = new ArrayList<>();
-      List<InputProblem> unreadable = new ArrayList<>();
-      for (Future<List<DocumentVerdict>> future : futures) {
-        try {
-          verdicts.addAll(future.get());
-        } catch (ExecutionException e) {
-          if (e.getCause() instanceof InputProblem problem) {
-            unreadable.add(problem);
-          } else if (e.getCause() instanceof CountersignException problem) {
-            throw problem;
-          } else {
-            throw new InternalProblem(
-                "Verification failed unexpectedly: " + e.getCause(), null, e.getCause());
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InternalProblem("Interrupted while verifying", null, e);
-        }
+      Map<Path, FileOutcome> outcomes = new LinkedHashMap<>();
+      for (Map.Entry<Path, Future<FileOutcome>> future : futures.entrySet()) {
+        outcomes.put(future.getKey(), await(future.getValue()));
       }
-      return new Outcome(verdicts, unreadable);
+      return outcomes;
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  private FileOutcome verifyOne(Path file, Path name) {
+    ManifestFile manifest;
+    try {
+      manifest = reader.read(file, name);
+    } catch (InputProblem problem) {
+      return new FileOutcome(List.of(), problem);
+    }
+    return new FileOutcome(verifier.verify(manifest), null);
+  }
+
+  private static FileOutcome await(Future<FileOutcome> future) {
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof CountersignException problem) {
+        throw problem;
+      }
+      throw new InternalProblem(
+          "Verification failed unexpectedly: " + e.getCause(), null, e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InternalProblem("Interrupted while verifying", null, e);
     }
   }
 }
