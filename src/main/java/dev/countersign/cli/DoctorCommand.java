@@ -39,18 +39,7 @@ final class DoctorCommand implements Callable<Integer> {
 
   @Mixin PolicyOption policy;
 
-  @Option(
-      names = "--owner",
-      paramLabel = "OWNER",
-      description = "GitHub owner (default: from the origin URL, else GITHUB_REPOSITORY).")
-  String owner;
-
-  @Option(
-      names = "--name",
-      paramLabel = "NAME",
-      description =
-          "GitHub repository name (default: from the origin URL, else GITHUB_REPOSITORY).")
-  String name;
+  @Mixin GitHubRepositoryOptions gitHub;
 
   @Option(
       names = "--branch",
@@ -99,11 +88,15 @@ final class DoctorCommand implements Callable<Integer> {
             .flatMap(GitHubRepository::fromRemoteUrl)
             .or(() -> runtime.env().get("GITHUB_REPOSITORY").flatMap(GitHubRepository::fromSlug));
     Optional<GitHubRepository> github =
-        owner != null || name != null
+        gitHub.owner != null || gitHub.name != null
             ? Optional.of(
                 new GitHubRepository(
-                    owner != null ? owner : detected.map(GitHubRepository::owner).orElse(""),
-                    name != null ? name : detected.map(GitHubRepository::name).orElse("")))
+                    gitHub.owner != null
+                        ? gitHub.owner
+                        : detected.map(GitHubRepository::owner).orElse(""),
+                    gitHub.name != null
+                        ? gitHub.name
+                        : detected.map(GitHubRepository::name).orElse("")))
             : detected;
     if (github.isEmpty() || github.get().owner().isEmpty() || github.get().name().isEmpty()) {
       throw new UsageProblem(

@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -55,20 +56,7 @@ final class InitCommand implements Callable<Integer> {
       description = "Deprecated spelling of --repo DIR.")
   Path legacyDir;
 
-  @Option(
-      names = "--owner",
-      paramLabel = "OWNER",
-      description =
-          "GitHub owner (user or organisation) (default: from the origin URL, else"
-              + " GITHUB_REPOSITORY).")
-  String owner;
-
-  @Option(
-      names = "--name",
-      paramLabel = "NAME",
-      description =
-          "GitHub repository name (default: from the origin URL, else GITHUB_REPOSITORY).")
-  String name;
+  @Mixin GitHubRepositoryOptions gitHub;
 
   @Option(
       names = "--branch",
@@ -131,7 +119,7 @@ final class InitCommand implements Callable<Integer> {
     String legacyName = null;
     if (repo != null) {
       if (Files.isDirectory(Path.of(repo))
-          || name != null
+          || gitHub.name != null
           || !repo.matches("[A-Za-z0-9._-]{1,100}")) {
         workTree = Path.of(repo);
       } else {
@@ -168,10 +156,11 @@ final class InitCommand implements Callable<Integer> {
     Optional<GitHubRepository> fromEnv =
         runtime.env().get("GITHUB_REPOSITORY").flatMap(GitHubRepository::fromSlug);
     Optional<GitHubRepository> detected = fromOrigin.or(() -> fromEnv);
-    String ownerName = owner != null ? owner : detected.map(GitHubRepository::owner).orElse(null);
+    String ownerName =
+        gitHub.owner != null ? gitHub.owner : detected.map(GitHubRepository::owner).orElse(null);
     String repositoryName =
-        name != null
-            ? name
+        gitHub.name != null
+            ? gitHub.name
             : legacyName != null ? legacyName : detected.map(GitHubRepository::name).orElse(null);
     if (ownerName == null || repositoryName == null) {
       throw new UsageProblem(
