@@ -2,10 +2,14 @@ package dev.countersign.action;
 
 import dev.countersign.support.Env;
 import dev.countersign.support.problems.UsageProblem;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The one table mapping Action inputs (snake_case, as declared in {@code action.yml}) to options of
@@ -275,7 +279,7 @@ public final class ActionInputs {
    * Inputs action.yml gives a default: the runner sets them on every step, so their presence says
    * nothing about what the workflow author wrote and they are never reported as ignored.
    */
-  public static final java.util.Set<String> DEFAULTED = java.util.Set.of("token");
+  public static final Set<String> DEFAULTED = Set.of("token");
 
   /** The input that names the subcommand the Action runs; {@value #DEFAULT_COMMAND} by default. */
   public static final String COMMAND = "command";
@@ -309,8 +313,7 @@ public final class ActionInputs {
    * command has ({@code hasOption}); inputs for options it lacks are left out (see {@link
    * #ignoredInputs}).
    */
-  public static List<String> arguments(
-      Env env, String command, java.util.function.Predicate<String> hasOption) {
+  public static List<String> arguments(Env env, String command, Predicate<String> hasOption) {
     List<String> args = new ArrayList<>();
     args.add(command);
     for (Input input : ALL) {
@@ -338,8 +341,7 @@ public final class ActionInputs {
   }
 
   /** Inputs that are set but mean nothing to {@code command} (to warn about them). */
-  public static List<String> ignoredInputs(
-      Env env, java.util.function.Predicate<String> hasOption) {
+  public static List<String> ignoredInputs(Env env, Predicate<String> hasOption) {
     return ALL.stream()
         .filter(
             i ->
@@ -370,10 +372,9 @@ public final class ActionInputs {
         .ifPresent(
             token ->
                 masks.add(
-                    java.util.Base64.getEncoder()
+                    Base64.getEncoder()
                         .encodeToString(
-                            ("x-access-token:" + token)
-                                .getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+                            ("x-access-token:" + token).getBytes(StandardCharsets.UTF_8))));
     return masks;
   }
 

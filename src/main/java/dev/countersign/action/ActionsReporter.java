@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -183,7 +184,7 @@ public final class ActionsReporter implements Reporter {
     long others = rest.stream().filter(l -> !l.isBlank() && !l.startsWith("|")).count();
     String note =
         String.format(
-            java.util.Locale.ROOT,
+            Locale.ROOT,
             noteTemplate,
             others == 0 ? rows : rows + others,
             others == 0 ? (rows == 1 ? "row" : "rows") : "lines",

@@ -15,6 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -200,7 +202,7 @@ public record GitHubEvent(String name, JsonNode payload) {
         return MissingNode.getInstance();
       }
       if (!node.isObject()) {
-        throw wrongType(java.util.Arrays.copyOf(path, i), node, "an object");
+        throw wrongType(Arrays.copyOf(path, i), node, "an object");
       }
       node = node.path(path[i]);
     }
@@ -229,7 +231,7 @@ public record GitHubEvent(String name, JsonNode payload) {
       case NUMBER -> "a number";
       case BOOLEAN -> "a boolean";
       case NULL -> "null";
-      default -> "a " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+      default -> "a " + node.getNodeType().name().toLowerCase(Locale.ROOT);
     };
   }
 }

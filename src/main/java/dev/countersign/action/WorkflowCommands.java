@@ -2,6 +2,7 @@ package dev.countersign.action;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -43,7 +44,7 @@ public final class WorkflowCommands {
       sb.append(' ');
       boolean first = true;
       for (Map.Entry<String, String> p : properties.entrySet()) {
-        if (!NAME.matcher(p.getKey().toLowerCase(java.util.Locale.ROOT)).matches()) {
+        if (!NAME.matcher(p.getKey().toLowerCase(Locale.ROOT)).matches()) {
           throw new IllegalArgumentException("not a workflow command property: " + p.getKey());
         }
         sb.append(first ? "" : ",")
@@ -103,8 +104,7 @@ public final class WorkflowCommands {
         .forEach(
             cp -> {
               if (isInvisible(cp)) {
-                visible.append(
-                    String.format(java.util.Locale.ROOT, cp > 0xFFFF ? "\\U%08X" : "\\u%04X", cp));
+                visible.append(String.format(Locale.ROOT, cp > 0xFFFF ? "\\U%08X" : "\\u%04X", cp));
               } else {
                 visible.appendCodePoint(cp);
               }

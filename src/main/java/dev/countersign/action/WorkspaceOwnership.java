@@ -2,6 +2,7 @@ package dev.countersign.action;
 
 import dev.countersign.support.problems.EnvironmentProblem;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -84,10 +85,10 @@ public final class WorkspaceOwnership implements Consumer<Path> {
                 changed[0]++;
               }
             } catch (IOException e) {
-              throw new java.io.UncheckedIOException(e);
+              throw new UncheckedIOException(e);
             }
           });
-    } catch (IOException | java.io.UncheckedIOException e) {
+    } catch (IOException | UncheckedIOException e) {
       throw new EnvironmentProblem(
           "Could not give the files under " + root + " to the workspace owner (uid " + uid + ")",
           "perhaps you should check that the container runs as root, as GitHub requires for docker"

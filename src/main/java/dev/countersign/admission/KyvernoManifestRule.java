@@ -3,6 +3,7 @@ package dev.countersign.admission;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * One Kyverno rule with {@code validate.manifests}, as countersign reads it from a policy file in
@@ -112,7 +113,7 @@ public record KyvernoManifestRule(
       switch (c) {
         case '*' -> regex.append(".*");
         case '?' -> regex.append('.');
-        default -> regex.append(java.util.regex.Pattern.quote(String.valueOf(c)));
+        default -> regex.append(Pattern.quote(String.valueOf(c)));
       }
     }
     return value.matches(regex.toString());

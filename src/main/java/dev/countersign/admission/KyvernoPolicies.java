@@ -10,10 +10,14 @@ import dev.countersign.manifest.ManifestTree;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -181,13 +185,12 @@ public final class KyvernoPolicies {
 
   /** A cheap look before parsing: most YAML in a repository is not a Kyverno policy. */
   private boolean mentionsKyverno(Path file) {
-    try (java.io.InputStream in =
-        java.nio.channels.Channels.newInputStream(
+    try (InputStream in =
+        Channels.newInputStream(
             Files.newByteChannel(
-                file, Set.of(java.nio.file.StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
+                file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
       byte[] bytes = in.readNBytes((int) Math.min(reader.maxBytes(), Integer.MAX_VALUE - 9L));
-      return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1)
-          .contains("kyverno.io/");
+      return new String(bytes, StandardCharsets.ISO_8859_1).contains("kyverno.io/");
     } catch (IOException | RuntimeException e) {
       return false;
     }

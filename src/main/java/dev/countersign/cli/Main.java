@@ -4,6 +4,7 @@ import dev.countersign.action.WorkflowLog;
 import dev.countersign.git.FileStoreTiming;
 import dev.countersign.support.Env;
 import java.io.ByteArrayOutputStream;
+import java.io.Console;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -39,7 +40,7 @@ public final class Main {
       out = logOut;
       err = logErr;
     }
-    java.io.Console console = System.console();
+    Console console = System.console();
     Runtime.PasswordPrompt prompt =
         console == null
             ? Runtime.PasswordPrompt.NONE

@@ -7,8 +7,12 @@ import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.SigstoreKeylessSigner;
 import dev.countersign.signing.TransparencyLog;
 import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.TrustedRoot;
+import java.net.URI;
 import java.nio.file.Path;
 import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -38,7 +42,7 @@ final class SignerOptions {
       names = "--rekor-url",
       paramLabel = "URL",
       description = "Rekor v1 log for --tlog-upload (default: https://rekor.sigstore.dev).")
-  java.net.URI rekorUrl;
+  URI rekorUrl;
 
   @Option(
       names = "--keyless",
@@ -96,7 +100,7 @@ final class SignerOptions {
     }
     if (key != null) {
       Path keyFile = key;
-      Optional<java.net.URI> log =
+      Optional<URI> log =
           tlogUpload || rekorUrl != null
               ? Optional.of(Optional.ofNullable(rekorUrl).orElse(TransparencyLog.PUBLIC_GOOD))
               : Optional.empty();
@@ -119,22 +123,19 @@ final class SignerOptions {
    * they are kept: {@code --trusted-root}, else the public-good root through TUF. Read on first use
    * only.
    */
-  Supplier<dev.countersign.verification.TrustedRoot> verificationRoot() {
+  Supplier<TrustedRoot> verificationRoot() {
     Path file = trustedRoot;
-    return () ->
-        file != null
-            ? dev.countersign.verification.TrustedRoot.fromFile(file)
-            : dev.countersign.verification.TrustedRoot.fromPublicGoodTuf(null);
+    return () -> file != null ? TrustedRoot.fromFile(file) : TrustedRoot.fromPublicGoodTuf(null);
   }
 
   /**
    * The public half of {@code --key}, when signing with a key (reads the key; may ask for its
    * password).
    */
-  java.util.List<java.security.PublicKey> signingPublicKeys(Runtime runtime) {
+  List<PublicKey> signingPublicKeys(Runtime runtime) {
     return key == null
-        ? java.util.List.of()
-        : java.util.List.of(PrivateKeys.publicKeyOf(PrivateKeys.read(key, password(runtime, key))));
+        ? List.of()
+        : List.of(PrivateKeys.publicKeyOf(PrivateKeys.read(key, password(runtime, key))));
   }
 
   private static char[] password(Runtime runtime, Path keyFile) {

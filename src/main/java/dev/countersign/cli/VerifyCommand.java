@@ -9,6 +9,7 @@ import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.oci.ArtifactVerifier;
 import dev.countersign.oci.OciReference;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.LogSafeJson;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.ContentMatch;
 import dev.countersign.verification.DocumentVerdict;
@@ -303,9 +304,7 @@ final class VerifyCommand implements Callable<Integer> {
         rows.add(row);
       }
       try {
-        runtime
-            .out()
-            .println(dev.countersign.support.LogSafeJson.mapper().writeValueAsString(rows));
+        runtime.out().println(LogSafeJson.mapper().writeValueAsString(rows));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

@@ -26,6 +26,7 @@ import dev.countersign.workflow.WorkflowFile;
 import dev.countersign.workflow.Workflows;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -655,7 +656,7 @@ public final class ChainDoctor {
           return i + 1;
         }
       }
-    } catch (IOException | java.io.UncheckedIOException e) {
+    } catch (IOException | UncheckedIOException e) {
       return 0;
     }
     return 0;

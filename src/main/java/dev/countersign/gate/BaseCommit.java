@@ -6,7 +6,10 @@ import dev.countersign.git.GitWorkspace;
 import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -39,9 +42,9 @@ public record BaseCommit(GitWorkspace git, String commitId) {
    * Earlier contents of each of {@code paths} as far as the local history goes (and at most {@value
    * #HISTORY_DEPTH} commits back), the base's own first; one walk for all paths.
    */
-  java.util.Map<Path, List<GitWorkspace.FileVersion>> history(java.util.Collection<Path> paths) {
-    java.util.Map<Path, List<GitWorkspace.FileVersion>> byPath = new java.util.HashMap<>();
-    java.util.Map<String, Path> names = new java.util.HashMap<>();
+  Map<Path, List<GitWorkspace.FileVersion>> history(Collection<Path> paths) {
+    Map<Path, List<GitWorkspace.FileVersion>> byPath = new HashMap<>();
+    Map<String, Path> names = new HashMap<>();
     paths.forEach(p -> names.put(RepositoryPaths.slashed(p.normalize()), p));
     git.history(commitId, names.keySet(), HISTORY_DEPTH)
         .forEach((name, versions) -> byPath.put(names.get(name), versions));

@@ -3,6 +3,7 @@ package dev.countersign.gate;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
+import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
@@ -40,7 +41,7 @@ public final class UnsignedManifestRules {
   private final long maxBytes;
 
   public UnsignedManifestRules(SignedManifestFormat format) {
-    this(format, dev.countersign.manifest.ManifestReader.DEFAULT_MAX_BYTES);
+    this(format, ManifestReader.DEFAULT_MAX_BYTES);
   }
 
   /**

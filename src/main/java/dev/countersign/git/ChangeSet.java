@@ -1,8 +1,10 @@
 package dev.countersign.git;
 
 import dev.countersign.support.problems.InternalProblem;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -65,7 +67,7 @@ public final class ChangeSet {
 
     public Builder write(String path, byte[] bytes) {
       String p = checkedPath(path);
-      writes.put(p, java.util.Objects.requireNonNull(bytes, "bytes"));
+      writes.put(p, Objects.requireNonNull(bytes, "bytes"));
       deletes.remove(p);
       return this;
     }
@@ -138,7 +140,7 @@ public final class ChangeSet {
       return false;
     }
     for (Map.Entry<String, byte[]> e : writes.entrySet()) {
-      if (!java.util.Arrays.equals(e.getValue(), other.writes.get(e.getKey()))) {
+      if (!Arrays.equals(e.getValue(), other.writes.get(e.getKey()))) {
         return false;
       }
     }

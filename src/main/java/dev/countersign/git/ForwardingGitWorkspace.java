@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 
@@ -18,7 +19,7 @@ public abstract class ForwardingGitWorkspace implements GitWorkspace {
   protected final GitWorkspace local;
 
   protected ForwardingGitWorkspace(GitWorkspace local) {
-    this.local = java.util.Objects.requireNonNull(local, "local");
+    this.local = Objects.requireNonNull(local, "local");
   }
 
   @Override

@@ -1,6 +1,9 @@
 package dev.countersign.git;
 
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 
@@ -34,7 +37,7 @@ public interface GitWorkspace {
    * object headers. Paths are decoded as UTF-8, with U+FFFD where the bytes are not UTF-8. Empty
    * when the directory does not exist in that tree.
    */
-  java.util.List<TreeEntry> entries(String commitId, String directory);
+  List<TreeEntry> entries(String commitId, String directory);
 
   /**
    * One entry of a commit's tree.
@@ -135,8 +138,7 @@ public interface GitWorkspace {
    * {@code commitId} itself comes first when the path exists there. Paths that never held a regular
    * file map to an empty list.
    */
-  java.util.Map<String, java.util.List<FileVersion>> history(
-      String commitId, java.util.Collection<String> paths, int maxCommits);
+  Map<String, List<FileVersion>> history(String commitId, Collection<String> paths, int maxCommits);
 
   /** One content a path held, and the newest commit that held it. */
   record FileVersion(String commitId, byte[] bytes) {}

@@ -2,6 +2,7 @@ package dev.countersign.git;
 
 import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.RepositoryPaths;
+import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
@@ -9,6 +10,8 @@ import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,9 +22,15 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -303,7 +312,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
                 : reader.getObjectSize(tw.getObjectId(0), Constants.OBJ_BLOB);
         found.add(new TreeEntry(path, kind, size));
       }
-      found.sort(java.util.Comparator.comparing(TreeEntry::path));
+      found.sort(Comparator.comparing(TreeEntry::path));
       return found;
     } catch (IOException e) {
       throw readProblem(commitId + ":" + prefix, e);
@@ -326,9 +335,9 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
           .onMalformedInput(CodingErrorAction.REPLACE)
           .onUnmappableCharacter(CodingErrorAction.REPLACE)
           .replaceWith("\uFFFD")
-          .decode(java.nio.ByteBuffer.wrap(raw))
+          .decode(ByteBuffer.wrap(raw))
           .toString();
-    } catch (java.nio.charset.CharacterCodingException e) {
+    } catch (CharacterCodingException e) {
       throw new IllegalStateException("a replacing decoder reported an error", e);
     }
   }
@@ -385,12 +394,12 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   @Override
   public Map<String, List<FileVersion>> history(
-      String commitId, java.util.Collection<String> paths, int maxCommits) {
+      String commitId, Collection<String> paths, int maxCommits) {
     Map<String, List<FileVersion>> versions = new TreeMap<>();
-    Map<String, java.util.Set<ObjectId>> seen = new java.util.HashMap<>();
+    Map<String, Set<ObjectId>> seen = new HashMap<>();
     for (String path : paths) {
       versions.put(ChangeSet.checkedPath(path), new ArrayList<>());
-      seen.put(ChangeSet.checkedPath(path), new java.util.HashSet<>());
+      seen.put(ChangeSet.checkedPath(path), new HashSet<>());
     }
     if (versions.isEmpty()) {
       return versions;
@@ -444,9 +453,9 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
    * The committer time of {@code commitId} (what {@code publish} stamps its artifact with, instead
    * of the clock).
    */
-  public java.time.Instant commitTime(String commitId) {
+  public Instant commitTime(String commitId) {
     try (RevWalk walk = new RevWalk(repository)) {
-      return java.time.Instant.ofEpochSecond(walk.parseCommit(resolve(commitId)).getCommitTime());
+      return Instant.ofEpochSecond(walk.parseCommit(resolve(commitId)).getCommitTime());
     } catch (IOException e) {
       throw readProblem(commitId, e);
     }
@@ -614,7 +623,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       }
       commit.setAuthor(person(request.author(), now));
       commit.setCommitter(person(request.committer(), now));
-      commit.setEncoding(java.nio.charset.StandardCharsets.UTF_8);
+      commit.setEncoding(StandardCharsets.UTF_8);
       commit.setMessage(request.message());
       ObjectId id = inserter.insert(commit);
       inserter.flush();
@@ -683,7 +692,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     } catch (TransportException e) {
       throw transportProblem(e, step, remote);
     } catch (GitAPIException | RuntimeException e) {
-      if (e instanceof dev.countersign.support.problems.CountersignException ce) {
+      if (e instanceof CountersignException ce) {
         throw ce;
       }
       throw new RemoteProblem(
@@ -934,7 +943,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   private static RemoteProblem transportProblem(
       TransportException e, String step, GitRemote remote) {
     String message = GitRemote.sanitize(e.getMessage());
-    String lower = String.valueOf(message).toLowerCase(java.util.Locale.ROOT);
+    String lower = String.valueOf(message).toLowerCase(Locale.ROOT);
     String hint;
     // jgit's wording: "not authorized" / "Authentication is required" (401), "git-receive-pack
     // not permitted" (403).

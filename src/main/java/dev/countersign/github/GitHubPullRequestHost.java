@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
 import org.kohsuke.github.GHException;
@@ -345,7 +346,7 @@ public final class GitHubPullRequestHost implements PullRequestHost {
   }
 
   private static void warnOnFailure(
-      List<String> warnings, String operation, java.util.function.Consumer<String> step) {
+      List<String> warnings, String operation, Consumer<String> step) {
     try {
       step.accept(operation);
     } catch (CountersignException e) {

@@ -10,6 +10,7 @@ import dev.countersign.git.PushOutcome;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.kohsuke.github.GHException;
@@ -189,7 +190,7 @@ public final class GitHubSignedCommits extends ForwardingGitWorkspace {
   private static Optional<PushOutcome> refusal(
       HttpException e, String branch, String rejectedStatus) {
     String message = GitHubApi.detail(e);
-    String lower = message.toLowerCase(java.util.Locale.ROOT);
+    String lower = message.toLowerCase(Locale.ROOT);
     if (e.getResponseCode() == 422
         && (lower.contains("fast forward") || lower.contains("already exists"))) {
       return Optional.of(new PushOutcome.Rejected(branch, rejectedStatus, message));

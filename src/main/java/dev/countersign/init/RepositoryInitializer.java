@@ -13,9 +13,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Generates the files a repository needs to use countersign: the signing and checking workflows,
@@ -161,10 +167,10 @@ public final class RepositoryInitializer {
 
   /** One RBAC rule per API group: create, as Kyverno's dry run does. */
   private static String rbacRules(List<ManifestInventory.Kind> kinds) {
-    Map<String, java.util.SortedSet<String>> byGroup = new java.util.TreeMap<>();
+    Map<String, SortedSet<String>> byGroup = new TreeMap<>();
     for (ManifestInventory.Kind kind : kinds) {
       byGroup
-          .computeIfAbsent(kind.group(), g -> new java.util.TreeSet<>())
+          .computeIfAbsent(kind.group(), g -> new TreeSet<>())
           .add(KubernetesKinds.resource(kind.kind()));
     }
     List<String> rules = new ArrayList<>();
@@ -182,23 +188,17 @@ public final class RepositoryInitializer {
   }
 
   private static String flowList(List<String> values) {
-    return values.stream()
-        .map(v -> "\"" + v + "\"")
-        .collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+    return values.stream().map(v -> "\"" + v + "\"").collect(Collectors.joining(", ", "[", "]"));
   }
 
-  private static String lines(
-      List<String> values, java.util.function.Function<String, String> line) {
-    return values.stream().map(line).collect(java.util.stream.Collectors.joining("\n"));
+  private static String lines(List<String> values, Function<String, String> line) {
+    return values.stream().map(line).collect(Collectors.joining("\n"));
   }
 
   /** A DNS-label-like rule name part from the repository name. */
   private static String label(String repository) {
     String label =
-        repository
-            .toLowerCase(java.util.Locale.ROOT)
-            .replaceAll("[^a-z0-9-]", "-")
-            .replaceAll("^-+|-+$", "");
+        repository.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-").replaceAll("^-+|-+$", "");
     return label.isEmpty()
         ? "this-repository"
         : label.length() > 40 ? label.substring(0, 40).replaceAll("-+$", "") : label;

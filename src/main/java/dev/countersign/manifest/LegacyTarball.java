@@ -2,6 +2,7 @@ package dev.countersign.manifest;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -46,7 +47,7 @@ final class LegacyTarball {
       if (size > tar.length - dataStart) {
         throw new IllegalArgumentException("tar member \"" + name + "\" is truncated");
       }
-      byte[] data = java.util.Arrays.copyOfRange(tar, dataStart, dataStart + (int) size);
+      byte[] data = Arrays.copyOfRange(tar, dataStart, dataStart + (int) size);
       offset = dataStart + (int) ((size + BLOCK - 1) / BLOCK * BLOCK);
       switch (type) {
         case 'L' -> longName = trimNul(new String(data, StandardCharsets.UTF_8));

@@ -2,6 +2,7 @@ package dev.countersign.manifest;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -96,7 +97,7 @@ public record ManifestDocument(
    * per document, so {@code run}, {@code sign} and {@code check} all refuse lists.
    */
   public Optional<Integer> listItems() {
-    return kind().endsWith("List") && content.get("items") instanceof java.util.List<?> items
+    return kind().endsWith("List") && content.get("items") instanceof List<?> items
         ? Optional.of(items.size())
         : Optional.empty();
   }

@@ -4,6 +4,7 @@ import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
@@ -360,7 +361,7 @@ public final class ManifestTree {
   }
 
   private static String relative(Path base, Path path) {
-    return base.relativize(path).toString().replace(java.io.File.separatorChar, '/');
+    return base.relativize(path).toString().replace(File.separatorChar, '/');
   }
 
   /**

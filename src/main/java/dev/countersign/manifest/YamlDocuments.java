@@ -2,6 +2,7 @@ package dev.countersign.manifest;
 
 import dev.countersign.support.problems.InputProblem;
 import java.io.StringReader;
+import java.math.BigInteger;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -413,7 +414,7 @@ final class YamlDocuments {
       throw badTaggedValue(node, "boolean");
     }
     if (Tag.INT.equals(tag)) {
-      Optional<java.math.BigInteger> integer = Yaml11Scalars.goInteger(value.replace("_", ""));
+      Optional<BigInteger> integer = Yaml11Scalars.goInteger(value.replace("_", ""));
       if (integer.isPresent()) {
         return Yaml11Scalars.narrow(integer.get());
       }
@@ -427,7 +428,7 @@ final class YamlDocuments {
       if (resolved instanceof Long l) {
         return l.doubleValue();
       }
-      if (resolved instanceof java.math.BigInteger b) {
+      if (resolved instanceof BigInteger b) {
         return b.doubleValue();
       }
       throw badTaggedValue(node, "float");

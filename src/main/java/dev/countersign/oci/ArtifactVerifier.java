@@ -2,6 +2,7 @@ package dev.countersign.oci;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.verification.PayloadSignatureVerifier;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -162,7 +163,7 @@ public final class ArtifactVerifier {
         blob = registry.blob(repository, blobDigest, MAX_LAYER_BYTES);
       } catch (DistributionRegistry.ContentMismatch e) {
         return Optional.of("content was altered: " + e.getMessage());
-      } catch (dev.countersign.support.problems.RemoteProblem e) {
+      } catch (RemoteProblem e) {
         if (!registry.blobExists(repository, blobDigest)) {
           return Optional.of("blob " + blobDigest + " named by the manifest is missing");
         }

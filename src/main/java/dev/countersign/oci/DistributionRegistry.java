@@ -13,6 +13,7 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
@@ -26,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLSession;
 
 /**
  * A small OCI distribution-spec client on {@code java.net.http}: blob HEAD/GET/upload, manifest
@@ -653,12 +655,12 @@ public final class DistributionRegistry implements Registry {
     }
 
     @Override
-    public java.net.http.HttpHeaders headers() {
+    public HttpHeaders headers() {
       return response.headers();
     }
 
     @Override
-    public Optional<javax.net.ssl.SSLSession> sslSession() {
+    public Optional<SSLSession> sslSession() {
       return response.sslSession();
     }
 

@@ -16,7 +16,10 @@ import dev.countersign.verification.PayloadSignatureVerifier;
 import dev.countersign.verification.TrustPolicy;
 import dev.countersign.verification.TrustedRoot;
 import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.PublicKey;
+import java.security.cert.CertificateEncodingException;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
@@ -242,8 +245,7 @@ public final class PublishJob {
           (X509Certificate)
               CertificateFactory.getInstance("X.509")
                   .generateCertificate(
-                      new ByteArrayInputStream(
-                          leafPem.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+                      new ByteArrayInputStream(leafPem.getBytes(StandardCharsets.US_ASCII)));
     } catch (CertificateException e) {
       throw new RemoteProblem(
           "The signing certificate cannot be parsed: " + e.getMessage(), null, e);
@@ -255,7 +257,7 @@ public final class PublishJob {
       }
       try {
         leaf.verify(issuer.getPublicKey());
-      } catch (java.security.GeneralSecurityException e) {
+      } catch (GeneralSecurityException e) {
         continue;
       }
       StringBuilder pem = new StringBuilder();
@@ -274,10 +276,10 @@ public final class PublishJob {
   static String pem(X509Certificate cert) {
     try {
       return "-----BEGIN CERTIFICATE-----\n"
-          + Base64.getMimeEncoder(64, "\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+          + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
               .encodeToString(cert.getEncoded())
           + "\n-----END CERTIFICATE-----\n";
-    } catch (java.security.cert.CertificateEncodingException e) {
+    } catch (CertificateEncodingException e) {
       throw new InternalProblem("A trusted-root certificate cannot be encoded", null, e);
     }
   }

@@ -2,8 +2,10 @@ package dev.countersign.pipeline;
 
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestTree;
+import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import java.util.List;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -66,12 +68,11 @@ public final class CommitManifests {
    * branches countersign owns (a pull request branch), where anything planted by someone else
    * simply means "not what countersign would have written" and is replaced, never read.
    */
-  public java.util.Optional<SortedMap<String, byte[]>> readIfUsable(
-      String commit, String directory) {
+  public Optional<SortedMap<String, byte[]>> readIfUsable(String commit, String directory) {
     try {
-      return java.util.Optional.of(read(commit, directory));
-    } catch (dev.countersign.support.problems.InputProblem refused) {
-      return java.util.Optional.empty();
+      return Optional.of(read(commit, directory));
+    } catch (InputProblem refused) {
+      return Optional.empty();
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.countersign.pipeline;
 
+import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
@@ -76,10 +77,7 @@ public final class ManifestSigningStep implements SigningStep {
         for (var document : unsigned.documents()) {
           if (document.listProblem().isPresent()) {
             throw new InputProblem(
-                source,
-                document.line(),
-                document.listProblem().get(),
-                dev.countersign.manifest.ManifestDocument.LIST_HINT);
+                source, document.line(), document.listProblem().get(), ManifestDocument.LIST_HINT);
           }
         }
         byte[] message = format.message(unsigned.documents());

@@ -13,6 +13,7 @@ import dev.countersign.verification.TrustedRoot;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -48,8 +49,8 @@ public final class SignatureReuse {
       Supplier<TrustedRoot> trustedRoot) {
     this.reader = reader;
     this.format = format;
-    this.identity = java.util.Objects.requireNonNull(identity, "identity");
-    this.trustedRoot = java.util.Objects.requireNonNull(trustedRoot, "trustedRoot");
+    this.identity = Objects.requireNonNull(identity, "identity");
+    this.trustedRoot = Objects.requireNonNull(trustedRoot, "trustedRoot");
   }
 
   /**

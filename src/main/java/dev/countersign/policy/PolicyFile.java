@@ -5,6 +5,7 @@ import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.IdentityRule;
 import dev.countersign.verification.TrustPolicy;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.PublicKey;
 import java.util.ArrayList;
@@ -119,9 +120,7 @@ public record PolicyFile(
       } else {
         publicKeys.add(
             PublicKeys.parse(
-                key.pem().orElseThrow().getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                source,
-                key.line()));
+                key.pem().orElseThrow().getBytes(StandardCharsets.UTF_8), source, key.line()));
       }
     }
     return new TrustPolicy(

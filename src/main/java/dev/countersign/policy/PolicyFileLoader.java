@@ -246,7 +246,7 @@ public final class PolicyFileLoader {
       } else {
         // Parse now so a broken inline key is reported while loading, with its line.
         PublicKeys.parse(
-            pem.get().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            pem.get().getBytes(StandardCharsets.UTF_8),
             schema.file(),
             schema.lineOf(item.path() + ".pem"));
         keys.add(new PolicyFile.KeySource(Optional.empty(), pem, line));

@@ -1,5 +1,6 @@
 package dev.countersign.promotion;
 
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -30,7 +31,7 @@ public record FileChange(
 
     /** The word shown in the pull request body. */
     public String word() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 

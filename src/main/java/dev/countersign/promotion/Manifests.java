@@ -1,5 +1,6 @@
 package dev.countersign.promotion;
 
+import java.util.Arrays;
 import java.util.SortedMap;
 
 /** Comparing sets of manifest files (which files are manifests: {@code ManifestTree}). */
@@ -11,7 +12,6 @@ final class Manifests {
     if (!a.keySet().equals(b.keySet())) {
       return false;
     }
-    return a.entrySet().stream()
-        .allMatch(e -> java.util.Arrays.equals(e.getValue(), b.get(e.getKey())));
+    return a.entrySet().stream().allMatch(e -> Arrays.equals(e.getValue(), b.get(e.getKey())));
   }
 }

@@ -1,5 +1,6 @@
 package dev.countersign.promotion;
 
+import dev.countersign.support.problems.UsageProblem;
 import java.util.List;
 import java.util.Objects;
 
@@ -47,7 +48,7 @@ public record PromotionSettings(
     bodyPreamble = bodyPreamble == null ? "" : bodyPreamble;
     Objects.requireNonNull(purpose, "purpose");
     if (base.equals(botBranch)) {
-      throw new dev.countersign.support.problems.UsageProblem(
+      throw new UsageProblem(
           "The pull request branch " + botBranch + " is the base branch itself",
           "perhaps you should choose another --pr-branch");
     }

@@ -1,6 +1,7 @@
 package dev.countersign.signing;
 
 import dev.countersign.keys.PublicKeys;
+import java.io.IOException;
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -56,7 +57,7 @@ final class EphemeralEcdsaKey {
       PublicKey publicKey =
           KeyFactory.getInstance("EC").generatePublic(new X509EncodedKeySpec(spki));
       return new EphemeralEcdsaKey((ECPrivateKeyParameters) pair.getPrivate(), publicKey);
-    } catch (java.io.IOException | GeneralSecurityException e) {
+    } catch (IOException | GeneralSecurityException e) {
       throw new IllegalStateException("Cannot encode a P-256 public key", e);
     }
   }
@@ -77,7 +78,7 @@ final class EphemeralEcdsaKey {
     BigInteger[] rs = signer.generateSignature(sha256Digest);
     try {
       return StandardDSAEncoding.INSTANCE.encode(DOMAIN.getN(), rs[0], rs[1]);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException("Cannot DER-encode an ECDSA signature", e);
     }
   }

@@ -3,6 +3,7 @@ package dev.countersign.signing;
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.UsageProblem;
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.PublicKey;
@@ -98,8 +99,7 @@ public final class KeyMessageSigner implements MessageSigner {
   // A mismatched pair would produce signatures that no verifier holding the public key accepts;
   // better to refuse before anything is written.
   private static void requireMatchingPair(PrivateKey privateKey, PublicKey publicKey) {
-    byte[] probe =
-        "countersign key pair check".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] probe = "countersign key pair check".getBytes(StandardCharsets.US_ASCII);
     boolean matches;
     try {
       Signature verifier = Signature.getInstance(ALGORITHM);

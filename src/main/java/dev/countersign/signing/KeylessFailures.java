@@ -4,7 +4,9 @@ import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import java.io.IOException;
+import java.security.cert.CertificateException;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLException;
 
 /**
  * The problems keyless signing reports, naming the service (OIDC, Fulcio, Rekor) and its status,
@@ -101,8 +103,7 @@ final class KeylessFailures {
 
   private static boolean isTls(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof javax.net.ssl.SSLException
-          || t instanceof java.security.cert.CertificateException) {
+      if (t instanceof SSLException || t instanceof CertificateException) {
         return true;
       }
     }

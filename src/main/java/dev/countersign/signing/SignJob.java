@@ -19,6 +19,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,6 +27,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -196,7 +198,7 @@ public final class SignJob {
     progress.started(toSign.size(), plans.size() - toSign.size());
     List<Signed> signed = toSign.isEmpty() ? List.of() : signAll(toSign, parallelism, keepSidecars);
     progress.finished();
-    java.util.Iterator<Signed> next = signed.iterator();
+    Iterator<Signed> next = signed.iterator();
     List<Outcome> outcomes = new ArrayList<>();
     for (Plan plan : plans) {
       Path input = plan.item().input().displayPath();
@@ -441,7 +443,7 @@ public final class SignJob {
     }
   }
 
-  private static java.util.concurrent.ThreadFactory daemonThreads() {
+  private static ThreadFactory daemonThreads() {
     AtomicInteger count = new AtomicInteger();
     return runnable -> {
       Thread thread = new Thread(runnable, "countersign-sign-" + count.incrementAndGet());

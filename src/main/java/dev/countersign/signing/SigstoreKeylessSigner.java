@@ -7,6 +7,7 @@ import dev.countersign.manifest.RekorBundle;
 import dev.countersign.support.Env;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.CountersignException;
+import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.PayloadSignatureVerifier;
@@ -276,7 +277,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       claims = null;
     }
     if (claims == null || !claims.isObject()) {
-      throw new dev.countersign.support.problems.EnvironmentProblem(
+      throw new EnvironmentProblem(
           "The identity token is not a JSON Web Token while reading the signing identity",
           IdentityTokenSource.NO_TOKEN_HINT);
     }
@@ -290,7 +291,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       subject = claims.path("sub").asText("");
     }
     if (issuer.isEmpty() || subject.isEmpty()) {
-      throw new dev.countersign.support.problems.EnvironmentProblem(
+      throw new EnvironmentProblem(
           "The identity token names no issuer or subject while reading the signing identity",
           IdentityTokenSource.NO_TOKEN_HINT);
     }

@@ -1,6 +1,7 @@
 package dev.countersign.support;
 
 import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -8,6 +9,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +56,7 @@ public final class AtomicWrites {
         Path parent = current.getParent();
         // Checked again at write time, and parents are created without following links.
         List<Path> made = new ArrayList<>(NoFollowPaths.createParents(roots.get(current), current));
-        java.util.Collections.reverse(made); // removed innermost first on rollback
+        Collections.reverse(made); // removed innermost first on rollback
         createdDirectories.addAll(0, made);
         Path temporary = Files.createTempFile(parent, ".countersign-", ".tmp");
         temporaries.put(current, temporary);
@@ -69,7 +71,7 @@ public final class AtomicWrites {
                 : Optional.empty());
         move(entry.getValue(), current);
       }
-    } catch (dev.countersign.support.problems.InputProblem linkAppeared) {
+    } catch (InputProblem linkAppeared) {
       // A link that appeared between stage and commit: undo what was done, then report it.
       rollback(previous, temporaries, createdDirectories);
       throw linkAppeared;

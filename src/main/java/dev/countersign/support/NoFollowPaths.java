@@ -1,16 +1,21 @@
 package dev.countersign.support;
 
+import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.Channels;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Resolving paths for writing without following symbolic links: every component from a root down to
@@ -102,12 +107,10 @@ public final class NoFollowPaths {
    * @throws InputProblem when it cannot be opened or read (a link, permissions)
    */
   public static byte[] readAtMost(Path file, Path displayPath, long limit) {
-    try (java.io.InputStream in =
-        java.nio.channels.Channels.newInputStream(
+    try (InputStream in =
+        Channels.newInputStream(
             Files.newByteChannel(
-                file,
-                java.util.Set.of(
-                    java.nio.file.StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
+                file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
       return in.readNBytes((int) (Math.min(limit, Integer.MAX_VALUE - 9L) + 1));
     } catch (IOException e) {
       throw new InputProblem(
@@ -132,7 +135,7 @@ public final class NoFollowPaths {
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (IOException e) {
-      throw new dev.countersign.support.problems.EnvironmentProblem(
+      throw new EnvironmentProblem(
           "Could not inspect " + path + ": " + e.getMessage(),
           "perhaps you should check that the directory is readable",
           e);

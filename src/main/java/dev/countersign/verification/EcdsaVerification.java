@@ -8,6 +8,7 @@ import java.security.PublicKey;
 import java.security.Signature;
 import java.security.interfaces.ECPublicKey;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
 import org.bouncycastle.crypto.params.ECPublicKeyParameters;
@@ -48,7 +49,7 @@ final class EcdsaVerification {
    * costs k identical verifications. Only successes are remembered, and a triple that verified once
    * always will; the bound keeps the set to a few MB.
    */
-  private static final java.util.Set<ByteBuffer> VERIFIED = ConcurrentHashMap.newKeySet();
+  private static final Set<ByteBuffer> VERIFIED = ConcurrentHashMap.newKeySet();
 
   private static final int MAX_VERIFIED = 20_000;
 

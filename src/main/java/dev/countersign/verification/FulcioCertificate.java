@@ -1,6 +1,7 @@
 package dev.countersign.verification;
 
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.cert.CertPath;
@@ -132,7 +133,7 @@ final class FulcioCertificate {
         if (value instanceof ASN1String s) {
           return Optional.of(s.getString());
         }
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         // malformed: fall back to the legacy extension, which Fulcio also writes
       }
     }

@@ -1,9 +1,15 @@
 package dev.countersign.verification;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.manifest.SignatureSetAnnotations;
 import dev.countersign.support.Sha256;
+import dev.countersign.support.problems.InputProblem;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.security.cert.CertificateEncodingException;
+import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.Arrays;
@@ -96,7 +102,7 @@ final class KeylessSetVerifier {
         return SetOutcome.rejected(
             index, "the certificate is not for code signing (no codeSigning extended key usage)");
       }
-    } catch (java.security.cert.CertificateParsingException e) {
+    } catch (CertificateParsingException e) {
       return SetOutcome.rejected(index, "the certificate's extended key usage cannot be parsed");
     }
 
@@ -146,8 +152,7 @@ final class KeylessSetVerifier {
    *
    * @return why it does not, or empty when it does
    */
-  Optional<String> checkKeyedLogEntry(
-      byte[] message, SignatureSetAnnotations set, java.security.PublicKey key) {
+  Optional<String> checkKeyedLogEntry(byte[] message, SignatureSetAnnotations set, PublicKey key) {
     RekorBundle bundle = set.bundle().orElseThrow();
     Optional<String> setProblem = checkSet(bundle);
     if (setProblem.isPresent()) {
@@ -172,14 +177,12 @@ final class KeylessSetVerifier {
       return Optional.of("the log entry holds a different signature than the signature annotation");
     }
     try {
-      java.security.PublicKey logged =
-          dev.countersign.keys.PublicKeys.parse(
-              body.publicKeyPem(), java.nio.file.Path.of("log entry"));
+      PublicKey logged = PublicKeys.parse(body.publicKeyPem(), Path.of("log entry"));
       if (!Arrays.equals(logged.getEncoded(), key.getEncoded())) {
         return Optional.of(
             "the log entry holds a different public key than the one that verified the signature");
       }
-    } catch (IllegalArgumentException | dev.countersign.support.problems.InputProblem e) {
+    } catch (IllegalArgumentException | InputProblem e) {
       return Optional.of("the log entry's public key cannot be read");
     }
     return Optional.empty();
@@ -219,7 +222,7 @@ final class KeylessSetVerifier {
         return Optional.of(
             "the log entry holds a different certificate than the certificate annotation");
       }
-    } catch (java.security.cert.CertificateEncodingException e) {
+    } catch (CertificateEncodingException e) {
       return Optional.of("the certificate cannot be re-encoded");
     }
     return Optional.empty();

@@ -8,8 +8,10 @@ import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.support.problems.UsageProblem;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -80,7 +82,7 @@ public final class ManifestVerifier {
     this.domain = formatDomain;
     this.format = format;
     this.ignoreFields = IgnoreFields.withDefaults(policy.extraIgnoreFields());
-    this.match = java.util.Objects.requireNonNull(match, "match");
+    this.match = Objects.requireNonNull(match, "match");
   }
 
   /**
@@ -131,7 +133,7 @@ public final class ManifestVerifier {
     } catch (IllegalArgumentException undecodable) {
       return false;
     }
-    if (content.isEmpty() || !java.util.Arrays.equals(content.get().message(), message)) {
+    if (content.isEmpty() || !Arrays.equals(content.get().message(), message)) {
       return false;
     }
     return verify(file).stream().allMatch(DocumentVerdict::passed);
@@ -151,7 +153,7 @@ public final class ManifestVerifier {
       }
       for (int i = 1; i < documents.size(); i++) {
         Optional<SignedContent> other = format.decode(documents.get(i));
-        if (other.isEmpty() || !java.util.Arrays.equals(other.get().message(), first.message())) {
+        if (other.isEmpty() || !Arrays.equals(other.get().message(), first.message())) {
           return Optional.of(
               "document "
                   + (i + 1)
@@ -176,7 +178,7 @@ public final class ManifestVerifier {
     for (int i = 0; i < documents.size(); i++) {
       byte[] found = format.message(List.of(documents.get(i)));
       byte[] expected = format.message(List.of(signed.get(i)));
-      if (!java.util.Arrays.equals(found, expected)) {
+      if (!Arrays.equals(found, expected)) {
         return Optional.of(
             "document "
                 + (i + 1)

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -168,7 +169,7 @@ public record WorkflowFile(Path file, Map<String, Object> root, Map<String, Inte
 
   /** The countersign action by repository or by image, whatever version. */
   public static boolean isCountersign(String uses) {
-    String lower = uses.toLowerCase(java.util.Locale.ROOT);
+    String lower = uses.toLowerCase(Locale.ROOT);
     return lower.startsWith("countersign/countersign@")
         || lower.startsWith("docker://ghcr.io/countersign/countersign");
   }

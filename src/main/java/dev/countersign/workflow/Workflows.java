@@ -3,6 +3,7 @@ package dev.countersign.workflow;
 import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -82,7 +83,7 @@ public final class Workflows {
     options.setCodePointLimit(MAX_BYTES * 2);
     Node node;
     try {
-      node = new Yaml(options).compose(new java.io.StringReader(text));
+      node = new Yaml(options).compose(new StringReader(text));
     } catch (RuntimeException e) {
       throw new InputProblem(
           displayPath,
