@@ -8,14 +8,12 @@ import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.signing.KeyMessageSigner;
 import dev.countersign.signing.SignJob;
 import dev.countersign.support.problems.InputProblem;
-import java.io.ByteArrayInputStream;
+import dev.countersign.verification.PayloadSignatureVerifier;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.PublicKey;
 import java.security.Signature;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -131,21 +129,12 @@ public final class SignatureFacts {
     return UNKNOWN_KEY;
   }
 
+  /** The keyless signer's SAN, read by the one certificate-identity implementation. */
   private static Optional<String> subject(byte[] pem) {
     try {
-      X509Certificate certificate =
-          (X509Certificate)
-              CertificateFactory.getInstance("X.509")
-                  .generateCertificate(new ByteArrayInputStream(pem));
-      Collection<List<?>> names = certificate.getSubjectAlternativeNames();
-      if (names == null) {
-        return Optional.empty();
-      }
-      return names.stream()
-          .filter(n -> n.size() >= 2 && n.get(1) instanceof String)
-          .map(n -> (String) n.get(1))
-          .findFirst();
-    } catch (GeneralSecurityException | ClassCastException unreadable) {
+      return Optional.of(
+          PayloadSignatureVerifier.identityOf(new String(pem, StandardCharsets.UTF_8)).subject());
+    } catch (IllegalArgumentException unreadable) {
       return Optional.empty();
     }
   }
