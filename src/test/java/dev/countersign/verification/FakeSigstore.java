@@ -47,7 +47,7 @@ public final class FakeSigstore {
       "https://github.com/acme/app/.github/workflows/sign.yml@refs/heads/main";
   static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 
-  /** The signed message: the 91-byte reference message of spec §3.1. */
+  /** The signed message: the 91-byte message of `sample-configmap.yaml` in docs/format.md. */
   static final byte[] MESSAGE =
       "apiVersion: v1\ndata:\n  key1: val1\n  key4: val4\nkind: ConfigMap\nmetadata:\n  name: sample-cm\n"
           .getBytes(StandardCharsets.UTF_8);
