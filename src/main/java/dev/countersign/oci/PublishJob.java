@@ -11,6 +11,7 @@ import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.verification.CertificateIdentity;
 import dev.countersign.verification.IdentityRule;
 import dev.countersign.verification.PayloadSignatureVerifier;
 import dev.countersign.verification.TrustPolicy;
@@ -139,13 +140,13 @@ public final class PublishJob {
       Optional<String> chain) {
     String repository = pinned.repository();
     String signatureBase64 = Base64.getEncoder().encodeToString(material.signature());
-    Optional<PayloadSignatureVerifier.CertificateIdentity> identity =
+    Optional<CertificateIdentity> identity =
         material
             .certificatePem()
             .map(
                 pem -> {
                   try {
-                    return PayloadSignatureVerifier.identityOf(pem);
+                    return CertificateIdentity.ofPem(pem);
                   } catch (IllegalArgumentException e) {
                     throw new RemoteProblem(
                         "The signing certificate cannot be read while signing the artifact: "
@@ -154,7 +155,7 @@ public final class PublishJob {
                         e);
                   }
                 });
-    Optional<String> issuer = identity.map(PayloadSignatureVerifier.CertificateIdentity::issuer);
+    Optional<String> issuer = identity.map(CertificateIdentity::issuer);
 
     String tag = CosignSignatureFormat.signatureTag(digest);
     List<CosignSignatureFormat.SignatureLayer> layers = new ArrayList<>();
@@ -221,7 +222,7 @@ public final class PublishJob {
    * signer cannot be recognised (a keyed signer whose public key is unknown).
    */
   private Optional<PayloadSignatureVerifier> sameSignerVerifier(
-      Optional<PayloadSignatureVerifier.CertificateIdentity> identity) {
+      Optional<CertificateIdentity> identity) {
     List<IdentityRule> rules =
         identity.map(i -> List.of(IdentityRule.exact(i.subject(), i.issuer()))).orElse(List.of());
     List<PublicKey> keys = identity.isPresent() ? List.of() : signingKeys.get();

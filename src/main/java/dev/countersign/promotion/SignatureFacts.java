@@ -8,7 +8,7 @@ import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.signing.KeyMessageSigner;
 import dev.countersign.signing.SignJob;
 import dev.countersign.support.problems.InputProblem;
-import dev.countersign.verification.PayloadSignatureVerifier;
+import dev.countersign.verification.CertificateIdentity;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -133,7 +133,7 @@ public final class SignatureFacts {
   private static Optional<String> subject(byte[] pem) {
     try {
       return Optional.of(
-          PayloadSignatureVerifier.identityOf(new String(pem, StandardCharsets.UTF_8)).subject());
+          CertificateIdentity.ofPem(new String(pem, StandardCharsets.UTF_8)).subject());
     } catch (IllegalArgumentException unreadable) {
       return Optional.empty();
     }

@@ -10,7 +10,7 @@ import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
-import dev.countersign.verification.PayloadSignatureVerifier;
+import dev.countersign.verification.CertificateIdentity;
 import dev.countersign.verification.PublicGoodTrustMaterial;
 import dev.countersign.verification.RekorEntryBody;
 import dev.countersign.verification.RekorLogEntry;
@@ -359,10 +359,10 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       throw KeylessFailures.fulcioStatus(response, current.tokenSource().kind());
     }
     X509Certificate leaf = leafFrom(response);
-    PayloadSignatureVerifier.CertificateIdentity certified;
+    CertificateIdentity certified;
     try {
       current.verifier().verifyCertificate(leaf);
-      certified = SigstoreResponseVerifier.identity(leaf);
+      certified = CertificateIdentity.of(leaf);
     } catch (IllegalArgumentException e) {
       throw KeylessFailures.fulcioUntrusted(e);
     }
@@ -380,8 +380,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
    * claim), and its subject where {@link #identityFromToken} derives it as Fulcio does (GitHub
    * Actions workflow identities); other issuers' subject rules are Fulcio's.
    */
-  static void requireTokenIdentity(
-      PayloadSignatureVerifier.CertificateIdentity certified, String jwt) {
+  static void requireTokenIdentity(CertificateIdentity certified, String jwt) {
     SignerIdentity.Keyless expected = (SignerIdentity.Keyless) identityFromToken(jwt);
     boolean subjectDerivable = expected.issuer().equals(GITHUB_ACTIONS_ISSUER);
     if (!certified.issuer().equals(expected.issuer())

@@ -115,13 +115,13 @@ final class FulcioCertificate {
    *
    * @throws IllegalArgumentException when the SAN is not single or there is no issuer extension
    */
-  static PayloadSignatureVerifier.CertificateIdentity identity(X509Certificate cert) {
+  static CertificateIdentity identity(X509Certificate cert) {
     String san = singleSubjectAlternativeName(cert);
     String issuer =
         issuer(cert)
             .orElseThrow(
                 () -> new IllegalArgumentException("the certificate has no OIDC issuer extension"));
-    return new PayloadSignatureVerifier.CertificateIdentity(san, issuer);
+    return new CertificateIdentity(san, issuer);
   }
 
   /** The OIDC issuer from extension .1.8 (UTF8String), else .1.1 (raw bytes). */

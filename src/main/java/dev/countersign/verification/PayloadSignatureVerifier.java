@@ -75,16 +75,4 @@ public final class PayloadSignatureVerifier {
     SetOutcome outcome = sets.check(payload, set);
     return new Outcome(outcome.signer(), outcome.reason());
   }
-
-  /** The SAN and OIDC issuer of a Fulcio certificate, for naming a keyless signer. */
-  public record CertificateIdentity(String subject, String issuer) {}
-
-  /**
-   * @throws IllegalArgumentException when {@code pem} is not one certificate with one SAN and an
-   *     issuer extension
-   */
-  public static CertificateIdentity identityOf(String pem) {
-    return FulcioCertificate.identity(
-        FulcioCertificate.parseSinglePem(pem.getBytes(StandardCharsets.UTF_8), "the certificate"));
-  }
 }

@@ -42,16 +42,6 @@ public final class SigstoreResponseVerifier {
   }
 
   /**
-   * The identity in a Fulcio certificate: exactly one SAN (URI or e-mail) and the OIDC issuer
-   * (extension .1.8, else .1.1). The one implementation signing and verifying share.
-   *
-   * @throws IllegalArgumentException when the SAN is not single or there is no issuer
-   */
-  public static PayloadSignatureVerifier.CertificateIdentity identity(X509Certificate leaf) {
-    return FulcioCertificate.identity(leaf);
-  }
-
-  /**
    * Checks a Rekor v1 entry for a signature by {@code leaf}'s key: SET, inclusion proof (required),
    * checkpoint, and integratedTime within the certificate's validity. Whether the body is what was
    * sent is the caller's comparison.

@@ -11,7 +11,7 @@ import dev.countersign.support.Env;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.testing.RequiresSigstoreStack;
 import dev.countersign.testing.SigstoreTestStack;
-import dev.countersign.verification.PayloadSignatureVerifier;
+import dev.countersign.verification.CertificateIdentity;
 import dev.countersign.verification.RekorEntryBody;
 import dev.countersign.verification.RekorLogEntry;
 import dev.countersign.verification.SigstoreResponseVerifier;
@@ -116,10 +116,8 @@ class SigstoreResponseChecksTest {
     assertThatCode(() -> verifier.verifyCertificate(real.leaf())).doesNotThrowAnyException();
     assertThatCode(() -> verifier.verifyLogEntry(realEntry(), real.leaf()))
         .doesNotThrowAnyException();
-    assertThat(SigstoreResponseVerifier.identity(real.leaf()))
-        .isEqualTo(
-            new PayloadSignatureVerifier.CertificateIdentity(
-                stack.identitySan(), stack.identityIssuer()));
+    assertThat(CertificateIdentity.of(real.leaf()))
+        .isEqualTo(new CertificateIdentity(stack.identitySan(), stack.identityIssuer()));
   }
 
   @Test
@@ -291,8 +289,7 @@ class SigstoreResponseChecksTest {
 
   @Test
   void certificate_forAnotherIdentityThanTheTokens_isRejected() {
-    PayloadSignatureVerifier.CertificateIdentity certified =
-        SigstoreResponseVerifier.identity(real.leaf());
+    CertificateIdentity certified = CertificateIdentity.of(real.leaf());
     String workflowRef = stack.identitySan().substring("https://github.com/".length());
     // control: the token Fulcio certified
     assertThatCode(
