@@ -27,7 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.net.ssl.SSLSession;
 
 /**
  * A small OCI distribution-spec client on {@code java.net.http}: blob HEAD/GET/upload, manifest
@@ -95,9 +94,7 @@ public final class DistributionRegistry implements Registry {
 
   @Override
   public boolean blobExists(String repository, String digest) {
-    HttpResponse<byte[]> response =
-        send(
-            repository, "pull", "HEAD", path(repository, "blobs", digest), null, null, Map.of(), 0);
+    Reply response = pull("HEAD", repository, "blobs", digest, null, 0);
     if (response.statusCode() == 404) {
       return false;
     }
@@ -108,13 +105,11 @@ public final class DistributionRegistry implements Registry {
   @Override
   public void pushBlob(String repository, String digest, byte[] bytes) {
     String action = "uploading blob " + digest + " to " + repository;
-    HttpResponse<byte[]> start =
-        send(
-            repository,
-            "pull,push",
+    Reply start =
+        push(
             "POST",
+            repository,
             path(repository, "blobs", "uploads/"),
-            null,
             HttpRequest.BodyPublishers.noBody(),
             Map.of("Content-Length", "0"),
             0);
@@ -145,13 +140,11 @@ public final class DistributionRegistry implements Registry {
     URI put =
         URI.create(
             upload + separator + "digest=" + URLEncoder.encode(digest, StandardCharsets.UTF_8));
-    HttpResponse<byte[]> done =
-        send(
-            repository,
-            "pull,push",
+    Reply done =
+        push(
             "PUT",
+            repository,
             put,
-            null,
             HttpRequest.BodyPublishers.ofByteArray(bytes),
             Map.of("Content-Type", "application/octet-stream"),
             0);
@@ -161,45 +154,19 @@ public final class DistributionRegistry implements Registry {
 
   @Override
   public byte[] blob(String repository, String digest, long maxBytes) {
-    HttpResponse<byte[]> response =
-        send(
-            repository,
-            "pull",
-            "GET",
-            path(repository, "blobs", digest),
-            null,
-            null,
-            Map.of(),
-            maxBytes);
+    Reply response = pull("GET", repository, "blobs", digest, null, maxBytes);
     expect(response, 200, "downloading blob " + digest + " from " + repository);
     byte[] bytes = response.body();
-    if (!Sha256.digest(bytes).equals(digest)) {
-      throw new ContentMismatch(
-          "blob "
-              + digest
-              + " from "
-              + registry
-              + "/"
-              + repository
-              + " does not match its digest (got "
-              + Sha256.digest(bytes)
-              + ")");
+    String actual = Sha256.digest(bytes);
+    if (!actual.equals(digest)) {
+      throw mismatch("blob", digest, repository, actual);
     }
     return bytes;
   }
 
   @Override
   public Optional<String> manifestDigest(String repository, String reference) {
-    HttpResponse<byte[]> response =
-        send(
-            repository,
-            "pull",
-            "HEAD",
-            path(repository, "manifests", reference),
-            ACCEPT,
-            null,
-            Map.of(),
-            0);
+    Reply response = pull("HEAD", repository, "manifests", reference, ACCEPT, 0);
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
@@ -213,16 +180,7 @@ public final class DistributionRegistry implements Registry {
 
   @Override
   public Optional<Manifest> manifest(String repository, String reference) {
-    HttpResponse<byte[]> response =
-        send(
-            repository,
-            "pull",
-            "GET",
-            path(repository, "manifests", reference),
-            ACCEPT,
-            null,
-            Map.of(),
-            MAX_MANIFEST_BYTES);
+    Reply response = pull("GET", repository, "manifests", reference, ACCEPT, MAX_MANIFEST_BYTES);
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
@@ -230,16 +188,7 @@ public final class DistributionRegistry implements Registry {
     byte[] bytes = response.body();
     String digest = Sha256.digest(bytes);
     if (reference.startsWith("sha256:") && !reference.equals(digest)) {
-      throw new ContentMismatch(
-          "manifest "
-              + reference
-              + " from "
-              + registry
-              + "/"
-              + repository
-              + " does not match its digest (got "
-              + digest
-              + ")");
+      throw mismatch("manifest", reference, repository, digest);
     }
     String mediaType =
         response.headers().firstValue("Content-Type").orElse("").split(";")[0].strip();
@@ -249,13 +198,11 @@ public final class DistributionRegistry implements Registry {
   @Override
   public String putManifest(String repository, String reference, String mediaType, byte[] bytes) {
     String action = "storing manifest " + repository + ":" + reference;
-    HttpResponse<byte[]> response =
-        send(
-            repository,
-            "pull,push",
+    Reply response =
+        push(
             "PUT",
+            repository,
             path(repository, "manifests", reference),
-            null,
             HttpRequest.BodyPublishers.ofByteArray(bytes),
             Map.of("Content-Type", mediaType),
             MAX_MANIFEST_BYTES);
@@ -319,6 +266,50 @@ public final class DistributionRegistry implements Registry {
     }
   }
 
+  private ContentMismatch mismatch(String what, String address, String repository, String actual) {
+    return new ContentMismatch(
+        what
+            + " "
+            + address
+            + " from "
+            + registry
+            + "/"
+            + repository
+            + " does not match its digest (got "
+            + actual
+            + ")");
+  }
+
+  /** A read: {@code method} on {@code /v2/<repository>/<kind>/<reference>} with pull rights. */
+  private Reply pull(
+      String method,
+      String repository,
+      String kind,
+      String reference,
+      String accept,
+      long maxBytes) {
+    return send(
+        repository,
+        "pull",
+        method,
+        path(repository, kind, reference),
+        accept,
+        null,
+        Map.of(),
+        maxBytes);
+  }
+
+  /** A write: {@code method} on {@code uri} with pull and push rights. */
+  private Reply push(
+      String method,
+      String repository,
+      URI uri,
+      HttpRequest.BodyPublisher body,
+      Map<String, String> headers,
+      long maxBytes) {
+    return send(repository, "pull,push", method, uri, null, body, headers, maxBytes);
+  }
+
   private URI path(String repository, String kind, String reference) {
     return base.resolve("/v2/" + repository + "/" + kind + "/" + reference);
   }
@@ -328,7 +319,7 @@ public final class DistributionRegistry implements Registry {
         && uri.getRawAuthority().equalsIgnoreCase(base.getRawAuthority());
   }
 
-  private static boolean refusesTagUpdate(HttpResponse<byte[]> response) {
+  private static boolean refusesTagUpdate(Reply response) {
     int status = response.statusCode();
     String body =
         new String(response.body() == null ? new byte[0] : response.body(), StandardCharsets.UTF_8)
@@ -339,7 +330,7 @@ public final class DistributionRegistry implements Registry {
             || body.contains("tag_invalid"));
   }
 
-  private HttpResponse<byte[]> send(
+  private Reply send(
       String repository,
       String actions,
       String method,
@@ -349,8 +340,7 @@ public final class DistributionRegistry implements Registry {
       Map<String, String> headers,
       long maxBytes) {
     String scope = "repository:" + repository + ":" + actions;
-    HttpResponse<byte[]> response =
-        exchange(method, uri, accept, body, headers, maxBytes, authorization(scope));
+    Reply response = exchange(method, uri, accept, body, headers, maxBytes, authorization(scope));
     if (response.statusCode() == 401) {
       String challenge = response.headers().firstValue("WWW-Authenticate").orElse("");
       String authorization = authenticate(challenge, scope);
@@ -408,7 +398,7 @@ public final class DistributionRegistry implements Registry {
       URI tokenUri = URI.create(realm + (realm.contains("?") ? "&" : "?") + query);
       HttpRequest.Builder request = HttpRequest.newBuilder(tokenUri).timeout(TIMEOUT).GET();
       credentials.ifPresent(c -> request.header("Authorization", c.basic()));
-      HttpResponse<byte[]> response =
+      Reply response =
           call(
               request.build(), 1024 * 1024, "fetching a registry token from " + realmUri.getHost());
       if (response.statusCode() == 401 || response.statusCode() == 403) {
@@ -449,7 +439,7 @@ public final class DistributionRegistry implements Registry {
     return authorization;
   }
 
-  private EnvironmentProblem denied(String scope, HttpResponse<byte[]> response) {
+  private EnvironmentProblem denied(String scope, Reply response) {
     String how =
         credentials
             .map(c -> "with the credentials from " + c.source())
@@ -470,7 +460,7 @@ public final class DistributionRegistry implements Registry {
             + " push rights (GitHub: permissions: packages: write)");
   }
 
-  private HttpResponse<byte[]> exchange(
+  private Reply exchange(
       String method,
       URI uri,
       String accept,
@@ -497,8 +487,7 @@ public final class DistributionRegistry implements Registry {
       if (sendAuthorization) {
         authorization.ifPresent(a -> request.header("Authorization", a));
       }
-      HttpResponse<byte[]> response =
-          call(request.build(), maxBytes, method + " " + target.getPath());
+      Reply response = call(request.build(), maxBytes, method + " " + target.getPath());
       int status = response.statusCode();
       boolean redirect =
           status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
@@ -533,7 +522,7 @@ public final class DistributionRegistry implements Registry {
         null);
   }
 
-  private HttpResponse<byte[]> call(HttpRequest request, long maxBytes, String action) {
+  private Reply call(HttpRequest request, long maxBytes, String action) {
     try {
       HttpResponse<InputStream> response =
           http.send(request, HttpResponse.BodyHandlers.ofInputStream());
@@ -547,7 +536,7 @@ public final class DistributionRegistry implements Registry {
               "the artifact is larger than countersign accepts");
         }
       }
-      return new Bytes(response, bytes);
+      return new Reply(response.statusCode(), response.headers(), bytes);
     } catch (HttpConnectTimeoutException | ConnectException e) {
       throw unreachable(action, e);
     } catch (HttpTimeoutException e) {
@@ -578,7 +567,7 @@ public final class DistributionRegistry implements Registry {
         e);
   }
 
-  private void expect(HttpResponse<byte[]> response, int status, String action) {
+  private void expect(Reply response, int status, String action) {
     if (response.statusCode() == status) {
       return;
     }
@@ -610,7 +599,7 @@ public final class DistributionRegistry implements Registry {
   /**
    * The registry's own error code and message, if it sent the standard error JSON (printable only).
    */
-  private static String errorText(HttpResponse<byte[]> response) {
+  private static String errorText(Reply response) {
     byte[] body = response.body();
     if (body == null || body.length == 0) {
       return "";
@@ -636,42 +625,6 @@ public final class DistributionRegistry implements Registry {
     return out.toString();
   }
 
-  /** A response whose body has been read into memory. */
-  private record Bytes(HttpResponse<InputStream> response, byte[] body)
-      implements HttpResponse<byte[]> {
-    @Override
-    public int statusCode() {
-      return response.statusCode();
-    }
-
-    @Override
-    public HttpRequest request() {
-      return response.request();
-    }
-
-    @Override
-    public Optional<HttpResponse<byte[]>> previousResponse() {
-      return Optional.empty();
-    }
-
-    @Override
-    public HttpHeaders headers() {
-      return response.headers();
-    }
-
-    @Override
-    public Optional<SSLSession> sslSession() {
-      return response.sslSession();
-    }
-
-    @Override
-    public URI uri() {
-      return response.uri();
-    }
-
-    @Override
-    public HttpClient.Version version() {
-      return response.version();
-    }
-  }
+  /** A response whose body has been read into memory (size-capped). */
+  private record Reply(int statusCode, HttpHeaders headers, byte[] body) {}
 }
