@@ -135,6 +135,6 @@ final class GitOptions {
    * that makes each pushed commit through GitHub's API.
    */
   GitWorkspace publishing(GitWorkspace workspace, Supplier<GitHubApi> api) {
-    return signCommits ? new GitHubSignedCommits(workspace, api.get()) : workspace;
+    return signCommits ? GitHubSignedCommits.over(workspace, api.get()) : workspace;
   }
 }

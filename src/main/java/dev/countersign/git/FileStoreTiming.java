@@ -30,7 +30,7 @@ import org.eclipse.jgit.util.SystemReader;
  * <p>Process-wide (jgit has one {@link SystemReader}): the production entry point calls {@link
  * #install()}; tests exercise an instance without installing it.
  */
-public final class FileStoreTiming extends SystemReader {
+public final class FileStoreTiming extends SystemReader.Delegate {
 
   /** Linux file systems with nanosecond timestamps (ext2/3 store seconds and are not here). */
   static final Set<String> NANOSECOND_FILE_SYSTEMS =
@@ -39,10 +39,9 @@ public final class FileStoreTiming extends SystemReader {
   static final String RESOLUTION = "1 milliseconds";
   static final String RACY_INTERVAL = "10 milliseconds";
 
-  private final SystemReader delegate;
-
+  /** Everything but {@link #openJGitConfig} is {@code delegate}'s (jgit's forwarding base). */
   FileStoreTiming(SystemReader delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Wraps jgit's process-wide reader; idempotent. */
@@ -59,7 +58,7 @@ public final class FileStoreTiming extends SystemReader {
    */
   @Override
   public FileBasedConfig openJGitConfig(Config parent, FS fs) {
-    return delegate.openJGitConfig(declarations(parent), fs);
+    return super.openJGitConfig(declarations(parent), fs);
   }
 
   /** The {@code [filesystem "..."]} entries for every mounted file system of a listed type. */
@@ -82,40 +81,5 @@ public final class FileStoreTiming extends SystemReader {
         + System.getProperty("java.version")
         + '|'
         + store.name();
-  }
-
-  @Override
-  public String getHostname() {
-    return delegate.getHostname();
-  }
-
-  @Override
-  public String getenv(String variable) {
-    return delegate.getenv(variable);
-  }
-
-  @Override
-  public String getProperty(String key) {
-    return delegate.getProperty(key);
-  }
-
-  @Override
-  public FileBasedConfig openUserConfig(Config parent, FS fs) {
-    return delegate.openUserConfig(parent, fs);
-  }
-
-  @Override
-  public FileBasedConfig openSystemConfig(Config parent, FS fs) {
-    return delegate.openSystemConfig(parent, fs);
-  }
-
-  @Override
-  public long getCurrentTime() {
-    return delegate.getCurrentTime();
-  }
-
-  @Override
-  public int getTimezone(long when) {
-    return delegate.getTimezone(when);
   }
 }

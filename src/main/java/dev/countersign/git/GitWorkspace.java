@@ -15,7 +15,15 @@ import java.util.SortedMap;
  *
  * <p>Not thread-safe: one workspace per job.
  */
-public interface GitWorkspace {
+public interface GitWorkspace extends GitPushes {
+
+  /**
+   * {@code local} with its pushes made by {@code pushes} instead; every other call goes to {@code
+   * local}.
+   */
+  static GitWorkspace pushingThrough(GitWorkspace local, GitPushes pushes) {
+    return new PushRouting(local, pushes).workspace();
+  }
 
   /** The work tree's root directory. */
   Path directory();
@@ -81,20 +89,6 @@ public interface GitWorkspace {
    * commit id. Never signs, never runs hooks.
    */
   String commit(CommitRequest request);
-
-  /**
-   * Pushes {@code HEAD} to {@code refs/heads/<branch>} on the remote, fast-forward only. Rejections
-   * come back as results; transport and authentication failures are thrown as {@link
-   * dev.countersign.support.problems.RemoteProblem}.
-   */
-  PushOutcome push(GitRemote remote, String branch);
-
-  /**
-   * Force-pushes {@code HEAD} to {@code refs/heads/<branch>} only if the remote branch is still at
-   * {@code expectedRemoteId} (empty: only if it does not exist). For branches countersign owns,
-   * such as promotion branches. A moved branch comes back as {@link PushOutcome.Rejected}.
-   */
-  PushOutcome pushWithLease(GitRemote remote, String branch, Optional<String> expectedRemoteId);
 
   /**
    * Fetches {@code refs/heads/<branch>} from the remote (one commit deep when this clone is

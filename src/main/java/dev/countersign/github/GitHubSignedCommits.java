@@ -3,7 +3,7 @@ package dev.countersign.github;
 import dev.countersign.git.ChangeSet;
 import dev.countersign.git.CommitContent;
 import dev.countersign.git.CommitIds;
-import dev.countersign.git.ForwardingGitWorkspace;
+import dev.countersign.git.GitPushes;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
@@ -21,8 +21,8 @@ import org.kohsuke.github.GHTreeBuilder;
 import org.kohsuke.github.HttpException;
 
 /**
- * A {@link GitWorkspace} whose pushes make the commit through GitHub's Git Data API instead of
- * sending the local one ({@code sign_commits}), so that GitHub signs it and marks it
+ * Pushes for a {@link GitWorkspace} ({@link #over}) that make the commit through GitHub's Git Data
+ * API instead of sending the local one ({@code sign_commits}), so that GitHub signs it and marks it
  * <i>Verified</i>, as branches that require signed commits demand. Everything else is the local
  * workspace's.
  *
@@ -46,15 +46,21 @@ import org.kohsuke.github.HttpException;
  * github-actions[bot]}) as author and committer; files go through the API (GitHub's blob limit is
  * 100 MB; symbolic links and executable bits are not made).
  */
-public final class GitHubSignedCommits extends ForwardingGitWorkspace {
+public final class GitHubSignedCommits implements GitPushes {
 
   static final int TREE_CHUNK = 100;
 
+  private final GitWorkspace local;
   private final GitHubApi api;
 
-  public GitHubSignedCommits(GitWorkspace local, GitHubApi api) {
-    super(local);
+  private GitHubSignedCommits(GitWorkspace local, GitHubApi api) {
+    this.local = local;
     this.api = api;
+  }
+
+  /** {@code local} with its pushes made through GitHub's API by {@code api}. */
+  public static GitWorkspace over(GitWorkspace local, GitHubApi api) {
+    return GitWorkspace.pushingThrough(local, new GitHubSignedCommits(local, api));
   }
 
   @Override
