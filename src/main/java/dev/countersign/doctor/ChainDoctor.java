@@ -171,14 +171,11 @@ public final class ChainDoctor {
         if (!rule.keyless().isEmpty() && !rule.acceptsSubject(identity.san())) {
           int line = rule.keyless().get(0).line();
           findings.add(
-              finding(
-                  rule.file(),
+              ruleFinding(
+                  rule,
                   line,
                   RULE_KYVERNO_IDENTITY,
-                  rule.policy(),
-                  "rule "
-                      + rule.rule()
-                      + " does not list "
+                  " does not list "
                       + identity.san()
                       + " (the identity "
                       + identity.workflow().file()
@@ -196,14 +193,11 @@ public final class ChainDoctor {
       for (KyvernoManifestRule.KeylessEntry entry : rule.keyless()) {
         if (entry.subject().isEmpty()) {
           findings.add(
-              finding(
-                  rule.file(),
+              ruleFinding(
+                  rule,
                   entry.line(),
                   RULE_KYVERNO_ANY_SIGNER,
-                  rule.policy(),
-                  "rule "
-                      + rule.rule()
-                      + " has a keyless entry without subject"
+                  " has a keyless entry without subject"
                       + (entry.usesRegExp() ? " (Kyverno ignores subjectRegExp for manifests)" : "")
                       + ", so Kyverno accepts a signature by anyone",
                   "perhaps you should set subject to the signing workflow's identity"));
@@ -211,14 +205,11 @@ public final class ChainDoctor {
       }
       if (rule.dryRun() && rule.dryRunNamespace().map(ns -> ns.equals("kyverno")).orElse(false)) {
         findings.add(
-            finding(
-                rule.file(),
+            ruleFinding(
+                rule,
                 rule.dryRunLine(),
                 RULE_DRY_RUN,
-                rule.policy(),
-                "rule "
-                    + rule.rule()
-                    + " dry-runs in the kyverno namespace, which Kyverno refuses (it then compares"
+                " dry-runs in the kyverno namespace, which Kyverno refuses (it then compares"
                     + " without dry-run)",
                 "perhaps you should use a namespace of its own such as "
                     + InitOptions.DRY_RUN_NAMESPACE));
@@ -492,14 +483,11 @@ public final class ChainDoctor {
       KyvernoManifestRule rule = entry.getKey();
       List<String> examples = entry.getValue();
       findings.add(
-          finding(
-              rule.file(),
+          ruleFinding(
+              rule,
               rule.dryRunLine(),
               RULE_DRY_RUN,
-              rule.policy(),
-              "rule "
-                  + rule.rule()
-                  + " compares without dryRun, but "
+              " compares without dryRun, but "
                   + examples.size()
                   + " signed object"
                   + (examples.size() == 1 ? " relies" : "s rely")
@@ -559,28 +547,22 @@ public final class ChainDoctor {
                         .anyMatch(rule -> matchesSubject(rule, san)));
     if (!trusted) {
       findings.add(
-          finding(
+          signerFinding(
               file,
-              document.line(),
-              RULE_SIGNER,
-              document.describe(),
-              "is signed by "
-                  + String.join(", ", sans)
-                  + ", which the trust policy no longer accepts (a renamed workflow or branch?)",
+              document,
+              sans,
+              "the trust policy no longer accepts (a renamed workflow or branch?)",
               "perhaps you should sign it again with the current workflow (move it back under the"
                   + " unsigned directory), or accept the old identity"));
     }
     for (KyvernoManifestRule rule : matching) {
       if (!rule.keyless().isEmpty() && sans.stream().noneMatch(rule::acceptsSubject)) {
         findings.add(
-            finding(
+            signerFinding(
                 file,
-                document.line(),
-                RULE_SIGNER,
-                document.describe(),
-                "is signed by "
-                    + String.join(", ", sans)
-                    + ", which Kyverno rule "
+                document,
+                sans,
+                "Kyverno rule "
                     + rule.rule()
                     + " in "
                     + RepositoryPaths.slashed(rule.file())
@@ -660,6 +642,26 @@ public final class ChainDoctor {
       return 0;
     }
     return 0;
+  }
+
+  /**
+   * A finding at {@code line} of Kyverno rule {@code rule}'s file: "rule NAME" then {@code what}.
+   */
+  private static GateFinding ruleFinding(
+      KyvernoManifestRule rule, int line, String ruleId, String what, String hint) {
+    return finding(rule.file(), line, ruleId, rule.policy(), "rule " + rule.rule() + what, hint);
+  }
+
+  /** A signed document whose signers {@code sans} {@code refuser} does not accept. */
+  private static GateFinding signerFinding(
+      Path file, ManifestDocument document, List<String> sans, String refuser, String hint) {
+    return finding(
+        file,
+        document.line(),
+        RULE_SIGNER,
+        document.describe(),
+        "is signed by " + String.join(", ", sans) + ", which " + refuser,
+        hint);
   }
 
   private static GateFinding finding(
