@@ -312,18 +312,14 @@ public final class PrivateKeys {
   }
 
   private static PrivateKey fromPkcs8(byte[] der, Path source) {
-    for (String algorithm : List.of("EC", "RSA")) {
-      try {
-        return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
-      } catch (GeneralSecurityException e) {
-        // the DER names its algorithm; try the other one
-      }
-    }
-    throw new InputProblem(
-        source,
-        0,
-        "the private key is not a PKCS#8 ECDSA or RSA key",
-        "perhaps you should generate an ECDSA P-256 key with `countersign keygen`");
+    return PublicKeys.ecOrRsa(factory -> factory.generatePrivate(new PKCS8EncodedKeySpec(der)))
+        .orElseThrow(
+            () ->
+                new InputProblem(
+                    source,
+                    0,
+                    "the private key is not a PKCS#8 ECDSA or RSA key",
+                    "perhaps you should generate an ECDSA P-256 key with `countersign keygen`"));
   }
 
   private static PrivateKey fromSec1(byte[] der, Path source) {

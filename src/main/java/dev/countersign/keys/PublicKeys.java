@@ -12,6 +12,7 @@ import java.security.KeyFactory;
 import java.security.PublicKey;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Public keys as cosign writes them: a PEM {@code PUBLIC KEY} block (DER SubjectPublicKeyInfo),
@@ -89,19 +90,35 @@ public final class PublicKeys {
   }
 
   private static PublicKey fromSpki(byte[] der, Path source, int line) {
+    return ecOrRsa(factory -> factory.generatePublic(new X509EncodedKeySpec(der)))
+        .orElseThrow(
+            () ->
+                new InputProblem(
+                    source,
+                    line,
+                    "the PUBLIC KEY block is not an ECDSA or RSA key",
+                    "perhaps you should generate an ECDSA P-256 key with `countersign keygen` or"
+                        + " `cosign generate-key-pair`"));
+  }
+
+  /** Makes a key with a {@link KeyFactory}; fails when the DER is not of its algorithm. */
+  interface KeyMaker<K> {
+    K make(KeyFactory factory) throws GeneralSecurityException;
+  }
+
+  /**
+   * The key {@code maker} makes with the EC or else the RSA factory; empty when neither accepts it.
+   * The DER names its own algorithm, so at most one can succeed.
+   */
+  static <K> Optional<K> ecOrRsa(KeyMaker<K> maker) {
     for (String algorithm : List.of("EC", "RSA")) {
       try {
-        return KeyFactory.getInstance(algorithm).generatePublic(new X509EncodedKeySpec(der));
+        return Optional.of(maker.make(KeyFactory.getInstance(algorithm)));
       } catch (GeneralSecurityException e) {
-        // try the next algorithm; the DER names its own algorithm, so at most one can succeed
+        // not this algorithm: try the next
       }
     }
-    throw new InputProblem(
-        source,
-        line,
-        "the PUBLIC KEY block is not an ECDSA or RSA key",
-        "perhaps you should generate an ECDSA P-256 key with `countersign keygen` or `cosign"
-            + " generate-key-pair`");
+    return Optional.empty();
   }
 
   /** The key as a PEM {@code PUBLIC KEY} block, as cosign writes {@code cosign.pub}. */
@@ -133,12 +150,7 @@ public final class PublicKeys {
       throw new UsageProblem(
           "Key file " + file + " does not exist", "perhaps you should check the path", e);
     } catch (IOException e) {
-      throw new InputProblem(
-          file,
-          0,
-          "could not be read: " + e.getMessage(),
-          "perhaps you should check the file's permissions",
-          e);
+      throw InputProblem.unreadable(file, e);
     }
   }
 }

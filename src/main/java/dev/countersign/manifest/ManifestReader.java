@@ -77,12 +77,7 @@ public final class ManifestReader {
       throw new InputProblem(
           displayPath, 0, "does not exist", "perhaps you should check the path", e);
     } catch (IOException e) {
-      throw new InputProblem(
-          displayPath,
-          0,
-          "cannot be inspected: " + e.getMessage(),
-          "perhaps you should check its permissions",
-          e);
+      throw InputProblem.unreadable(displayPath, e);
     }
     if (attributes.isSymbolicLink()) {
       throw new InputProblem(

@@ -113,12 +113,7 @@ public final class NoFollowPaths {
                 file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
       return in.readNBytes((int) (Math.min(limit, Integer.MAX_VALUE - 9L) + 1));
     } catch (IOException e) {
-      throw new InputProblem(
-          displayPath,
-          0,
-          "cannot be read: " + e.getMessage(),
-          "perhaps you should check its permissions",
-          e);
+      throw InputProblem.unreadable(displayPath, e);
     }
   }
 

@@ -114,12 +114,7 @@ public final class TrustedRoot {
           ", perhaps you should check the --trusted-root path",
           e);
     } catch (IOException e) {
-      throw new InputProblem(
-          file,
-          0,
-          "could not be read: " + e.getMessage(),
-          ", perhaps you should check the file's permissions",
-          e);
+      throw InputProblem.unreadable(file, e);
     }
     try {
       return fromJson(json, file.toString());

@@ -1,6 +1,7 @@
 package dev.countersign.support.problems;
 
 import dev.countersign.support.ExitCode;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +51,16 @@ public final class InputProblem extends CountersignException {
     super(ExitCode.INVALID_INPUT, describe(file, line, what), hint, cause);
     this.file = file;
     this.line = line;
+  }
+
+  /** {@code file} could not be read or inspected ({@code e}): most often its permissions. */
+  public static InputProblem unreadable(Path file, IOException e) {
+    return new InputProblem(
+        file,
+        0,
+        "cannot be read: " + e.getMessage(),
+        "perhaps you should check its permissions",
+        e);
   }
 
   private static String describe(Path file, int line, String what) {
