@@ -1,6 +1,8 @@
 package dev.countersign.keys;
 
+import dev.countersign.support.problems.InputProblem;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -24,7 +26,21 @@ final class Pem {
    * k8s-manifest-sigstore test keys do, because they come from Kubernetes secrets) are unwrapped
    * first.
    *
-   * @throws IllegalArgumentException when a block's body is not base64
+   * @param source names the content in problems, at {@code line} (1-based; 0 when unknown)
+   * @param hint what the content was expected to be
+   * @throws InputProblem when a block's body is not base64 or has headers
+   */
+  static List<Block> blocks(byte[] content, Path source, int line, String hint) {
+    try {
+      return blocks(content);
+    } catch (IllegalArgumentException e) {
+      throw new InputProblem(source, line, e.getMessage(), hint, e);
+    }
+  }
+
+  /**
+   * Like {@link #blocks(byte[], Path, int, String)}; a bad block is an {@link
+   * IllegalArgumentException}.
    */
   static List<Block> blocks(byte[] content) {
     String text = new String(content, StandardCharsets.UTF_8);

@@ -89,17 +89,8 @@ public final class PrivateKeys {
 
   /** Like {@link #read} for content that came from {@code source} (named in messages only). */
   public static PrivateKey parse(byte[] content, Path source, char[] password) {
-    List<Pem.Block> blocks;
-    try {
-      blocks = Pem.blocks(content);
-    } catch (IllegalArgumentException e) {
-      throw new InputProblem(
-          source,
-          0,
-          e.getMessage(),
-          "perhaps you should pass a cosign private key (cosign.key)",
-          e);
-    }
+    List<Pem.Block> blocks =
+        Pem.blocks(content, source, 0, "perhaps you should pass a cosign private key (cosign.key)");
     for (Pem.Block block : blocks) {
       switch (block.type()) {
         case COSIGN_TYPE, SIGSTORE_TYPE -> {

@@ -50,17 +50,9 @@ public final class PublicKeys {
    * {@code line} (1-based; 0 when unknown), which problems then point at.
    */
   public static PublicKey parse(byte[] content, Path source, int line) {
-    List<Pem.Block> blocks;
-    try {
-      blocks = Pem.blocks(content);
-    } catch (IllegalArgumentException e) {
-      throw new InputProblem(
-          source,
-          line,
-          e.getMessage(),
-          "perhaps you should pass a PEM public key such as cosign.pub",
-          e);
-    }
+    List<Pem.Block> blocks =
+        Pem.blocks(
+            content, source, line, "perhaps you should pass a PEM public key such as cosign.pub");
     List<Pem.Block> keys = blocks.stream().filter(b -> b.type().equals("PUBLIC KEY")).toList();
     if (keys.isEmpty()) {
       String found =
