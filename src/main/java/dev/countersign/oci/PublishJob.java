@@ -113,49 +113,51 @@ public final class PublishJob {
           repository, reference, ArtifactLayout.MANIFEST_MEDIA_TYPE, artifact.manifest());
       pushed = true;
     }
-    if (material.isEmpty()) {
-      return new Result(
-          pinned,
-          digest,
-          pushed,
-          Signature.UNSIGNED,
-          Optional.empty(),
-          Optional.empty(),
-          registry.writes());
+    Signature signature = Signature.UNSIGNED;
+    Optional<CertificateIdentity> identity = Optional.empty();
+    if (material.isPresent()) {
+      try {
+        identity = material.get().certificatePem().map(PublishJob::signingIdentity);
+        signature = attach(pinned, digest, payload, material.get(), chain, identity);
+      } catch (CountersignException e) {
+        throw afterPush(e, pinned);
+      }
     }
+    return new Result(
+        pinned,
+        digest,
+        pushed,
+        signature,
+        material.map(SignatureMaterial::signer),
+        identity.map(CertificateIdentity::issuer),
+        registry.writes());
+  }
+
+  private static CertificateIdentity signingIdentity(String certificatePem) {
     try {
-      return attach(pinned, digest, pushed, payload, material.get(), chain);
-    } catch (CountersignException e) {
-      throw afterPush(e, pinned);
+      return CertificateIdentity.ofPem(certificatePem);
+    } catch (IllegalArgumentException e) {
+      throw new RemoteProblem(
+          "The signing certificate cannot be read while signing the artifact: " + e.getMessage(),
+          null,
+          e);
     }
   }
 
-  /** Adds the signature to the {@code .sig} manifest, unless an equivalent one is there. */
-  private Result attach(
+  /**
+   * Adds the signature to the {@code .sig} manifest, unless an equivalent one is there.
+   *
+   * @return {@link Signature#SIGNED}, or {@link Signature#ALREADY_SIGNED} when one was there
+   */
+  private Signature attach(
       OciReference pinned,
       String digest,
-      boolean pushed,
       byte[] payload,
       SignatureMaterial material,
-      Optional<String> chain) {
+      Optional<String> chain,
+      Optional<CertificateIdentity> identity) {
     String repository = pinned.repository();
     String signatureBase64 = Base64.getEncoder().encodeToString(material.signature());
-    Optional<CertificateIdentity> identity =
-        material
-            .certificatePem()
-            .map(
-                pem -> {
-                  try {
-                    return CertificateIdentity.ofPem(pem);
-                  } catch (IllegalArgumentException e) {
-                    throw new RemoteProblem(
-                        "The signing certificate cannot be read while signing the artifact: "
-                            + e.getMessage(),
-                        null,
-                        e);
-                  }
-                });
-    Optional<String> issuer = identity.map(CertificateIdentity::issuer);
 
     String tag = CosignSignatureFormat.signatureTag(digest);
     List<CosignSignatureFormat.SignatureLayer> layers = new ArrayList<>();
@@ -184,14 +186,7 @@ public final class PublishJob {
                   layer.annotation(CosignSignatureFormat.CERTIFICATE_ANNOTATION),
                   layer.annotation(CosignSignatureFormat.BUNDLE_ANNOTATION))
               .verified()) {
-        return new Result(
-            pinned,
-            digest,
-            pushed,
-            Signature.ALREADY_SIGNED,
-            Optional.of(material.signer()),
-            issuer,
-            registry.writes());
+        return Signature.ALREADY_SIGNED;
       }
     }
     layers.add(
@@ -207,14 +202,7 @@ public final class PublishJob {
     pushBlobIfMissing(repository, payload);
     pushBlobIfMissing(repository, manifest.config());
     registry.putManifest(repository, tag, ArtifactLayout.MANIFEST_MEDIA_TYPE, manifest.manifest());
-    return new Result(
-        pinned,
-        digest,
-        pushed,
-        Signature.SIGNED,
-        Optional.of(material.signer()),
-        issuer,
-        registry.writes());
+    return Signature.SIGNED;
   }
 
   /**
