@@ -94,7 +94,17 @@ public final class GitHubPullRequestHost implements PullRequestHost {
             () ->
                 findOnGitHub(headBranch, baseBranch, GHIssueState.OPEN, operation).stream()
                     .findFirst())
-        .map(pr -> api.call(operation, () -> toPullRequest(pr, labelNames(pr.getLabels()))));
+        .map(
+            pr ->
+                api.call(
+                    operation,
+                    () ->
+                        toPullRequest(
+                            pr,
+                            pr.getTitle(),
+                            pr.getBody(),
+                            labelNames(pr.getLabels()),
+                            List.of())));
   }
 
   @Override
@@ -248,19 +258,7 @@ public final class GitHubPullRequestHost implements PullRequestHost {
     List<String> warnings = new ArrayList<>();
     Set<String> labels = decorate(pr, labelNames(pr.getLabels()), draft, warnings);
     return api.call(
-        operation,
-        () ->
-            new PullRequest(
-                pr.getNumber(),
-                String.valueOf(pr.getHtmlUrl()),
-                pr.getHead().getRef(),
-                pr.getBase().getRef(),
-                draft.title(),
-                draft.body(),
-                pr.isDraft(),
-                labels,
-                false,
-                warnings));
+        operation, () -> toPullRequest(pr, draft.title(), draft.body(), labels, warnings));
   }
 
   /**
@@ -282,59 +280,65 @@ public final class GitHubPullRequestHost implements PullRequestHost {
             labels.addAll(labelNames(now));
           });
     }
-    if (!draft.assignees().isEmpty()) {
-      warnOnFailure(
-          warnings,
-          "assigning " + draft.assignees() + " to pull request #" + pr.getNumber(),
-          operation -> {
-            List<GHUser> users = users(draft.assignees(), operation);
-            retryingUnresolvedNode(
-                operation,
-                () -> {
-                  pr.addAssignees(users);
-                  return null;
-                });
-          });
-    }
-    if (!draft.reviewers().isEmpty()) {
-      warnOnFailure(
-          warnings,
-          "requesting reviews from " + draft.reviewers() + " on pull request #" + pr.getNumber(),
-          operation -> {
-            List<GHUser> users = users(draft.reviewers(), operation);
-            retryingUnresolvedNode(
-                operation,
-                () -> {
-                  pr.requestReviewers(users);
-                  return null;
-                });
-          });
-    }
-    if (!draft.teamReviewers().isEmpty()) {
-      warnOnFailure(
-          warnings,
-          "requesting reviews from teams "
-              + draft.teamReviewers()
-              + " on pull request #"
-              + pr.getNumber(),
-          operation -> {
-            GHOrganization org =
-                api.call(
-                    operation,
-                    () -> api.github().getOrganization(api.repositoryName().split("/")[0]));
-            List<GHTeam> teams = new ArrayList<>();
-            for (String slug : draft.teamReviewers()) {
-              teams.add(api.call(operation, () -> org.getTeamBySlug(slug)));
-            }
-            retryingUnresolvedNode(
-                operation,
-                () -> {
-                  pr.requestTeamReviewers(teams);
-                  return null;
-                });
-          });
-    }
+    requestFrom(
+        warnings,
+        draft.assignees(),
+        "assigning " + draft.assignees() + " to pull request #" + pr.getNumber(),
+        this::users,
+        pr::addAssignees);
+    requestFrom(
+        warnings,
+        draft.reviewers(),
+        "requesting reviews from " + draft.reviewers() + " on pull request #" + pr.getNumber(),
+        this::users,
+        pr::requestReviewers);
+    requestFrom(
+        warnings,
+        draft.teamReviewers(),
+        "requesting reviews from teams "
+            + draft.teamReviewers()
+            + " on pull request #"
+            + pr.getNumber(),
+        this::teams,
+        pr::requestTeamReviewers);
     return labels;
+  }
+
+  /** Who (or what) a name on the pull request draft is on GitHub. */
+  private interface Lookup<T> {
+    List<T> of(List<String> names, String operation);
+  }
+
+  /** A change to the pull request that names {@code T}s (users, teams). */
+  private interface PullRequestUpdate<T> {
+    void apply(List<T> named) throws IOException;
+  }
+
+  /**
+   * When {@code names} is not empty: looks them up and applies {@code update} with them, waiting
+   * out GitHub's lag on a new pull request; a failure becomes a warning, not a failed run.
+   */
+  private <T> void requestFrom(
+      List<String> warnings,
+      List<String> names,
+      String operation,
+      Lookup<T> lookup,
+      PullRequestUpdate<T> update) {
+    if (names.isEmpty()) {
+      return;
+    }
+    warnOnFailure(
+        warnings,
+        operation,
+        step -> {
+          List<T> named = lookup.of(names, step);
+          retryingUnresolvedNode(
+              step,
+              () -> {
+                update.apply(named);
+                return null;
+              });
+        });
   }
 
   private List<GHUser> users(List<String> logins, String operation) {
@@ -343,6 +347,16 @@ public final class GitHubPullRequestHost implements PullRequestHost {
       users.add(api.call(operation, () -> api.github().getUser(login)));
     }
     return users;
+  }
+
+  private List<GHTeam> teams(List<String> slugs, String operation) {
+    GHOrganization org =
+        api.call(operation, () -> api.github().getOrganization(api.repositoryName().split("/")[0]));
+    List<GHTeam> teams = new ArrayList<>();
+    for (String slug : slugs) {
+      teams.add(api.call(operation, () -> org.getTeamBySlug(slug)));
+    }
+    return teams;
   }
 
   private static void warnOnFailure(
@@ -378,17 +392,24 @@ public final class GitHubPullRequestHost implements PullRequestHost {
     }
   }
 
-  private static PullRequest toPullRequest(GHPullRequest pr, Set<String> labels)
+  /**
+   * {@code pr} as GitHub describes it, with {@code title} and {@code body} as they now are (an
+   * update does not refresh {@code pr}'s own).
+   */
+  private static PullRequest toPullRequest(
+      GHPullRequest pr, String title, String body, Set<String> labels, List<String> warnings)
       throws IOException {
     return new PullRequest(
         pr.getNumber(),
         String.valueOf(pr.getHtmlUrl()),
         pr.getHead().getRef(),
         pr.getBase().getRef(),
-        pr.getTitle(),
-        pr.getBody(),
+        title,
+        body,
         pr.isDraft(),
-        labels);
+        labels,
+        false,
+        warnings);
   }
 
   private static Set<String> labelNames(Collection<GHLabel> labels) {
