@@ -34,16 +34,7 @@ public record ManifestDocument(
 
   /** The line of {@code dottedPath}, else of its nearest ancestor, else the document's line. */
   public int lineOf(String dottedPath) {
-    String path = dottedPath;
-    while (!path.isEmpty()) {
-      Integer found = fieldLines.get(path);
-      if (found != null) {
-        return found;
-      }
-      int dot = path.lastIndexOf('.');
-      path = dot < 0 ? "" : path.substring(0, dot);
-    }
-    return line;
+    return YamlValues.lineOf(fieldLines, dottedPath, line);
   }
 
   public String kind() {

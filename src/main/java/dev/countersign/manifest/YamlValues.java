@@ -18,6 +18,23 @@ public final class YamlValues {
     return value instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
   }
 
+  /**
+   * The line of {@code dottedPath} ({@code jobs.sign.steps.1.uses}) in {@code lines}, else of its
+   * nearest ancestor that has one, else {@code fallback}.
+   */
+  public static int lineOf(Map<String, Integer> lines, String dottedPath, int fallback) {
+    String path = dottedPath;
+    while (!path.isEmpty()) {
+      Integer found = lines.get(path);
+      if (found != null) {
+        return found;
+      }
+      int dot = path.lastIndexOf('.');
+      path = dot < 0 ? "" : path.substring(0, dot);
+    }
+    return fallback;
+  }
+
   /** {@code value} as a sequence, or an empty one. */
   @SuppressWarnings("unchecked")
   public static List<Object> list(Object value) {

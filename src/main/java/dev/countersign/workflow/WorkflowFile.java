@@ -3,6 +3,7 @@ package dev.countersign.workflow;
 import static dev.countersign.manifest.YamlValues.list;
 import static dev.countersign.manifest.YamlValues.map;
 
+import dev.countersign.manifest.YamlValues;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -58,17 +59,9 @@ public record WorkflowFile(Path file, Map<String, Object> root, Map<String, Inte
     return file.getFileName().toString();
   }
 
+  /** The line of {@code path}, else of its nearest ancestor, else 1. */
   public int lineOf(String path) {
-    String current = path;
-    while (!current.isEmpty()) {
-      Integer line = lines.get(current);
-      if (line != null) {
-        return line;
-      }
-      int dot = current.lastIndexOf('.');
-      current = dot < 0 ? "" : current.substring(0, dot);
-    }
-    return 1;
+    return YamlValues.lineOf(lines, path, 1);
   }
 
   /** The trigger events, whichever form {@code on} takes (a name, a list or a mapping). */
