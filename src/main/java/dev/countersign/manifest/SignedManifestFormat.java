@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -234,47 +235,61 @@ public final class SignedManifestFormat {
     } else {
       signature = decodedSignature.get();
     }
-    Optional<byte[]> certificate = Optional.empty();
     String certificateKey = domain.certificate(index);
-    if (annotations.containsKey(certificateKey)) {
-      try {
-        byte[] pem =
-            gunzip(
-                base64Required(annotations.get(certificateKey), certificateKey),
-                MAX_ANNOTATION_PAYLOAD,
-                certificateKey);
-        if (!new String(pem, StandardCharsets.UTF_8).contains("-----BEGIN CERTIFICATE-----")) {
-          throw new IllegalArgumentException(
-              "annotation " + certificateKey + " does not hold a PEM certificate");
-        }
-        certificate = Optional.of(pem);
-      } catch (IllegalArgumentException e) {
-        problems.add(e.getMessage());
-      }
-    }
-    Optional<RekorBundle> bundle = Optional.empty();
+    Optional<byte[]> certificate =
+        gzippedAnnotation(
+            annotations,
+            certificateKey,
+            problems,
+            pem -> {
+              if (!new String(pem, StandardCharsets.UTF_8)
+                  .contains("-----BEGIN CERTIFICATE-----")) {
+                throw new IllegalArgumentException(
+                    "annotation " + certificateKey + " does not hold a PEM certificate");
+              }
+              return pem;
+            });
     String bundleKey = domain.bundle(index);
-    if (annotations.containsKey(bundleKey)) {
-      try {
-        byte[] json =
-            gunzip(
-                base64Required(annotations.get(bundleKey), bundleKey),
-                MAX_ANNOTATION_PAYLOAD,
-                bundleKey);
-        try {
-          bundle = Optional.of(RekorBundle.parse(json));
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(
-              "annotation " + bundleKey + " does not hold a Rekor bundle: " + e.getMessage(), e);
-        }
-      } catch (IllegalArgumentException e) {
-        problems.add(e.getMessage());
-      }
-    }
+    Optional<RekorBundle> bundle =
+        gzippedAnnotation(
+            annotations,
+            bundleKey,
+            problems,
+            json -> {
+              try {
+                return RekorBundle.parse(json);
+              } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                    "annotation " + bundleKey + " does not hold a Rekor bundle: " + e.getMessage(),
+                    e);
+              }
+            });
     Optional<String> problem =
         problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
     return new SignatureSetAnnotations(
         index, signatureBase64, signature, certificate, bundle, problem);
+  }
+
+  /**
+   * The optional annotation {@code key} (base64 of gzip), read by {@code read}; empty when it is
+   * absent or broken, and then why goes to {@code problems}.
+   */
+  private static <T> Optional<T> gzippedAnnotation(
+      Map<String, String> annotations,
+      String key,
+      List<String> problems,
+      Function<byte[], T> read) {
+    if (!annotations.containsKey(key)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(
+          read.apply(
+              gunzip(base64Required(annotations.get(key), key), MAX_ANNOTATION_PAYLOAD, key)));
+    } catch (IllegalArgumentException e) {
+      problems.add(e.getMessage());
+      return Optional.empty();
+    }
   }
 
   private List<ManifestDocument> tarballDocuments(byte[] tarGz, String messageKey) {
