@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 /**
  * The one rule for which files are manifests and which entries of a managed (unsigned or signed)
@@ -254,37 +255,15 @@ public final class ManifestTree {
         }
       }
     }
-    Path start = dir;
-    try {
-      Files.walkFileTree(
-          start,
-          new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attributes) {
-              if (!d.equals(start)) {
-                entries.add(new Entry(relative(base, d), Type.DIRECTORY, 0));
-              }
-              return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-              // Links are reported here, not followed: walkFileTree was not asked to follow them.
-              entries.add(new Entry(relative(base, file), typeOf(attributes), attributes.size()));
-              return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-              throw e;
-            }
-          });
-    } catch (IOException e) {
-      throw new EnvironmentProblem(
-          "Could not list the files under " + start + ": " + e.getMessage(),
-          "perhaps you should check that the directory is readable",
-          e);
-    }
+    visitBelow(
+        dir,
+        true,
+        (path, attributes) ->
+            entries.add(
+                new Entry(
+                    relative(base, path),
+                    typeOf(attributes),
+                    attributes.isDirectory() ? 0 : attributes.size())));
     return manifests(entries);
   }
 
@@ -322,21 +301,52 @@ public final class ManifestTree {
       return List.of();
     }
     List<Path> files = new ArrayList<>();
+    visitBelow(
+        dir,
+        false,
+        (file, attributes) -> {
+          if ((attributes.isRegularFile() || attributes.isSymbolicLink())
+              && isManifestName(file.getFileName().toString())) {
+            files.add(file);
+          }
+        });
+    files.sort(Comparator.naturalOrder());
+    return files;
+  }
+
+  /**
+   * Hands every entry below {@code dir} (directories too, not {@code dir} itself) to {@code visit},
+   * never following a link: a link is handed over as the link. {@code strict}: an entry that cannot
+   * be read fails the walk; otherwise it is skipped.
+   *
+   * @throws EnvironmentProblem when the walk fails
+   */
+  private static void visitBelow(
+      Path dir, boolean strict, BiConsumer<Path, BasicFileAttributes> visit) {
     try {
       Files.walkFileTree(
           dir,
           new SimpleFileVisitor<>() {
             @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-              if ((attributes.isRegularFile() || attributes.isSymbolicLink())
-                  && isManifestName(file.getFileName().toString())) {
-                files.add(file);
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attributes) {
+              if (!d.equals(dir)) {
+                visit.accept(d, attributes);
               }
               return FileVisitResult.CONTINUE;
             }
 
             @Override
-            public FileVisitResult visitFileFailed(Path file, IOException e) {
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+              // Links are reported here, not followed: walkFileTree was not asked to follow them.
+              visit.accept(file, attributes);
+              return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+              if (strict) {
+                throw e;
+              }
               return FileVisitResult.CONTINUE;
             }
           });
@@ -346,8 +356,6 @@ public final class ManifestTree {
           "perhaps you should check that the directory is readable",
           e);
     }
-    files.sort(Comparator.naturalOrder());
-    return files;
   }
 
   private static Type typeOf(BasicFileAttributes attributes) {
