@@ -109,37 +109,36 @@ final class YamlDocuments {
     return documents;
   }
 
+  /** A parser limit: a phrase of SnakeYAML's message when it is reached, and what we say then. */
+  private record Limit(String phrase, String what, String hint) {}
+
+  private static final List<Limit> LIMITS =
+      List.of(
+          new Limit(
+              "Number of aliases",
+              "uses more than "
+                  + ManifestReader.MAX_COLLECTION_ALIASES
+                  + " aliases to mappings or sequences (a YAML alias bomb?)",
+              "perhaps you should write the repeated parts out instead of using anchors"),
+          new Limit(
+              "Nesting Depth exceeded",
+              "nests mappings and sequences deeper than " + ManifestReader.MAX_DEPTH + " levels",
+              "perhaps you should flatten the document"),
+          new Limit(
+              "code points",
+              "is too large to parse",
+              "perhaps you should split it into smaller files"));
+
   private InputProblem yamlProblem(YAMLException e, Mark mark) {
     String reason =
         e instanceof MarkedYAMLException marked && marked.getProblem() != null
             ? marked.getProblem()
             : e.getMessage();
     int line = mark == null ? 0 : mark.getLine() + 1;
-    if (reason != null && reason.contains("Number of aliases")) {
-      return new InputProblem(
-          displayPath,
-          line,
-          "uses more than "
-              + ManifestReader.MAX_COLLECTION_ALIASES
-              + " aliases to mappings or sequences (a YAML alias bomb?)",
-          "perhaps you should write the repeated parts out instead of using anchors",
-          e);
-    }
-    if (reason != null && reason.contains("Nesting Depth exceeded")) {
-      return new InputProblem(
-          displayPath,
-          line,
-          "nests mappings and sequences deeper than " + ManifestReader.MAX_DEPTH + " levels",
-          "perhaps you should flatten the document",
-          e);
-    }
-    if (reason != null && reason.contains("code points")) {
-      return new InputProblem(
-          displayPath,
-          line,
-          "is too large to parse",
-          "perhaps you should split it into smaller files",
-          e);
+    for (Limit limit : LIMITS) {
+      if (reason != null && reason.contains(limit.phrase())) {
+        return new InputProblem(displayPath, line, limit.what(), limit.hint(), e);
+      }
     }
     return new InputProblem(
         displayPath,
