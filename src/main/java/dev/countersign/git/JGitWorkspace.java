@@ -180,10 +180,33 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     return directory;
   }
 
-  private static UsageProblem invalidRemote(GitRemote remote, String step, Exception cause) {
-    return new UsageProblem(
-        "Invalid remote " + GitRemote.sanitize(remote.url()) + " while " + step,
-        "perhaps you should pass the repository URL, e.g. https://github.com/OWNER/REPO.git",
+  /**
+   * A remote command's failure as the problem it is: ours as it stands, a bad remote URL, a
+   * transport failure ({@link #transportProblem}), else {@code failed} ("Fetch failed") and {@code
+   * hint}.
+   */
+  private static CountersignException remoteFailure(
+      Exception e, GitRemote remote, String step, String failed, String hint) {
+    if (e instanceof CountersignException ours) {
+      return ours;
+    }
+    if (e instanceof InvalidRemoteException) {
+      return new UsageProblem(
+          "Invalid remote " + GitRemote.sanitize(remote.url()) + " while " + step,
+          "perhaps you should pass the repository URL, e.g. https://github.com/OWNER/REPO.git",
+          e);
+    }
+    if (e instanceof TransportException transport) {
+      return transportProblem(transport, step, remote);
+    }
+    return new RemoteProblem(
+        failed + " while " + step + ": " + GitRemote.sanitize(e.getMessage()), hint, e);
+  }
+
+  private static RemoteProblem noSuchBranch(String branch, String step, Exception cause) {
+    return new RemoteProblem(
+        "The remote has no branch " + branch + " while " + step,
+        "perhaps you should check the branch input or that the branch still exists",
         cause);
   }
 
@@ -687,18 +710,13 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       List<PushResult> results = new ArrayList<>();
       push.call().forEach(results::add);
       return outcome(results, target, branch, step);
-    } catch (InvalidRemoteException e) {
-      throw invalidRemote(remote, step, e);
-    } catch (TransportException e) {
-      throw transportProblem(e, step, remote);
     } catch (GitAPIException | RuntimeException e) {
-      if (e instanceof CountersignException ce) {
-        throw ce;
-      }
-      throw new RemoteProblem(
-          "Push failed while " + step + ": " + GitRemote.sanitize(e.getMessage()),
-          "perhaps you should retry; if it persists run with --stacktrace and report it",
-          e);
+      throw remoteFailure(
+          e,
+          remote,
+          step,
+          "Push failed",
+          "perhaps you should retry; if it persists run with --stacktrace and report it");
     }
   }
 
@@ -765,9 +783,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       authenticate(fetch, remote);
       FetchResult result = fetch.call();
       if (result.getAdvertisedRef(source) == null) {
-        throw new RemoteProblem(
-            "The remote has no branch " + branch + " while " + step,
-            "perhaps you should check the branch input or that the branch still exists");
+        throw noSuchBranch(branch, step, null);
       }
       Ref fetched = repository.exactRef(local);
       if (fetched == null) {
@@ -775,21 +791,13 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
             "Fetched " + source + " but " + local + " is missing while " + step);
       }
       return fetched.getObjectId().name();
-    } catch (InvalidRemoteException e) {
-      throw invalidRemote(remote, step, e);
     } catch (TransportException e) {
       if (String.valueOf(e.getMessage()).contains("does not have " + source)) {
-        throw new RemoteProblem(
-            "The remote has no branch " + branch + " while " + step,
-            "perhaps you should check the branch input or that the branch still exists",
-            e);
+        throw noSuchBranch(branch, step, e);
       }
       throw transportProblem(e, step, remote);
     } catch (GitAPIException e) {
-      throw new RemoteProblem(
-          "Fetch failed while " + step + ": " + GitRemote.sanitize(e.getMessage()),
-          "perhaps you should retry the run",
-          e);
+      throw remoteFailure(e, remote, step, "Fetch failed", "perhaps you should retry the run");
     } catch (IOException e) {
       throw readProblem(local, e);
     }
@@ -805,15 +813,9 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       authenticate(list, remote);
       boolean present = list.call().stream().anyMatch(ref -> ref.getName().equals(source));
       return present ? Optional.of(fetch(remote, branch)) : Optional.empty();
-    } catch (InvalidRemoteException e) {
-      throw invalidRemote(remote, step, e);
-    } catch (TransportException e) {
-      throw transportProblem(e, step, remote);
     } catch (GitAPIException e) {
-      throw new RemoteProblem(
-          "Listing branches failed while " + step + ": " + GitRemote.sanitize(e.getMessage()),
-          "perhaps you should retry the run",
-          e);
+      throw remoteFailure(
+          e, remote, step, "Listing branches failed", "perhaps you should retry the run");
     }
   }
 
@@ -940,18 +942,19 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         });
   }
 
+  /**
+   * Words of jgit's transport errors that mean the remote refused our credentials: "not authorized"
+   * / "Authentication is required" (401), "git-receive-pack not permitted" (403).
+   */
+  private static final List<String> AUTHENTICATION_FAILURES =
+      List.of("not authorized", "authentication", "not permitted", "401", "403");
+
   private static RemoteProblem transportProblem(
       TransportException e, String step, GitRemote remote) {
     String message = GitRemote.sanitize(e.getMessage());
     String lower = String.valueOf(message).toLowerCase(Locale.ROOT);
     String hint;
-    // jgit's wording: "not authorized" / "Authentication is required" (401), "git-receive-pack
-    // not permitted" (403).
-    if (lower.contains("not authorized")
-        || lower.contains("authentication")
-        || lower.contains("not permitted")
-        || lower.contains("401")
-        || lower.contains("403")) {
+    if (AUTHENTICATION_FAILURES.stream().anyMatch(lower::contains)) {
       hint =
           remote.token().isPresent()
               ? "perhaps you should give the token contents: write permission on this repository"
