@@ -1,11 +1,10 @@
 package dev.countersign.keys;
 
+import dev.countersign.support.NamedFiles;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
-import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -124,25 +123,14 @@ public final class PublicKeys {
   }
 
   static byte[] readKeyFile(Path file) {
-    try {
-      if (Files.isDirectory(file)) {
-        throw new UsageProblem(
-            file + " is a directory, not a key file",
-            "perhaps you should pass the key file itself");
-      }
-      if (Files.size(file) > MAX_KEY_FILE_BYTES) {
-        throw new InputProblem(
-            file,
-            0,
-            "is too large to be a key file (" + Files.size(file) + " bytes)",
-            "perhaps you should check that you passed the key and not a manifest");
-      }
-      return Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
+    if (Files.isDirectory(file)) {
       throw new UsageProblem(
-          "Key file " + file + " does not exist", "perhaps you should check the path", e);
-    } catch (IOException e) {
-      throw InputProblem.unreadable(file, e);
+          file + " is a directory, not a key file", "perhaps you should pass the key file itself");
     }
+    return NamedFiles.read(
+        file,
+        "key file",
+        MAX_KEY_FILE_BYTES,
+        "perhaps you should check the path (the key, not a manifest)");
   }
 }

@@ -1,14 +1,12 @@
 package dev.countersign.verification;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.countersign.support.NamedFiles;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -30,6 +28,9 @@ import java.util.Optional;
  * used only for the public-good TUF download, see {@link PublicGoodTrustMaterial}).
  */
 public final class TrustedRoot {
+
+  /** Far above any real trusted root (the public-good one is tens of kilobytes). */
+  private static final long MAX_FILE_BYTES = 16L * 1024 * 1024;
 
   /**
    * A transparency log's signing key.
@@ -105,17 +106,12 @@ public final class TrustedRoot {
    * @throws InputProblem when it is not a usable trusted root
    */
   public static TrustedRoot fromFile(Path file) {
-    byte[] json;
-    try {
-      json = Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
-      throw new UsageProblem(
-          "Trusted root " + file + " does not exist",
-          ", perhaps you should check the --trusted-root path",
-          e);
-    } catch (IOException e) {
-      throw InputProblem.unreadable(file, e);
-    }
+    byte[] json =
+        NamedFiles.read(
+            file,
+            "trusted root",
+            MAX_FILE_BYTES,
+            "perhaps you should check the --trusted-root path");
     try {
       return fromJson(json, file.toString());
     } catch (IllegalArgumentException e) {
