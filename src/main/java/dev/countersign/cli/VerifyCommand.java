@@ -217,8 +217,7 @@ final class VerifyCommand implements Callable<Integer> {
     ArtifactVerifier verifier =
         new ArtifactVerifier(
             registryOptions.registry(runtime, reporter, reference),
-            new PayloadSignatureVerifier(trustedRoot, policy),
-            policy.minSigners());
+            new PayloadSignatureVerifier(trustedRoot, policy));
     ArtifactVerifier.Verdict verdict = verifier.verify(reference);
     if (output == Output.json) {
       Map<String, Object> row = new LinkedHashMap<>();

@@ -13,8 +13,8 @@ import java.util.Set;
 
 /**
  * {@code countersign verify --oci}: an artifact passes when its manifest and every blob it names
- * match their digests, and at least {@code minSigners} distinct allowed signers signed a
- * simple-signing payload naming exactly its manifest digest (cosign's tag-based signatures, the
+ * match their digests, and at least the policy's {@code minSigners} distinct allowed signers signed
+ * a simple-signing payload naming exactly its manifest digest (cosign's tag-based signatures, the
  * same rules as {@code cosign verify} and Flux, plus the checks {@link PayloadSignatureVerifier}
  * adds).
  */
@@ -30,12 +30,13 @@ public final class ArtifactVerifier {
 
   private final Registry registry;
   private final PayloadSignatureVerifier signatures;
-  private final int minSigners;
 
-  public ArtifactVerifier(Registry registry, PayloadSignatureVerifier signatures, int minSigners) {
+  /**
+   * @param signatures whose policy also says how many distinct signers must verify
+   */
+  public ArtifactVerifier(Registry registry, PayloadSignatureVerifier signatures) {
     this.registry = registry;
     this.signatures = signatures;
-    this.minSigners = minSigners;
   }
 
   /**
@@ -81,6 +82,7 @@ public final class ArtifactVerifier {
       Optional<String> signer = checkLayer(repository, digest, layers.get(i), failures, i);
       signer.ifPresent(signers::add);
     }
+    int minSigners = signatures.minSigners();
     if (signers.size() >= minSigners) {
       return new Verdict(
           reference, true, "signed by " + String.join(", ", signers), List.copyOf(signers));

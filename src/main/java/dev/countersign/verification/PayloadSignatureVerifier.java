@@ -40,6 +40,11 @@ public final class PayloadSignatureVerifier {
     this.sets = new SignatureSetCheck(trustedRoot, policy);
   }
 
+  /** How many distinct signers the policy requires ({@link TrustPolicy#minSigners}). */
+  public int minSigners() {
+    return sets.policy().minSigners();
+  }
+
   /**
    * @param signatureBase64 the std-base64 DER signature as stored
    * @param certificatePem the leaf certificate PEM (keyless), if any

@@ -43,6 +43,10 @@ final class SignatureSetCheck {
     this.logEntries = Optional.ofNullable(verifier);
   }
 
+  TrustPolicy policy() {
+    return policy;
+  }
+
   /**
    * The verified signer (key fingerprint or SAN) of {@code set} over {@code message}, or why not.
    */
