@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The strict keyless check of one signature set (docs/design.md): the bundle's SET by a trusted
@@ -158,34 +159,22 @@ final class KeylessSetVerifier {
     if (setProblem.isPresent()) {
       return setProblem;
     }
-    RekorEntryBody body;
-    try {
-      body = RekorEntryBody.parseBase64(bundle.body());
-    } catch (IllegalArgumentException e) {
-      return Optional.of(e.getMessage());
-    }
-    // cosign 1.x uploaded keyed blob signatures as rekord entries: same binding, older shape.
-    Optional<String> dataProblem = checkData(body, message);
-    if (dataProblem.isPresent()) {
-      return dataProblem;
-    }
-    if (body.kind().equals("rekord") && !body.signatureFormat().equals("x509")) {
-      return Optional.of(
-          "the log entry's signature format is " + body.signatureFormat() + ", expected x509");
-    }
-    if (!body.signatureBase64().equals(set.signatureBase64())) {
-      return Optional.of("the log entry holds a different signature than the signature annotation");
-    }
-    try {
-      PublicKey logged = PublicKeys.parse(body.publicKeyPem(), Path.of("log entry"));
-      if (!Arrays.equals(logged.getEncoded(), key.getEncoded())) {
-        return Optional.of(
-            "the log entry holds a different public key than the one that verified the signature");
-      }
-    } catch (IllegalArgumentException | InputProblem e) {
-      return Optional.of("the log entry's public key cannot be read");
-    }
-    return Optional.empty();
+    return checkEntry(
+        bundle.body(),
+        message,
+        set.signatureBase64(),
+        body -> {
+          try {
+            PublicKey logged = PublicKeys.parse(body.publicKeyPem(), Path.of("log entry"));
+            return Arrays.equals(logged.getEncoded(), key.getEncoded())
+                ? Optional.empty()
+                : Optional.of(
+                    "the log entry holds a different public key than the one that verified the"
+                        + " signature");
+          } catch (IllegalArgumentException | InputProblem e) {
+            return Optional.of("the log entry's public key cannot be read");
+          }
+        });
   }
 
   private Optional<String> checkSet(RekorBundle bundle) {
@@ -194,12 +183,47 @@ final class KeylessSetVerifier {
 
   private static Optional<String> checkBody(
       String body64, byte[] message, String signatureBase64, X509Certificate leaf) {
+    return checkEntry(
+        body64,
+        message,
+        signatureBase64,
+        body -> {
+          X509Certificate logged;
+          try {
+            logged =
+                FulcioCertificate.parseSinglePem(body.publicKeyPem(), "the log entry's public key");
+          } catch (IllegalArgumentException e) {
+            return Optional.of(e.getMessage());
+          }
+          try {
+            return Arrays.equals(logged.getEncoded(), leaf.getEncoded())
+                ? Optional.empty()
+                : Optional.of(
+                    "the log entry holds a different certificate than the certificate annotation");
+          } catch (CertificateEncodingException e) {
+            return Optional.of("the certificate cannot be re-encoded");
+          }
+        });
+  }
+
+  /**
+   * The log entry {@code body64} (keyed or keyless alike) binds this message and this signature
+   * string, and {@code signerCheck} accepts the key or certificate it logged.
+   *
+   * @return why it does not, or empty when it does
+   */
+  private static Optional<String> checkEntry(
+      String body64,
+      byte[] message,
+      String signatureBase64,
+      Function<RekorEntryBody, Optional<String>> signerCheck) {
     RekorEntryBody body;
     try {
       body = RekorEntryBody.parseBase64(body64);
     } catch (IllegalArgumentException e) {
       return Optional.of(e.getMessage());
     }
+    // cosign 1.x uploaded keyed blob signatures as rekord entries: same binding, older shape.
     Optional<String> dataProblem = checkData(body, message);
     if (dataProblem.isPresent()) {
       return dataProblem;
@@ -211,21 +235,7 @@ final class KeylessSetVerifier {
       return Optional.of(
           "the log entry's signature format is " + body.signatureFormat() + ", expected x509");
     }
-    X509Certificate logged;
-    try {
-      logged = FulcioCertificate.parseSinglePem(body.publicKeyPem(), "the log entry's public key");
-    } catch (IllegalArgumentException e) {
-      return Optional.of(e.getMessage());
-    }
-    try {
-      if (!Arrays.equals(logged.getEncoded(), leaf.getEncoded())) {
-        return Optional.of(
-            "the log entry holds a different certificate than the certificate annotation");
-      }
-    } catch (CertificateEncodingException e) {
-      return Optional.of("the certificate cannot be re-encoded");
-    }
-    return Optional.empty();
+    return signerCheck.apply(body);
   }
 
   /** The entry's data binds this message: a sha256 hash, or (legacy rekord) the content itself. */
