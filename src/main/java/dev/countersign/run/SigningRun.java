@@ -121,7 +121,27 @@ public record SigningRun(
   public record Proposed(PromotionResult result, List<String> signedFiles) implements Result {}
 
   public Result run(Request request) {
-    Delivery delivery = delivery(request.mode(), request.options().build(), request.gitHubApi());
+    ReconcileOptions asked = request.options().build();
+    boolean mayHaveWork = mayHaveWork(asked);
+    // Trust material, key and identity token on a background thread from the start, while
+    // GitHub is asked about the branch and the manifests are planned: on a one-manifest run they
+    // are most of the wait. No certificate yet: the signing step asks for one only once the
+    // inputs have passed their checks. The finally stops what the run turned out not to need.
+    boolean prepare =
+        mayHaveWork && !request.noSign() && request.mode() != RunMode.REFRESH && !asked.dryRun();
+    if (prepare) {
+      signJob.prepareSignerIdentity();
+    }
+    try {
+      return run(request, delivery(request.mode(), asked, request.gitHubApi(), mayHaveWork));
+    } finally {
+      if (prepare) {
+        signJob.cancelPreparation();
+      }
+    }
+  }
+
+  private Result run(Request request, Delivery delivery) {
     ReconcileOptions options = request.options().push(delivery == Delivery.PUSH).build();
     // Nothing is pushed on a dry run or with --no-push, so nothing needs GitHub's API then.
     GitWorkspace target = delivery == Delivery.LOCAL ? workspace : publishing.get();
@@ -164,14 +184,15 @@ public record SigningRun(
    * refused: then the run goes straight to the pull request instead of making a push that cannot
    * succeed on every run.
    */
-  private Delivery delivery(RunMode mode, ReconcileOptions asked, boolean gitHubApi) {
+  private Delivery delivery(
+      RunMode mode, ReconcileOptions asked, boolean gitHubApi, boolean mayHaveWork) {
     if (asked.dryRun() || !asked.push()) {
       return Delivery.LOCAL;
     }
     if (mode != RunMode.PUSH) {
       return Delivery.PROPOSE;
     }
-    return gitHubApi && mayHaveWork(asked) && protectedOnGitHub(asked.branch())
+    return gitHubApi && mayHaveWork && protectedOnGitHub(asked.branch())
         ? Delivery.PROPOSE
         : Delivery.PUSH;
   }
