@@ -29,7 +29,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.security.cert.CertPath;
 import java.security.cert.CertificateEncodingException;
@@ -587,23 +586,13 @@ public final class SigstoreKeylessSigner implements MessageSigner {
           ", perhaps you should check that the trusted root's certificate authorities and"
               + " transparency logs are readable");
     }
-    try {
-      return new Built(
-          services.fulcio().get(),
-          services.rekor().get(),
-          new SigstoreResponseVerifier(root),
-          tokenSource,
-          EphemeralEcdsaKey.generate(new SecureRandom()),
-          new SigstoreHttp());
-    } catch (GeneralSecurityException e) {
-      throw new UsageProblem(
-          "Could not set up signing from "
-              + describeTrust()
-              + " while signing keylessly: "
-              + e.getMessage(),
-          ", perhaps you should check the JDK's TLS set-up",
-          e);
-    }
+    return new Built(
+        services.fulcio().get(),
+        services.rekor().get(),
+        new SigstoreResponseVerifier(root),
+        tokenSource,
+        EphemeralEcdsaKey.generate(new SecureRandom()),
+        new SigstoreHttp());
   }
 
   private String describeTrust() {
