@@ -5,7 +5,7 @@
 #
 #   bench/bench.sh [--sizes "1 50 500"] [--latencies "0 150"] [--baseline-sample K]
 #                  [--verify-n 10000] [--rss-n 5000] [--repeat 5] [--skip-baseline]
-#                  [--only sign|offline] [--runtime DIR] [--results FILE]
+#                  [--only sign|offline] [--runtime DIR] [--results FILE] [--transport http|tls]
 #
 # --runtime DIR measures the runtime the container ships (built by .ci/build-runtime.sh DIR):
 # its jlinked java, its jar and the launcher flags in DIR/jvm.options (AppCDS archive included).
@@ -22,6 +22,12 @@
 #   --version     median of --repeat starts.
 #   no-op run     `countersign run --no-push` with nothing in unsigned/: median of --repeat.
 #   RSS at N      peak RSS of a keyless `run --no-push` over --rss-n manifests at latency 0.
+#
+# --transport: how both sides reach Fulcio, the same for both (Rekor and the token endpoint are
+# plain http on the stack either way). http (default): both use OUT/signing_config.http.json.
+# tls: both use OUT/signing_config.json (https Fulcio); countersign's JVM trusts the stack's CA
+# through a trust store of the same type as the runtime's own cacerts (what a runner's JVM
+# reads), the loop through NODE_EXTRA_CA_CERTS.
 #
 # Every row reports wall time, manifests/s, certificates and Rekor entries issued (GET /__stats,
 # reset with POST /__stats/reset before each measurement) and peak RSS (/usr/bin/time -v; for
@@ -49,6 +55,7 @@ repeat=5
 skip_baseline=0
 only=all
 results=""
+transport=http
 
 while (($#)); do
   case "$1" in
@@ -61,6 +68,7 @@ while (($#)); do
     --skip-baseline) skip_baseline=1; shift ;;
     --only) only="$2"; shift 2 ;;
     --results) results="$2"; shift 2 ;;
+    --transport) transport="$2"; shift 2 ;;
     --runtime) runtime="$(cd "$2" && pwd)"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -68,6 +76,7 @@ while (($#)); do
 done
 
 die() { echo "bench: $*" >&2; exit 1; }
+[[ "$transport" == http || "$transport" == tls ]] || die "--transport takes http or tls"
 if [[ -n "$runtime" ]]; then
   [[ -f "$runtime/jvm.options" ]] || die "$runtime is not a runtime built by .ci/build-runtime.sh"
   JAVA="$runtime/jre/bin/java"
@@ -136,15 +145,26 @@ start_stack() { # latency
   # shellcheck disable=SC1091
   set -a; . "$out/stack.env"; set +a
   stack_url="$SIGSTORE_STACK_URL"
-  # Fulcio is served over TLS: the JVM must trust the stack's CA next to the public roots.
-  local java_home cacerts store="$work/truststore-$latency.p12"
-  java_home="$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.home/ { print $2 }')"
-  cacerts="$java_home/lib/security/cacerts"
-  keytool -importkeystore -noprompt -srckeystore "$cacerts" -srcstorepass changeit \
-    -destkeystore "$store" -deststoretype PKCS12 -deststorepass changeit >/dev/null 2>&1
-  keytool -importcert -noprompt -alias sigstore-test-stack -file "$out/tls-ca.pem" \
-    -keystore "$store" -storetype PKCS12 -storepass changeit >/dev/null 2>&1
-  trust_opts=(-Djavax.net.ssl.trustStore="$store" -Djavax.net.ssl.trustStorePassword=changeit)
+  if [[ "$transport" == tls ]]; then
+    # https Fulcio: the JVM trusts the stack's CA next to the public roots, in a store of the type
+    # the runtime's own cacerts has (a PKCS12 store costs two 10,000-round PBKDF2s to open).
+    local java_home cacerts store_type store
+    java_home="$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.home/ { print $2 }')"
+    cacerts="$java_home/lib/security/cacerts"
+    store_type="$(keytool -list -keystore "$cacerts" -storepass changeit 2>/dev/null | awk -F': ' '/^Keystore type/ { print $2 }')"
+    store="$work/truststore-$latency.${store_type,,}"
+    keytool -importkeystore -noprompt -srckeystore "$cacerts" -srcstorepass changeit \
+      -destkeystore "$store" -deststoretype "$store_type" -deststorepass changeit >/dev/null 2>&1
+    keytool -importcert -noprompt -alias sigstore-test-stack -file "$out/tls-ca.pem" \
+      -keystore "$store" -storetype "$store_type" -storepass changeit >/dev/null 2>&1
+    trust_opts=(-Djavax.net.ssl.trustStore="$store" -Djavax.net.ssl.trustStorePassword=changeit)
+    signing_config="$out/signing_config.json"
+    NODE_CA="$out/tls-ca.pem"
+  else
+    trust_opts=()
+    signing_config="$out/signing_config.http.json"
+    NODE_CA=""
+  fi
   log "stack up at $stack_url (latency ${latency} ms)"
 }
 stop_stack() {
@@ -156,7 +176,7 @@ stats_read() {
   read -r CERTS ENTRIES < <(curl -fsS "$stack_url/__stats" \
     | node -e 'const s = JSON.parse(require("fs").readFileSync(0)); console.log(s.issued.certificates, s.issued.logEntries)')
 }
-keyless_args() { echo --trusted-root "$stack_out/trusted_root.json" --signing-config "$stack_out/signing_config.json"; }
+keyless_args() { echo --trusted-root "$stack_out/trusted_root.json" --signing-config "$signing_config"; }
 
 # ---- repositories ------------------------------------------------------------------------------
 git_quiet() { git -c user.name=bench -c user.email=bench@example.invalid -c init.defaultBranch=main -c commit.gpgsign=false "$@" >/dev/null 2>&1; }
@@ -205,10 +225,10 @@ bench_keyless() { # latency n
     if ((baseline_sample > 0 && baseline_sample < n)); then k=$baseline_sample; label="$label (extrapolated from $k files)"; fi
     printf '%s\n' "${files[@]:0:k}" >"$dir/baseline.list"
     stats_reset
-    measure "$dir/baseline.log" bash -c '
+    measure "$dir/baseline.log" env ${NODE_CA:+NODE_EXTRA_CA_CERTS="$NODE_CA"} bash -c '
       while IFS= read -r f; do
         node "$1/tools/sign.mjs" --signing-config "$2" "$f" -o "$f.sigstore.json" || exit 1
-      done <"$3"' _ "$STACK_DIR" "$stack_out/signing_config.http.json" "$dir/baseline.list"
+      done <"$3"' _ "$STACK_DIR" "$signing_config" "$dir/baseline.list"
     stats_read
     base_ms=$((WALL_MS * n / k))
     base_cpu=$(awk -v c="$CPU_S" -v n="$n" -v k="$k" 'BEGIN { printf "%.1f", c * n / k }')
@@ -321,7 +341,7 @@ fi
   echo
   echo "countersign benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $("$JAVA" -version 2>&1 | head -1)"
   echo "load average before/after: $load_before / $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "command: bench/bench.sh --sizes \"$sizes\" --latencies \"$latencies\" --baseline-sample $baseline_sample --verify-n $verify_n --rss-n $rss_n --repeat $repeat$( ((skip_baseline)) && echo ' --skip-baseline')${runtime:+ --runtime $runtime}${COUNTERSIGN_JAVA_OPTS:+ (COUNTERSIGN_JAVA_OPTS=$COUNTERSIGN_JAVA_OPTS)}"
+  echo "command: bench/bench.sh --sizes \"$sizes\" --latencies \"$latencies\" --baseline-sample $baseline_sample --verify-n $verify_n --rss-n $rss_n --repeat $repeat --transport $transport$( ((skip_baseline)) && echo ' --skip-baseline')${runtime:+ --runtime $runtime}${COUNTERSIGN_JAVA_OPTS:+ (COUNTERSIGN_JAVA_OPTS=$COUNTERSIGN_JAVA_OPTS)}"
   echo
   cat "$table"
 } | tee -a "${results:-/dev/null}"

@@ -22,9 +22,22 @@ import java.util.Optional;
  */
 public final class Main {
 
+  /** The system property SLF4J 2 (jgit's logging API) takes its binding's class name from. */
+  static final String SLF4J_PROVIDER = "slf4j.provider";
+
+  /** The level below which SLF4J keeps its own messages to itself. */
+  static final String SLF4J_VERBOSITY = "slf4j.internal.verbosity";
+
   private Main() {}
 
   public static void main(String[] args) {
+    // Before jgit's first logger: name SLF4J's binding instead of letting it search the class
+    // path for one, which opens every jar on each start. A value given with -D is kept.
+    // SLF4J reports that choice on stderr unless its own verbosity is lowered.
+    if (System.getProperty(SLF4J_PROVIDER) == null) {
+      System.setProperty(SLF4J_PROVIDER, "org.slf4j.nop.NOPServiceProvider");
+      System.setProperty(SLF4J_VERBOSITY, "WARN");
+    }
     // Before jgit first looks at a file: no 3-second timestamp probe in a fresh container.
     FileStoreTiming.install();
     Env env = Env.of(System.getenv());

@@ -24,8 +24,17 @@ public interface MessageSigner extends AutoCloseable {
   default void prepare() {}
 
   /**
-   * Says that no signature will be asked for after all: what {@link #prepare} started stops before
-   * contacting another service, or has finished, when this returns.
+   * Says that signatures may be asked for soon: a signer may start fetching what the first
+   * signature needs short of a certificate (trust material, key, identity token) in the background.
+   * Nothing is certified or signed until {@link #prepare} or {@link #sign}. Failures surface in
+   * {@link #sign}.
+   */
+  default void prepareIdentity() {}
+
+  /**
+   * Says that no signature will be asked for after all: what {@link #prepare} or {@link
+   * #prepareIdentity} started stops before contacting another service, or has finished, when this
+   * returns.
    */
   default void cancelPreparation() {}
 

@@ -105,8 +105,17 @@ public final class SignJob {
   }
 
   /**
-   * Undoes {@link #prepareSigner}: nothing will be signed; see {@link
-   * MessageSigner#cancelPreparation}.
+   * Creates the signer now and lets it start what the first signature needs short of a certificate
+   * (trust material, key, identity token): for a caller that may have something to sign but has not
+   * yet checked its inputs. No service is asked to certify anything.
+   */
+  public synchronized void prepareSignerIdentity() {
+    signer().prepareIdentity();
+  }
+
+  /**
+   * Undoes {@link #prepareSigner} and {@link #prepareSignerIdentity}: nothing will be signed; see
+   * {@link MessageSigner#cancelPreparation}.
    */
   public synchronized void cancelPreparation() {
     if (signer != null) {

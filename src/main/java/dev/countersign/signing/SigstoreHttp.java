@@ -1,5 +1,6 @@
 package dev.countersign.signing;
 
+import dev.countersign.support.problems.UsageProblem;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -29,8 +30,8 @@ import javax.net.ssl.TrustManagerFactory;
  * JVM.
  *
  * <p>Each instance takes the JVM's trust settings ({@code javax.net.ssl.trustStore*}, else the
- * JRE's {@code cacerts}) when it is made, and keeps one TLS socket factory, so its connections can
- * be reused.
+ * JRE's {@code cacerts}) at its first https request, and keeps one TLS socket factory, so its
+ * connections can be reused.
  *
  * <p>Thread-safe: every call opens its own connection object; idle connections are reused.
  */
@@ -65,18 +66,32 @@ final class SigstoreHttp {
     }
   }
 
-  private final SSLSocketFactory tls;
+  // Made on the first https request (guarded by this): a run whose services are all plain http
+  // (a loopback Sigstore) never reads a trust store.
+  private SSLSocketFactory tls;
 
   /**
-   * @throws GeneralSecurityException when the configured trust store cannot be used
+   * The TLS socket factory of every https connection: the JVM's trust settings, read once.
+   *
+   * @throws UsageProblem when the configured trust store cannot be used
    */
-  SigstoreHttp() throws GeneralSecurityException {
-    TrustManagerFactory trust =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    trust.init((KeyStore) null);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, trust.getTrustManagers(), null);
-    this.tls = context.getSocketFactory();
+  private synchronized SSLSocketFactory tls() {
+    if (tls == null) {
+      try {
+        TrustManagerFactory trust =
+            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init((KeyStore) null);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trust.getTrustManagers(), null);
+        tls = context.getSocketFactory();
+      } catch (GeneralSecurityException e) {
+        throw new UsageProblem(
+            "Could not set up TLS for the Sigstore services: " + e.getMessage(),
+            ", perhaps you should check the JDK's TLS set-up (javax.net.ssl.trustStore*)",
+            e);
+      }
+    }
+    return tls;
   }
 
   Response get(URI uri, Map<String, String> headers) throws IOException {
@@ -91,7 +106,7 @@ final class SigstoreHttp {
       throws IOException {
     HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
     if (connection instanceof HttpsURLConnection https) {
-      https.setSSLSocketFactory(tls);
+      https.setSSLSocketFactory(tls());
     }
     connection.setConnectTimeout(CONNECT_TIMEOUT_MS);
     connection.setReadTimeout(READ_TIMEOUT_MS);

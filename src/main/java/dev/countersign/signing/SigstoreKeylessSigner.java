@@ -29,7 +29,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.security.cert.CertPath;
 import java.security.cert.CertificateEncodingException;
@@ -39,6 +38,7 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
@@ -95,7 +95,10 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private IdentityTokenSource.IdentityToken pendingToken;
   private volatile String identity;
   private volatile SignerIdentity tokenIdentity;
-  private volatile Thread preparation;
+  // Background preparations (guarded by this): the identity's, then the certificate's.
+  private final List<Thread> preparations = new ArrayList<>();
+  private boolean identityStarted;
+  private boolean certificateStarted;
   private volatile boolean preparationCancelled;
 
   private record Built(
@@ -138,16 +141,32 @@ public final class SigstoreKeylessSigner implements MessageSigner {
    */
   @Override
   public void prepare() {
-    if (certified != null || preparation != null) {
+    startPreparation(true);
+  }
+
+  /**
+   * Starts, on a background thread, what the first signature needs short of a certificate: the
+   * trust material, the key and the identity token. Fulcio is not asked; {@link #prepare} asks it,
+   * with this token, once the caller knows what it will sign.
+   */
+  @Override
+  public void prepareIdentity() {
+    startPreparation(false);
+  }
+
+  private synchronized void startPreparation(boolean withCertificate) {
+    if (certified != null || (withCertificate ? certificateStarted : identityStarted)) {
       return;
     }
-    Thread thread = new Thread(this::prepareNow, "countersign-keyless-prepare");
+    identityStarted = true;
+    certificateStarted |= withCertificate;
+    Thread thread = new Thread(() -> prepareNow(withCertificate), "countersign-keyless-prepare");
     thread.setDaemon(true);
-    preparation = thread;
+    preparations.add(thread);
     thread.start();
   }
 
-  private void prepareNow() {
+  private void prepareNow(boolean withCertificate) {
     try {
       Built current = built();
       certificateLock.lock();
@@ -165,7 +184,9 @@ public final class SigstoreKeylessSigner implements MessageSigner {
             // identity() meets it again with a token of its own
           }
         }
-        certificate(current);
+        if (withCertificate && !preparationCancelled) {
+          certificate(current);
+        }
       } finally {
         certificateLock.unlock();
       }
@@ -183,12 +204,16 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   @Override
   public void cancelPreparation() {
     preparationCancelled = true;
-    Thread thread = preparation;
-    if (thread != null) {
+    List<Thread> started;
+    synchronized (this) {
+      started = List.copyOf(preparations);
+    }
+    for (Thread thread : started) {
       try {
         thread.join();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        return;
       }
     }
   }
@@ -561,23 +586,13 @@ public final class SigstoreKeylessSigner implements MessageSigner {
           ", perhaps you should check that the trusted root's certificate authorities and"
               + " transparency logs are readable");
     }
-    try {
-      return new Built(
-          services.fulcio().get(),
-          services.rekor().get(),
-          new SigstoreResponseVerifier(root),
-          tokenSource,
-          EphemeralEcdsaKey.generate(new SecureRandom()),
-          new SigstoreHttp());
-    } catch (GeneralSecurityException e) {
-      throw new UsageProblem(
-          "Could not set up signing from "
-              + describeTrust()
-              + " while signing keylessly: "
-              + e.getMessage(),
-          ", perhaps you should check the JDK's TLS set-up",
-          e);
-    }
+    return new Built(
+        services.fulcio().get(),
+        services.rekor().get(),
+        new SigstoreResponseVerifier(root),
+        tokenSource,
+        EphemeralEcdsaKey.generate(new SecureRandom()),
+        new SigstoreHttp());
   }
 
   private String describeTrust() {

@@ -226,6 +226,59 @@ class SigstoreKeylessSignerTest {
     assertThat(stats.logEntries()).isEqualTo(1);
   }
 
+  /**
+   * prepareIdentity() gets the token but asks Fulcio nothing, even once it has finished: a run
+   * refused on its inputs after it holds no certificate. A later prepare() certifies with that same
+   * token, and signing uses that certificate.
+   */
+  @Test
+  void prepareIdentity_fetchesTheTokenOnly_andALaterPrepareCertifiesWithIt() throws Exception {
+    List<String> fetched = new CopyOnWriteArrayList<>();
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(
+            options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetched::add)) {
+      signer.prepareIdentity();
+      for (int i = 0; i < 600 && fetched.isEmpty(); i++) {
+        Thread.sleep(50);
+      }
+      assertThat(fetched).as("token fetched by prepareIdentity()").hasSize(1);
+      // Give a wrong implementation time to reach Fulcio before looking.
+      Thread.sleep(500);
+      SigstoreTestStack.Stats identityOnly = stack.stats();
+      assertThat(identityOnly.certificates()).as("%s", identityOnly.raw()).isZero();
+      assertThat(identityOnly.tokens()).isEqualTo(1);
+
+      signer.prepare();
+      for (int i = 0; i < 600 && stack.stats().certificates() == 0; i++) {
+        Thread.sleep(50);
+      }
+      signer.sign("a".getBytes(StandardCharsets.UTF_8));
+    }
+    SigstoreTestStack.Stats stats = stack.stats();
+    assertThat(stats.tokens()).as("%s", stats.raw()).isEqualTo(1);
+    assertThat(stats.certificates()).isEqualTo(1);
+    assertThat(stats.logEntries()).isEqualTo(1);
+  }
+
+  /** Cancelling after prepareIdentity() leaves no request behind and no certificate at all. */
+  @Test
+  void prepareIdentity_thenCancel_noCertificateEver() throws Exception {
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      signer.prepareIdentity();
+      signer.cancelPreparation();
+      SigstoreTestStack.Stats cancelled = stack.stats();
+      // Nothing may arrive after cancelPreparation has returned.
+      Thread.sleep(300);
+      SigstoreTestStack.Stats later = stack.stats();
+      assertThat(List.of(later.tokens(), later.certificates(), later.logEntries()))
+          .as("%s", later.raw())
+          .containsExactly(cancelled.tokens(), cancelled.certificates(), cancelled.logEntries());
+      assertThat(cancelled.certificates()).as("%s", cancelled.raw()).isZero();
+      assertThat(cancelled.logEntries()).isZero();
+      assertThat(cancelled.tokens()).isLessThanOrEqualTo(1);
+    }
+  }
+
   @Test
   void prepare_whenTheTokenEndpointFails_signReportsTheSameProblem() {
     stack.injectFault("{\"oidc\":{\"after\":0,\"status\":500}}");
