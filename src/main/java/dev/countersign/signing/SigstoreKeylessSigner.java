@@ -82,6 +82,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private final Env env;
   private final Clock clock;
   private final Consumer<String> onTokenFetched;
+  // One transport for the whole run: its TLS set-up and keep-alive connections are shared.
+  private final SigstoreHttp http = new SigstoreHttp();
 
   private final Object buildLock = new Object();
   private volatile Built built;
@@ -145,9 +147,10 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   }
 
   /**
-   * Starts, on a background thread, what the first signature needs short of a certificate: the
-   * trust material, the key and the identity token. Fulcio is not asked; {@link #prepare} asks it,
-   * with this token, once the caller knows what it will sign.
+   * Starts, on background threads, what the first signature needs short of a certificate: the trust
+   * material and the key on one, the identity token on another (a network wait, so it overlaps with
+   * the first). Fulcio is not asked; {@link #prepare} asks it, with this token, once the caller
+   * knows what it will sign.
    */
   @Override
   public void prepareIdentity() {
@@ -158,12 +161,41 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     if (certified != null || (withCertificate ? certificateStarted : identityStarted)) {
       return;
     }
+    if (!withCertificate) {
+      startThread(this::prefetchToken);
+    }
     identityStarted = true;
     certificateStarted |= withCertificate;
-    Thread thread = new Thread(() -> prepareNow(withCertificate), "countersign-keyless-prepare");
+    startThread(() -> prepareNow(withCertificate));
+  }
+
+  private synchronized void startThread(Runnable preparation) {
+    Thread thread = new Thread(preparation, "countersign-keyless-prepare");
     thread.setDaemon(true);
     preparations.add(thread);
     thread.start();
+  }
+
+  /**
+   * The identity token alone, without waiting for the trust material. A failure is left for the
+   * signing path to meet again (and report in its own order); a token is asked for once more then.
+   */
+  private void prefetchToken() {
+    try {
+      IdentityTokenSource source =
+          IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched);
+      certificateLock.lock();
+      try {
+        if (preparationCancelled || certified != null || pendingToken != null) {
+          return;
+        }
+        pendingToken = source.fetch(http);
+      } finally {
+        certificateLock.unlock();
+      }
+    } catch (RuntimeException reportedBySign) {
+      // sign() or prepareNow() meets it again
+    }
   }
 
   private void prepareNow(boolean withCertificate) {
@@ -592,7 +624,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
         new SigstoreResponseVerifier(root),
         tokenSource,
         EphemeralEcdsaKey.generate(new SecureRandom()),
-        new SigstoreHttp());
+        http);
   }
 
   private String describeTrust() {
