@@ -1,7 +1,6 @@
 package dev.countersign.cli;
 
 import dev.countersign.action.GitHubEvent;
-import dev.countersign.action.Reporter;
 import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.gate.BaseCommit;
 import dev.countersign.gate.GateReport;
@@ -14,21 +13,17 @@ import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.PolicyFileLoader;
 import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.Env;
-import dev.countersign.support.ExitCode;
 import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.TrustedRoot;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "check",
@@ -43,13 +38,7 @@ import picocli.CommandLine.ParentCommand;
       "and signed files may change only the way countersign changes them (see docs/check.md).",
       "Exit 0 when everything passes, 1 when anything fails."
     })
-final class CheckCommand implements Callable<Integer> {
-
-  enum Output {
-    text,
-    json,
-    sarif
-  }
+final class CheckCommand extends Subcommand {
 
   /** Where the rules that judge the change come from. */
   enum PolicySource {
@@ -61,8 +50,6 @@ final class CheckCommand implements Callable<Integer> {
   /** Events whose payload names the commit the change targets. */
   private static final Set<String> CHANGE_EVENTS =
       Set.of("pull_request", "pull_request_target", "merge_group");
-
-  @ParentCommand RootCommand root;
 
   @Mixin RepoOption repo;
 
@@ -97,18 +84,7 @@ final class CheckCommand implements Callable<Integer> {
               + " fetched only when needed).")
   Path trustedRoot;
 
-  @Option(
-      names = "--output",
-      paramLabel = "FORMAT",
-      defaultValue = "text",
-      description = "text, json or sarif (default: ${DEFAULT-VALUE}).")
-  Output output;
-
-  @Option(
-      names = "--sarif-file",
-      paramLabel = "PATH",
-      description = "Also write the findings as SARIF 2.1.0 here, for GitHub code scanning.")
-  Path sarifFile;
+  @Mixin FindingOutput output;
 
   @Option(
       names = "--max-file-size",
@@ -120,8 +96,7 @@ final class CheckCommand implements Callable<Integer> {
   long maxFileSize;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Path repository = repo.existingDirectory(runtime.env(), "check");
     // Read once, and only when needed: --base alone asks the payload nothing.
     Supplier<Optional<EventBase>> event = Memoized.of(() -> EventBase.read(runtime.env()));
@@ -156,37 +131,12 @@ final class CheckCommand implements Callable<Integer> {
       }
     }
 
-    PrintWriter out = runtime.out();
-    boolean actions = runtime.env().inGitHubActions();
-    if (actions) {
-      // Workflow commands are read from stderr too; keep stdout machine-readable for json and
-      // sarif.
-      annotate(
-          Reporter.forEnvironment(
-              runtime.env(), output == Output.text ? out : runtime.err(), runtime.err()),
-          report);
-    }
-    switch (output) {
-      case text -> {
-        if (!actions) {
-          GateReportFormats.findingLines(report).forEach(out::println);
-        }
-        GateReportFormats.summaryLines(report).forEach(out::println);
-      }
-      case json -> out.print(GateReportFormats.json(report));
-      case sarif -> out.print(GateReportFormats.sarif(report, version()));
-    }
-    out.flush();
-    if (sarifFile != null) {
-      // In the Action the SARIF file lands in the workspace; the runner user must own it.
-      Path workTree = repository.toAbsolutePath();
-      try (WorkspaceOwnership.HandBack handBack =
-          WorkspaceOwnership.forProcess(workTree)
-              .handBackOnExit(workTree, runtime.err()::println)) {
-        writeSarif(report);
-      }
-    }
-    return report.passed() ? ExitCode.OK.code() : ExitCode.REJECTED.code();
+    return output.print(
+        runtime,
+        repository.toAbsolutePath(),
+        report,
+        "check",
+        GateReportFormats.summaryLines(report));
   }
 
   private GateReport check(
@@ -294,17 +244,5 @@ final class CheckCommand implements Callable<Integer> {
         "The base commit " + revision + " is not in the clone while starting countersign check",
         "perhaps you should check out with fetch-depth: 0 (actions/checkout), or fetch the base"
             + " branch before check");
-  }
-
-  private static void annotate(Reporter reporter, GateReport report) {
-    FindingOutput.annotate(reporter, report, "countersign check");
-  }
-
-  private void writeSarif(GateReport report) {
-    FindingOutput.writeSarif(sarifFile, report, "check");
-  }
-
-  private static String version() {
-    return FindingOutput.version();
   }
 }

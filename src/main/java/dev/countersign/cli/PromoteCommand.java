@@ -24,11 +24,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "promote",
@@ -45,9 +43,8 @@ import picocli.CommandLine.ParentCommand;
       "result: created|updated|closed|noop (closed: the base already has the content). See"
           + " docs/promotion.md."
     })
-final class PromoteCommand implements Callable<Integer> {
+final class PromoteCommand extends Subcommand {
 
-  @ParentCommand RootCommand root;
   @Mixin SignCommand.FormatOptions format;
   @Mixin PullRequestOptions pullRequest;
   @Mixin GitOptions git;
@@ -109,8 +106,7 @@ final class PromoteCommand implements Callable<Integer> {
   Path trustedRoot;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Env env = runtime.env();
     Reporter reporter = git.reporter(runtime);
     Path workTree = git.workTree(env);

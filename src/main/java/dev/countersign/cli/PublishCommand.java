@@ -24,13 +24,11 @@ import dev.countersign.verification.TrustedRoot;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "publish",
@@ -42,9 +40,8 @@ import picocli.CommandLine.ParentCommand;
       "Flux (OCIRepository verify.provider: cosign) or Kyverno verifyImages can then check it. See"
           + " docs/publish.md."
     })
-final class PublishCommand implements Callable<Integer> {
+final class PublishCommand extends Subcommand {
 
-  @ParentCommand RootCommand root;
   @Mixin SignerOptions signer;
   @Mixin SignCommand.FormatOptions format;
   @Mixin RegistryOptions registryOptions;
@@ -150,8 +147,7 @@ final class PublishCommand implements Callable<Integer> {
   boolean force;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
     if (sourceArgument != null && sourceOption != null && !sourceArgument.equals(sourceOption)) {
       throw new UsageProblem("SOURCE and --source name different paths", "give one of them");

@@ -33,12 +33,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "run",
@@ -51,9 +49,8 @@ import picocli.CommandLine.ParentCommand;
       "Reads GITHUB_EVENT_NAME/GITHUB_EVENT_PATH when set: merged PRs, branch pushes, schedule and",
       "workflow_dispatch reconcile; other events are a no-op; pull_request_target is refused."
     })
-final class RunCommand implements Callable<Integer> {
+final class RunCommand extends Subcommand {
 
-  @ParentCommand RootCommand root;
   @Mixin SignerOptions signer;
   @Mixin SignCommand.FormatOptions format;
   @Mixin GitOptions git;
@@ -150,8 +147,7 @@ final class RunCommand implements Callable<Integer> {
   @Mixin RegistryOptions registryOptions;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Env env = runtime.env();
     Reporter reporter = git.reporter(runtime);
 

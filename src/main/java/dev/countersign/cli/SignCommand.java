@@ -12,12 +12,10 @@ import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "sign",
@@ -27,9 +25,8 @@ import picocli.CommandLine.ParentCommand;
       "Sign manifest files in the Kyverno / kubectl-sigstore annotation format.",
       "All or nothing: if any file is invalid or any signature fails, nothing is written."
     })
-final class SignCommand implements Callable<Integer> {
+final class SignCommand extends Subcommand {
 
-  @ParentCommand RootCommand root;
   @Mixin SignerOptions signer;
   @Mixin FormatOptions format;
 
@@ -67,8 +64,7 @@ final class SignCommand implements Callable<Integer> {
   @Mixin ParallelOption parallel;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     // In a workflow, the OIDC token is masked the moment it is fetched, before anything is printed.
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
     SignJob job =

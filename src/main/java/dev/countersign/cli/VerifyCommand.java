@@ -27,7 +27,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import picocli.CommandLine.ArgGroup;
@@ -35,7 +34,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "verify",
@@ -46,14 +44,13 @@ import picocli.CommandLine.ParentCommand;
           + " or key.",
       "Exit 0 when every document verifies, 1 when any is rejected."
     })
-final class VerifyCommand implements Callable<Integer> {
+final class VerifyCommand extends Subcommand {
 
   enum Output {
     text,
     json
   }
 
-  @ParentCommand RootCommand root;
   @Mixin SignCommand.FormatOptions format;
 
   @Parameters(
@@ -169,8 +166,7 @@ final class VerifyCommand implements Callable<Integer> {
   Output output;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     if ((oci == null) == paths.isEmpty()) {
       throw new UsageProblem(
           oci == null
