@@ -21,7 +21,6 @@ import dev.countersign.support.ExitCode;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.verification.DocumentVerdict;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Command;
@@ -79,11 +78,7 @@ final class PromoteCommand extends Subcommand {
               + " --key or --certificate-identity is given).")
   Path policy;
 
-  @Option(
-      names = "--key",
-      paramLabel = "FILE",
-      description = "Accept keyed signatures by this public key (repeatable).")
-  List<Path> keys = new ArrayList<>();
+  @Mixin PublicKeyOption keys;
 
   @Option(
       names = "--certificate-identity",
@@ -115,7 +110,7 @@ final class PromoteCommand extends Subcommand {
         PromotionTrust.resolve(
             workTree,
             Optional.ofNullable(policy),
-            new PromotionTrust.Signers(keys, identity, issuer),
+            new PromotionTrust.Signers(keys.files, identity, issuer),
             format::format,
             reader,
             trustedRoot);

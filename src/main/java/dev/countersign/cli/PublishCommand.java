@@ -202,7 +202,7 @@ final class PublishCommand extends Subcommand {
           new PublishJob(
                   registryOptions.registry(runtime, reporter, target),
                   signerFactory,
-                  trustedRoot(signer),
+                  signer.verificationRoot(),
                   () -> signer.signingPublicKeys(runtime))
               .publish(target, contents.files(), contents.provenance());
       report(runtime, reporter, result, contents);
@@ -270,27 +270,6 @@ final class PublishCommand extends Subcommand {
         .out()
         .println("rejected: " + files + " file(s) do not verify; nothing was pushed or signed");
     return ExitCode.REJECTED.code();
-  }
-
-  /**
-   * The trust material keyless signing uses: --trusted-root, else the public-good root (TUF, on
-   * first use).
-   */
-  static Supplier<TrustedRoot> trustedRoot(SignerOptions signer) {
-    return new Supplier<>() {
-      private TrustedRoot root;
-
-      @Override
-      public synchronized TrustedRoot get() {
-        if (root == null) {
-          root =
-              signer.trustedRoot != null
-                  ? TrustedRoot.fromFile(signer.trustedRoot)
-                  : TrustedRoot.fromPublicGoodTuf(null);
-        }
-        return root;
-      }
-    };
   }
 
   static void report(

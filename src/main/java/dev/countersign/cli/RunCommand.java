@@ -201,10 +201,7 @@ final class RunCommand extends Subcommand {
             format.reader(), format.format(), runSigner, ProgressReporters.insidePipeline(runtime));
     SignatureReuse reuse =
         new SignatureReuse(
-            format.reader(),
-            format.format(),
-            signJob::signerIdentity,
-            Memoized.of(signer.verificationRoot()));
+            format.reader(), format.format(), signJob::signerIdentity, signer.verificationRoot());
     if (noSign) {
       reporter.warning(
           "--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory"
@@ -357,7 +354,7 @@ final class RunCommand extends Subcommand {
         new PublishJob(
                 registryOptions.registry(runtime, reporter, target),
                 Optional.of(signing.signer()),
-                PublishCommand.trustedRoot(signer),
+                signer.verificationRoot(),
                 () -> signer.signingPublicKeys(runtime))
             .publish(target, contents.files(), contents.provenance());
     PublishCommand.report(runtime, reporter, published, contents);

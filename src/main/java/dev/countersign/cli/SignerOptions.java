@@ -6,6 +6,7 @@ import dev.countersign.signing.KeylessOptions;
 import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.SigstoreKeylessSigner;
 import dev.countersign.signing.TransparencyLog;
+import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.TrustedRoot;
 import java.net.URI;
@@ -120,12 +121,13 @@ final class SignerOptions {
 
   /**
    * The Sigstore trust material that signatures made before this run are verified against before
-   * they are kept: {@code --trusted-root}, else the public-good root through TUF. Read on first use
-   * only.
+   * they are kept, and that keyless signing uses: {@code --trusted-root}, else the public-good root
+   * through TUF. Read on first use only, then kept.
    */
   Supplier<TrustedRoot> verificationRoot() {
     Path file = trustedRoot;
-    return () -> file != null ? TrustedRoot.fromFile(file) : TrustedRoot.fromPublicGoodTuf(null);
+    return Memoized.of(
+        () -> file != null ? TrustedRoot.fromFile(file) : TrustedRoot.fromPublicGoodTuf(null));
   }
 
   /**

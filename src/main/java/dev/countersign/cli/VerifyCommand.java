@@ -1,7 +1,5 @@
 package dev.countersign.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.countersign.action.Reporter;
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.ManifestTree;
@@ -24,9 +22,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.security.PublicKey;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import picocli.CommandLine.ArgGroup;
@@ -69,11 +65,7 @@ final class VerifyCommand extends Subcommand {
 
   @Mixin RegistryOptions registryOptions;
 
-  @Option(
-      names = "--key",
-      paramLabel = "FILE",
-      description = "Accept keyed signatures by this public key (repeatable).")
-  List<Path> keys = new ArrayList<>();
+  @Mixin PublicKeyOption keys;
 
   @ArgGroup(exclusive = true)
   Subject subject;
@@ -217,21 +209,11 @@ final class VerifyCommand extends Subcommand {
             policy.minSigners());
     ArtifactVerifier.Verdict verdict = verifier.verify(reference);
     if (output == Output.json) {
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("artifact", reference.toString());
-      row.put("verified", verdict.passed());
-      row.put("reason", verdict.reason());
-      row.put("signers", verdict.signers());
-      try {
-        runtime
-            .out()
-            .println(
-                new ObjectMapper()
-                    .enable(SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(List.of(row)));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      printJson(
+          runtime,
+          List.of(
+              new ArtifactRow(
+                  reference.toString(), verdict.passed(), verdict.reason(), verdict.signers())));
     } else {
       runtime
           .out()
@@ -266,7 +248,7 @@ final class VerifyCommand extends Subcommand {
           "add --cluster-object if the files come from kubectl get; files in a repository must"
               + " equal their signed message");
     }
-    List<PublicKey> publicKeys = keys.stream().map(PublicKeys::read).toList();
+    List<PublicKey> publicKeys = keys.files.stream().map(PublicKeys::read).toList();
     if (minSigners < 1) {
       throw new UsageProblem("--min-signers must be at least 1");
     }
@@ -287,23 +269,20 @@ final class VerifyCommand extends Subcommand {
 
   private void print(Runtime runtime, List<DocumentVerdict> verdicts) {
     if (output == Output.json) {
-      List<Map<String, Object>> rows = new ArrayList<>();
-      for (DocumentVerdict v : verdicts) {
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("file", v.file().toString());
-        row.put("document", v.documentIndex());
-        row.put("line", v.line());
-        row.put("object", v.description());
-        row.put("verified", v.passed());
-        row.put("reason", v.reason());
-        row.put("signers", v.signers());
-        rows.add(row);
-      }
-      try {
-        runtime.out().println(LogSafeJson.mapper().writeValueAsString(rows));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      printJson(
+          runtime,
+          verdicts.stream()
+              .map(
+                  v ->
+                      new DocumentRow(
+                          v.file().toString(),
+                          v.documentIndex(),
+                          v.line(),
+                          v.description(),
+                          v.passed(),
+                          v.reason(),
+                          v.signers()))
+              .toList());
       return;
     }
     long failed = verdicts.stream().filter(v -> !v.passed()).count();
@@ -320,5 +299,28 @@ final class VerifyCommand extends Subcommand {
                   + v.reason());
     }
     runtime.out().println(verdicts.size() - failed + " verified, " + failed + " rejected");
+  }
+
+  /** One artifact in {@code --output json}. */
+  private record ArtifactRow(
+      String artifact, boolean verified, String reason, List<String> signers) {}
+
+  /** One document in {@code --output json}. */
+  private record DocumentRow(
+      String file,
+      int document,
+      int line,
+      String object,
+      boolean verified,
+      String reason,
+      List<String> signers) {}
+
+  /** {@code rows} as a JSON array that passes through the Actions log unchanged. */
+  private static void printJson(Runtime runtime, List<?> rows) {
+    try {
+      runtime.out().println(LogSafeJson.mapper().writeValueAsString(rows));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }
