@@ -5,6 +5,7 @@ import dev.countersign.init.InitOptions;
 import dev.countersign.init.ManifestInventory;
 import dev.countersign.init.RepositoryInitializer;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.pipeline.DirPair;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
@@ -61,19 +62,7 @@ final class InitCommand extends Subcommand {
               + " branch, else main).")
   String branch;
 
-  @Option(
-      names = "--unsigned-dir",
-      paramLabel = "DIR",
-      defaultValue = "unsigned",
-      description = "Where authors put manifests (default: ${DEFAULT-VALUE}).")
-  Path unsignedDir;
-
-  @Option(
-      names = "--signed-dir",
-      paramLabel = "DIR",
-      defaultValue = "signed",
-      description = "Where signed manifests go (default: ${DEFAULT-VALUE}).")
-  Path signedDir;
+  @Mixin DirectoryOptions directories;
 
   @Option(
       names = "--namespace",
@@ -152,9 +141,10 @@ final class InitCommand extends Subcommand {
     }
     String branchName = branch != null ? branch : checkout.branch().orElse("main");
 
+    DirPair pair = directories.pair();
     InitOptions base =
         InitOptions.of(repository.owner(), repository.name(), branchName)
-            .withDirectories(unsignedDir, signedDir);
+            .withDirectories(Path.of(pair.from()), Path.of(pair.to()));
     if (namespace != null) {
       base = base.withNamespace(namespace.toLowerCase(Locale.ROOT));
     }

@@ -55,17 +55,7 @@ final class RunCommand extends Subcommand {
   @Mixin SignCommand.FormatOptions format;
   @Mixin GitOptions git;
 
-  @Option(
-      names = "--unsigned-dir",
-      paramLabel = "DIR",
-      description = "Directory of manifests to sign (default: unsigned).")
-  String unsignedDir;
-
-  @Option(
-      names = "--signed-dir",
-      paramLabel = "DIR",
-      description = "Directory signed manifests move to (default: signed).")
-  String signedDir;
+  @Mixin DirectoryOptions directories;
 
   @Option(
       names = "--dir",
@@ -402,16 +392,12 @@ final class RunCommand extends Subcommand {
 
   private List<DirPair> dirPairs() {
     if (!dirs.isEmpty()) {
-      if (unsignedDir != null || signedDir != null) {
+      if (directories.given()) {
         throw new UsageProblem(
             "--dir cannot be combined with --unsigned-dir/--signed-dir", "use one or the other");
       }
       return dirs.stream().map(DirPair::parse).toList();
     }
-    return List.of(
-        DirPair.parse(
-            Optional.ofNullable(unsignedDir).orElse("unsigned")
-                + ":"
-                + Optional.ofNullable(signedDir).orElse("signed")));
+    return List.of(directories.pair());
   }
 }
