@@ -1,14 +1,12 @@
 package dev.countersign.cli;
 
 import dev.countersign.action.GitHubEvent;
-import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.gate.BaseCommit;
 import dev.countersign.gate.GateReport;
 import dev.countersign.gate.GateReportFormats;
 import dev.countersign.gate.MergeGate;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.JGitWorkspace;
-import dev.countersign.manifest.ManifestReader;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.PolicyFileLoader;
 import dev.countersign.policy.RepositoryFiles;
@@ -76,24 +74,11 @@ final class CheckCommand extends Subcommand {
               + " Enables the signed-directory rules.")
   String baseRevision;
 
-  @Option(
-      names = "--trusted-root",
-      paramLabel = "FILE",
-      description =
-          "Sigstore trusted_root.json for keyless signers (default: the public-good root via TUF,"
-              + " fetched only when needed).")
-  Path trustedRoot;
+  @Mixin TrustedRootOption trustedRoot;
 
   @Mixin FindingOutput output;
 
-  @Option(
-      names = "--max-file-size",
-      paramLabel = "BYTES",
-      defaultValue = "1048576",
-      description =
-          "Refuse manifest files larger than this, before reading them; keep it equal to run's"
-              + " (default: ${DEFAULT-VALUE}, 1 MiB).")
-  long maxFileSize;
+  @Mixin MaxFileSizeOption maxFileSize;
 
   @Override
   int call(Runtime runtime) {
@@ -106,22 +91,15 @@ final class CheckCommand extends Subcommand {
           "--policy-from base needs the commit the change targets while starting countersign check",
           "perhaps you should pass --base REV, or run on a pull_request or merge_group event");
     }
-    Supplier<TrustedRoot> roots =
-        () ->
-            trustedRoot != null
-                ? TrustedRoot.fromFile(trustedRoot)
-                : TrustedRoot.fromPublicGoodTuf(null);
+    Supplier<TrustedRoot> roots = trustedRoot.root();
     GateReport report;
     if (revision.isEmpty()) {
       report = check(repository, RepositoryFiles.workTree(repository), Optional.empty(), roots);
     } else {
       // Fetching the base branch writes into .git (FETCH_HEAD, objects): in the Action the runner
       // user must own them afterwards, whatever the outcome.
-      Path workTree = repository.toAbsolutePath();
-      try (WorkspaceOwnership.HandBack handBack =
-              WorkspaceOwnership.forProcess(workTree)
-                  .handBackOnExit(workTree, runtime.err()::println);
-          JGitWorkspace git = JGitWorkspace.open(repository, runtime.clock())) {
+      try (OwnedWorkspace owned = OwnedWorkspace.open(repository.toAbsolutePath(), runtime)) {
+        JGitWorkspace git = owned.git();
         BaseCommit base = new BaseCommit(git, resolveBase(event, git, revision.get()));
         RepositoryFiles rules =
             policyFrom == PolicySource.worktree
@@ -157,9 +135,7 @@ final class CheckCommand extends Subcommand {
               + " FILE");
     }
     PolicyFile policyFile = new PolicyFileLoader().load(rules, policy.file);
-    return new MergeGate(
-            repository, policyFile, new ManifestReader(maxFileSize), roots, rules, base)
-        .check();
+    return new MergeGate(repository, policyFile, maxFileSize.reader(), roots, rules, base).check();
   }
 
   /**

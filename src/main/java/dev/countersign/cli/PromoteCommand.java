@@ -2,7 +2,6 @@ package dev.countersign.cli;
 
 import dev.countersign.action.Annotation;
 import dev.countersign.action.Reporter;
-import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.JGitWorkspace;
@@ -92,13 +91,7 @@ final class PromoteCommand extends Subcommand {
       description = "Required OIDC issuer of the certificate.")
   String issuer;
 
-  @Option(
-      names = "--trusted-root",
-      paramLabel = "FILE",
-      description =
-          "Sigstore trusted_root.json for keyless signatures (default: the public-good root via"
-              + " TUF).")
-  Path trustedRoot;
+  @Mixin TrustedRootOption trustedRoot;
 
   @Override
   int call(Runtime runtime) {
@@ -113,12 +106,9 @@ final class PromoteCommand extends Subcommand {
             new PromotionTrust.Signers(keys.files, identity, issuer),
             format::format,
             reader,
-            trustedRoot);
-    WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree);
-    // Closed last: files are handed back on every way out (success, rejection, failure, SIGTERM).
-    try (WorkspaceOwnership.HandBack handBack =
-            ownership.handBackOnExit(workTree, runtime.err()::println);
-        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership)) {
+            trustedRoot.file);
+    try (OwnedWorkspace owned = OwnedWorkspace.open(workTree, runtime)) {
+      JGitWorkspace workspace = owned.git();
       String baseBranch =
           Optional.ofNullable(base)
               .filter(b -> !b.isBlank())

@@ -38,7 +38,9 @@ import picocli.CommandLine.Parameters;
       "Push committed signed manifests to an OCI registry as one artifact and sign its digest as"
           + " cosign does.",
       "Flux (OCIRepository verify.provider: cosign) or Kyverno verifyImages can then check it. See"
-          + " docs/publish.md."
+          + " docs/publish.md.",
+      "Every published manifest must verify against the trust policy (--policy) as the published"
+          + " commit holds it."
     })
 final class PublishCommand extends Subcommand {
 
@@ -74,16 +76,7 @@ final class PublishCommand extends Subcommand {
       description = "Commit to publish from (default: ${DEFAULT-VALUE}).")
   String revision;
 
-  @Option(
-      names = "--policy",
-      paramLabel = "FILE",
-      defaultValue = ".countersign/policy.yaml",
-      description = {
-        "The trust policy every published manifest must verify against, read from the published"
-            + " commit,",
-        "relative to the repository (default: ${DEFAULT-VALUE})."
-      })
-  Path policy;
+  @Mixin PolicyOption policy;
 
   @Option(
       names = "--source-url",
@@ -237,17 +230,17 @@ final class PublishCommand extends Subcommand {
    */
   private ManifestVerifier verifier(JGitWorkspace workspace, String commit) {
     RepositoryFiles files = new BaseCommit(workspace, commit).files();
-    if (files.read(policy).isEmpty()) {
+    if (files.read(policy.file).isEmpty()) {
       throw new UsageProblem(
           "No trust policy found at "
-              + policy
+              + policy.file
               + " in commit "
               + commit.substring(0, Math.min(12, commit.length()))
               + " while starting countersign publish",
           "perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE:"
               + " publish signs only manifests that verify against the repository's trust policy");
     }
-    PolicyFile policyFile = new PolicyFileLoader().load(files, policy);
+    PolicyFile policyFile = new PolicyFileLoader().load(files, policy.file);
     TrustPolicy trustPolicy = policyFile.toTrustPolicy(files);
     SignedManifestFormat policyFormat =
         new SignedManifestFormat(policyFile.annotationDomain(), format.reader());

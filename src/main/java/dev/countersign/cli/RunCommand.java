@@ -5,7 +5,6 @@ import dev.countersign.action.PromotionReport;
 import dev.countersign.action.ReconcileReport;
 import dev.countersign.action.Reporter;
 import dev.countersign.action.RunTrigger;
-import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
@@ -148,11 +147,8 @@ final class RunCommand extends Subcommand {
     if (trigger.isEmpty()) {
       return ExitCode.OK.code();
     }
-    WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree.toAbsolutePath());
-    // Closed last: files are handed back on every way out (success, failure, SIGTERM).
-    try (WorkspaceOwnership.HandBack handBack =
-            ownership.handBackOnExit(workTree.toAbsolutePath(), runtime.err()::println);
-        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership)) {
+    try (OwnedWorkspace owned = OwnedWorkspace.open(workTree.toAbsolutePath(), runtime)) {
+      JGitWorkspace workspace = owned.git();
       String target = targetBranch(trigger.get(), workspace);
       Signing signing = signing(runtime, reporter);
       SigningRun.Result result =

@@ -119,14 +119,7 @@ final class SignCommand extends Subcommand {
                 + " default: ${DEFAULT-VALUE}).")
     String domain;
 
-    @Option(
-        names = "--max-file-size",
-        paramLabel = "BYTES",
-        defaultValue = "1048576",
-        description =
-            "Refuse manifest files (signed or unsigned) larger than this, before reading them"
-                + " (default: ${DEFAULT-VALUE}, 1 MiB).")
-    long maxFileSize;
+    @Mixin MaxFileSizeOption maxFileSize;
 
     AnnotationDomain domain() {
       try {
@@ -139,7 +132,7 @@ final class SignCommand extends Subcommand {
     }
 
     ManifestReader reader() {
-      return new ManifestReader(maxFileSize);
+      return maxFileSize.reader();
     }
 
     SignedManifestFormat format() {

@@ -6,7 +6,6 @@ import dev.countersign.signing.KeylessOptions;
 import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.SigstoreKeylessSigner;
 import dev.countersign.signing.TransparencyLog;
-import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.TrustedRoot;
 import java.net.URI;
@@ -125,9 +124,7 @@ final class SignerOptions {
    * through TUF. Read on first use only, then kept.
    */
   Supplier<TrustedRoot> verificationRoot() {
-    Path file = trustedRoot;
-    return Memoized.of(
-        () -> file != null ? TrustedRoot.fromFile(file) : TrustedRoot.fromPublicGoodTuf(null));
+    return TrustedRootOption.fileOrPublicGood(trustedRoot);
   }
 
   /**

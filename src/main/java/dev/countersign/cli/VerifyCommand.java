@@ -109,13 +109,7 @@ final class VerifyCommand extends Subcommand {
     String regex;
   }
 
-  @Option(
-      names = "--trusted-root",
-      paramLabel = "FILE",
-      description =
-          "Sigstore trusted_root.json to verify keyless signatures, and the log entries of keyed"
-              + " ones, offline (default: the public-good root via TUF, for keyless only).")
-  Path trustedRoot;
+  @Mixin TrustedRootOption trustedRoot;
 
   @Option(
       names = "--cluster-object",
@@ -171,10 +165,7 @@ final class VerifyCommand extends Subcommand {
     boolean keyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
     // With only keys, a given --trusted-root still checks the log entries of keyed signatures
     // that carry a bundle; the public-good root is fetched only for keyless identities.
-    TrustedRoot root =
-        trustedRoot != null
-            ? TrustedRoot.fromFile(trustedRoot)
-            : keyless ? TrustedRoot.fromPublicGoodTuf(null) : null;
+    TrustedRoot root = trustedRoot.file != null || keyless ? trustedRoot.root().get() : null;
     if (oci != null) {
       return verifyArtifact(runtime, root, policy);
     }
