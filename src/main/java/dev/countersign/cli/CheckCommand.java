@@ -98,7 +98,7 @@ final class CheckCommand extends Subcommand {
     } else {
       // Fetching the base branch writes into .git (FETCH_HEAD, objects): in the Action the runner
       // user must own them afterwards, whatever the outcome.
-      try (OwnedWorkspace owned = OwnedWorkspace.open(repository.toAbsolutePath(), runtime)) {
+      try (OwnedWorkspace owned = repo.open(runtime)) {
         JGitWorkspace git = owned.git();
         BaseCommit base = new BaseCommit(git, resolveBase(event, git, revision.get()));
         RepositoryFiles rules =

@@ -107,7 +107,7 @@ final class PromoteCommand extends Subcommand {
             format::format,
             reader,
             trustedRoot.file);
-    try (OwnedWorkspace owned = OwnedWorkspace.open(workTree, runtime)) {
+    try (OwnedWorkspace owned = git.open(runtime)) {
       JGitWorkspace workspace = owned.git();
       String baseBranch =
           Optional.ofNullable(base)

@@ -26,7 +26,6 @@ import dev.countersign.support.ExitCode;
 import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -140,14 +139,13 @@ final class RunCommand extends Subcommand {
     Env env = runtime.env();
     Reporter reporter = git.reporter(runtime);
 
-    Path workTree = git.workTree(env);
     RunMode runMode = RunMode.of(mode, fromWorktree, dryRun, noPush, noSign);
     Optional<OciReference> publishTarget = publishTarget(runMode);
     Optional<RunTrigger.Reconcile> trigger = trigger(env, reporter);
     if (trigger.isEmpty()) {
       return ExitCode.OK.code();
     }
-    try (OwnedWorkspace owned = OwnedWorkspace.open(workTree.toAbsolutePath(), runtime)) {
+    try (OwnedWorkspace owned = git.open(runtime)) {
       JGitWorkspace workspace = owned.git();
       String target = targetBranch(trigger.get(), workspace);
       Signing signing = signing(runtime, reporter);
