@@ -4,10 +4,8 @@ import dev.countersign.action.ActionInputs;
 import dev.countersign.action.Reporter;
 import dev.countersign.support.problems.UsageProblem;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * The GitHub Action's entry point ({@code args: [action]} in action.yml): runs the subcommand named
@@ -22,16 +20,13 @@ import picocli.CommandLine.ParentCommand;
     description =
         "Run as the GitHub Action: the `command` input (run, check, promote or publish) with"
             + " options from INPUT_* variables.")
-final class ActionCommand implements Callable<Integer> {
+final class ActionCommand extends Subcommand {
 
   /** Subcommands the Action may run. */
   static final List<String> COMMANDS = List.of("run", "check", "promote", "doctor", "publish");
 
-  @ParentCommand RootCommand root;
-
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
     // Before anything else is printed: the runner hides only what it has been told to.
     ActionInputs.masks(runtime.env()).forEach(reporter::mask);

@@ -1,34 +1,27 @@
 package dev.countersign.cli;
 
 import dev.countersign.action.GitHubEvent;
-import dev.countersign.action.Reporter;
-import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.gate.BaseCommit;
 import dev.countersign.gate.GateReport;
 import dev.countersign.gate.GateReportFormats;
 import dev.countersign.gate.MergeGate;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.JGitWorkspace;
-import dev.countersign.manifest.ManifestReader;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.PolicyFileLoader;
 import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.Env;
-import dev.countersign.support.ExitCode;
 import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.TrustedRoot;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "check",
@@ -43,13 +36,7 @@ import picocli.CommandLine.ParentCommand;
       "and signed files may change only the way countersign changes them (see docs/check.md).",
       "Exit 0 when everything passes, 1 when anything fails."
     })
-final class CheckCommand implements Callable<Integer> {
-
-  enum Output {
-    text,
-    json,
-    sarif
-  }
+final class CheckCommand extends Subcommand {
 
   /** Where the rules that judge the change come from. */
   enum PolicySource {
@@ -61,8 +48,6 @@ final class CheckCommand implements Callable<Integer> {
   /** Events whose payload names the commit the change targets. */
   private static final Set<String> CHANGE_EVENTS =
       Set.of("pull_request", "pull_request_target", "merge_group");
-
-  @ParentCommand RootCommand root;
 
   @Mixin RepoOption repo;
 
@@ -89,39 +74,14 @@ final class CheckCommand implements Callable<Integer> {
               + " Enables the signed-directory rules.")
   String baseRevision;
 
-  @Option(
-      names = "--trusted-root",
-      paramLabel = "FILE",
-      description =
-          "Sigstore trusted_root.json for keyless signers (default: the public-good root via TUF,"
-              + " fetched only when needed).")
-  Path trustedRoot;
+  @Mixin TrustedRootOption trustedRoot;
 
-  @Option(
-      names = "--output",
-      paramLabel = "FORMAT",
-      defaultValue = "text",
-      description = "text, json or sarif (default: ${DEFAULT-VALUE}).")
-  Output output;
+  @Mixin FindingOutput output;
 
-  @Option(
-      names = "--sarif-file",
-      paramLabel = "PATH",
-      description = "Also write the findings as SARIF 2.1.0 here, for GitHub code scanning.")
-  Path sarifFile;
-
-  @Option(
-      names = "--max-file-size",
-      paramLabel = "BYTES",
-      defaultValue = "1048576",
-      description =
-          "Refuse manifest files larger than this, before reading them; keep it equal to run's"
-              + " (default: ${DEFAULT-VALUE}, 1 MiB).")
-  long maxFileSize;
+  @Mixin MaxFileSizeOption maxFileSize;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Path repository = repo.existingDirectory(runtime.env(), "check");
     // Read once, and only when needed: --base alone asks the payload nothing.
     Supplier<Optional<EventBase>> event = Memoized.of(() -> EventBase.read(runtime.env()));
@@ -131,22 +91,15 @@ final class CheckCommand implements Callable<Integer> {
           "--policy-from base needs the commit the change targets while starting countersign check",
           "perhaps you should pass --base REV, or run on a pull_request or merge_group event");
     }
-    Supplier<TrustedRoot> roots =
-        () ->
-            trustedRoot != null
-                ? TrustedRoot.fromFile(trustedRoot)
-                : TrustedRoot.fromPublicGoodTuf(null);
+    Supplier<TrustedRoot> roots = trustedRoot.root();
     GateReport report;
     if (revision.isEmpty()) {
       report = check(repository, RepositoryFiles.workTree(repository), Optional.empty(), roots);
     } else {
       // Fetching the base branch writes into .git (FETCH_HEAD, objects): in the Action the runner
       // user must own them afterwards, whatever the outcome.
-      Path workTree = repository.toAbsolutePath();
-      try (WorkspaceOwnership.HandBack handBack =
-              WorkspaceOwnership.forProcess(workTree)
-                  .handBackOnExit(workTree, runtime.err()::println);
-          JGitWorkspace git = JGitWorkspace.open(repository, runtime.clock())) {
+      try (OwnedWorkspace owned = repo.open(runtime)) {
+        JGitWorkspace git = owned.git();
         BaseCommit base = new BaseCommit(git, resolveBase(event, git, revision.get()));
         RepositoryFiles rules =
             policyFrom == PolicySource.worktree
@@ -156,37 +109,12 @@ final class CheckCommand implements Callable<Integer> {
       }
     }
 
-    PrintWriter out = runtime.out();
-    boolean actions = runtime.env().inGitHubActions();
-    if (actions) {
-      // Workflow commands are read from stderr too; keep stdout machine-readable for json and
-      // sarif.
-      annotate(
-          Reporter.forEnvironment(
-              runtime.env(), output == Output.text ? out : runtime.err(), runtime.err()),
-          report);
-    }
-    switch (output) {
-      case text -> {
-        if (!actions) {
-          GateReportFormats.findingLines(report).forEach(out::println);
-        }
-        GateReportFormats.summaryLines(report).forEach(out::println);
-      }
-      case json -> out.print(GateReportFormats.json(report));
-      case sarif -> out.print(GateReportFormats.sarif(report, version()));
-    }
-    out.flush();
-    if (sarifFile != null) {
-      // In the Action the SARIF file lands in the workspace; the runner user must own it.
-      Path workTree = repository.toAbsolutePath();
-      try (WorkspaceOwnership.HandBack handBack =
-          WorkspaceOwnership.forProcess(workTree)
-              .handBackOnExit(workTree, runtime.err()::println)) {
-        writeSarif(report);
-      }
-    }
-    return report.passed() ? ExitCode.OK.code() : ExitCode.REJECTED.code();
+    return output.print(
+        runtime,
+        repository.toAbsolutePath(),
+        report,
+        "check",
+        GateReportFormats.summaryLines(report));
   }
 
   private GateReport check(
@@ -207,9 +135,7 @@ final class CheckCommand implements Callable<Integer> {
               + " FILE");
     }
     PolicyFile policyFile = new PolicyFileLoader().load(rules, policy.file);
-    return new MergeGate(
-            repository, policyFile, new ManifestReader(maxFileSize), roots, rules, base)
-        .check();
+    return new MergeGate(repository, policyFile, maxFileSize.reader(), roots, rules, base).check();
   }
 
   /**
@@ -294,17 +220,5 @@ final class CheckCommand implements Callable<Integer> {
         "The base commit " + revision + " is not in the clone while starting countersign check",
         "perhaps you should check out with fetch-depth: 0 (actions/checkout), or fetch the base"
             + " branch before check");
-  }
-
-  private static void annotate(Reporter reporter, GateReport report) {
-    FindingOutput.annotate(reporter, report, "countersign check");
-  }
-
-  private void writeSarif(GateReport report) {
-    FindingOutput.writeSarif(sarifFile, report, "check");
-  }
-
-  private static String version() {
-    return FindingOutput.version();
   }
 }

@@ -2,28 +2,91 @@ package dev.countersign.cli;
 
 import dev.countersign.action.Annotation;
 import dev.countersign.action.Reporter;
+import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.gate.GateFinding;
 import dev.countersign.gate.GateReport;
 import dev.countersign.gate.GateReportFormats;
+import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.EnvironmentProblem;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine.Option;
 
 /**
- * What {@code check} and {@code doctor} share when reporting findings: annotations, outputs, the
- * SARIF file.
+ * {@code --output} and {@code --sarif-file}, and how the commands that report findings ({@code
+ * check}, {@code doctor}) print them: annotations, outputs, the printed report, the SARIF file.
  */
 final class FindingOutput {
 
-  private FindingOutput() {}
+  enum Format {
+    text,
+    json,
+    sarif
+  }
+
+  @Option(
+      names = "--output",
+      paramLabel = "FORMAT",
+      defaultValue = "text",
+      description = "text, json or sarif (default: ${DEFAULT-VALUE}).")
+  Format format;
+
+  @Option(
+      names = "--sarif-file",
+      paramLabel = "PATH",
+      description = "Also write the findings as SARIF 2.1.0 here, for GitHub code scanning.")
+  Path sarifFile;
+
+  /**
+   * Reports the findings of {@code command} (check, doctor). In GitHub Actions: one annotation per
+   * finding, the job summary and the result/errors/warnings outputs, on stderr unless the text
+   * report is asked for (stdout stays machine-readable for json and sarif). On stdout: the report
+   * in the {@code --output} format, the text one ending with {@code summary}. Then the SARIF file,
+   * handed to the owner of {@code workTree} (in the Action it lands in the workspace).
+   *
+   * @return 0 when the report passed, 1 on findings
+   */
+  int print(
+      Runtime runtime, Path workTree, GateReport report, String command, List<String> summary) {
+    PrintWriter out = runtime.out();
+    boolean actions = runtime.env().inGitHubActions();
+    if (actions) {
+      annotate(
+          Reporter.forEnvironment(
+              runtime.env(), format == Format.text ? out : runtime.err(), runtime.err()),
+          report,
+          "countersign " + command);
+    }
+    switch (format) {
+      case text -> {
+        if (!actions) {
+          GateReportFormats.findingLines(report).forEach(out::println);
+        }
+        summary.forEach(out::println);
+      }
+      case json -> out.print(GateReportFormats.json(report));
+      case sarif -> out.print(GateReportFormats.sarif(report, version()));
+    }
+    out.flush();
+    if (sarifFile != null) {
+      try (WorkspaceOwnership.HandBack handBack =
+          WorkspaceOwnership.forProcess(workTree)
+              .handBackOnExit(workTree, runtime.err()::println)) {
+        writeSarif(report, command);
+      }
+    }
+    return report.passed() ? ExitCode.OK.code() : ExitCode.REJECTED.code();
+  }
 
   /**
    * One annotation per finding, the job summary under {@code title}, and the result/errors/warnings
    * outputs.
    */
-  static void annotate(Reporter reporter, GateReport report, String title) {
+  private static void annotate(Reporter reporter, GateReport report, String title) {
     for (GateFinding finding : report.findings()) {
       Annotation at =
           (finding.line() > 0
@@ -43,7 +106,7 @@ final class FindingOutput {
     reporter.output("warnings", Long.toString(report.warnings()));
   }
 
-  static void writeSarif(Path sarifFile, GateReport report, String what) {
+  private void writeSarif(GateReport report, String command) {
     try {
       Path parent = sarifFile.toAbsolutePath().getParent();
       if (parent != null) {
@@ -53,13 +116,17 @@ final class FindingOutput {
           sarifFile, GateReportFormats.sarif(report, version()), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new EnvironmentProblem(
-          "Could not write the SARIF file " + sarifFile + " while reporting the " + what,
+          "Could not write the SARIF file "
+              + sarifFile
+              + " while reporting the "
+              + command
+              + " findings",
           "perhaps you should check that its directory is writable",
           e);
     }
   }
 
-  static String version() {
+  private static String version() {
     try {
       return new RootCommand.Version().getVersion()[0].replaceFirst("^countersign ", "");
     } catch (IOException e) {

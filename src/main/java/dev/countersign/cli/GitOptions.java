@@ -86,6 +86,11 @@ final class GitOptions {
     return repo.workTree(env);
   }
 
+  /** See {@link RepoOption#open}. */
+  OwnedWorkspace open(Runtime runtime) {
+    return repo.open(runtime);
+  }
+
   Optional<String> pushToken(Env env) {
     return Optional.ofNullable(token).or(() -> env.get("GITHUB_TOKEN"));
   }

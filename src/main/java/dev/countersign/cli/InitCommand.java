@@ -1,11 +1,11 @@
 package dev.countersign.cli;
 
-import dev.countersign.git.JGitWorkspace;
 import dev.countersign.init.GitHubRepository;
 import dev.countersign.init.InitOptions;
 import dev.countersign.init.ManifestInventory;
 import dev.countersign.init.RepositoryInitializer;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.pipeline.DirPair;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
@@ -17,11 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "init",
@@ -36,9 +34,7 @@ import picocli.CommandLine.ParentCommand;
           + " unsigned and signed",
       "directories; options override. Refuses to overwrite existing files unless --force."
     })
-final class InitCommand implements Callable<Integer> {
-
-  @ParentCommand RootCommand root;
+final class InitCommand extends Subcommand {
 
   @Option(
       names = "--repo",
@@ -66,19 +62,7 @@ final class InitCommand implements Callable<Integer> {
               + " branch, else main).")
   String branch;
 
-  @Option(
-      names = "--unsigned-dir",
-      paramLabel = "DIR",
-      defaultValue = "unsigned",
-      description = "Where authors put manifests (default: ${DEFAULT-VALUE}).")
-  Path unsignedDir;
-
-  @Option(
-      names = "--signed-dir",
-      paramLabel = "DIR",
-      defaultValue = "signed",
-      description = "Where signed manifests go (default: ${DEFAULT-VALUE}).")
-  Path signedDir;
+  @Mixin DirectoryOptions directories;
 
   @Option(
       names = "--namespace",
@@ -113,8 +97,7 @@ final class InitCommand implements Callable<Integer> {
   boolean force;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Path workTree = Path.of(".");
     String legacyName = null;
     if (repo != null) {
@@ -144,37 +127,24 @@ final class InitCommand implements Callable<Integer> {
           "perhaps you should pass --repo DIR, the repository's checkout");
     }
 
-    Optional<String> originUrl = Optional.empty();
-    Optional<String> headBranch = Optional.empty();
-    if (Files.exists(workTree.resolve(".git"))) {
-      try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock())) {
-        originUrl = workspace.remoteUrl("origin");
-        headBranch = workspace.currentBranch();
-      }
-    }
-    Optional<GitHubRepository> fromOrigin = originUrl.flatMap(GitHubRepository::fromRemoteUrl);
-    Optional<GitHubRepository> fromEnv =
-        runtime.env().get("GITHUB_REPOSITORY").flatMap(GitHubRepository::fromSlug);
-    Optional<GitHubRepository> detected = fromOrigin.or(() -> fromEnv);
-    String ownerName =
-        gitHub.owner != null ? gitHub.owner : detected.map(GitHubRepository::owner).orElse(null);
-    String repositoryName =
-        gitHub.name != null
-            ? gitHub.name
-            : legacyName != null ? legacyName : detected.map(GitHubRepository::name).orElse(null);
-    if (ownerName == null || repositoryName == null) {
+    GitHubRepositoryOptions.Checkout checkout =
+        GitHubRepositoryOptions.Checkout.of(workTree, runtime.clock());
+    GitHubRepository repository =
+        gitHub.repository(checkout, runtime.env(), Optional.ofNullable(legacyName));
+    if (repository.owner().isEmpty() || repository.name().isEmpty()) {
       throw new UsageProblem(
           "The GitHub "
-              + (ownerName == null ? "owner" : "repository name")
+              + (repository.owner().isEmpty() ? "owner" : "repository name")
               + " is missing while preparing countersign init: origin is "
-              + originUrl.map(u -> "\"" + u + "\", not a github.com URL").orElse("not set"),
+              + checkout.describeOrigin(),
           "perhaps you should pass --owner OWNER --name NAME (the signer identity names them)");
     }
-    String branchName = branch != null ? branch : headBranch.orElse("main");
+    String branchName = branch != null ? branch : checkout.branch().orElse("main");
 
+    DirPair pair = directories.pair();
     InitOptions base =
-        InitOptions.of(ownerName, repositoryName, branchName)
-            .withDirectories(unsignedDir, signedDir);
+        InitOptions.of(repository.owner(), repository.name(), branchName)
+            .withDirectories(Path.of(pair.from()), Path.of(pair.to()));
     if (namespace != null) {
       base = base.withNamespace(namespace.toLowerCase(Locale.ROOT));
     }

@@ -11,10 +11,8 @@ import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "keygen",
@@ -27,9 +25,7 @@ import picocli.CommandLine.ParentCommand;
           + " a prompt (twice).",
       "Without a terminal and without COSIGN_PASSWORD it refuses, unless --no-password."
     })
-final class KeygenCommand implements Callable<Integer> {
-
-  @ParentCommand RootCommand root;
+final class KeygenCommand extends Subcommand {
 
   @Option(
       names = "--output-key-prefix",
@@ -47,8 +43,7 @@ final class KeygenCommand implements Callable<Integer> {
   boolean noPassword;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Path privateFile = prefix.resolveSibling(prefix.getFileName() + ".key");
     Path publicFile = prefix.resolveSibling(prefix.getFileName() + ".pub");
     for (Path file : new Path[] {privateFile, publicFile}) {

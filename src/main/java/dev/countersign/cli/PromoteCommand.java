@@ -2,7 +2,6 @@ package dev.countersign.cli;
 
 import dev.countersign.action.Annotation;
 import dev.countersign.action.Reporter;
-import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.JGitWorkspace;
@@ -21,14 +20,11 @@ import dev.countersign.support.ExitCode;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.verification.DocumentVerdict;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "promote",
@@ -45,9 +41,8 @@ import picocli.CommandLine.ParentCommand;
       "result: created|updated|closed|noop (closed: the base already has the content). See"
           + " docs/promotion.md."
     })
-final class PromoteCommand implements Callable<Integer> {
+final class PromoteCommand extends Subcommand {
 
-  @ParentCommand RootCommand root;
   @Mixin SignCommand.FormatOptions format;
   @Mixin PullRequestOptions pullRequest;
   @Mixin GitOptions git;
@@ -82,11 +77,7 @@ final class PromoteCommand implements Callable<Integer> {
               + " --key or --certificate-identity is given).")
   Path policy;
 
-  @Option(
-      names = "--key",
-      paramLabel = "FILE",
-      description = "Accept keyed signatures by this public key (repeatable).")
-  List<Path> keys = new ArrayList<>();
+  @Mixin PublicKeyOption keys;
 
   @Option(
       names = "--certificate-identity",
@@ -100,17 +91,10 @@ final class PromoteCommand implements Callable<Integer> {
       description = "Required OIDC issuer of the certificate.")
   String issuer;
 
-  @Option(
-      names = "--trusted-root",
-      paramLabel = "FILE",
-      description =
-          "Sigstore trusted_root.json for keyless signatures (default: the public-good root via"
-              + " TUF).")
-  Path trustedRoot;
+  @Mixin TrustedRootOption trustedRoot;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Env env = runtime.env();
     Reporter reporter = git.reporter(runtime);
     Path workTree = git.workTree(env);
@@ -119,15 +103,12 @@ final class PromoteCommand implements Callable<Integer> {
         PromotionTrust.resolve(
             workTree,
             Optional.ofNullable(policy),
-            new PromotionTrust.Signers(keys, identity, issuer),
+            new PromotionTrust.Signers(keys.files, identity, issuer),
             format::format,
             reader,
-            trustedRoot);
-    WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree);
-    // Closed last: files are handed back on every way out (success, rejection, failure, SIGTERM).
-    try (WorkspaceOwnership.HandBack handBack =
-            ownership.handBackOnExit(workTree, runtime.err()::println);
-        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership)) {
+            trustedRoot.file);
+    try (OwnedWorkspace owned = git.open(runtime)) {
+      JGitWorkspace workspace = owned.git();
       String baseBranch =
           Optional.ofNullable(base)
               .filter(b -> !b.isBlank())

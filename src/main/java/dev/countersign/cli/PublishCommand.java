@@ -24,13 +24,11 @@ import dev.countersign.verification.TrustedRoot;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "publish",
@@ -40,11 +38,12 @@ import picocli.CommandLine.ParentCommand;
       "Push committed signed manifests to an OCI registry as one artifact and sign its digest as"
           + " cosign does.",
       "Flux (OCIRepository verify.provider: cosign) or Kyverno verifyImages can then check it. See"
-          + " docs/publish.md."
+          + " docs/publish.md.",
+      "Every published manifest must verify against the trust policy (--policy) as the published"
+          + " commit holds it."
     })
-final class PublishCommand implements Callable<Integer> {
+final class PublishCommand extends Subcommand {
 
-  @ParentCommand RootCommand root;
   @Mixin SignerOptions signer;
   @Mixin SignCommand.FormatOptions format;
   @Mixin RegistryOptions registryOptions;
@@ -77,16 +76,7 @@ final class PublishCommand implements Callable<Integer> {
       description = "Commit to publish from (default: ${DEFAULT-VALUE}).")
   String revision;
 
-  @Option(
-      names = "--policy",
-      paramLabel = "FILE",
-      defaultValue = ".countersign/policy.yaml",
-      description = {
-        "The trust policy every published manifest must verify against, read from the published"
-            + " commit,",
-        "relative to the repository (default: ${DEFAULT-VALUE})."
-      })
-  Path policy;
+  @Mixin PolicyOption policy;
 
   @Option(
       names = "--source-url",
@@ -150,8 +140,7 @@ final class PublishCommand implements Callable<Integer> {
   boolean force;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
     if (sourceArgument != null && sourceOption != null && !sourceArgument.equals(sourceOption)) {
       throw new UsageProblem("SOURCE and --source name different paths", "give one of them");
@@ -206,7 +195,7 @@ final class PublishCommand implements Callable<Integer> {
           new PublishJob(
                   registryOptions.registry(runtime, reporter, target),
                   signerFactory,
-                  trustedRoot(signer),
+                  signer.verificationRoot(),
                   () -> signer.signingPublicKeys(runtime))
               .publish(target, contents.files(), contents.provenance());
       report(runtime, reporter, result, contents);
@@ -241,17 +230,17 @@ final class PublishCommand implements Callable<Integer> {
    */
   private ManifestVerifier verifier(JGitWorkspace workspace, String commit) {
     RepositoryFiles files = new BaseCommit(workspace, commit).files();
-    if (files.read(policy).isEmpty()) {
+    if (files.read(policy.file).isEmpty()) {
       throw new UsageProblem(
           "No trust policy found at "
-              + policy
+              + policy.file
               + " in commit "
               + commit.substring(0, Math.min(12, commit.length()))
               + " while starting countersign publish",
           "perhaps you should run \"countersign init\" and commit its files, or pass --policy FILE:"
               + " publish signs only manifests that verify against the repository's trust policy");
     }
-    PolicyFile policyFile = new PolicyFileLoader().load(files, policy);
+    PolicyFile policyFile = new PolicyFileLoader().load(files, policy.file);
     TrustPolicy trustPolicy = policyFile.toTrustPolicy(files);
     SignedManifestFormat policyFormat =
         new SignedManifestFormat(policyFile.annotationDomain(), format.reader());
@@ -274,27 +263,6 @@ final class PublishCommand implements Callable<Integer> {
         .out()
         .println("rejected: " + files + " file(s) do not verify; nothing was pushed or signed");
     return ExitCode.REJECTED.code();
-  }
-
-  /**
-   * The trust material keyless signing uses: --trusted-root, else the public-good root (TUF, on
-   * first use).
-   */
-  static Supplier<TrustedRoot> trustedRoot(SignerOptions signer) {
-    return new Supplier<>() {
-      private TrustedRoot root;
-
-      @Override
-      public synchronized TrustedRoot get() {
-        if (root == null) {
-          root =
-              signer.trustedRoot != null
-                  ? TrustedRoot.fromFile(signer.trustedRoot)
-                  : TrustedRoot.fromPublicGoodTuf(null);
-        }
-        return root;
-      }
-    };
   }
 
   static void report(

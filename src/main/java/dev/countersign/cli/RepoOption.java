@@ -34,6 +34,14 @@ final class RepoOption {
     return directory(env).toAbsolutePath();
   }
 
+  /**
+   * The repository in {@link #workTree}, opened by a command that writes in it: handed back to the
+   * workspace owner on every way out (see {@link OwnedWorkspace}).
+   */
+  OwnedWorkspace open(Runtime runtime) {
+    return OwnedWorkspace.open(workTree(runtime.env()), runtime);
+  }
+
   /** {@link #directory}, which must exist: a usage problem naming {@code command} otherwise. */
   Path existingDirectory(Env env, String command) {
     Path directory = directory(env);

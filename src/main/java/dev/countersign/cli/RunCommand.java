@@ -5,7 +5,6 @@ import dev.countersign.action.PromotionReport;
 import dev.countersign.action.ReconcileReport;
 import dev.countersign.action.Reporter;
 import dev.countersign.action.RunTrigger;
-import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
@@ -27,18 +26,15 @@ import dev.countersign.support.ExitCode;
 import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "run",
@@ -51,24 +47,13 @@ import picocli.CommandLine.ParentCommand;
       "Reads GITHUB_EVENT_NAME/GITHUB_EVENT_PATH when set: merged PRs, branch pushes, schedule and",
       "workflow_dispatch reconcile; other events are a no-op; pull_request_target is refused."
     })
-final class RunCommand implements Callable<Integer> {
+final class RunCommand extends Subcommand {
 
-  @ParentCommand RootCommand root;
   @Mixin SignerOptions signer;
   @Mixin SignCommand.FormatOptions format;
   @Mixin GitOptions git;
 
-  @Option(
-      names = "--unsigned-dir",
-      paramLabel = "DIR",
-      description = "Directory of manifests to sign (default: unsigned).")
-  String unsignedDir;
-
-  @Option(
-      names = "--signed-dir",
-      paramLabel = "DIR",
-      description = "Directory signed manifests move to (default: signed).")
-  String signedDir;
+  @Mixin DirectoryOptions directories;
 
   @Option(
       names = "--dir",
@@ -150,23 +135,18 @@ final class RunCommand implements Callable<Integer> {
   @Mixin RegistryOptions registryOptions;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     Env env = runtime.env();
     Reporter reporter = git.reporter(runtime);
 
-    Path workTree = git.workTree(env);
     RunMode runMode = RunMode.of(mode, fromWorktree, dryRun, noPush, noSign);
     Optional<OciReference> publishTarget = publishTarget(runMode);
     Optional<RunTrigger.Reconcile> trigger = trigger(env, reporter);
     if (trigger.isEmpty()) {
       return ExitCode.OK.code();
     }
-    WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workTree.toAbsolutePath());
-    // Closed last: files are handed back on every way out (success, failure, SIGTERM).
-    try (WorkspaceOwnership.HandBack handBack =
-            ownership.handBackOnExit(workTree.toAbsolutePath(), runtime.err()::println);
-        JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock(), ownership)) {
+    try (OwnedWorkspace owned = git.open(runtime)) {
+      JGitWorkspace workspace = owned.git();
       String target = targetBranch(trigger.get(), workspace);
       Signing signing = signing(runtime, reporter);
       SigningRun.Result result =
@@ -205,10 +185,7 @@ final class RunCommand implements Callable<Integer> {
             format.reader(), format.format(), runSigner, ProgressReporters.insidePipeline(runtime));
     SignatureReuse reuse =
         new SignatureReuse(
-            format.reader(),
-            format.format(),
-            signJob::signerIdentity,
-            Memoized.of(signer.verificationRoot()));
+            format.reader(), format.format(), signJob::signerIdentity, signer.verificationRoot());
     if (noSign) {
       reporter.warning(
           "--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory"
@@ -361,7 +338,7 @@ final class RunCommand implements Callable<Integer> {
         new PublishJob(
                 registryOptions.registry(runtime, reporter, target),
                 Optional.of(signing.signer()),
-                PublishCommand.trustedRoot(signer),
+                signer.verificationRoot(),
                 () -> signer.signingPublicKeys(runtime))
             .publish(target, contents.files(), contents.provenance());
     PublishCommand.report(runtime, reporter, published, contents);
@@ -409,16 +386,12 @@ final class RunCommand implements Callable<Integer> {
 
   private List<DirPair> dirPairs() {
     if (!dirs.isEmpty()) {
-      if (unsignedDir != null || signedDir != null) {
+      if (directories.given()) {
         throw new UsageProblem(
             "--dir cannot be combined with --unsigned-dir/--signed-dir", "use one or the other");
       }
       return dirs.stream().map(DirPair::parse).toList();
     }
-    return List.of(
-        DirPair.parse(
-            Optional.ofNullable(unsignedDir).orElse("unsigned")
-                + ":"
-                + Optional.ofNullable(signedDir).orElse("signed")));
+    return List.of(directories.pair());
   }
 }

@@ -12,12 +12,10 @@ import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "sign",
@@ -27,9 +25,8 @@ import picocli.CommandLine.ParentCommand;
       "Sign manifest files in the Kyverno / kubectl-sigstore annotation format.",
       "All or nothing: if any file is invalid or any signature fails, nothing is written."
     })
-final class SignCommand implements Callable<Integer> {
+final class SignCommand extends Subcommand {
 
-  @ParentCommand RootCommand root;
   @Mixin SignerOptions signer;
   @Mixin FormatOptions format;
 
@@ -67,8 +64,7 @@ final class SignCommand implements Callable<Integer> {
   @Mixin ParallelOption parallel;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     // In a workflow, the OIDC token is masked the moment it is fetched, before anything is printed.
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
     SignJob job =
@@ -123,14 +119,7 @@ final class SignCommand implements Callable<Integer> {
                 + " default: ${DEFAULT-VALUE}).")
     String domain;
 
-    @Option(
-        names = "--max-file-size",
-        paramLabel = "BYTES",
-        defaultValue = "1048576",
-        description =
-            "Refuse manifest files (signed or unsigned) larger than this, before reading them"
-                + " (default: ${DEFAULT-VALUE}, 1 MiB).")
-    long maxFileSize;
+    @Mixin MaxFileSizeOption maxFileSize;
 
     AnnotationDomain domain() {
       try {
@@ -143,7 +132,7 @@ final class SignCommand implements Callable<Integer> {
     }
 
     ManifestReader reader() {
-      return new ManifestReader(maxFileSize);
+      return maxFileSize.reader();
     }
 
     SignedManifestFormat format() {

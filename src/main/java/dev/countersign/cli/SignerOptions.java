@@ -120,12 +120,11 @@ final class SignerOptions {
 
   /**
    * The Sigstore trust material that signatures made before this run are verified against before
-   * they are kept: {@code --trusted-root}, else the public-good root through TUF. Read on first use
-   * only.
+   * they are kept, and that keyless signing uses: {@code --trusted-root}, else the public-good root
+   * through TUF. Read on first use only, then kept.
    */
   Supplier<TrustedRoot> verificationRoot() {
-    Path file = trustedRoot;
-    return () -> file != null ? TrustedRoot.fromFile(file) : TrustedRoot.fromPublicGoodTuf(null);
+    return TrustedRootOption.fileOrPublicGood(trustedRoot);
   }
 
   /**

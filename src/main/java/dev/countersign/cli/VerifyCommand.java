@@ -1,7 +1,5 @@
 package dev.countersign.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.countersign.action.Reporter;
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.ManifestTree;
@@ -24,10 +22,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.security.PublicKey;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import picocli.CommandLine.ArgGroup;
@@ -35,7 +30,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 @Command(
     name = "verify",
@@ -46,14 +40,13 @@ import picocli.CommandLine.ParentCommand;
           + " or key.",
       "Exit 0 when every document verifies, 1 when any is rejected."
     })
-final class VerifyCommand implements Callable<Integer> {
+final class VerifyCommand extends Subcommand {
 
   enum Output {
     text,
     json
   }
 
-  @ParentCommand RootCommand root;
   @Mixin SignCommand.FormatOptions format;
 
   @Parameters(
@@ -72,11 +65,7 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Mixin RegistryOptions registryOptions;
 
-  @Option(
-      names = "--key",
-      paramLabel = "FILE",
-      description = "Accept keyed signatures by this public key (repeatable).")
-  List<Path> keys = new ArrayList<>();
+  @Mixin PublicKeyOption keys;
 
   @ArgGroup(exclusive = true)
   Subject subject;
@@ -120,13 +109,7 @@ final class VerifyCommand implements Callable<Integer> {
     String regex;
   }
 
-  @Option(
-      names = "--trusted-root",
-      paramLabel = "FILE",
-      description =
-          "Sigstore trusted_root.json to verify keyless signatures, and the log entries of keyed"
-              + " ones, offline (default: the public-good root via TUF, for keyless only).")
-  Path trustedRoot;
+  @Mixin TrustedRootOption trustedRoot;
 
   @Option(
       names = "--cluster-object",
@@ -169,8 +152,7 @@ final class VerifyCommand implements Callable<Integer> {
   Output output;
 
   @Override
-  public Integer call() {
-    Runtime runtime = root.runtime();
+  int call(Runtime runtime) {
     if ((oci == null) == paths.isEmpty()) {
       throw new UsageProblem(
           oci == null
@@ -183,10 +165,7 @@ final class VerifyCommand implements Callable<Integer> {
     boolean keyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
     // With only keys, a given --trusted-root still checks the log entries of keyed signatures
     // that carry a bundle; the public-good root is fetched only for keyless identities.
-    TrustedRoot root =
-        trustedRoot != null
-            ? TrustedRoot.fromFile(trustedRoot)
-            : keyless ? TrustedRoot.fromPublicGoodTuf(null) : null;
+    TrustedRoot root = trustedRoot.file != null || keyless ? trustedRoot.root().get() : null;
     if (oci != null) {
       return verifyArtifact(runtime, root, policy);
     }
@@ -220,21 +199,11 @@ final class VerifyCommand implements Callable<Integer> {
             new PayloadSignatureVerifier(trustedRoot, policy));
     ArtifactVerifier.Verdict verdict = verifier.verify(reference);
     if (output == Output.json) {
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("artifact", reference.toString());
-      row.put("verified", verdict.passed());
-      row.put("reason", verdict.reason());
-      row.put("signers", verdict.signers());
-      try {
-        runtime
-            .out()
-            .println(
-                new ObjectMapper()
-                    .enable(SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(List.of(row)));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      printJson(
+          runtime,
+          List.of(
+              new ArtifactRow(
+                  reference.toString(), verdict.passed(), verdict.reason(), verdict.signers())));
     } else {
       runtime
           .out()
@@ -269,7 +238,7 @@ final class VerifyCommand implements Callable<Integer> {
           "add --cluster-object if the files come from kubectl get; files in a repository must"
               + " equal their signed message");
     }
-    List<PublicKey> publicKeys = keys.stream().map(PublicKeys::read).toList();
+    List<PublicKey> publicKeys = keys.files.stream().map(PublicKeys::read).toList();
     if (minSigners < 1) {
       throw new UsageProblem("--min-signers must be at least 1");
     }
@@ -290,23 +259,20 @@ final class VerifyCommand implements Callable<Integer> {
 
   private void print(Runtime runtime, List<DocumentVerdict> verdicts) {
     if (output == Output.json) {
-      List<Map<String, Object>> rows = new ArrayList<>();
-      for (DocumentVerdict v : verdicts) {
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("file", v.file().toString());
-        row.put("document", v.documentIndex());
-        row.put("line", v.line());
-        row.put("object", v.description());
-        row.put("verified", v.passed());
-        row.put("reason", v.reason());
-        row.put("signers", v.signers());
-        rows.add(row);
-      }
-      try {
-        runtime.out().println(LogSafeJson.mapper().writeValueAsString(rows));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      printJson(
+          runtime,
+          verdicts.stream()
+              .map(
+                  v ->
+                      new DocumentRow(
+                          v.file().toString(),
+                          v.documentIndex(),
+                          v.line(),
+                          v.description(),
+                          v.passed(),
+                          v.reason(),
+                          v.signers()))
+              .toList());
       return;
     }
     long failed = verdicts.stream().filter(v -> !v.passed()).count();
@@ -323,5 +289,28 @@ final class VerifyCommand implements Callable<Integer> {
                   + v.reason());
     }
     runtime.out().println(verdicts.size() - failed + " verified, " + failed + " rejected");
+  }
+
+  /** One artifact in {@code --output json}. */
+  private record ArtifactRow(
+      String artifact, boolean verified, String reason, List<String> signers) {}
+
+  /** One document in {@code --output json}. */
+  private record DocumentRow(
+      String file,
+      int document,
+      int line,
+      String object,
+      boolean verified,
+      String reason,
+      List<String> signers) {}
+
+  /** {@code rows} as a JSON array that passes through the Actions log unchanged. */
+  private static void printJson(Runtime runtime, List<?> rows) {
+    try {
+      runtime.out().println(LogSafeJson.mapper().writeValueAsString(rows));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -285,5 +286,27 @@ class InitCommandTest {
     Map<String, Object> attestor = ((List<Map<String, Object>>) manifests.get("attestors")).get(0);
     Map<String, Object> entry = ((List<Map<String, Object>>) attestor.get("entries")).get(0);
     return (String) ((Map<String, Object>) entry.get("keyless")).get("subject");
+  }
+
+  @Test
+  void init_directoriesAsRunReadsThem_andOneOutsideTheRepositoryIsAUsageError() throws Exception {
+    String[] base = {"init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString()};
+    String[] outside = append(base, "--unsigned-dir", "../elsewhere");
+    String[] custom =
+        append(base, "--unsigned-dir", "envs/prod/in/", "--signed-dir", "envs/prod/out");
+
+    assertThat(run(Env.empty(), outside)).isEqualTo(2);
+    assertThat(err.toString()).contains("Invalid from directory \"../elsewhere\"");
+    assertThat(repo.resolve(".countersign")).doesNotExist();
+
+    assertThat(run(Env.empty(), custom)).as(err.toString()).isEqualTo(0);
+    String workflow = Files.readString(repo.resolve(".github/workflows/sign-on-merge.yml"));
+    assertThat(workflow).contains("envs/prod/in").contains("envs/prod/out").doesNotContain("in/:");
+  }
+
+  private static String[] append(String[] args, String... more) {
+    String[] all = Arrays.copyOf(args, args.length + more.length);
+    System.arraycopy(more, 0, all, args.length, more.length);
+    return all;
   }
 }

@@ -2,6 +2,8 @@ package dev.countersign.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.gate.GateRepository;
 import dev.countersign.support.ExitCode;
 import java.nio.file.Path;
@@ -72,5 +74,21 @@ class VerifyClusterObjectTest {
     assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.err())
         .contains("--ignore-field applies only to objects read back from a cluster");
+  }
+
+  @Test
+  void jsonOutput_namesEachDocumentsFileLineObjectVerdictAndSigners_inThatOrder() throws Exception {
+    CliRun run = verify("--output", "json");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    JsonNode rows = new ObjectMapper().readTree(run.out());
+    assertThat(rows).hasSize(1);
+    JsonNode row = rows.get(0);
+    assertThat(row.fieldNames())
+        .toIterable()
+        .containsExactly("file", "document", "line", "object", "verified", "reason", "signers");
+    assertThat(row.get("file").asText()).endsWith("config.yaml");
+    assertThat(row.get("verified").asBoolean()).isTrue();
+    assertThat(row.get("signers")).isNotEmpty();
   }
 }
