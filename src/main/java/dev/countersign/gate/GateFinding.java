@@ -1,10 +1,10 @@
 package dev.countersign.gate;
 
+import dev.countersign.support.Records;
 import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Locale;
-import java.util.Objects;
 
 /**
  * One reason the merge gate says no (or warns).
@@ -35,12 +35,7 @@ public record GateFinding(
           .thenComparing(GateFinding::message);
 
   public GateFinding {
-    Objects.requireNonNull(file, "file");
-    Objects.requireNonNull(check, "check");
-    Objects.requireNonNull(rule, "rule");
-    Objects.requireNonNull(object, "object");
-    Objects.requireNonNull(message, "message");
-    Objects.requireNonNull(severity, "severity");
+    Records.requireNonNull(GateFinding.class, file, line, check, rule, object, message, severity);
     if (line < 0) {
       throw new IllegalArgumentException("line must be >= 0, got " + line);
     }

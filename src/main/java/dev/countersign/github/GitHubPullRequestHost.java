@@ -388,7 +388,9 @@ public final class GitHubPullRequestHost implements PullRequestHost {
         pr.getTitle(),
         pr.getBody(),
         pr.isDraft(),
-        labels);
+        labels,
+        false,
+        List.of());
   }
 
   private static Set<String> labelNames(Collection<GHLabel> labels) {

@@ -1,9 +1,9 @@
 package dev.countersign.governance;
 
+import dev.countersign.support.Records;
 import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.Objects;
 
 /**
  * One governance result worth reporting: a validation that said no, an expression that failed at
@@ -39,11 +39,8 @@ public record PolicyFinding(
           .thenComparing(PolicyFinding::message);
 
   public PolicyFinding {
-    Objects.requireNonNull(file, "file");
-    Objects.requireNonNull(policy, "policy");
-    Objects.requireNonNull(object, "object");
-    Objects.requireNonNull(message, "message");
-    Objects.requireNonNull(severity, "severity");
+    Records.requireNonNull(
+        PolicyFinding.class, file, line, policy, validationIndex, object, message, severity);
   }
 
   /** Whether a finding fails the check (ERROR) or is only shown (WARNING). */
