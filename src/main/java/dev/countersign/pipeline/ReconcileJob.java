@@ -8,7 +8,6 @@ import dev.countersign.git.CommitMessage;
 import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
-import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.support.Sleeper;
 import dev.countersign.support.problems.InputProblem;
@@ -74,25 +73,6 @@ public final class ReconcileJob {
 
   /** Signatures made in earlier attempts, so a retry signs only what changed. */
   private final Map<String, SigningStep.Result> signedBefore = new HashMap<>();
-
-  public ReconcileJob(
-      GitWorkspace workspace,
-      SigningStep signer,
-      Progress progress,
-      Clock clock,
-      Sleeper sleeper,
-      RandomGenerator random,
-      ReconcileOptions options) {
-    this(
-        workspace,
-        signer,
-        progress,
-        clock,
-        sleeper,
-        random,
-        options,
-        new ManifestTree(ManifestReader.DEFAULT_MAX_BYTES));
-  }
 
   /**
    * @param tree which files are manifests and which entries are refused, with its size limit

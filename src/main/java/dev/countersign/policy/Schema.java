@@ -1,6 +1,7 @@
 package dev.countersign.policy;
 
 import dev.countersign.manifest.ManifestDocument;
+import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -62,6 +63,17 @@ public final class Schema {
                     map.containsKey(key) ? join(path, key) : path,
                     "\"" + join(path, key) + "\" is required",
                     null));
+  }
+
+  /** Fails unless the string at {@code key} is {@code expected}, the one value supported. */
+  public void requireValue(Map<String, Object> map, String path, String key, String expected) {
+    String value = requiredString(map, path, key);
+    if (!expected.equals(value)) {
+      throw problem(
+          join(path, key),
+          join(path, key) + " \"" + value + "\" is not supported",
+          Hints.suggest("use " + expected));
+    }
   }
 
   public Optional<Long> integer(Map<String, Object> map, String path, String key) {
