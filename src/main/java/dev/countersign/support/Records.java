@@ -22,7 +22,7 @@ public final class Records {
   /**
    * Fails with a {@link NullPointerException} naming the first null component. Call it from the
    * compact constructor with every component of {@code type}, in declaration order (primitives
-   * included), after any component was normalised.
+   * included), after normalising any component that may be given as null (a default for it).
    *
    * @throws IllegalArgumentException when {@code components} are not as many as the record has
    */
