@@ -133,7 +133,7 @@ public final class RefreshJob {
                 "The signing step kept " + result.targetPath() + " though it had no signed file");
           }
           progress.info("signed " + signed.targetPath());
-          writes.put(signed.targetPath(), signed.signedBytes());
+          writes.put(signed.targetPath(), signed.bytes());
         }
       } finally {
         progress.endGroup();
