@@ -1,5 +1,6 @@
 package dev.countersign.gate;
 
+import dev.countersign.support.FindingReport;
 import dev.countersign.support.Records;
 import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
@@ -19,13 +20,8 @@ import java.util.Locale;
  * @param severity whether it fails the gate
  */
 public record GateFinding(
-    Path file,
-    int line,
-    Check check,
-    String rule,
-    String object,
-    String message,
-    Severity severity) {
+    Path file, int line, Check check, String rule, String object, String message, Severity severity)
+    implements FindingReport.Finding {
 
   /** Report order: by file, line, rule, message. */
   public static final Comparator<GateFinding> ORDER =
@@ -84,5 +80,10 @@ public record GateFinding(
   /** The message prefixed with the object when there is one. */
   public String text() {
     return object.isEmpty() ? message : object + ": " + message;
+  }
+
+  @Override
+  public boolean isError() {
+    return severity == Severity.ERROR;
   }
 }

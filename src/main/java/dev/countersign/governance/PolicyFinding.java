@@ -1,5 +1,6 @@
 package dev.countersign.governance;
 
+import dev.countersign.support.FindingReport;
 import dev.countersign.support.Records;
 import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
@@ -26,7 +27,8 @@ public record PolicyFinding(
     int validationIndex,
     String object,
     String message,
-    Severity severity) {
+    Severity severity)
+    implements FindingReport.Finding {
 
   public static final int WHOLE_POLICY = -1;
 
@@ -55,5 +57,10 @@ public record PolicyFinding(
    */
   public String ruleId() {
     return validationIndex == WHOLE_POLICY ? policy : policy + "/validations/" + validationIndex;
+  }
+
+  @Override
+  public boolean isError() {
+    return severity == Severity.ERROR;
   }
 }
