@@ -14,20 +14,11 @@ import java.util.TreeSet;
 /**
  * Typed, strict access to one parsed configuration document: every wrong type, missing field or
  * unknown key becomes an {@link InputProblem} naming the file, the line and the dotted path.
+ *
+ * @param file the file the document was read from, as problems name it
+ * @param document the parsed document, which knows the line of each path
  */
-public final class Schema {
-
-  private final Path file;
-  private final ManifestDocument document;
-
-  public Schema(Path file, ManifestDocument document) {
-    this.file = file;
-    this.document = document;
-  }
-
-  public Path file() {
-    return file;
-  }
+public record Schema(Path file, ManifestDocument document) {
 
   public int lineOf(String path) {
     return document.lineOf(path);
