@@ -34,34 +34,24 @@ import java.util.TreeMap;
  * are copied byte for byte, so they verify under their new path as they did under the old one;
  * target files with no source are removed. The pull request is then created or updated by {@link
  * PullRequestPublisher}.
+ *
+ * @param workspace where the base branch is read and the promotion committed (the publisher's)
+ * @param verifier checks every source file against the trust policy
+ * @param facts the signature facts shown in the pull request table
+ * @param authorship who commits the promotion
  */
-public final class PromotionJob {
+public record PromotionJob(
+    GitWorkspace workspace,
+    PullRequestPublisher publisher,
+    ManifestReader reader,
+    ManifestVerifier verifier,
+    SignatureFacts facts,
+    CommitAuthorship authorship,
+    Progress progress) {
 
-  private final GitWorkspace workspace;
-  private final PullRequestPublisher publisher;
-  private final ManifestReader reader;
-  private final ManifestVerifier verifier;
-  private final SignatureFacts facts;
-  private final CommitAuthorship authorship;
-  private final Progress progress;
-  private final CommitManifests manifests;
-
-  public PromotionJob(
-      GitWorkspace workspace,
-      PullRequestPublisher publisher,
-      ManifestReader reader,
-      ManifestVerifier verifier,
-      SignatureFacts facts,
-      CommitAuthorship authorship,
-      Progress progress) {
-    this.workspace = workspace;
-    this.publisher = publisher;
-    this.reader = reader;
-    this.verifier = verifier;
-    this.facts = facts;
-    this.authorship = authorship;
-    this.progress = progress;
-    this.manifests = new CommitManifests(workspace, ManifestTree.of(reader));
+  /** The manifests of commits in {@link #workspace}, as {@link #reader} limits them. */
+  private CommitManifests manifests() {
+    return new CommitManifests(workspace, ManifestTree.of(reader));
   }
 
   /** How a promotion ended. */
@@ -111,7 +101,7 @@ public final class PromotionJob {
             + " at "
             + CommitIds.abbreviate(baseCommit));
 
-    SortedMap<String, byte[]> sources = manifests.read(baseCommit, source);
+    SortedMap<String, byte[]> sources = manifests().read(baseCommit, source);
     if (sources.isEmpty()) {
       throw new UsageProblem(
           "No manifests under " + source + "/ on " + base + " while promoting to " + target,
@@ -126,7 +116,7 @@ public final class PromotionJob {
 
     SortedMap<String, byte[]> desired = new TreeMap<>();
     sources.forEach((path, bytes) -> desired.put(target + path.substring(source.length()), bytes));
-    SortedMap<String, byte[]> current = manifests.read(baseCommit, target);
+    SortedMap<String, byte[]> current = manifests().read(baseCommit, target);
 
     ChangeSet changes = ChangeSet.empty();
     List<FileChange> fileChanges = new ArrayList<>();
@@ -165,7 +155,7 @@ public final class PromotionJob {
 
   /** True when the bot branch's target directory is exactly {@code desired}. */
   private boolean holds(String botTip, String target, SortedMap<String, byte[]> desired) {
-    Optional<SortedMap<String, byte[]>> onBranch = manifests.readIfUsable(botTip, target);
+    Optional<SortedMap<String, byte[]>> onBranch = manifests().readIfUsable(botTip, target);
     if (onBranch.isPresent() && Manifests.sameFiles(onBranch.get(), desired)) {
       progress.info(publisher.settings().botBranch() + " already holds this promotion");
       return true;

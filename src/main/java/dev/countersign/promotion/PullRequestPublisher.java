@@ -41,31 +41,18 @@ import java.util.function.Predicate;
  * request as they were left, and carries the problem for the caller to exit with after writing the
  * outputs. The next run heals it (it finds the branch holding the content and opens or updates the
  * pull request).
+ *
+ * @param workspace where the bot branch's commit is made and pushed from
+ * @param host the pull request API
+ * @param remote where the bot branch is pushed
+ * @param settings the bot branch, base and pull request as configured
  */
-public final class PullRequestPublisher {
-
-  private final GitWorkspace workspace;
-  private final PullRequestHost host;
-  private final GitRemote remote;
-  private final Progress progress;
-  private final PromotionSettings settings;
-
-  public PullRequestPublisher(
-      GitWorkspace workspace,
-      PullRequestHost host,
-      GitRemote remote,
-      Progress progress,
-      PromotionSettings settings) {
-    this.workspace = workspace;
-    this.host = host;
-    this.remote = remote;
-    this.progress = progress;
-    this.settings = settings;
-  }
-
-  public PromotionSettings settings() {
-    return settings;
-  }
+public record PullRequestPublisher(
+    GitWorkspace workspace,
+    PullRequestHost host,
+    GitRemote remote,
+    Progress progress,
+    PromotionSettings settings) {
 
   /**
    * The bot branch's tip on the remote, fetched so its tree can be read; empty when it does not
