@@ -1,6 +1,5 @@
 package dev.countersign.promotion;
 
-import dev.countersign.git.ChangeSet;
 import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
@@ -118,38 +117,28 @@ public record PromotionJob(
     sources.forEach((path, bytes) -> desired.put(target + path.substring(source.length()), bytes));
     SortedMap<String, byte[]> current = manifests().read(baseCommit, target);
 
-    ChangeSet changes = ChangeSet.empty();
-    List<FileChange> fileChanges = new ArrayList<>();
+    ProposedChanges proposed = new ProposedChanges(facts);
     for (Map.Entry<String, byte[]> file : desired.entrySet()) {
       byte[] now = current.get(file.getKey());
-      if (now != null && Arrays.equals(now, file.getValue())) {
-        continue;
+      if (now == null || !Arrays.equals(now, file.getValue())) {
+        proposed.write(file.getKey(), file.getValue(), now != null);
       }
-      fileChanges.add(
-          facts
-              .of(file.getKey(), file.getValue())
-              .as(
-                  file.getKey(),
-                  now == null ? FileChange.Change.ADDED : FileChange.Change.CHANGED));
-      changes = changes.write(file.getKey(), file.getValue());
     }
     for (String stale : current.keySet()) {
       if (!desired.containsKey(stale)) {
-        fileChanges.add(FileChange.removed(stale));
-        changes = changes.delete(stale);
+        proposed.delete(stale);
       }
     }
-    PromotionPlan plan = new PromotionPlan(fileChanges);
+    PromotionPlan plan = proposed.plan();
     Optional<String> botTip = plan.isEmpty() ? Optional.empty() : publisher.botBranchTip();
     return new Published(
         publisher.createOrUpdateBranch(
             plan,
             botTip,
-            new PullRequestPublisher.Changes(
+            proposed.onBase(
                 baseCommit,
-                changes,
-                authorship.request(
-                    "countersign: promote " + source + " to " + target, describe(plan)),
+                authorship,
+                "countersign: promote " + source + " to " + target,
                 tip -> holds(tip, target, desired))));
   }
 
@@ -188,12 +177,5 @@ public record PromotionJob(
       progress.endGroup();
     }
     return failures;
-  }
-
-  static String describe(PromotionPlan plan) {
-    StringBuilder body = new StringBuilder();
-    plan.changes()
-        .forEach(c -> body.append(c.change().word()).append(' ').append(c.path()).append('\n'));
-    return body.toString();
   }
 }

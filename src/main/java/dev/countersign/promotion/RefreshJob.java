@@ -1,6 +1,5 @@
 package dev.countersign.promotion;
 
-import dev.countersign.git.ChangeSet;
 import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
@@ -127,28 +126,21 @@ public record RefreshJob(
       }
     }
 
-    List<FileChange> fileChanges = new ArrayList<>();
-    ChangeSet changes = ChangeSet.empty();
-    for (Map.Entry<String, byte[]> write : writes.entrySet()) {
-      boolean existed = workspace.readFile(baseCommit, write.getKey()).isPresent();
-      fileChanges.add(
-          facts
-              .of(write.getKey(), write.getValue())
-              .as(write.getKey(), existed ? FileChange.Change.CHANGED : FileChange.Change.ADDED));
-      changes = changes.write(write.getKey(), write.getValue());
-    }
-    PromotionPlan plan = new PromotionPlan(fileChanges);
+    ProposedChanges proposed = new ProposedChanges(facts);
+    writes.forEach(
+        (path, bytes) ->
+            proposed.write(path, bytes, workspace.readFile(baseCommit, path).isPresent()));
+    PromotionPlan plan = proposed.plan();
+    int files = plan.changes().size();
     return publisher.createOrUpdateBranch(
         plan,
         botTip,
-        new PullRequestPublisher.Changes(
+        proposed.onBase(
             baseCommit,
-            changes,
-            authorship.request(
-                "countersign: refresh "
-                    + fileChanges.size()
-                    + (fileChanges.size() == 1 ? " signed manifest" : " signed manifests"),
-                PromotionJob.describe(plan)),
+            authorship,
+            "countersign: refresh "
+                + files
+                + (files == 1 ? " signed manifest" : " signed manifests"),
             tip -> holds(tip, baseCommit, dirs, writes)));
   }
 
