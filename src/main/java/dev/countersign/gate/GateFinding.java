@@ -1,10 +1,11 @@
 package dev.countersign.gate;
 
+import dev.countersign.support.FindingReport;
+import dev.countersign.support.Records;
 import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Locale;
-import java.util.Objects;
 
 /**
  * One reason the merge gate says no (or warns).
@@ -19,13 +20,8 @@ import java.util.Objects;
  * @param severity whether it fails the gate
  */
 public record GateFinding(
-    Path file,
-    int line,
-    Check check,
-    String rule,
-    String object,
-    String message,
-    Severity severity) {
+    Path file, int line, Check check, String rule, String object, String message, Severity severity)
+    implements FindingReport.Finding {
 
   /** Report order: by file, line, rule, message. */
   public static final Comparator<GateFinding> ORDER =
@@ -35,12 +31,7 @@ public record GateFinding(
           .thenComparing(GateFinding::message);
 
   public GateFinding {
-    Objects.requireNonNull(file, "file");
-    Objects.requireNonNull(check, "check");
-    Objects.requireNonNull(rule, "rule");
-    Objects.requireNonNull(object, "object");
-    Objects.requireNonNull(message, "message");
-    Objects.requireNonNull(severity, "severity");
+    Records.requireNonNull(GateFinding.class, file, line, check, rule, object, message, severity);
     if (line < 0) {
       throw new IllegalArgumentException("line must be >= 0, got " + line);
     }
@@ -89,5 +80,10 @@ public record GateFinding(
   /** The message prefixed with the object when there is one. */
   public String text() {
     return object.isEmpty() ? message : object + ": " + message;
+  }
+
+  @Override
+  public boolean isError() {
+    return severity == Severity.ERROR;
   }
 }

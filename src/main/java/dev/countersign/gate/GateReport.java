@@ -1,5 +1,6 @@
 package dev.countersign.gate;
 
+import dev.countersign.support.FindingReport;
 import java.util.List;
 
 /**
@@ -21,21 +22,10 @@ public record GateReport(
     int verifiedDocuments,
     int unsignedFiles,
     int unsignedDocuments,
-    int policiesApplied) {
+    int policiesApplied)
+    implements FindingReport<GateFinding> {
 
   public GateReport {
     findings = findings.stream().sorted(GateFinding.ORDER).toList();
-  }
-
-  public boolean passed() {
-    return errors() == 0;
-  }
-
-  public long errors() {
-    return findings.stream().filter(f -> f.severity() == GateFinding.Severity.ERROR).count();
-  }
-
-  public long warnings() {
-    return findings.stream().filter(f -> f.severity() == GateFinding.Severity.WARNING).count();
   }
 }

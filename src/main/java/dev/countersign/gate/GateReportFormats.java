@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.support.LogSafeJson;
 import dev.countersign.support.problems.InternalProblem;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Renders a {@link GateReport}: text lines for a terminal, JSON, SARIF 2.1.0 for GitHub code
@@ -68,34 +70,55 @@ public final class GateReportFormats {
    * {@code {tool, passed, summary{...}, findings[{file,line,severity,check,rule,object,message}]}}.
    */
   public static String json(GateReport report) {
-    Map<String, Object> root = new LinkedHashMap<>();
-    root.put("tool", TOOL_NAME);
-    root.put("passed", report.passed());
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("errors", report.errors());
-    summary.put("warnings", report.warnings());
-    summary.put("signedFiles", report.signedFiles());
-    summary.put("signedDocuments", report.signedDocuments());
-    summary.put("verifiedDocuments", report.verifiedDocuments());
-    summary.put("unsignedFiles", report.unsignedFiles());
-    summary.put("unsignedDocuments", report.unsignedDocuments());
-    summary.put("policies", report.policiesApplied());
-    root.put("summary", summary);
-    List<Map<String, Object>> findings = new ArrayList<>();
-    for (GateFinding finding : report.findings()) {
-      Map<String, Object> item = new LinkedHashMap<>();
-      item.put("file", finding.uri());
-      item.put("line", finding.line());
-      item.put("severity", finding.severity().label());
-      item.put("check", finding.check().label());
-      item.put("rule", finding.rule());
-      item.put("object", finding.object());
-      item.put("message", finding.message());
-      findings.add(item);
-    }
-    root.put("findings", findings);
-    return write(root);
+    return write(
+        new JsonReport(
+            TOOL_NAME,
+            report.passed(),
+            new JsonSummary(
+                report.errors(),
+                report.warnings(),
+                report.signedFiles(),
+                report.signedDocuments(),
+                report.verifiedDocuments(),
+                report.unsignedFiles(),
+                report.unsignedDocuments(),
+                report.policiesApplied()),
+            report.findings().stream()
+                .map(
+                    f ->
+                        new JsonFinding(
+                            f.uri(),
+                            f.line(),
+                            f.severity().label(),
+                            f.check().label(),
+                            f.rule(),
+                            f.object(),
+                            f.message()))
+                .toList()));
   }
+
+  /** The JSON report; Jackson writes a record's fields in declaration order. */
+  private record JsonReport(
+      String tool, boolean passed, JsonSummary summary, List<JsonFinding> findings) {}
+
+  private record JsonSummary(
+      long errors,
+      long warnings,
+      int signedFiles,
+      int signedDocuments,
+      int verifiedDocuments,
+      int unsignedFiles,
+      int unsignedDocuments,
+      int policies) {}
+
+  private record JsonFinding(
+      String file,
+      int line,
+      String severity,
+      String check,
+      String rule,
+      String object,
+      String message) {}
 
   /**
    * SARIF 2.1.0, one run, one rule per rule id that has findings, one result per finding located by
@@ -156,40 +179,36 @@ public final class GateReportFormats {
         .append(", ")
         .append(plural(report.warnings(), "warning"))
         .append(".\n\n")
-        .append("| Checked | Files | Documents | Result |\n|---|---|---|---|\n")
-        .append("| signed manifests | ")
-        .append(report.signedFiles())
-        .append(" | ")
-        .append(report.signedDocuments())
-        .append(" | ")
-        .append(report.verifiedDocuments())
-        .append(" verified |\n")
-        .append("| unsigned manifests | ")
-        .append(report.unsignedFiles())
-        .append(" | ")
-        .append(report.unsignedDocuments())
-        .append(" | ")
-        .append(plural(report.policiesApplied(), "governance policy", "governance policies"))
-        .append(" applied |\n");
+        .append(row("Checked", "Files", "Documents", "Result"))
+        .append("|---|---|---|---|\n")
+        .append(
+            row(
+                "signed manifests",
+                report.signedFiles(),
+                report.signedDocuments(),
+                report.verifiedDocuments() + " verified"))
+        .append(
+            row(
+                "unsigned manifests",
+                report.unsignedFiles(),
+                report.unsignedDocuments(),
+                plural(report.policiesApplied(), "governance policy", "governance policies")
+                    + " applied"));
     if (report.findings().isEmpty()) {
       return out.toString();
     }
-    out.append(
-        "\n| Severity | Check | File | Line | Object | Message |\n|---|---|---|---|---|---|\n");
+    out.append('\n')
+        .append(row("Severity", "Check", "File", "Line", "Object", "Message"))
+        .append("|---|---|---|---|---|---|\n");
     for (GateFinding f : report.findings()) {
-      out.append("| ")
-          .append(f.severity().label())
-          .append(" | ")
-          .append(f.check().label())
-          .append(" | ")
-          .append(cell(f.uri()))
-          .append(" | ")
-          .append(f.line() > 0 ? String.valueOf(f.line()) : "")
-          .append(" | ")
-          .append(cell(f.object()))
-          .append(" | ")
-          .append(cell(f.message()))
-          .append(" |\n");
+      out.append(
+          row(
+              f.severity().label(),
+              f.check().label(),
+              cell(f.uri()),
+              f.line() > 0 ? String.valueOf(f.line()) : "",
+              cell(f.object()),
+              cell(f.message())));
     }
     return out.toString();
   }
@@ -228,6 +247,13 @@ public final class GateReportFormats {
           "The signing chain (workflow, trust policy, Kyverno policy, manifests) must hold: "
               + finding.rule();
     };
+  }
+
+  /** One Markdown table row of {@code cells}, written as they are. */
+  private static String row(Object... cells) {
+    return Arrays.stream(cells)
+        .map(String::valueOf)
+        .collect(Collectors.joining(" | ", "| ", " |\n"));
   }
 
   /** Table cells cannot hold pipes or line breaks. */

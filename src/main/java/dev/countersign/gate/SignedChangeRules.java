@@ -55,6 +55,11 @@ final class SignedChangeRules {
   static final String RULE_PATH = "countersign/signed-own-path";
   static final String RULE_DELETED = "countersign/signed-deleted";
 
+  /** A signed file that must not replace the base branch's version is signed anew instead. */
+  private static final String RESIGN_HINT =
+      "perhaps you should revert the change in the unsigned directory instead, so the signing"
+          + " workflow signs it anew";
+
   private final BaseCommit base;
   private final RepositoryFiles workTree;
   private final List<PolicyFile.DirectoryPair> pairs;
@@ -215,8 +220,7 @@ final class SignedChangeRules {
                   + ", the base branch's version "
                   + Instant.ofEpochSecond(then.getAsLong())
                   + " (a rollback)",
-              "perhaps you should revert the change in the unsigned directory instead, so the"
-                  + " signing workflow signs it anew"));
+              RESIGN_HINT));
     }
     return Optional.empty();
   }
@@ -238,8 +242,7 @@ final class SignedChangeRules {
                 "replays an earlier signed version of this file (as committed in "
                     + CommitIds.abbreviate(version.commitId())
                     + ") instead of the base branch's",
-                "perhaps you should revert the change in the unsigned directory instead, so the"
-                    + " signing workflow signs it anew"));
+                RESIGN_HINT));
       }
     }
     return Optional.empty();

@@ -10,6 +10,7 @@ import dev.countersign.support.problems.Hints;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -36,6 +37,16 @@ public final class UnsignedManifestRules {
   public static final String RULE_SIZE = "countersign/annotation-size";
   public static final String RULE_SIGNED_SIZE = "countersign/signed-file-size";
 
+  private static final String ANNOTATION_SIZE_MESSAGE =
+      "once signed, each object would carry about %d KiB of annotations (the compressed message of"
+          + " all %s is copied into every one), over Kubernetes' %d KiB limit, so the cluster would"
+          + " refuse it";
+
+  private static final String SIGNED_SIZE_MESSAGE =
+      "once signed, the file would be about %d KiB (each of its %s carries the compressed message"
+          + " of the whole file), over the limit of %d KiB for one manifest file, so the signing"
+          + " workflow would refuse it";
+
   private final SignedManifestFormat format;
   private final AnnotationDomain domain;
   private final long maxBytes;
@@ -60,10 +71,17 @@ public final class UnsignedManifestRules {
       objectShape(file, document).ifPresent(findings::add);
       presetSignature(file, document).ifPresent(findings::add);
     }
-    Optional<GateFinding> tooManyAnnotations = annotationSize(file);
+    Optional<GateFinding> tooManyAnnotations =
+        overSize(
+            file,
+            RULE_SIZE,
+            estimatedAnnotationBytes(file),
+            ANNOTATION_LIMIT_BYTES,
+            ANNOTATION_SIZE_MESSAGE);
     tooManyAnnotations.ifPresent(findings::add);
     if (tooManyAnnotations.isEmpty()) {
-      signedSize(file).ifPresent(findings::add);
+      overSize(file, RULE_SIGNED_SIZE, estimatedSignedBytes(file), maxBytes, SIGNED_SIZE_MESSAGE)
+          .ifPresent(findings::add);
     }
     return findings;
   }
@@ -99,27 +117,6 @@ public final class UnsignedManifestRules {
             .annotations(message, 0, new byte[0], Optional.empty(), Optional.empty())
             .get(domain.message());
     return utf8Length(domain.message()) + utf8Length(encodedMessage);
-  }
-
-  private Optional<GateFinding> signedSize(ManifestFile file) {
-    long estimate = estimatedSignedBytes(file);
-    if (estimate <= maxBytes) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        error(
-            file,
-            file.documents().get(0).line(),
-            RULE_SIGNED_SIZE,
-            "",
-            "once signed, the file would be about "
-                + kib(estimate)
-                + " KiB (each of its "
-                + documentCount(file)
-                + " carries the compressed message of the whole file), over the limit of "
-                + kib(maxBytes)
-                + " KiB for one manifest file, so the signing workflow would refuse it",
-            splitHint(file)));
   }
 
   private Optional<GateFinding> objectShape(ManifestFile file, ManifestDocument document) {
@@ -183,24 +180,25 @@ public final class UnsignedManifestRules {
                 + " signed over or kept unreviewed"));
   }
 
-  private Optional<GateFinding> annotationSize(ManifestFile file) {
-    long estimate = estimatedAnnotationBytes(file);
-    if (estimate <= ANNOTATION_LIMIT_BYTES) {
+  /**
+   * A size rule's finding, at the file's first document, when {@code estimate} is over {@code
+   * limit}; the message covers the whole file, so the fix is always a smaller file.
+   *
+   * @param what the finding's text, formatted with the estimate in KiB, the file's document count
+   *     and the limit in KiB
+   */
+  private static Optional<GateFinding> overSize(
+      ManifestFile file, String rule, long estimate, long limit, String what) {
+    if (estimate <= limit) {
       return Optional.empty();
     }
     return Optional.of(
         error(
             file,
             file.documents().get(0).line(),
-            RULE_SIZE,
+            rule,
             "",
-            "once signed, each object would carry about "
-                + kib(estimate)
-                + " KiB of annotations (the compressed message of all "
-                + documentCount(file)
-                + " is copied into every one), over Kubernetes' "
-                + kib(ANNOTATION_LIMIT_BYTES)
-                + " KiB limit, so the cluster would refuse it",
+            String.format(Locale.ROOT, what, kib(estimate), documentCount(file), kib(limit)),
             splitHint(file)));
   }
 

@@ -1,6 +1,6 @@
 package dev.countersign.git;
 
-import java.util.Objects;
+import dev.countersign.support.Records;
 
 /**
  * One commit as a change to its first parent: what another system needs to make the same commit
@@ -16,10 +16,6 @@ import java.util.Objects;
 public record CommitContent(
     String id, String parent, String parentTree, String message, ChangeSet changes) {
   public CommitContent {
-    Objects.requireNonNull(id, "id");
-    Objects.requireNonNull(parent, "parent");
-    Objects.requireNonNull(parentTree, "parentTree");
-    Objects.requireNonNull(message, "message");
-    Objects.requireNonNull(changes, "changes");
+    Records.requireNonNull(CommitContent.class, id, parent, parentTree, message, changes);
   }
 }

@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -54,6 +55,16 @@ import java.util.regex.PatternSyntaxException;
 public final class AdmissionPolicyEvaluator {
 
   /** Cap on comprehension iterations, in place of Kubernetes' cost budget. */
+  /** The runtime types an expression can return, by their CEL names. */
+  private static final Map<Class<?>, String> CEL_TYPE_NAMES =
+      Map.of(
+          String.class, "string",
+          Long.class, "int",
+          Double.class, "double",
+          Map.class, "map",
+          List.class, "list",
+          NullValue.class, "null");
+
   private static final int MAX_ITERATIONS = 100_000;
 
   private final List<CompiledPolicy> policies;
@@ -149,28 +160,14 @@ public final class AdmissionPolicyEvaluator {
       }
       activation.put("variables", Map.of());
       for (CompiledExpression condition : compiled.matchConditions()) {
-        Object result;
-        try {
-          result = eval(condition.program(), activation);
-        } catch (CelEvaluationException e) {
-          report(
-              PolicyFinding.WHOLE_POLICY,
-              errorSeverity(),
-              "matchCondition '" + condition.name() + "' resulted in error: " + describe(e));
-          return;
-        }
-        if (!(result instanceof Boolean)) {
-          report(
-              PolicyFinding.WHOLE_POLICY,
-              errorSeverity(),
-              "matchCondition '"
-                  + condition.name()
-                  + "' must evaluate to bool, got "
-                  + typeName(result));
-          return;
-        }
-        if (!(Boolean) result) {
-          return; // the policy does not apply to this object
+        Optional<Boolean> matches =
+            evaluateBool(
+                condition.program(),
+                PolicyFinding.WHOLE_POLICY,
+                "matchCondition '" + condition.name() + "'",
+                AdmissionPolicyEvaluator::describe);
+        if (!matches.orElse(false)) {
+          return; // reported, or the policy does not apply to this object
         }
       }
       activation.put("variables", evaluateVariables());
@@ -205,32 +202,40 @@ public final class AdmissionPolicyEvaluator {
       if (compiledValidation.program() == null) {
         return; // reported once as a policy problem
       }
-      Object result;
-      try {
-        result = eval(compiledValidation.program(), activation);
-      } catch (CelEvaluationException e) {
-        report(
-            validation.index(),
-            errorSeverity(),
-            "expression '"
-                + validation.expression()
-                + "' resulted in error: "
-                + explain(validation.expression(), e));
-        return;
-      }
-      if (!(result instanceof Boolean)) {
-        report(
-            validation.index(),
-            errorSeverity(),
-            "expression '"
-                + validation.expression()
-                + "' must evaluate to bool, got "
-                + typeName(result));
-        return;
-      }
-      if (!(Boolean) result) {
+      Optional<Boolean> passed =
+          evaluateBool(
+              compiledValidation.program(),
+              validation.index(),
+              "expression '" + validation.expression() + "'",
+              e -> explain(validation.expression(), e));
+      if (!passed.orElse(true)) {
         report(validation.index(), Severity.ERROR, failureMessage(compiledValidation));
       }
+    }
+
+    /**
+     * What {@code program} evaluates to; empty after reporting, at {@code index}, an evaluation
+     * error (worded by {@code explain}) or a result that is not a bool.
+     *
+     * @param label the expression as the report names it, e.g. {@code matchCondition 'name'}
+     */
+    private Optional<Boolean> evaluateBool(
+        Program program,
+        int index,
+        String label,
+        Function<CelEvaluationException, String> explain) {
+      Object result;
+      try {
+        result = eval(program, activation);
+      } catch (CelEvaluationException e) {
+        report(index, errorSeverity(), label + " resulted in error: " + explain.apply(e));
+        return Optional.empty();
+      }
+      if (!(result instanceof Boolean value)) {
+        report(index, errorSeverity(), label + " must evaluate to bool, got " + typeName(result));
+        return Optional.empty();
+      }
+      return Optional.of(value);
     }
 
     /**
@@ -288,117 +293,79 @@ public final class AdmissionPolicyEvaluator {
 
   private static CompiledPolicy compile(
       Cel cel, AdmissionPolicy policy, List<PolicyFinding> problems) {
+    Compilation compilation = new Compilation(cel, policy, problems);
     boolean uncompilableCondition = false;
     List<CompiledExpression> conditions = new ArrayList<>();
     for (NamedExpression condition : policy.matchConditions()) {
-      Program program =
-          program(
-              cel,
-              policy,
-              condition.expression(),
-              condition.line(),
-              SimpleType.BOOL,
-              "matchCondition '" + condition.name() + "'",
-              PolicyFinding.WHOLE_POLICY,
-              problems);
-      uncompilableCondition |= program == null;
-      conditions.add(new CompiledExpression(condition.name(), program));
+      CompiledExpression compiled = compilation.named(condition, "matchCondition", SimpleType.BOOL);
+      uncompilableCondition |= compiled.program() == null;
+      conditions.add(compiled);
     }
-    List<CompiledExpression> variables = new ArrayList<>();
-    for (NamedExpression variable : policy.variables()) {
-      variables.add(
-          new CompiledExpression(
-              variable.name(),
-              program(
-                  cel,
-                  policy,
-                  variable.expression(),
-                  variable.line(),
-                  null,
-                  "variable '" + variable.name() + "'",
-                  PolicyFinding.WHOLE_POLICY,
-                  problems)));
-    }
+    List<CompiledExpression> variables =
+        policy.variables().stream().map(v -> compilation.named(v, "variable", null)).toList();
     List<CompiledValidation> validations = new ArrayList<>();
     for (Validation validation : policy.validations()) {
       Program program =
-          program(
-              cel,
-              policy,
+          compilation.program(
               validation.expression(),
               validation.line(),
               SimpleType.BOOL,
               "validation " + validation.index(),
-              validation.index(),
-              problems);
+              validation.index());
       Program message =
           validation
               .messageExpression()
               .map(
                   expression ->
-                      program(
-                          cel,
-                          policy,
+                      compilation.program(
                           expression,
                           validation.line(),
                           SimpleType.STRING,
                           "messageExpression of validation " + validation.index(),
-                          validation.index(),
-                          problems))
+                          validation.index()))
               .orElse(null);
       validations.add(new CompiledValidation(validation, program, message));
     }
     return new CompiledPolicy(policy, uncompilableCondition, conditions, variables, validations);
   }
 
-  /** Compiles one expression, or records a problem and returns null. */
-  private static Program program(
-      Cel cel,
-      AdmissionPolicy policy,
-      String expression,
-      int line,
-      CelType expected,
-      String what,
-      int index,
-      List<PolicyFinding> problems) {
-    CelValidationResult result = cel.compile(expression);
-    try {
-      if (result.hasError()) {
-        throw new CelValidationException(result.getSource(), result.getErrors());
+  /**
+   * Compiles the expressions of one policy, recording what does not compile in {@code problems}.
+   */
+  private record Compilation(Cel cel, AdmissionPolicy policy, List<PolicyFinding> problems) {
+
+    /** Compiles a named expression of the policy ({@code kind 'name'} in problems). */
+    CompiledExpression named(NamedExpression expression, String kind, CelType expected) {
+      return new CompiledExpression(
+          expression.name(),
+          program(
+              expression.expression(),
+              expression.line(),
+              expected,
+              kind + " '" + expression.name() + "'",
+              PolicyFinding.WHOLE_POLICY));
+    }
+
+    /** Compiles one expression, or records a problem and returns null. */
+    Program program(String expression, int line, CelType expected, String what, int index) {
+      CelValidationResult result = cel.compile(expression);
+      String failure;
+      try {
+        if (result.hasError()) {
+          throw new CelValidationException(result.getSource(), result.getErrors());
+        }
+        CelAbstractSyntaxTree ast = result.getAst();
+        CelType type = ast.getResultType();
+        if (expected == null || type.equals(expected) || type.equals(SimpleType.DYN)) {
+          return cel.createProgram(ast);
+        }
+        failure = "must evaluate to " + expected.name() + ", but evaluates to " + type.name();
+      } catch (CelValidationException e) {
+        failure = "does not compile: " + firstErrors(result);
+      } catch (CelEvaluationException e) {
+        failure = "cannot be planned: " + e.getMessage();
       }
-      CelAbstractSyntaxTree ast = result.getAst();
-      CelType type = ast.getResultType();
-      if (expected != null && !type.equals(expected) && !type.equals(SimpleType.DYN)) {
-        problems.add(
-            policyProblem(
-                policy,
-                line,
-                index,
-                what
-                    + " '"
-                    + expression
-                    + "' must evaluate to "
-                    + expected.name()
-                    + ", but evaluates to "
-                    + type.name()));
-        return null;
-      }
-      return cel.createProgram(ast);
-    } catch (CelValidationException e) {
-      problems.add(
-          policyProblem(
-              policy,
-              line,
-              index,
-              what + " '" + expression + "' does not compile: " + firstErrors(result)));
-      return null;
-    } catch (CelEvaluationException e) {
-      problems.add(
-          policyProblem(
-              policy,
-              line,
-              index,
-              what + " '" + expression + "' cannot be planned: " + e.getMessage()));
+      problems.add(policyProblem(policy, line, index, what + " '" + expression + "' " + failure));
       return null;
     }
   }
@@ -433,26 +400,13 @@ public final class AdmissionPolicyEvaluator {
         .replaceFirst("^evaluation error: ", "");
   }
 
+  /** CEL's name for the type of a value an expression returned. */
   private static String typeName(Object value) {
-    if (value instanceof String) {
-      return "string";
-    }
-    if (value instanceof Long) {
-      return "int";
-    }
-    if (value instanceof Double) {
-      return "double";
-    }
-    if (value instanceof Map) {
-      return "map";
-    }
-    if (value instanceof List) {
-      return "list";
-    }
-    if (value instanceof NullValue) {
-      return "null";
-    }
-    return value == null ? "null" : value.getClass().getSimpleName();
+    return CEL_TYPE_NAMES.entrySet().stream()
+        .filter(type -> type.getKey().isInstance(value))
+        .map(Map.Entry::getValue)
+        .findFirst()
+        .orElse(value == null ? "null" : value.getClass().getSimpleName());
   }
 
   private static Cel newCel() {

@@ -1,5 +1,6 @@
 package dev.countersign.governance;
 
+import dev.countersign.support.FindingReport;
 import java.util.List;
 
 /**
@@ -7,21 +8,10 @@ import java.util.List;
  * documents were looked at. A check passes when no finding is an error.
  */
 public record GovernanceReport(
-    List<PolicyFinding> findings, int documentsChecked, int policiesApplied) {
+    List<PolicyFinding> findings, int documentsChecked, int policiesApplied)
+    implements FindingReport<PolicyFinding> {
 
   public GovernanceReport {
     findings = findings.stream().sorted(PolicyFinding.ORDER).toList();
-  }
-
-  public boolean passed() {
-    return errors() == 0;
-  }
-
-  public long errors() {
-    return findings.stream().filter(f -> f.severity() == PolicyFinding.Severity.ERROR).count();
-  }
-
-  public long warnings() {
-    return findings.stream().filter(f -> f.severity() == PolicyFinding.Severity.WARNING).count();
   }
 }

@@ -1,9 +1,10 @@
 package dev.countersign.governance;
 
+import dev.countersign.support.FindingReport;
+import dev.countersign.support.Records;
 import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.Objects;
 
 /**
  * One governance result worth reporting: a validation that said no, an expression that failed at
@@ -26,7 +27,8 @@ public record PolicyFinding(
     int validationIndex,
     String object,
     String message,
-    Severity severity) {
+    Severity severity)
+    implements FindingReport.Finding {
 
   public static final int WHOLE_POLICY = -1;
 
@@ -39,11 +41,8 @@ public record PolicyFinding(
           .thenComparing(PolicyFinding::message);
 
   public PolicyFinding {
-    Objects.requireNonNull(file, "file");
-    Objects.requireNonNull(policy, "policy");
-    Objects.requireNonNull(object, "object");
-    Objects.requireNonNull(message, "message");
-    Objects.requireNonNull(severity, "severity");
+    Records.requireNonNull(
+        PolicyFinding.class, file, line, policy, validationIndex, object, message, severity);
   }
 
   /** Whether a finding fails the check (ERROR) or is only shown (WARNING). */
@@ -58,5 +57,10 @@ public record PolicyFinding(
    */
   public String ruleId() {
     return validationIndex == WHOLE_POLICY ? policy : policy + "/validations/" + validationIndex;
+  }
+
+  @Override
+  public boolean isError() {
+    return severity == Severity.ERROR;
   }
 }

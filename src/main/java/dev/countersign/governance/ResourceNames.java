@@ -1,7 +1,8 @@
 package dev.countersign.governance;
 
+import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.Set;
 
 /**
  * Maps a {@code kind} to its resource name (lower-case plural), which is what {@code
@@ -11,41 +12,23 @@ import java.util.Map;
  */
 public final class ResourceNames {
 
-  /** Kinds whose resource name the suffix rules below would not produce. */
-  private static final Map<String, String> IRREGULAR =
-      Map.ofEntries(
-          Map.entry("endpoints", "endpoints"),
-          Map.entry("podsecuritypolicy", "podsecuritypolicies"),
-          Map.entry("networkpolicy", "networkpolicies"),
-          Map.entry("ingress", "ingresses"),
-          Map.entry("ingressclass", "ingressclasses"),
-          Map.entry("storageclass", "storageclasses"),
-          Map.entry("priorityclass", "priorityclasses"),
-          Map.entry("runtimeclass", "runtimeclasses"),
-          Map.entry("policy", "policies"),
-          Map.entry("clusterpolicy", "clusterpolicies"),
-          Map.entry("gatewayclass", "gatewayclasses"),
-          Map.entry("componentstatus", "componentstatuses"),
-          Map.entry("resourceclaimparameters", "resourceclaimparameters"),
-          Map.entry("poddisruptionbudget", "poddisruptionbudgets"));
+  /**
+   * Kinds whose name is plural already, so the suffix rules below would add another plural ending.
+   */
+  private static final Set<String> ALREADY_PLURAL = Set.of("endpoints", "resourceclaimparameters");
+
+  /** Endings that take "es" in the plural. */
+  private static final List<String> SIBILANT_ENDINGS = List.of("s", "x", "z", "ch", "sh");
 
   private ResourceNames() {}
 
   /** {@code Deployment -> deployments}, {@code NetworkPolicy -> networkpolicies}. */
   public static String pluralOf(String kind) {
     String lower = kind.toLowerCase(Locale.ROOT);
-    String irregular = IRREGULAR.get(lower);
-    if (irregular != null) {
-      return irregular;
-    }
-    if (lower.isEmpty()) {
+    if (lower.isEmpty() || ALREADY_PLURAL.contains(lower)) {
       return lower;
     }
-    if (lower.endsWith("s")
-        || lower.endsWith("x")
-        || lower.endsWith("z")
-        || lower.endsWith("ch")
-        || lower.endsWith("sh")) {
+    if (SIBILANT_ENDINGS.stream().anyMatch(lower::endsWith)) {
       return lower + "es";
     }
     if (lower.endsWith("y") && lower.length() > 1 && !isVowel(lower.charAt(lower.length() - 2))) {

@@ -250,7 +250,7 @@ public final class RepositoryInitializer {
     try (InputStream in = RepositoryInitializer.class.getResourceAsStream(template)) {
       if (in == null) {
         throw new InternalProblem(
-            "The template " + template + " is missing from the countersign jar", null);
+            "The template " + template + " is missing from the countersign jar");
       }
       text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -263,7 +263,7 @@ public final class RepositoryInitializer {
       String value = values.get(matcher.group(1));
       if (value == null) {
         throw new InternalProblem(
-            "The template " + template + " uses the unknown placeholder " + matcher.group(), null);
+            "The template " + template + " uses the unknown placeholder " + matcher.group());
       }
       matcher.appendReplacement(out, Matcher.quoteReplacement(value));
     }

@@ -156,7 +156,7 @@ public final class PrivateKeys {
     byte[] secretKey = scrypt(password, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P);
     byte[] sealed = secretbox(true, key.getEncoded(), nonce, secretKey);
     if (sealed == null) {
-      throw new InternalProblem("secretbox sealing failed", null);
+      throw new InternalProblem("secretbox sealing failed");
     }
     // Field order as cosign's Go structs marshal them.
     ObjectNode root = JSON.createObjectNode();

@@ -15,20 +15,11 @@ import java.util.TreeMap;
  * with an {@link dev.countersign.support.problems.InputProblem} before any file is loaded, so a
  * huge blob is never read into memory. Used by {@code run}, the refresh and {@code promote}, so
  * they see the same files as {@code check} sees in the work tree.
+ *
+ * @param workspace where the commits are read
+ * @param tree which entries are manifests, and the size limit
  */
-public final class CommitManifests {
-
-  private final GitWorkspace workspace;
-  private final ManifestTree tree;
-
-  public CommitManifests(GitWorkspace workspace, ManifestTree tree) {
-    this.workspace = workspace;
-    this.tree = tree;
-  }
-
-  public ManifestTree tree() {
-    return tree;
-  }
+public record CommitManifests(GitWorkspace workspace, ManifestTree tree) {
 
   /** The manifest paths under {@code directory} in {@code commit}, repository-relative, sorted. */
   public List<String> paths(String commit, String directory) {

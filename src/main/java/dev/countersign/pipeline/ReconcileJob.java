@@ -8,7 +8,6 @@ import dev.countersign.git.CommitMessage;
 import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
-import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.support.Sleeper;
 import dev.countersign.support.problems.InputProblem;
@@ -57,63 +56,23 @@ import java.util.random.RandomGenerator;
  * and the job recomputes from the fresh branch; if HEAD holds commits the branch lacks, they would
  * be pushed too, so runs from arbitrary checkouts set {@link ReconcileOptions#startFromRemote()}.
  *
- * <p>One instance runs once; not thread-safe.
+ * @param tree which files are manifests and which entries are refused, with its size limit
  */
-public final class ReconcileJob {
+public record ReconcileJob(
+    GitWorkspace workspace,
+    SigningStep signer,
+    Progress progress,
+    Clock clock,
+    Sleeper sleeper,
+    RandomGenerator random,
+    ReconcileOptions options,
+    ManifestTree tree) {
 
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
-  private final GitWorkspace workspace;
-  private final SigningStep signer;
-  private final Progress progress;
-  private final Clock clock;
-  private final Sleeper sleeper;
-  private final RandomGenerator random;
-  private final ReconcileOptions options;
-  private final CommitManifests manifests;
-
-  /** Signatures made in earlier attempts, so a retry signs only what changed. */
-  private final Map<String, SigningStep.Result> signedBefore = new HashMap<>();
-
-  public ReconcileJob(
-      GitWorkspace workspace,
-      SigningStep signer,
-      Progress progress,
-      Clock clock,
-      Sleeper sleeper,
-      RandomGenerator random,
-      ReconcileOptions options) {
-    this(
-        workspace,
-        signer,
-        progress,
-        clock,
-        sleeper,
-        random,
-        options,
-        new ManifestTree(ManifestReader.DEFAULT_MAX_BYTES));
-  }
-
-  /**
-   * @param tree which files are manifests and which entries are refused, with its size limit
-   */
-  public ReconcileJob(
-      GitWorkspace workspace,
-      SigningStep signer,
-      Progress progress,
-      Clock clock,
-      Sleeper sleeper,
-      RandomGenerator random,
-      ReconcileOptions options,
-      ManifestTree tree) {
-    this.manifests = new CommitManifests(workspace, tree);
-    this.workspace = workspace;
-    this.signer = signer;
-    this.progress = progress;
-    this.clock = clock;
-    this.sleeper = sleeper;
-    this.random = random;
-    this.options = options;
+  /** The manifests of commits in {@link #workspace}, as {@link #tree} decides. */
+  private CommitManifests manifests() {
+    return new CommitManifests(workspace, tree);
   }
 
   /** One manifest to move: source and target paths and what the base commit holds. */
@@ -144,6 +103,8 @@ public final class ReconcileJob {
       progress.info(
           "Starting from " + options.branch() + " at " + abbreviate(base) + " on the remote");
     }
+    // Signatures made in earlier attempts, so a retry signs only what changed.
+    Map<String, SigningStep.Result> signedBefore = new HashMap<>();
     for (int attempt = 1; ; attempt++) {
       List<Move> moves = plan(base);
       if (moves.isEmpty()) {
@@ -160,7 +121,7 @@ public final class ReconcileJob {
         return dryRun(moves, base);
       }
 
-      SortedMap<String, SigningStep.Result> results = sign(moves);
+      SortedMap<String, SigningStep.Result> results = sign(moves, signedBefore);
       refuseOversizedOutput(moves, results);
       ChangeSet.Builder changes = ChangeSet.builder();
       List<String> written = new ArrayList<>();
@@ -281,12 +242,12 @@ public final class ReconcileJob {
       List<String> sources = List.of();
       Set<String> signed = Set.of();
       try {
-        sources = manifests.paths(commit, pair.from());
+        sources = manifests().paths(commit, pair.from());
       } catch (InputProblem problem) {
         problems.addAll(problem.all());
       }
       try {
-        signed = new HashSet<>(manifests.paths(commit, pair.to()));
+        signed = new HashSet<>(manifests().paths(commit, pair.to()));
       } catch (InputProblem problem) {
         problems.addAll(problem.all());
       }
@@ -295,7 +256,7 @@ public final class ReconcileJob {
       }
       for (String source : sources) {
         String target = pair.targetOf(source);
-        byte[] unsigned = manifests.listedFile(commit, source);
+        byte[] unsigned = manifests().listedFile(commit, source);
         moves.add(
             new Move(
                 source,
@@ -320,7 +281,7 @@ public final class ReconcileJob {
     List<InputProblem> problems = new ArrayList<>();
     for (Move move : moves) {
       if (results.get(move.target()) instanceof SigningStep.Written signed
-          && signed.bytes().length > manifests.tree().maxBytes()) {
+          && signed.bytes().length > tree.maxBytes()) {
         problems.add(
             new InputProblem(
                 Path.of(move.source()),
@@ -329,7 +290,7 @@ public final class ReconcileJob {
                     + signed.bytes().length
                     + " bytes (every document carries the message of the whole file),"
                     + " over the limit of "
-                    + manifests.tree().maxBytes()
+                    + tree.maxBytes()
                     + " bytes for one manifest file",
                 "perhaps you should split it into smaller files"));
       }
@@ -396,8 +357,13 @@ public final class ReconcileJob {
     return run;
   }
 
-  /** Signs what earlier attempts have not, reusing earlier results for identical inputs. */
-  private SortedMap<String, SigningStep.Result> sign(List<Move> moves) {
+  /**
+   * Signs what earlier attempts have not, reusing earlier results for identical inputs.
+   *
+   * @param signedBefore the results of earlier attempts by input; this attempt's are added
+   */
+  private SortedMap<String, SigningStep.Result> sign(
+      List<Move> moves, Map<String, SigningStep.Result> signedBefore) {
     SortedMap<String, SigningStep.Result> results = new TreeMap<>();
     List<SigningStep.Input> todo = new ArrayList<>();
     Map<String, String> keys = new HashMap<>();

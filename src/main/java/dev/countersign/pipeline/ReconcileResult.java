@@ -1,5 +1,6 @@
 package dev.countersign.pipeline;
 
+import dev.countersign.support.Records;
 import java.util.List;
 import java.util.Optional;
 
@@ -25,6 +26,8 @@ public record ReconcileResult(
     int attempts) {
 
   public ReconcileResult {
+    Records.requireNonNull(
+        ReconcileResult.class, outcome, signedFiles, unchangedFiles, commitId, detail, attempts);
     signedFiles = List.copyOf(signedFiles);
     unchangedFiles = List.copyOf(unchangedFiles);
   }

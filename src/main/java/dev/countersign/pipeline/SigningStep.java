@@ -1,8 +1,8 @@
 package dev.countersign.pipeline;
 
+import dev.countersign.support.Records;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -47,10 +47,7 @@ public interface SigningStep {
   record Input(
       String sourcePath, String targetPath, byte[] unsignedBytes, Optional<byte[]> existingSigned) {
     public Input {
-      Objects.requireNonNull(sourcePath, "sourcePath");
-      Objects.requireNonNull(targetPath, "targetPath");
-      Objects.requireNonNull(unsignedBytes, "unsignedBytes");
-      Objects.requireNonNull(existingSigned, "existingSigned");
+      Records.requireNonNull(Input.class, sourcePath, targetPath, unsignedBytes, existingSigned);
     }
   }
 
@@ -64,16 +61,10 @@ public interface SigningStep {
     byte[] bytes();
   }
 
-  /** Write {@code signedBytes} to the target path. */
-  record Signed(String targetPath, byte[] signedBytes) implements Written {
+  /** Write the signed manifest {@code bytes} to the target path. */
+  record Signed(String targetPath, byte[] bytes) implements Written {
     public Signed {
-      Objects.requireNonNull(targetPath, "targetPath");
-      Objects.requireNonNull(signedBytes, "signedBytes");
-    }
-
-    @Override
-    public byte[] bytes() {
-      return signedBytes;
+      Records.requireNonNull(Signed.class, targetPath, bytes);
     }
   }
 
@@ -81,22 +72,16 @@ public interface SigningStep {
    * {@code --no-sign}: write the manifest to the target path as it is, with no signature; nothing
    * about it verifies.
    */
-  record MovedUnsigned(String targetPath, byte[] unsignedBytes) implements Written {
+  record MovedUnsigned(String targetPath, byte[] bytes) implements Written {
     public MovedUnsigned {
-      Objects.requireNonNull(targetPath, "targetPath");
-      Objects.requireNonNull(unsignedBytes, "unsignedBytes");
-    }
-
-    @Override
-    public byte[] bytes() {
-      return unsignedBytes;
+      Records.requireNonNull(MovedUnsigned.class, targetPath, bytes);
     }
   }
 
   /** The existing signed file already covers this content; keep it as it is. */
   record Unchanged(String targetPath) implements Result {
     public Unchanged {
-      Objects.requireNonNull(targetPath, "targetPath");
+      Records.requireNonNull(Unchanged.class, targetPath);
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.countersign.policy;
 
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.AnnotationDomain;
+import dev.countersign.support.Records;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.IdentityRule;
 import dev.countersign.verification.TrustPolicy;
@@ -44,13 +45,20 @@ public record PolicyFile(
   public static final String KIND = "TrustPolicy";
 
   public PolicyFile {
-    Objects.requireNonNull(source, "source");
-    Objects.requireNonNull(annotationDomain, "annotationDomain");
     signers = List.copyOf(signers);
     keys = List.copyOf(keys);
     ignoreFields = List.copyOf(ignoreFields);
     directories = List.copyOf(directories);
-    Objects.requireNonNull(governance, "governance");
+    Records.requireNonNull(
+        PolicyFile.class,
+        source,
+        annotationDomain,
+        signers,
+        keys,
+        minSigners,
+        ignoreFields,
+        directories,
+        governance);
   }
 
   /**

@@ -94,20 +94,8 @@ public final class PolicyFileLoader {
     Map<String, Object> root = document.content();
     schema.allowOnly("", root, TOP_LEVEL);
 
-    String apiVersion = schema.requiredString(root, "", "apiVersion");
-    if (!PolicyFile.API_VERSION.equals(apiVersion)) {
-      throw schema.problem(
-          "apiVersion",
-          "apiVersion \"" + apiVersion + "\" is not supported",
-          "perhaps you should use " + PolicyFile.API_VERSION);
-    }
-    String kind = schema.requiredString(root, "", "kind");
-    if (!PolicyFile.KIND.equals(kind)) {
-      throw schema.problem(
-          "kind",
-          "kind \"" + kind + "\" is not supported",
-          "perhaps you should use " + PolicyFile.KIND);
-    }
+    schema.requireValue(root, "", "apiVersion", PolicyFile.API_VERSION);
+    schema.requireValue(root, "", "kind", PolicyFile.KIND);
 
     AnnotationDomain domain = AnnotationDomain.DEFAULT;
     Optional<String> domainName = schema.string(root, "", "annotationDomain");

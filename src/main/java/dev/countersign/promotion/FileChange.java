@@ -1,7 +1,7 @@
 package dev.countersign.promotion;
 
+import dev.countersign.support.Records;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
@@ -36,11 +36,7 @@ public record FileChange(
   }
 
   public FileChange {
-    Objects.requireNonNull(path, "path");
-    Objects.requireNonNull(change, "change");
-    Objects.requireNonNull(messageDigest, "messageDigest");
-    Objects.requireNonNull(signer, "signer");
-    Objects.requireNonNull(rekorLogIndex, "rekorLogIndex");
+    Records.requireNonNull(FileChange.class, path, change, messageDigest, signer, rekorLogIndex);
     if (path.isBlank() || path.contains("\\") || path.startsWith("/")) {
       throw new IllegalArgumentException(
           "path must be repository-relative with / separators: " + path);

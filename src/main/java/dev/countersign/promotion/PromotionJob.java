@@ -1,6 +1,5 @@
 package dev.countersign.promotion;
 
-import dev.countersign.git.ChangeSet;
 import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
@@ -34,34 +33,24 @@ import java.util.TreeMap;
  * are copied byte for byte, so they verify under their new path as they did under the old one;
  * target files with no source are removed. The pull request is then created or updated by {@link
  * PullRequestPublisher}.
+ *
+ * @param workspace where the base branch is read and the promotion committed (the publisher's)
+ * @param verifier checks every source file against the trust policy
+ * @param facts the signature facts shown in the pull request table
+ * @param authorship who commits the promotion
  */
-public final class PromotionJob {
+public record PromotionJob(
+    GitWorkspace workspace,
+    PullRequestPublisher publisher,
+    ManifestReader reader,
+    ManifestVerifier verifier,
+    SignatureFacts facts,
+    CommitAuthorship authorship,
+    Progress progress) {
 
-  private final GitWorkspace workspace;
-  private final PullRequestPublisher publisher;
-  private final ManifestReader reader;
-  private final ManifestVerifier verifier;
-  private final SignatureFacts facts;
-  private final CommitAuthorship authorship;
-  private final Progress progress;
-  private final CommitManifests manifests;
-
-  public PromotionJob(
-      GitWorkspace workspace,
-      PullRequestPublisher publisher,
-      ManifestReader reader,
-      ManifestVerifier verifier,
-      SignatureFacts facts,
-      CommitAuthorship authorship,
-      Progress progress) {
-    this.workspace = workspace;
-    this.publisher = publisher;
-    this.reader = reader;
-    this.verifier = verifier;
-    this.facts = facts;
-    this.authorship = authorship;
-    this.progress = progress;
-    this.manifests = new CommitManifests(workspace, ManifestTree.of(reader));
+  /** The manifests of commits in {@link #workspace}, as {@link #reader} limits them. */
+  private CommitManifests manifests() {
+    return new CommitManifests(workspace, ManifestTree.of(reader));
   }
 
   /** How a promotion ended. */
@@ -111,7 +100,7 @@ public final class PromotionJob {
             + " at "
             + CommitIds.abbreviate(baseCommit));
 
-    SortedMap<String, byte[]> sources = manifests.read(baseCommit, source);
+    SortedMap<String, byte[]> sources = manifests().read(baseCommit, source);
     if (sources.isEmpty()) {
       throw new UsageProblem(
           "No manifests under " + source + "/ on " + base + " while promoting to " + target,
@@ -126,46 +115,36 @@ public final class PromotionJob {
 
     SortedMap<String, byte[]> desired = new TreeMap<>();
     sources.forEach((path, bytes) -> desired.put(target + path.substring(source.length()), bytes));
-    SortedMap<String, byte[]> current = manifests.read(baseCommit, target);
+    SortedMap<String, byte[]> current = manifests().read(baseCommit, target);
 
-    ChangeSet changes = ChangeSet.empty();
-    List<FileChange> fileChanges = new ArrayList<>();
+    ProposedChanges proposed = new ProposedChanges(facts);
     for (Map.Entry<String, byte[]> file : desired.entrySet()) {
       byte[] now = current.get(file.getKey());
-      if (now != null && Arrays.equals(now, file.getValue())) {
-        continue;
+      if (now == null || !Arrays.equals(now, file.getValue())) {
+        proposed.write(file.getKey(), file.getValue(), now != null);
       }
-      fileChanges.add(
-          facts
-              .of(file.getKey(), file.getValue())
-              .as(
-                  file.getKey(),
-                  now == null ? FileChange.Change.ADDED : FileChange.Change.CHANGED));
-      changes = changes.write(file.getKey(), file.getValue());
     }
     for (String stale : current.keySet()) {
       if (!desired.containsKey(stale)) {
-        fileChanges.add(FileChange.removed(stale));
-        changes = changes.delete(stale);
+        proposed.delete(stale);
       }
     }
-    PromotionPlan plan = new PromotionPlan(fileChanges);
+    PromotionPlan plan = proposed.plan();
     Optional<String> botTip = plan.isEmpty() ? Optional.empty() : publisher.botBranchTip();
     return new Published(
         publisher.createOrUpdateBranch(
             plan,
             botTip,
-            new PullRequestPublisher.Changes(
+            proposed.onBase(
                 baseCommit,
-                changes,
-                authorship.request(
-                    "countersign: promote " + source + " to " + target, describe(plan)),
+                authorship,
+                "countersign: promote " + source + " to " + target,
                 tip -> holds(tip, target, desired))));
   }
 
   /** True when the bot branch's target directory is exactly {@code desired}. */
   private boolean holds(String botTip, String target, SortedMap<String, byte[]> desired) {
-    Optional<SortedMap<String, byte[]>> onBranch = manifests.readIfUsable(botTip, target);
+    Optional<SortedMap<String, byte[]>> onBranch = manifests().readIfUsable(botTip, target);
     if (onBranch.isPresent() && Manifests.sameFiles(onBranch.get(), desired)) {
       progress.info(publisher.settings().botBranch() + " already holds this promotion");
       return true;
@@ -198,12 +177,5 @@ public final class PromotionJob {
       progress.endGroup();
     }
     return failures;
-  }
-
-  static String describe(PromotionPlan plan) {
-    StringBuilder body = new StringBuilder();
-    plan.changes()
-        .forEach(c -> body.append(c.change().word()).append(' ').append(c.path()).append('\n'));
-    return body.toString();
   }
 }

@@ -1,8 +1,8 @@
 package dev.countersign.promotion;
 
+import dev.countersign.support.Records;
 import dev.countersign.support.problems.CountersignException;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -29,26 +29,12 @@ public record PromotionResult(
     Optional<CountersignException> failure) {
 
   public PromotionResult {
-    Objects.requireNonNull(outcome, "outcome");
-    Objects.requireNonNull(pullRequest, "pullRequest");
-    Objects.requireNonNull(commitId, "commitId");
-    Objects.requireNonNull(plan, "plan");
-    Objects.requireNonNull(detail, "detail");
-    Objects.requireNonNull(headCommit, "headCommit");
-    Objects.requireNonNull(failure, "failure");
+    Records.requireNonNull(
+        PromotionResult.class, outcome, pullRequest, commitId, plan, detail, headCommit, failure);
     if (failure.isPresent() != (outcome == Outcome.FAILED)) {
       throw new IllegalArgumentException(
           "a failure goes with the FAILED outcome, and only with it");
     }
-  }
-
-  public PromotionResult(
-      Outcome outcome,
-      Optional<PullRequest> pullRequest,
-      Optional<String> commitId,
-      PromotionPlan plan,
-      String detail) {
-    this(outcome, pullRequest, commitId, plan, detail, commitId, Optional.empty());
   }
 
   /** The {@code result} output values. */

@@ -54,49 +54,6 @@ public record PromotionSettings(
     }
   }
 
-  /** Settings for {@code countersign promote} without assignees or preamble. */
-  public PromotionSettings(
-      String base,
-      String botBranch,
-      String title,
-      List<String> labels,
-      List<String> reviewers,
-      List<String> teamReviewers,
-      boolean draft,
-      boolean deleteBranch,
-      String verifyDirectory) {
-    this(
-        base,
-        botBranch,
-        title,
-        labels,
-        reviewers,
-        teamReviewers,
-        draft,
-        deleteBranch,
-        verifyDirectory,
-        List.of(),
-        "",
-        PromotionBody.Purpose.PROMOTE);
-  }
-
-  /** The same settings for a pull request with {@code newPurpose}. */
-  public PromotionSettings withPurpose(PromotionBody.Purpose newPurpose) {
-    return new PromotionSettings(
-        base,
-        botBranch,
-        title,
-        labels,
-        reviewers,
-        teamReviewers,
-        draft,
-        deleteBranch,
-        verifyDirectory,
-        assignees,
-        bodyPreamble,
-        newPurpose);
-  }
-
   /**
    * {@code countersign/promote-<target>}: the target directory with {@code /} kept as path
    * separators.

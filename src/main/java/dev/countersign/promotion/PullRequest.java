@@ -1,7 +1,7 @@
 package dev.countersign.promotion;
 
+import dev.countersign.support.Records;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -31,35 +31,25 @@ public record PullRequest(
     List<String> warnings) {
 
   public PullRequest {
-    Objects.requireNonNull(url, "url");
-    Objects.requireNonNull(headBranch, "headBranch");
-    Objects.requireNonNull(baseBranch, "baseBranch");
-    Objects.requireNonNull(title, "title");
     body = body == null ? "" : body;
     labels = Set.copyOf(new TreeSet<>(labels));
     warnings = List.copyOf(warnings);
-  }
-
-  /** A pull request read from the host: neither adopted nor carrying warnings. */
-  public PullRequest(
-      int number,
-      String url,
-      String headBranch,
-      String baseBranch,
-      String title,
-      String body,
-      boolean draft,
-      Set<String> labels) {
-    this(number, url, headBranch, baseBranch, title, body, draft, labels, false, List.of());
+    Records.requireNonNull(
+        PullRequest.class,
+        number,
+        url,
+        headBranch,
+        baseBranch,
+        title,
+        body,
+        draft,
+        labels,
+        adopted,
+        warnings);
   }
 
   public PullRequest adopted(boolean value) {
     return new PullRequest(
         number, url, headBranch, baseBranch, title, body, draft, labels, value, warnings);
-  }
-
-  public PullRequest withWarnings(List<String> value) {
-    return new PullRequest(
-        number, url, headBranch, baseBranch, title, body, draft, labels, adopted, value);
   }
 }

@@ -36,22 +36,10 @@ public record PullRequestDraft(
     assignees = distinct(assignees);
   }
 
-  /** A draft with no assignees. */
-  public PullRequestDraft(
-      String title,
-      String body,
-      String head,
-      String base,
-      List<String> labels,
-      List<String> reviewers,
-      List<String> teamReviewers,
-      boolean draft) {
-    this(title, body, head, base, labels, reviewers, teamReviewers, draft, List.of());
-  }
-
   /** A draft with no labels or reviewers, opened ready for review. */
   public static PullRequestDraft of(String title, String body, String head, String base) {
-    return new PullRequestDraft(title, body, head, base, List.of(), List.of(), List.of(), false);
+    return new PullRequestDraft(
+        title, body, head, base, List.of(), List.of(), List.of(), false, List.of());
   }
 
   public PullRequestDraft withLabels(List<String> newLabels) {

@@ -9,6 +9,7 @@ import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.PushOutcome;
 import dev.countersign.pipeline.Progress;
+import dev.countersign.promotion.PromotionResult.Outcome;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
@@ -40,31 +41,18 @@ import java.util.function.Predicate;
  * request as they were left, and carries the problem for the caller to exit with after writing the
  * outputs. The next run heals it (it finds the branch holding the content and opens or updates the
  * pull request).
+ *
+ * @param workspace where the bot branch's commit is made and pushed from
+ * @param host the pull request API
+ * @param remote where the bot branch is pushed
+ * @param settings the bot branch, base and pull request as configured
  */
-public final class PullRequestPublisher {
-
-  private final GitWorkspace workspace;
-  private final PullRequestHost host;
-  private final GitRemote remote;
-  private final Progress progress;
-  private final PromotionSettings settings;
-
-  public PullRequestPublisher(
-      GitWorkspace workspace,
-      PullRequestHost host,
-      GitRemote remote,
-      Progress progress,
-      PromotionSettings settings) {
-    this.workspace = workspace;
-    this.host = host;
-    this.remote = remote;
-    this.progress = progress;
-    this.settings = settings;
-  }
-
-  public PromotionSettings settings() {
-    return settings;
-  }
+public record PullRequestPublisher(
+    GitWorkspace workspace,
+    PullRequestHost host,
+    GitRemote remote,
+    Progress progress,
+    PromotionSettings settings) {
 
   /**
    * The bot branch's tip on the remote, fetched so its tree can be read; empty when it does not
@@ -158,6 +146,7 @@ public final class PullRequestPublisher {
       PromotionPlan plan, Optional<String> newCommit, Optional<String> expectedTip) {
     Optional<PullRequest> open = host.findOpen(settings.botBranch(), settings.base());
     if (plan.isEmpty()) {
+      BranchState nothingPushed = new BranchState(plan, Optional.empty(), Optional.empty());
       if (open.isEmpty()) {
         String deleted = settings.deleteBranch() ? deleteMergedBranch() : "";
         progress.info(
@@ -165,12 +154,8 @@ public final class PullRequestPublisher {
                 + settings.base()
                 + " already has the content; no pull request to open"
                 + deleted);
-        return new PromotionResult(
-            PromotionResult.Outcome.NOOP,
-            Optional.empty(),
-            Optional.empty(),
-            plan,
-            settings.base() + " already has the content" + deleted);
+        return nothingPushed.result(
+            Outcome.NOOP, Optional.empty(), settings.base() + " already has the content" + deleted);
       }
       host.close(open.get());
       progress.info(
@@ -183,11 +168,9 @@ public final class PullRequestPublisher {
         host.deleteBranch(settings.botBranch());
         progress.info("Deleted branch " + settings.botBranch());
       }
-      return new PromotionResult(
-          PromotionResult.Outcome.CLOSED,
+      return nothingPushed.result(
+          Outcome.CLOSED,
           open,
-          Optional.empty(),
-          plan,
           "closed #" + open.get().number() + ": " + settings.base() + " already has its content");
     }
     PullRequestDraft draft = settings.draftFor(plan);
@@ -218,7 +201,7 @@ public final class PullRequestPublisher {
       progress.info("Pushed " + abbreviate(done.commitId()) + " to " + settings.botBranch());
     }
 
-    Optional<String> head = pushed.or(() -> expectedTip);
+    BranchState branch = new BranchState(plan, pushed, pushed.or(() -> expectedTip));
     try {
       if (open.isEmpty()) {
         PullRequest created = host.create(draft);
@@ -230,24 +213,13 @@ public final class PullRequestPublisher {
                   + " "
                   + created.url()
                   + " (it was already open)");
-          return new PromotionResult(
-              PromotionResult.Outcome.UPDATED,
+          return branch.result(
+              Outcome.UPDATED,
               Optional.of(created),
-              pushed,
-              plan,
-              "updated #" + created.number() + ", which was already open",
-              head,
-              Optional.empty());
+              "updated #" + created.number() + ", which was already open");
         }
         progress.info("Opened pull request #" + created.number() + " " + created.url());
-        return new PromotionResult(
-            PromotionResult.Outcome.CREATED,
-            Optional.of(created),
-            pushed,
-            plan,
-            "opened #" + created.number(),
-            head,
-            Optional.empty());
+        return branch.result(Outcome.CREATED, Optional.of(created), "opened #" + created.number());
       }
       PullRequest current = open.get();
       boolean upToDate =
@@ -256,26 +228,12 @@ public final class PullRequestPublisher {
               && current.labels().containsAll(draft.labels());
       if (upToDate && pushed.isEmpty()) {
         progress.info("No-op: pull request #" + current.number() + " is up to date");
-        return new PromotionResult(
-            PromotionResult.Outcome.NOOP,
-            open,
-            Optional.empty(),
-            plan,
-            "#" + current.number() + " is up to date",
-            head,
-            Optional.empty());
+        return branch.result(Outcome.NOOP, open, "#" + current.number() + " is up to date");
       }
       PullRequest updated = upToDate ? current : host.update(current, draft);
       warn(updated);
       progress.info("Updated pull request #" + updated.number() + " " + updated.url());
-      return new PromotionResult(
-          PromotionResult.Outcome.UPDATED,
-          Optional.of(updated),
-          pushed,
-          plan,
-          "updated #" + updated.number(),
-          head,
-          Optional.empty());
+      return branch.result(Outcome.UPDATED, Optional.of(updated), "updated #" + updated.number());
     } catch (CountersignException failed) {
       String state =
           (pushed
@@ -290,14 +248,27 @@ public final class PullRequestPublisher {
               + "; the next run "
               + (open.isPresent() ? "updates" : "opens")
               + " the pull request without signing again";
+      return branch.failed(
+          open, "the pull request step failed: " + state, withState(failed, state));
+    }
+  }
+
+  /**
+   * What this run left on the bot branch, shared by every result it returns.
+   *
+   * @param pushed the commit this run pushed, if any
+   * @param head the bot branch tip after this run, if it exists
+   */
+  private record BranchState(PromotionPlan plan, Optional<String> pushed, Optional<String> head) {
+    PromotionResult result(Outcome outcome, Optional<PullRequest> pullRequest, String detail) {
       return new PromotionResult(
-          PromotionResult.Outcome.FAILED,
-          open,
-          pushed,
-          plan,
-          "the pull request step failed: " + state,
-          pushed.or(() -> expectedTip),
-          Optional.of(withState(failed, state)));
+          outcome, pullRequest, pushed, plan, detail, head, Optional.empty());
+    }
+
+    PromotionResult failed(
+        Optional<PullRequest> pullRequest, String detail, CountersignException failure) {
+      return new PromotionResult(
+          Outcome.FAILED, pullRequest, pushed, plan, detail, head, Optional.of(failure));
     }
   }
 

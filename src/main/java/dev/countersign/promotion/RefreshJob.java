@@ -1,6 +1,5 @@
 package dev.countersign.promotion;
 
-import dev.countersign.git.ChangeSet;
 import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
@@ -38,40 +37,27 @@ import java.util.TreeMap;
  * <p>Only the signed files are committed; the generated unsigned files are read from the work tree
  * and never committed. The work tree is reset to the base tip before committing (the files were
  * read first).
+ *
+ * @param workspace where the work tree is read and the refresh committed (the publisher's)
+ * @param signer signs what changed
+ * @param reuse decides whether a signed file on the base or the bot branch still covers the content
+ * @param facts the signature facts shown in the pull request table
+ * @param authorship who commits the refresh
  */
-public final class RefreshJob {
+public record RefreshJob(
+    GitWorkspace workspace,
+    PullRequestPublisher publisher,
+    SigningStep signer,
+    ManifestReader reader,
+    SignedManifestFormat format,
+    SignatureFacts facts,
+    SignatureReuse reuse,
+    CommitAuthorship authorship,
+    Progress progress) {
 
-  private final GitWorkspace workspace;
-  private final PullRequestPublisher publisher;
-  private final SigningStep signer;
-  private final ManifestReader reader;
-  private final SignedManifestFormat format;
-  private final SignatureFacts facts;
-  private final SignatureReuse reuse;
-  private final CommitAuthorship authorship;
-  private final Progress progress;
-  private final CommitManifests manifests;
-
-  public RefreshJob(
-      GitWorkspace workspace,
-      PullRequestPublisher publisher,
-      SigningStep signer,
-      ManifestReader reader,
-      SignedManifestFormat format,
-      SignatureFacts facts,
-      SignatureReuse reuse,
-      CommitAuthorship authorship,
-      Progress progress) {
-    this.workspace = workspace;
-    this.publisher = publisher;
-    this.signer = signer;
-    this.reader = reader;
-    this.format = format;
-    this.facts = facts;
-    this.reuse = reuse;
-    this.authorship = authorship;
-    this.progress = progress;
-    this.manifests = new CommitManifests(workspace, ManifestTree.of(reader));
+  /** The manifests of commits in {@link #workspace}, as {@link #reader} limits them. */
+  private CommitManifests manifests() {
+    return new CommitManifests(workspace, ManifestTree.of(reader));
   }
 
   /**
@@ -133,35 +119,28 @@ public final class RefreshJob {
                 "The signing step kept " + result.targetPath() + " though it had no signed file");
           }
           progress.info("signed " + signed.targetPath());
-          writes.put(signed.targetPath(), signed.signedBytes());
+          writes.put(signed.targetPath(), signed.bytes());
         }
       } finally {
         progress.endGroup();
       }
     }
 
-    List<FileChange> fileChanges = new ArrayList<>();
-    ChangeSet changes = ChangeSet.empty();
-    for (Map.Entry<String, byte[]> write : writes.entrySet()) {
-      boolean existed = workspace.readFile(baseCommit, write.getKey()).isPresent();
-      fileChanges.add(
-          facts
-              .of(write.getKey(), write.getValue())
-              .as(write.getKey(), existed ? FileChange.Change.CHANGED : FileChange.Change.ADDED));
-      changes = changes.write(write.getKey(), write.getValue());
-    }
-    PromotionPlan plan = new PromotionPlan(fileChanges);
+    ProposedChanges proposed = new ProposedChanges(facts);
+    writes.forEach(
+        (path, bytes) ->
+            proposed.write(path, bytes, workspace.readFile(baseCommit, path).isPresent()));
+    PromotionPlan plan = proposed.plan();
+    int files = plan.changes().size();
     return publisher.createOrUpdateBranch(
         plan,
         botTip,
-        new PullRequestPublisher.Changes(
+        proposed.onBase(
             baseCommit,
-            changes,
-            authorship.request(
-                "countersign: refresh "
-                    + fileChanges.size()
-                    + (fileChanges.size() == 1 ? " signed manifest" : " signed manifests"),
-                PromotionJob.describe(plan)),
+            authorship,
+            "countersign: refresh "
+                + files
+                + (files == 1 ? " signed manifest" : " signed manifests"),
             tip -> holds(tip, baseCommit, dirs, writes)));
   }
 
@@ -169,14 +148,14 @@ public final class RefreshJob {
   private boolean holds(
       String botTip, String baseCommit, List<DirPair> dirs, SortedMap<String, byte[]> writes) {
     for (DirPair pair : dirs) {
-      SortedMap<String, byte[]> expected = manifests.read(baseCommit, pair.to());
+      SortedMap<String, byte[]> expected = manifests().read(baseCommit, pair.to());
       writes.forEach(
           (path, bytes) -> {
             if (path.startsWith(pair.to() + "/")) {
               expected.put(path, bytes);
             }
           });
-      Optional<SortedMap<String, byte[]>> onBranch = manifests.readIfUsable(botTip, pair.to());
+      Optional<SortedMap<String, byte[]>> onBranch = manifests().readIfUsable(botTip, pair.to());
       if (onBranch.isEmpty() || !Manifests.sameFiles(onBranch.get(), expected)) {
         return false;
       }

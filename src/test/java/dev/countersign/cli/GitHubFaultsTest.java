@@ -432,7 +432,7 @@ class GitHubFaultsTest {
             s.github.baseUrl(), FakeGitHub.REPOSITORY, GitHubSession.TOKEN, d -> {})
         .close(
             new dev.countersign.promotion.PullRequest(
-                273, "u", BOT, "main", "t", "", false, Set.of()));
+                273, "u", BOT, "main", "t", "", false, Set.of(), false, java.util.List.of()));
     s.git.commitToOrigin(
         "main",
         Map.of(),

@@ -27,6 +27,18 @@ class ResourceNamesTest {
     "Proxy, proxies",
     "Mesh, meshes",
     "Status, statuses",
+    "PodSecurityPolicy, podsecuritypolicies",
+    "PriorityClass, priorityclasses",
+    "RuntimeClass, runtimeclasses",
+    "GatewayClass, gatewayclasses",
+    "ComponentStatus, componentstatuses",
+    "ResourceClaimParameters, resourceclaimparameters",
+    "PodDisruptionBudget, poddisruptionbudgets",
+    "Box, boxes",
+    "Buzz, buzzes",
+    "Patch, patches",
+    "Day, days",
+    "'', ''",
   })
   void pluralOf_kind_givesResourceName(String kind, String resource) {
     assertThat(ResourceNames.pluralOf(kind)).isEqualTo(resource);

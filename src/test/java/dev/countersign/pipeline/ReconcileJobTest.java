@@ -7,6 +7,8 @@ import dev.countersign.git.CommitMessage;
 import dev.countersign.git.GitFixture;
 import dev.countersign.git.GitIdentity;
 import dev.countersign.git.JGitWorkspace;
+import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.ManifestTree;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import java.nio.file.Files;
@@ -62,7 +64,14 @@ class ReconcileJobTest {
   private ReconcileResult run(Path clone, SigningStep signer, ReconcileOptions options) {
     try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK)) {
       return new ReconcileJob(
-              ws, signer, Progress.silent(), CLOCK, sleeps::add, new Random(42), options)
+              ws,
+              signer,
+              Progress.silent(),
+              CLOCK,
+              sleeps::add,
+              new Random(42),
+              options,
+              new ManifestTree(ManifestReader.DEFAULT_MAX_BYTES))
           .run();
     }
   }
@@ -517,7 +526,7 @@ class ReconcileJobTest {
               sleeps::add,
               new Random(42),
               options().build(),
-              new dev.countersign.manifest.ManifestTree(20));
+              new ManifestTree(20));
 
       assertThatThrownBy(job::run)
           .isInstanceOfSatisfying(

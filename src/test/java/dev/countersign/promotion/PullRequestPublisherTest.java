@@ -271,7 +271,10 @@ class PullRequestPublisherTest {
         List.of("platform"),
         true,
         deleteBranch,
-        "prod");
+        "prod",
+        List.of(),
+        "",
+        PromotionBody.Purpose.PROMOTE);
   }
 
   private static String commit(JGitWorkspace ws, String path, String content) {

@@ -194,6 +194,8 @@ public final class InMemoryPullRequestHost implements PullRequestHost {
         pr.title(),
         pr.body(),
         pr.draft(),
-        pr.labels());
+        pr.labels(),
+        false,
+        List.of());
   }
 }

@@ -8,10 +8,6 @@ import dev.countersign.support.ExitCode;
  */
 public final class EnvironmentProblem extends CountersignException {
 
-  public EnvironmentProblem(String message) {
-    this(message, null, null);
-  }
-
   public EnvironmentProblem(String message, String hint) {
     this(message, hint, null);
   }

@@ -9,10 +9,6 @@ public final class InternalProblem extends CountersignException {
     this(message, null, null);
   }
 
-  public InternalProblem(String message, String hint) {
-    this(message, hint, null);
-  }
-
   public InternalProblem(String message, String hint, Throwable cause) {
     super(ExitCode.INTERNAL, message, hint, cause);
   }

@@ -39,7 +39,8 @@ class HintsTest {
 
   @Test
   void everyProblemKind_carriesItsExitCode() {
-    assertThat(new EnvironmentProblem("x").exitCode()).isEqualTo(ExitCode.ENVIRONMENT);
+    assertThat(new EnvironmentProblem("x", "perhaps you should y").exitCode())
+        .isEqualTo(ExitCode.ENVIRONMENT);
     assertThat(new RemoteProblem("x").exitCode()).isEqualTo(ExitCode.REMOTE);
     assertThat(new InternalProblem("x").exitCode()).isEqualTo(ExitCode.INTERNAL);
     assertThat(new UsageProblem("x").exitCode()).isEqualTo(ExitCode.USAGE);
