@@ -17,6 +17,7 @@ import dev.countersign.pipeline.ReconcileResult;
 import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionSettings;
+import dev.countersign.run.EarlySigning;
 import dev.countersign.run.RunMode;
 import dev.countersign.run.SigningRun;
 import dev.countersign.signing.MessageSigner;
@@ -145,10 +146,13 @@ final class RunCommand extends Subcommand {
     if (trigger.isEmpty()) {
       return ExitCode.OK.code();
     }
-    try (OwnedWorkspace owned = git.open(runtime)) {
+    Signing signing = signing(runtime, reporter);
+    try (EarlySigning early =
+            EarlySigning.start(
+                signing.job(), runMode, noSign, dryRun, git.workTree(env), dirPairs());
+        OwnedWorkspace owned = git.open(runtime)) {
       JGitWorkspace workspace = owned.git();
       String target = targetBranch(trigger.get(), workspace);
-      Signing signing = signing(runtime, reporter);
       SigningRun.Result result =
           signingRun(runtime, reporter, workspace, signing)
               .run(

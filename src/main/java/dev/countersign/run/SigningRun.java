@@ -5,7 +5,6 @@ import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
-import dev.countersign.pipeline.DirPair;
 import dev.countersign.pipeline.ManifestSigningStep;
 import dev.countersign.pipeline.Progress;
 import dev.countersign.pipeline.ReconcileJob;
@@ -22,14 +21,8 @@ import dev.countersign.promotion.SigningProposal;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.support.Memoized;
-import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.Sleeper;
 import dev.countersign.support.problems.CountersignException;
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.security.PublicKey;
 import java.time.Clock;
 import java.util.List;
@@ -129,28 +122,7 @@ public record SigningRun(
 
   public Result run(Request request) {
     ReconcileOptions asked = request.options().build();
-    // Trust material, key and identity token on a background thread from the start, while the
-    // branch is read, GitHub is asked about it and the manifests are planned: on a one-manifest
-    // run they are most of the wait. No certificate yet: the signing step asks for one only once
-    // the inputs have passed their checks. The finally stops what the run turned out not to need.
-    boolean prepare =
-        !request.noSign()
-            && request.mode() != RunMode.REFRESH
-            && !asked.dryRun()
-            && workTreeMayHaveWork(asked);
-    if (prepare) {
-      signJob.prepareSignerIdentity();
-    }
-    try {
-      return run(request, delivery(request.mode(), asked, request.gitHubApi()));
-    } finally {
-      if (prepare) {
-        signJob.cancelPreparation();
-      }
-    }
-  }
-
-  private Result run(Request request, Delivery delivery) {
+    Delivery delivery = delivery(request.mode(), asked, request.gitHubApi());
     ReconcileOptions options = request.options().push(delivery == Delivery.PUSH).build();
     // Nothing is pushed on a dry run or with --no-push, so nothing needs GitHub's API then.
     GitWorkspace target = delivery == Delivery.LOCAL ? workspace : publishing.get();
@@ -241,34 +213,6 @@ public record SigningRun(
             pair ->
                 workspace.entries(head, pair.from()).stream()
                     .anyMatch(entry -> ManifestTree.isManifestName(entry.path())));
-  }
-
-  /**
-   * A hint from the work tree alone, before any git object is read: some unsigned directory is a
-   * directory (no link on the way) holding an entry that is not a dot file. It decides only whether
-   * signing is prepared early; what is signed is the plan's, from the commit. Cheap on purpose:
-   * jgit's first reads cost a few hundred ms of a cold start.
-   */
-  private boolean workTreeMayHaveWork(ReconcileOptions options) {
-    Path root = workspace.directory();
-    for (DirPair pair : options.dirs()) {
-      try {
-        Path dir = NoFollowPaths.inside(root, Path.of(pair.from()));
-        if (NoFollowPaths.lstat(dir).filter(BasicFileAttributes::isDirectory).isEmpty()) {
-          continue;
-        }
-        try (DirectoryStream<Path> entries =
-            Files.newDirectoryStream(
-                dir, entry -> !entry.getFileName().toString().startsWith("."))) {
-          if (entries.iterator().hasNext()) {
-            return true;
-          }
-        }
-      } catch (IOException | CountersignException notAHint) {
-        // The plan meets it again and reports it properly.
-      }
-    }
-    return false;
   }
 
   /**
