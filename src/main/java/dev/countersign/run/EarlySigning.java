@@ -22,15 +22,7 @@ import java.util.List;
  * alone (no git object is read, no link followed); what is signed is decided by the plan, from the
  * commit. {@link #close} stops what the run turned out not to need.
  */
-public final class EarlySigning implements AutoCloseable {
-
-  private final SignJob job;
-  private final boolean started;
-
-  private EarlySigning(SignJob job, boolean started) {
-    this.job = job;
-    this.started = started;
-  }
+public record EarlySigning(SignJob job, boolean started) implements AutoCloseable {
 
   /**
    * Starts the preparation when the run signs ({@code mode} not a refresh, neither {@code noSign}
@@ -49,11 +41,6 @@ public final class EarlySigning implements AutoCloseable {
       job.prepareSignerIdentity();
     }
     return new EarlySigning(job, start);
-  }
-
-  /** True when the preparation was started. */
-  public boolean started() {
-    return started;
   }
 
   /** Stops a preparation still under way; see {@link SignJob#cancelPreparation}. */
