@@ -49,6 +49,11 @@ public abstract class ForwardingGitWorkspace implements GitWorkspace {
   }
 
   @Override
+  public SortedMap<String, byte[]> readFiles(String commitId, Collection<String> paths) {
+    return local.readFiles(commitId, paths);
+  }
+
+  @Override
   public List<TreeEntry> entries(String commitId, String directory) {
     return local.entries(commitId, directory);
   }

@@ -3,7 +3,6 @@ package dev.countersign.pipeline;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
-import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.support.problems.InputProblem;
@@ -31,7 +30,6 @@ import java.util.function.Function;
 public final class ManifestSigningStep implements SigningStep {
 
   private final ManifestReader reader;
-  private final SignedManifestFormat format;
   private final SignJob job;
   private final int parallelism;
   private final Function<String, Optional<byte[]>> proposed;
@@ -45,13 +43,11 @@ public final class ManifestSigningStep implements SigningStep {
    */
   public ManifestSigningStep(
       ManifestReader reader,
-      SignedManifestFormat format,
       SignJob job,
       int parallelism,
       Function<String, Optional<byte[]>> proposed,
       SignatureReuse reuse) {
     this.reader = reader;
-    this.format = format;
     this.job = job;
     this.parallelism = parallelism;
     this.proposed = proposed;
@@ -80,7 +76,7 @@ public final class ManifestSigningStep implements SigningStep {
                 source, document.line(), document.listProblem().get(), ManifestDocument.LIST_HINT);
           }
         }
-        byte[] message = format.message(unsigned.documents());
+        byte[] message = job.message(unsigned);
         String target = input.targetPath();
         boolean keepExisting =
             input
@@ -107,7 +103,9 @@ public final class ManifestSigningStep implements SigningStep {
         }
         // No existing file is passed on: SignJob would keep one that merely carries the same
         // message, whoever signed it. Here only what SignatureReuse verified is kept.
-        items.add(new SignJob.Item(unsigned, Path.of(target), Optional.empty(), true));
+        items.add(
+            new SignJob.Item(
+                unsigned, Path.of(target), Optional.empty(), true, Optional.of(message)));
       } catch (InputProblem problem) {
         problems.add(problem);
       }

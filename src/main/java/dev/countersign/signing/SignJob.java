@@ -70,9 +70,26 @@ public final class SignJob {
    * @param existing what is at {@code output} now, if anything
    * @param mayReplace whether an existing output that is not a signature of this content may be
    *     replaced (signing in place, {@code --force}, or the reconcile pipeline)
+   * @param message {@link #message} of {@code input}, when the caller already computed it (so a
+   *     manifest is canonicalised once); computed by the job when empty
    */
   public record Item(
-      ManifestFile input, Path output, Optional<ManifestFile> existing, boolean mayReplace) {}
+      ManifestFile input,
+      Path output,
+      Optional<ManifestFile> existing,
+      boolean mayReplace,
+      Optional<byte[]> message) {
+
+    public Item(
+        ManifestFile input, Path output, Optional<ManifestFile> existing, boolean mayReplace) {
+      this(input, output, existing, mayReplace, Optional.empty());
+    }
+  }
+
+  /** The message this job signs for {@code input}: its canonical documents (see {@link Item}). */
+  public byte[] message(ManifestFile input) {
+    return format.message(input.documents());
+  }
 
   /**
    * What happened to one item.
@@ -304,7 +321,7 @@ public final class SignJob {
 
   private Plan plan(Item item, boolean append, boolean resign) {
     ManifestFile input = item.input();
-    byte[] message = format.message(input.documents());
+    byte[] message = item.message().orElseGet(() -> message(input));
     if (item.existing().isEmpty()) {
       return new Plan(item, message, input.documents(), false, Optional.empty());
     }
