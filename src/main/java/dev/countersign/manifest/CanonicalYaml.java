@@ -56,6 +56,8 @@ public final class CanonicalYaml {
   private static final Set<String> WORDS =
       Set.of("y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "=", "<<");
 
+  private static final int LONGEST_WORD = 5;
+
   private static final String INDICATORS = "-?:,[]{}#&*!|>'\"%@`";
 
   /**
@@ -310,13 +312,15 @@ public final class CanonicalYaml {
       return false;
     }
     for (int i = 0; i < s.length(); ) {
-      int cp = s.codePointAt(i);
+      char c = s.charAt(i);
+      int cp = Character.isSurrogate(c) ? s.codePointAt(i) : c;
       if (!isPlainPrintable(cp)) {
         return false;
       }
       i += Character.charCount(cp);
     }
-    if (WORDS.contains(s.toLowerCase(Locale.ROOT))
+    // No word is longer than five characters: long strings (base64 annotations) skip the copy.
+    if ((s.length() <= LONGEST_WORD && WORDS.contains(s.toLowerCase(Locale.ROOT)))
         || NUMBER_LIKE.matcher(s).matches()
         || TIMESTAMP_LIKE.matcher(s).matches()
         || CORE_12_NON_STRING.matcher(s).matches()
