@@ -218,19 +218,11 @@ public final class SignJob {
     Iterator<Signed> next = signed.iterator();
     List<Outcome> outcomes = new ArrayList<>();
     for (Plan plan : plans) {
-      Path input = plan.item().input().displayPath();
       if (plan.unchanged()) {
         outcomes.add(
             new Outcome(
                 plan.item(),
-                new SignReport.Entry(
-                    input,
-                    plan.item().output(),
-                    SignReport.Outcome.UNCHANGED,
-                    digest(plan.message()),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty()),
+                entry(plan, SignReport.Outcome.UNCHANGED, Optional.empty(), Optional.empty()),
                 Optional.empty(),
                 Optional.empty()));
         continue;
@@ -239,18 +231,24 @@ public final class SignJob {
       outcomes.add(
           new Outcome(
               plan.item(),
-              new SignReport.Entry(
-                  input,
-                  plan.item().output(),
-                  SignReport.Outcome.SIGNED,
-                  digest(plan.message()),
-                  Optional.of(s.signer()),
-                  s.rekorLogIndex(),
-                  Optional.empty()),
+              entry(plan, SignReport.Outcome.SIGNED, Optional.of(s.signer()), s.rekorLogIndex()),
               Optional.of(s.bytes()),
               s.sidecarJson()));
     }
     return outcomes;
+  }
+
+  /** The report entry of one planned item (no sidecar: {@link #run} adds the one it writes). */
+  private static SignReport.Entry entry(
+      Plan plan, SignReport.Outcome outcome, Optional<String> signer, Optional<Long> logIndex) {
+    return new SignReport.Entry(
+        plan.item().input().displayPath(),
+        plan.item().output(),
+        outcome,
+        digest(plan.message()),
+        signer,
+        logIndex,
+        Optional.empty());
   }
 
   /** A rendered signature: only what the outcome needs, so the full material can be collected. */
