@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 /**
  * The reconcile pipeline's signing step: the same {@link SignJob} as {@code countersign sign}, on
@@ -63,20 +64,15 @@ public final class ManifestSigningStep implements SigningStep {
       // Token and certificate on a background thread while the manifests are parsed below.
       job.prepareSigner();
     }
-    for (Input input : inputs) {
+    // Parsing and canonicalising are pure and independent per manifest: on every core at once.
+    List<Parsed> parsed =
+        IntStream.range(0, inputs.size()).parallel().mapToObj(i -> parse(inputs.get(i))).toList();
+    for (int i = 0; i < inputs.size(); i++) {
+      Input input = inputs.get(i);
       try {
         Path source = Path.of(input.sourcePath());
-        ManifestFile unsigned =
-            new ManifestFile(
-                source, source, reader.parse(input.unsignedBytes(), source), input.unsignedBytes());
-        // Refused here too, not only by the SignJob, so an already signed list is not kept either.
-        for (var document : unsigned.documents()) {
-          if (document.listProblem().isPresent()) {
-            throw new InputProblem(
-                source, document.line(), document.listProblem().get(), ManifestDocument.LIST_HINT);
-          }
-        }
-        byte[] message = job.message(unsigned);
+        ManifestFile unsigned = parsed.get(i).file();
+        byte[] message = parsed.get(i).message();
         String target = input.targetPath();
         boolean keepExisting =
             input
@@ -129,6 +125,43 @@ public final class ManifestSigningStep implements SigningStep {
               .orElse(new Unchanged(target)));
     }
     return results;
+  }
+
+  /**
+   * One input parsed and canonicalised, or what stopped it: thrown again on the caller's thread, in
+   * input order, so a problem surfaces exactly as if the inputs were parsed one after another.
+   */
+  private record Parsed(ManifestFile parsedFile, byte[] parsedMessage, RuntimeException problem) {
+
+    ManifestFile file() {
+      if (problem != null) {
+        throw problem;
+      }
+      return parsedFile;
+    }
+
+    byte[] message() {
+      return parsedMessage;
+    }
+  }
+
+  private Parsed parse(Input input) {
+    try {
+      Path source = Path.of(input.sourcePath());
+      ManifestFile unsigned =
+          new ManifestFile(
+              source, source, reader.parse(input.unsignedBytes(), source), input.unsignedBytes());
+      // Refused here too, not only by the SignJob, so an already signed list is not kept either.
+      for (var document : unsigned.documents()) {
+        if (document.listProblem().isPresent()) {
+          throw new InputProblem(
+              source, document.line(), document.listProblem().get(), ManifestDocument.LIST_HINT);
+        }
+      }
+      return new Parsed(unsigned, job.message(unsigned), null);
+    } catch (RuntimeException problem) {
+      return new Parsed(null, null, problem);
+    }
   }
 
   /** What was signed or kept, by target path, in path order. */
