@@ -75,6 +75,15 @@ public interface GitWorkspace extends GitPushes {
    */
   Optional<byte[]> readFile(String commitId, String path);
 
+  /**
+   * {@link #readFile} for each of {@code paths} in one walk of the tree (a walk per file is
+   * quadratic in the directory's size): path to bytes for those that are regular files there,
+   * absent for the others.
+   *
+   * @throws dev.countersign.support.problems.InputProblem when a file is too large to load at all
+   */
+  SortedMap<String, byte[]> readFiles(String commitId, Collection<String> paths);
+
   /** The full message of the commit {@code revision} resolves to (e.g. {@code HEAD}). */
   String lastCommitMessage(String revision);
 

@@ -22,6 +22,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -70,6 +71,7 @@ import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 import org.eclipse.jgit.treewalk.TreeWalk;
 import org.eclipse.jgit.treewalk.filter.PathFilter;
+import org.eclipse.jgit.treewalk.filter.PathFilterGroup;
 
 /**
  * {@link GitWorkspace} over jgit, opened on an existing work tree (typically the one
@@ -378,6 +380,39 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       }
     } catch (IOException e) {
       throw readProblem(commitId + ":" + p, e);
+    }
+  }
+
+  @Override
+  public SortedMap<String, byte[]> readFiles(String commitId, Collection<String> paths) {
+    SortedMap<String, byte[]> files = new TreeMap<>();
+    if (paths.isEmpty()) {
+      return files;
+    }
+    Set<String> wanted = new HashSet<>();
+    for (String path : paths) {
+      wanted.add(ChangeSet.checkedPath(path));
+    }
+    try (RevWalk walk = new RevWalk(repository);
+        TreeWalk tw = new TreeWalk(repository)) {
+      RevCommit commit = walk.parseCommit(resolve(commitId));
+      tw.addTree(commit.getTree());
+      tw.setRecursive(true);
+      tw.setFilter(PathFilterGroup.createFromStrings(wanted));
+      ObjectReader reader = tw.getObjectReader();
+      while (tw.next()) {
+        // Exactly the listed path, byte for byte, as readFile's lookup: not a non-tree parent
+        // the filter also passes, nor a name that only decodes to the same string.
+        String path = strictPath(tw.getRawPath());
+        if (wanted.contains(path)
+            && Arrays.equals(tw.getRawPath(), path.getBytes(StandardCharsets.UTF_8))
+            && isRegularFile(tw.getFileMode(0))) {
+          files.put(path, load(reader, tw.getObjectId(0), path));
+        }
+      }
+      return files;
+    } catch (IOException e) {
+      throw readProblem(wanted.size() + " listed files of " + commitId, e);
     }
   }
 

@@ -4,10 +4,10 @@ import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * The manifests of a directory in a commit, as {@link ManifestTree} decides: links, submodules,
@@ -31,27 +31,30 @@ public record CommitManifests(GitWorkspace workspace, ManifestTree tree) {
         .toList();
   }
 
-  /** {@link #paths} with their bytes, loaded one at a time after every size was checked. */
+  /** {@link #paths} with their bytes, loaded after every size was checked. */
   public SortedMap<String, byte[]> read(String commit, String directory) {
-    SortedMap<String, byte[]> files = new TreeMap<>();
-    for (String path : paths(commit, directory)) {
-      files.put(path, listedFile(commit, path));
+    return listedFiles(commit, paths(commit, directory));
+  }
+
+  /**
+   * The bytes of {@code paths}, which {@link #paths} listed in {@code commit}, in one walk of the
+   * tree.
+   *
+   * @throws InternalProblem when the tree does not hold one of them after all
+   */
+  public SortedMap<String, byte[]> listedFiles(String commit, Collection<String> paths) {
+    SortedMap<String, byte[]> files = workspace.readFiles(commit, paths);
+    for (String path : paths) {
+      if (!files.containsKey(path)) {
+        throw missing(commit, path);
+      }
     }
     return files;
   }
 
-  /**
-   * The bytes of {@code path}, which {@link #paths} listed in {@code commit}.
-   *
-   * @throws InternalProblem when the tree does not hold it after all
-   */
-  public byte[] listedFile(String commit, String path) {
-    return workspace
-        .readFile(commit, path)
-        .orElseThrow(
-            () ->
-                new InternalProblem(
-                    "The tree of " + commit + " listed " + path + " but holds no such file"));
+  private static InternalProblem missing(String commit, String path) {
+    return new InternalProblem(
+        "The tree of " + commit + " listed " + path + " but holds no such file");
   }
 
   /**

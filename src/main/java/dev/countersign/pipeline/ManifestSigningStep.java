@@ -3,7 +3,6 @@ package dev.countersign.pipeline;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
-import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.support.problems.InputProblem;
@@ -15,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 /**
  * The reconcile pipeline's signing step: the same {@link SignJob} as {@code countersign sign}, on
@@ -31,7 +31,6 @@ import java.util.function.Function;
 public final class ManifestSigningStep implements SigningStep {
 
   private final ManifestReader reader;
-  private final SignedManifestFormat format;
   private final SignJob job;
   private final int parallelism;
   private final Function<String, Optional<byte[]>> proposed;
@@ -45,13 +44,11 @@ public final class ManifestSigningStep implements SigningStep {
    */
   public ManifestSigningStep(
       ManifestReader reader,
-      SignedManifestFormat format,
       SignJob job,
       int parallelism,
       Function<String, Optional<byte[]>> proposed,
       SignatureReuse reuse) {
     this.reader = reader;
-    this.format = format;
     this.job = job;
     this.parallelism = parallelism;
     this.proposed = proposed;
@@ -67,20 +64,15 @@ public final class ManifestSigningStep implements SigningStep {
       // Token and certificate on a background thread while the manifests are parsed below.
       job.prepareSigner();
     }
-    for (Input input : inputs) {
+    // Parsing and canonicalising are pure and independent per manifest: on every core at once.
+    List<Parsed> parsed =
+        IntStream.range(0, inputs.size()).parallel().mapToObj(i -> parse(inputs.get(i))).toList();
+    for (int i = 0; i < inputs.size(); i++) {
+      Input input = inputs.get(i);
       try {
         Path source = Path.of(input.sourcePath());
-        ManifestFile unsigned =
-            new ManifestFile(
-                source, source, reader.parse(input.unsignedBytes(), source), input.unsignedBytes());
-        // Refused here too, not only by the SignJob, so an already signed list is not kept either.
-        for (var document : unsigned.documents()) {
-          if (document.listProblem().isPresent()) {
-            throw new InputProblem(
-                source, document.line(), document.listProblem().get(), ManifestDocument.LIST_HINT);
-          }
-        }
-        byte[] message = format.message(unsigned.documents());
+        ManifestFile unsigned = parsed.get(i).file();
+        byte[] message = parsed.get(i).message();
         String target = input.targetPath();
         boolean keepExisting =
             input
@@ -107,7 +99,9 @@ public final class ManifestSigningStep implements SigningStep {
         }
         // No existing file is passed on: SignJob would keep one that merely carries the same
         // message, whoever signed it. Here only what SignatureReuse verified is kept.
-        items.add(new SignJob.Item(unsigned, Path.of(target), Optional.empty(), true));
+        items.add(
+            new SignJob.Item(
+                unsigned, Path.of(target), Optional.empty(), true, Optional.of(message)));
       } catch (InputProblem problem) {
         problems.add(problem);
       }
@@ -131,6 +125,43 @@ public final class ManifestSigningStep implements SigningStep {
               .orElse(new Unchanged(target)));
     }
     return results;
+  }
+
+  /**
+   * One input parsed and canonicalised, or what stopped it: thrown again on the caller's thread, in
+   * input order, so a problem surfaces exactly as if the inputs were parsed one after another.
+   */
+  private record Parsed(ManifestFile parsedFile, byte[] parsedMessage, RuntimeException problem) {
+
+    ManifestFile file() {
+      if (problem != null) {
+        throw problem;
+      }
+      return parsedFile;
+    }
+
+    byte[] message() {
+      return parsedMessage;
+    }
+  }
+
+  private Parsed parse(Input input) {
+    try {
+      Path source = Path.of(input.sourcePath());
+      ManifestFile unsigned =
+          new ManifestFile(
+              source, source, reader.parse(input.unsignedBytes(), source), input.unsignedBytes());
+      // Refused here too, not only by the SignJob, so an already signed list is not kept either.
+      for (var document : unsigned.documents()) {
+        if (document.listProblem().isPresent()) {
+          throw new InputProblem(
+              source, document.line(), document.listProblem().get(), ManifestDocument.LIST_HINT);
+        }
+      }
+      return new Parsed(unsigned, job.message(unsigned), null);
+    } catch (RuntimeException problem) {
+      return new Parsed(null, null, problem);
+    }
   }
 
   /** What was signed or kept, by target path, in path order. */

@@ -254,15 +254,19 @@ public record ReconcileJob(
       if (!problems.isEmpty()) {
         continue;
       }
+      SortedMap<String, byte[]> unsigned = manifests().listedFiles(commit, sources);
+      List<String> resigned = new ArrayList<>();
+      for (String source : sources) {
+        if (signed.contains(pair.targetOf(source))) {
+          resigned.add(pair.targetOf(source));
+        }
+      }
+      SortedMap<String, byte[]> existing = workspace.readFiles(commit, resigned);
       for (String source : sources) {
         String target = pair.targetOf(source);
-        byte[] unsigned = manifests().listedFile(commit, source);
         moves.add(
             new Move(
-                source,
-                target,
-                unsigned,
-                signed.contains(target) ? workspace.readFile(commit, target) : Optional.empty()));
+                source, target, unsigned.get(source), Optional.ofNullable(existing.get(target))));
       }
     }
     if (!problems.isEmpty()) {

@@ -128,12 +128,7 @@ public record SigningRun(
     GitWorkspace target = delivery == Delivery.LOCAL ? workspace : publishing.get();
     ManifestSigningStep signingStep =
         new ManifestSigningStep(
-            reader,
-            format,
-            signJob,
-            parallel,
-            proposedSignatures(request, delivery, options),
-            reuse);
+            reader, signJob, parallel, proposedSignatures(request, delivery, options), reuse);
     SigningStep step = request.noSign() ? SigningStep.moveOnly() : signingStep;
     SigningProposal proposal =
         new SigningProposal(

@@ -70,9 +70,26 @@ public final class SignJob {
    * @param existing what is at {@code output} now, if anything
    * @param mayReplace whether an existing output that is not a signature of this content may be
    *     replaced (signing in place, {@code --force}, or the reconcile pipeline)
+   * @param message {@link #message} of {@code input}, when the caller already computed it (so a
+   *     manifest is canonicalised once); computed by the job when empty
    */
   public record Item(
-      ManifestFile input, Path output, Optional<ManifestFile> existing, boolean mayReplace) {}
+      ManifestFile input,
+      Path output,
+      Optional<ManifestFile> existing,
+      boolean mayReplace,
+      Optional<byte[]> message) {
+
+    public Item(
+        ManifestFile input, Path output, Optional<ManifestFile> existing, boolean mayReplace) {
+      this(input, output, existing, mayReplace, Optional.empty());
+    }
+  }
+
+  /** The message this job signs for {@code input}: its canonical documents (see {@link Item}). */
+  public byte[] message(ManifestFile input) {
+    return format.message(input.documents());
+  }
 
   /**
    * What happened to one item.
@@ -210,19 +227,11 @@ public final class SignJob {
     Iterator<Signed> next = signed.iterator();
     List<Outcome> outcomes = new ArrayList<>();
     for (Plan plan : plans) {
-      Path input = plan.item().input().displayPath();
       if (plan.unchanged()) {
         outcomes.add(
             new Outcome(
                 plan.item(),
-                new SignReport.Entry(
-                    input,
-                    plan.item().output(),
-                    SignReport.Outcome.UNCHANGED,
-                    digest(plan.message()),
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty()),
+                entry(plan, SignReport.Outcome.UNCHANGED, Optional.empty(), Optional.empty()),
                 Optional.empty(),
                 Optional.empty()));
         continue;
@@ -231,18 +240,24 @@ public final class SignJob {
       outcomes.add(
           new Outcome(
               plan.item(),
-              new SignReport.Entry(
-                  input,
-                  plan.item().output(),
-                  SignReport.Outcome.SIGNED,
-                  digest(plan.message()),
-                  Optional.of(s.signer()),
-                  s.rekorLogIndex(),
-                  Optional.empty()),
+              entry(plan, SignReport.Outcome.SIGNED, Optional.of(s.signer()), s.rekorLogIndex()),
               Optional.of(s.bytes()),
               s.sidecarJson()));
     }
     return outcomes;
+  }
+
+  /** The report entry of one planned item (no sidecar: {@link #run} adds the one it writes). */
+  private static SignReport.Entry entry(
+      Plan plan, SignReport.Outcome outcome, Optional<String> signer, Optional<Long> logIndex) {
+    return new SignReport.Entry(
+        plan.item().input().displayPath(),
+        plan.item().output(),
+        outcome,
+        digest(plan.message()),
+        signer,
+        logIndex,
+        Optional.empty());
   }
 
   /** A rendered signature: only what the outcome needs, so the full material can be collected. */
@@ -313,7 +328,7 @@ public final class SignJob {
 
   private Plan plan(Item item, boolean append, boolean resign) {
     ManifestFile input = item.input();
-    byte[] message = format.message(input.documents());
+    byte[] message = item.message().orElseGet(() -> message(input));
     if (item.existing().isEmpty()) {
       return new Plan(item, message, input.documents(), false, Optional.empty());
     }

@@ -67,6 +67,31 @@ final class TransparencyLogProofs {
    * {"body","integratedTime","logID","logIndex"}} (the erdtman JCS library).
    */
   static byte[] setCanonicalJson(RekorBundle bundle) {
+    // The common case written directly: JCS parses the JSON and writes it again, which was most of
+    // the SET check's cost besides ECDSA. For strings of printable ASCII without '"' or '\\' and
+    // integers a double holds exactly, JCS writes each value as is (RFC 8785 3.2.2); anything
+    // else takes the library's path.
+    if (isVerbatimInJcs(bundle.body())
+        && isVerbatimInJcs(bundle.logId())
+        && isExactInDouble(bundle.integratedTime())
+        && isExactInDouble(bundle.logIndex())) {
+      String json =
+          "{\"body\":\""
+              + bundle.body()
+              + "\",\"integratedTime\":"
+              + bundle.integratedTime()
+              + ",\"logID\":\""
+              + bundle.logId()
+              + "\",\"logIndex\":"
+              + bundle.logIndex()
+              + "}";
+      return json.getBytes(StandardCharsets.US_ASCII);
+    }
+    return setCanonicalJsonByJcs(bundle);
+  }
+
+  /** {@link #setCanonicalJson} through the JCS library, for any values. */
+  static byte[] setCanonicalJsonByJcs(RekorBundle bundle) {
     ObjectNode signed = JSON.createObjectNode();
     signed.put("body", bundle.body());
     signed.put("integratedTime", bundle.integratedTime());
@@ -77,6 +102,24 @@ final class TransparencyLogProofs {
     } catch (IOException e) {
       throw new IllegalStateException("canonicalising the SET payload", e);
     }
+  }
+
+  private static boolean isVerbatimInJcs(String s) {
+    if (s == null) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** JCS reads numbers as IEEE doubles and writes integers up to 2^53 as plain digits. */
+  private static boolean isExactInDouble(long n) {
+    return n >= -(1L << 53) && n <= (1L << 53);
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
@@ -458,6 +459,37 @@ class JGitWorkspaceTest {
       assertThat(ws.entries(head, "envs/prod/signed"))
           .containsExactly(new GitWorkspace.TreeEntry("envs", GitWorkspace.TreeEntry.Kind.LINK, 4));
       assertThat(ws.entries(head, "nothing")).isEmpty();
+    }
+  }
+
+  @Test
+  void readFilesOfPaths_answersExactlyAsReadFileDoesForEachPath() throws Exception {
+    fixture.commitToOrigin(
+        "main",
+        Map.of("signed/team/x.yaml", "kind: X\n", "signed/team/dir/y.yaml", "kind: Y\n"),
+        Set.of(),
+        "x");
+    fixture.commitSymlinkToOrigin("main", "signed/link", "../unsigned");
+    String head = fixture.commitSymlinkToOrigin("main", "envs", "unsigned");
+    try (JGitWorkspace ws = open(fixture.clone("ws", 0, false))) {
+      // Files, a directory, a link, a path below a link and a missing path.
+      List<String> paths =
+          List.of(
+              "unsigned/a.yaml",
+              "signed/team/x.yaml",
+              "signed/team/dir",
+              "signed/link",
+              "signed/link/a.yaml",
+              "envs/a.yaml",
+              "missing.yaml");
+      SortedMap<String, byte[]> read = ws.readFiles(head, paths);
+      assertThat(read).containsOnlyKeys("unsigned/a.yaml", "signed/team/x.yaml");
+      for (String path : paths) {
+        assertThat(Optional.ofNullable(read.get(path)).map(String::new))
+            .as(path)
+            .isEqualTo(ws.readFile(head, path).map(String::new));
+      }
+      assertThat(ws.readFiles(head, List.of())).isEmpty();
     }
   }
 }

@@ -187,4 +187,23 @@ class KeylessSetVerifierTest {
         .isEqualTo(
             "{\"body\":\"Ym9keQ==\",\"integratedTime\":1655452519,\"logID\":\"c0d2\",\"logIndex\":2690357}");
   }
+
+  @Test
+  void setCanonicalJson_writtenDirectly_equalsTheJcsLibrarysOutput() {
+    List<RekorBundle> bundles =
+        List.of(
+            new RekorBundle("s", "Ym9keQ==", 1655452519, 2690357, "c0d2"),
+            new RekorBundle("s", "", 0, 0, ""),
+            new RekorBundle("s", "a/b+c=", -1, 1L << 53, "~ !#$%&'()*+,-./:;<=>?@[]^_`{|}"),
+            // Values JCS does not write as they are: escapes, non-ASCII, numbers beyond 2^53.
+            new RekorBundle("s", "quote\"back\\slash", 1, 2, "tab\tnl\n\u0001"),
+            new RekorBundle("s", "caf\u00e9 \u2028 \ud83d\ude00", 1, 2, "x"),
+            new RekorBundle("s", "b", (1L << 53) + 1, Long.MAX_VALUE, "x"),
+            new RekorBundle("s", "b", Long.MIN_VALUE, -(1L << 53) - 1, "x"));
+    for (RekorBundle bundle : bundles) {
+      assertThat(TransparencyLogProofs.setCanonicalJson(bundle))
+          .as(bundle.toString())
+          .isEqualTo(TransparencyLogProofs.setCanonicalJsonByJcs(bundle));
+    }
+  }
 }
