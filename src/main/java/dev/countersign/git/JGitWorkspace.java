@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.eclipse.jgit.api.FetchCommand;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.PushCommand;
@@ -72,6 +73,7 @@ import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 import org.eclipse.jgit.treewalk.TreeWalk;
 import org.eclipse.jgit.treewalk.filter.PathFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilterGroup;
+import org.eclipse.jgit.treewalk.filter.TreeFilter;
 
 /**
  * {@link GitWorkspace} over jgit, opened on an existing work tree (typically the one
@@ -265,22 +267,39 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   @Override
   public SortedMap<String, byte[]> readFiles(String commitId, String dir) {
     String prefix = ChangeSet.checkedPath(RepositoryPaths.directory(dir));
+    return readRegularFiles(
+        commitId,
+        PathFilter.create(prefix),
+        tw -> Optional.of(tw.getPathString()),
+        commitId + ":" + prefix);
+  }
+
+  /**
+   * The regular files of {@code commitId} that {@code filter} passes, by the path {@code accepted}
+   * gives for them (empty: skipped), read in one walk of the tree.
+   */
+  private SortedMap<String, byte[]> readRegularFiles(
+      String commitId,
+      TreeFilter filter,
+      Function<TreeWalk, Optional<String>> accepted,
+      String describe) {
     SortedMap<String, byte[]> files = new TreeMap<>();
     try (RevWalk walk = new RevWalk(repository);
         TreeWalk tw = new TreeWalk(repository)) {
       RevCommit commit = walk.parseCommit(resolve(commitId));
       tw.addTree(commit.getTree());
       tw.setRecursive(true);
-      tw.setFilter(PathFilter.create(prefix));
+      tw.setFilter(filter);
       ObjectReader reader = tw.getObjectReader();
       while (tw.next()) {
-        if (isRegularFile(tw.getFileMode(0))) {
-          files.put(tw.getPathString(), load(reader, tw.getObjectId(0), tw.getPathString()));
+        Optional<String> path = accepted.apply(tw);
+        if (path.isPresent() && isRegularFile(tw.getFileMode(0))) {
+          files.put(path.get(), load(reader, tw.getObjectId(0), path.get()));
         }
       }
       return files;
     } catch (IOException e) {
-      throw readProblem(commitId + ":" + prefix, e);
+      throw readProblem(describe, e);
     }
   }
 
@@ -385,35 +404,26 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   @Override
   public SortedMap<String, byte[]> readFiles(String commitId, Collection<String> paths) {
-    SortedMap<String, byte[]> files = new TreeMap<>();
     if (paths.isEmpty()) {
-      return files;
+      return new TreeMap<>();
     }
     Set<String> wanted = new HashSet<>();
     for (String path : paths) {
       wanted.add(ChangeSet.checkedPath(path));
     }
-    try (RevWalk walk = new RevWalk(repository);
-        TreeWalk tw = new TreeWalk(repository)) {
-      RevCommit commit = walk.parseCommit(resolve(commitId));
-      tw.addTree(commit.getTree());
-      tw.setRecursive(true);
-      tw.setFilter(PathFilterGroup.createFromStrings(wanted));
-      ObjectReader reader = tw.getObjectReader();
-      while (tw.next()) {
-        // Exactly the listed path, byte for byte, as readFile's lookup: not a non-tree parent
-        // the filter also passes, nor a name that only decodes to the same string.
-        String path = strictPath(tw.getRawPath());
-        if (wanted.contains(path)
-            && Arrays.equals(tw.getRawPath(), path.getBytes(StandardCharsets.UTF_8))
-            && isRegularFile(tw.getFileMode(0))) {
-          files.put(path, load(reader, tw.getObjectId(0), path));
-        }
-      }
-      return files;
-    } catch (IOException e) {
-      throw readProblem(wanted.size() + " listed files of " + commitId, e);
-    }
+    return readRegularFiles(
+        commitId,
+        PathFilterGroup.createFromStrings(wanted),
+        tw -> {
+          // Exactly the listed path, byte for byte, as readFile's lookup: not a non-tree parent
+          // the filter also passes, nor a name that only decodes to the same string.
+          String path = strictPath(tw.getRawPath());
+          return wanted.contains(path)
+                  && Arrays.equals(tw.getRawPath(), path.getBytes(StandardCharsets.UTF_8))
+              ? Optional.of(path)
+              : Optional.empty();
+        },
+        wanted.size() + " listed files of " + commitId);
   }
 
   /**
