@@ -233,15 +233,12 @@ class SigstoreKeylessSignerTest {
    */
   @Test
   void prepareIdentity_fetchesTheTokenOnly_andALaterPrepareCertifiesWithIt() throws Exception {
-    List<String> fetched = new CopyOnWriteArrayList<>();
-    try (SigstoreKeylessSigner signer =
-        new SigstoreKeylessSigner(
-            options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetched::add)) {
+    try (SigstoreKeylessSigner signer = githubSigner()) {
       signer.prepareIdentity();
-      for (int i = 0; i < 600 && fetched.isEmpty(); i++) {
+      for (int i = 0; i < 600 && fetchedTokens.isEmpty(); i++) {
         Thread.sleep(50);
       }
-      assertThat(fetched).as("token fetched by prepareIdentity()").hasSize(1);
+      assertThat(fetchedTokens).as("token fetched by prepareIdentity()").hasSize(1);
       // Give a wrong implementation time to reach Fulcio before looking.
       Thread.sleep(500);
       SigstoreTestStack.Stats identityOnly = stack.stats();
