@@ -149,7 +149,13 @@ final class RunCommand extends Subcommand {
     Signing signing = signing(runtime, reporter);
     try (EarlySigning early =
             EarlySigning.start(
-                signing.job(), runMode, noSign, dryRun, git.workTree(env), dirPairs());
+                signing.job(),
+                signer.keyless(),
+                runMode,
+                noSign,
+                dryRun,
+                git.workTree(env),
+                dirPairs());
         OwnedWorkspace owned = git.open(runtime)) {
       JGitWorkspace workspace = owned.git();
       String target = targetBranch(trigger.get(), workspace);

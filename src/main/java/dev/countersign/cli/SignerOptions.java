@@ -80,6 +80,11 @@ final class SignerOptions {
    *
    * @param onToken receives every identity token before use (the Action masks it)
    */
+  /** True when the signer will be keyless (no {@code --key}). */
+  boolean keyless() {
+    return key == null;
+  }
+
   Supplier<MessageSigner> signerFactory(Runtime runtime, Consumer<String> onToken) {
     if (key != null
         && (keyless || identityToken != null || trustedRoot != null || signingConfig != null)) {

@@ -25,18 +25,26 @@ import java.util.List;
 public record EarlySigning(SignJob job, boolean started) implements AutoCloseable {
 
   /**
-   * Starts the preparation when the run signs ({@code mode} not a refresh, neither {@code noSign}
-   * nor {@code dryRun}) and some unsigned directory of {@code workTree} holds an entry.
+   * Starts the preparation when the run signs keylessly ({@code mode} not a refresh, neither {@code
+   * noSign} nor {@code dryRun}) and some unsigned directory of {@code workTree} holds an entry.
+   *
+   * @param keyless the job's signer is keyless; a keyed one has nothing to fetch, and making it
+   *     early would read its key and may ask for its password in a run that signs nothing
    */
   public static EarlySigning start(
       SignJob job,
+      boolean keyless,
       RunMode mode,
       boolean noSign,
       boolean dryRun,
       Path workTree,
       List<DirPair> dirs) {
     boolean start =
-        !noSign && !dryRun && mode != RunMode.REFRESH && workTreeMayHaveWork(workTree, dirs);
+        keyless
+            && !noSign
+            && !dryRun
+            && mode != RunMode.REFRESH
+            && workTreeMayHaveWork(workTree, dirs);
     if (start) {
       job.prepareSignerIdentity();
     }

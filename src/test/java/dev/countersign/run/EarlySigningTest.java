@@ -63,13 +63,15 @@ class EarlySigningTest {
   }
 
   @Test
-  void runsThatSignNothing_startNothing() throws Exception {
+  void runsThatSignNothingOrWithAKey_startNothing() throws Exception {
     write("unsigned/a.yaml");
     for (EarlySigning early :
         List.of(
             start(RunMode.PUSH, true, false),
             start(RunMode.PUSH, false, true),
-            start(RunMode.REFRESH, false, false))) {
+            start(RunMode.REFRESH, false, false),
+            EarlySigning.start(
+                job, false, RunMode.PUSH, false, false, repo, List.of(DirPair.DEFAULT)))) {
       try (early) {
         assertThat(early.started()).isFalse();
       }
@@ -93,6 +95,7 @@ class EarlySigningTest {
     try (EarlySigning early =
         EarlySigning.start(
             job,
+            true,
             RunMode.PUSH,
             false,
             false,
@@ -104,7 +107,7 @@ class EarlySigningTest {
   }
 
   private EarlySigning start(RunMode mode, boolean noSign, boolean dryRun) {
-    return EarlySigning.start(job, mode, noSign, dryRun, repo, List.of(DirPair.DEFAULT));
+    return EarlySigning.start(job, true, mode, noSign, dryRun, repo, List.of(DirPair.DEFAULT));
   }
 
   private void write(String path) throws Exception {
