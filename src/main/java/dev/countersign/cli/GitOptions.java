@@ -2,6 +2,7 @@ package dev.countersign.cli;
 
 import dev.countersign.action.ActionInputs;
 import dev.countersign.action.Reporter;
+import dev.countersign.git.CommitAuthorship;
 import dev.countersign.git.GitIdentity;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
@@ -115,8 +116,17 @@ final class GitOptions {
     return pushToken(env).map(t -> GitRemote.withToken(url, t)).orElse(GitRemote.anonymous(url));
   }
 
+  /**
+   * Who the run's commits are by ({@code --author}, {@code --committer}), with the run id of
+   * GITHUB_RUN_ID ({@code local} outside Actions) in their marker trailer.
+   */
+  CommitAuthorship authorship(Env env, boolean signoff) {
+    return new CommitAuthorship(
+        author(env), committer(), env.getOrDefault("GITHUB_RUN_ID", "local"), signoff);
+  }
+
   /** As peter-evans/create-pull-request: the actor's noreply address in Actions. */
-  GitIdentity author(Env env) {
+  private GitIdentity author(Env env) {
     return Optional.ofNullable(author)
         .map(GitIdentity::parse)
         .or(
@@ -129,7 +139,7 @@ final class GitOptions {
         .orElse(GitIdentity.GITHUB_ACTIONS_BOT);
   }
 
-  GitIdentity committer() {
+  private GitIdentity committer() {
     return Optional.ofNullable(committer)
         .map(GitIdentity::parse)
         .orElse(GitIdentity.GITHUB_ACTIONS_BOT);

@@ -9,7 +9,6 @@ import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.policy.PromotionTrust;
-import dev.countersign.promotion.CommitAuthorship;
 import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionJob;
 import dev.countersign.promotion.PromotionSettings;
@@ -129,9 +128,6 @@ final class PromoteCommand extends Subcommand {
       PullRequestPublisher publisher =
           new PullRequestPublisher(
               publishing, new GitHubPullRequestHost(api), gitRemote, reporter, settings);
-      CommitAuthorship authorship =
-          new CommitAuthorship(
-              git.author(env), git.committer(), env.getOrDefault("GITHUB_RUN_ID", "local"), false);
       PromotionJob.Outcome outcome =
           new PromotionJob(
                   publishing,
@@ -139,7 +135,7 @@ final class PromoteCommand extends Subcommand {
                   reader,
                   trust.verifier(),
                   new SignatureFacts(reader, trust.format(), trust.policy().keys()),
-                  authorship,
+                  git.authorship(env, false),
                   reporter)
               .run(from, to, gitRemote);
       if (outcome instanceof PromotionJob.Rejected rejected) {

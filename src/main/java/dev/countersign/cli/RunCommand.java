@@ -380,11 +380,8 @@ final class RunCommand extends Subcommand {
     return ReconcileOptions.builder(target, git.remote(env, workspace))
         .dirs(dirPairs())
         .pushAttempts(pushAttempts)
-        .author(git.author(env))
-        .committer(git.committer())
-        .signoff(signoff)
+        .authorship(git.authorship(env, signoff))
         .commitSubject(commitMessage)
-        .runId(env.getOrDefault("GITHUB_RUN_ID", "local"))
         .dryRun(dryRun)
         .push(!noPush)
         // A pull_request run may have checked out a merge ref that is not on the branch: start

@@ -139,9 +139,7 @@ public record ReconcileJob(
       }
 
       workspace.apply(changes.build());
-      String commit =
-          workspace.commit(
-              new CommitRequest(message(moves, written), options.author(), options.committer()));
+      String commit = workspace.commit(commitRequest(moves, written));
       progress.info(
           "Committed "
               + abbreviate(commit)
@@ -340,8 +338,8 @@ public record ReconcileJob(
     CommitFacts facts = workspace.commitFacts(commit);
     Optional<String> run = CommitMessage.trailer(facts.message(), CommitMessage.MARKER_TRAILER);
     boolean ourCommitter =
-        facts.committerName().equals(options.committer().name())
-            && facts.committerEmail().equalsIgnoreCase(options.committer().email());
+        facts.committerName().equals(options.authorship().committer().name())
+            && facts.committerEmail().equalsIgnoreCase(options.authorship().committer().email());
     if (run.isEmpty()
         || !ourCommitter
         || facts.changes().isEmpty()
@@ -438,7 +436,7 @@ public record ReconcileJob(
     }
   }
 
-  private String message(List<Move> moves, List<String> written) {
+  private CommitRequest commitRequest(List<Move> moves, List<String> written) {
     Set<String> writtenSet = new HashSet<>(written);
     StringBuilder body = new StringBuilder();
     for (Move move : moves) {
@@ -455,11 +453,7 @@ public record ReconcileJob(
                 "countersign: sign "
                     + moves.size()
                     + (moves.size() == 1 ? " manifest" : " manifests"));
-    return CommitMessage.compose(
-        subject,
-        body.toString(),
-        CommitMessage.countersignTrailers(
-            options.runId(), options.signoff() ? Optional.of(options.author()) : Optional.empty()));
+    return options.authorship().request(subject, body.toString());
   }
 
   private Duration backoff(int attempt) {

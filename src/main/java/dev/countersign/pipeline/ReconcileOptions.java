@@ -1,5 +1,6 @@
 package dev.countersign.pipeline;
 
+import dev.countersign.git.CommitAuthorship;
 import dev.countersign.git.GitIdentity;
 import dev.countersign.git.GitRemote;
 import dev.countersign.support.problems.UsageProblem;
@@ -15,11 +16,8 @@ import java.util.Optional;
  * @param branch the branch to reconcile and push to (never inferred from HEAD)
  * @param remote where to push and fetch
  * @param pushAttempts how many times to try the push before giving up (at least 1)
- * @param author commit author
- * @param committer commit committer
- * @param signoff add {@code Signed-off-by: <author>}
+ * @param authorship who the signing commit is by, its run id (e.g. GITHUB_RUN_ID) and sign-off
  * @param commitSubject replaces the generated first line of the commit message
- * @param runId the marker trailer's value, e.g. GITHUB_RUN_ID
  * @param dryRun print the plan and change nothing (nothing is signed either)
  * @param backoff base delay between push attempts; doubled each time and jittered
  * @param push push the commit; without it the run stops after committing locally (benchmarks, and
@@ -33,11 +31,8 @@ public record ReconcileOptions(
     String branch,
     GitRemote remote,
     int pushAttempts,
-    GitIdentity author,
-    GitIdentity committer,
-    boolean signoff,
+    CommitAuthorship authorship,
     Optional<String> commitSubject,
-    String runId,
     boolean dryRun,
     Duration backoff,
     boolean startFromRemote,
@@ -47,10 +42,8 @@ public record ReconcileOptions(
     dirs = List.copyOf(dirs);
     Objects.requireNonNull(branch, "branch");
     Objects.requireNonNull(remote, "remote");
-    Objects.requireNonNull(author, "author");
-    Objects.requireNonNull(committer, "committer");
+    Objects.requireNonNull(authorship, "authorship");
     Objects.requireNonNull(commitSubject, "commitSubject");
-    Objects.requireNonNull(runId, "runId");
     Objects.requireNonNull(backoff, "backoff");
     if (dirs.isEmpty()) {
       throw new UsageProblem(
@@ -84,17 +77,19 @@ public record ReconcileOptions(
     return new Builder(branch, remote);
   }
 
-  /** Defaults: unsigned:signed, 3 push attempts, github-actions[bot] as author and committer. */
+  /**
+   * Defaults: unsigned:signed, 3 push attempts, github-actions[bot] as author and committer, run id
+   * {@code local}, no sign-off.
+   */
   public static final class Builder {
     private List<DirPair> dirs = List.of(DirPair.DEFAULT);
     private final String branch;
     private final GitRemote remote;
     private int pushAttempts = 3;
-    private GitIdentity author = GitIdentity.GITHUB_ACTIONS_BOT;
-    private GitIdentity committer = GitIdentity.GITHUB_ACTIONS_BOT;
-    private boolean signoff;
+    private CommitAuthorship authorship =
+        new CommitAuthorship(
+            GitIdentity.GITHUB_ACTIONS_BOT, GitIdentity.GITHUB_ACTIONS_BOT, "local", false);
     private Optional<String> commitSubject = Optional.empty();
-    private String runId = "local";
     private boolean dryRun;
     private Duration backoff = Duration.ofSeconds(1);
     private boolean startFromRemote;
@@ -115,28 +110,13 @@ public record ReconcileOptions(
       return this;
     }
 
-    public Builder author(GitIdentity value) {
-      author = value;
-      return this;
-    }
-
-    public Builder committer(GitIdentity value) {
-      committer = value;
-      return this;
-    }
-
-    public Builder signoff(boolean value) {
-      signoff = value;
+    public Builder authorship(CommitAuthorship value) {
+      authorship = value;
       return this;
     }
 
     public Builder commitSubject(String value) {
       commitSubject = Optional.ofNullable(value).filter(s -> !s.isBlank());
-      return this;
-    }
-
-    public Builder runId(String value) {
-      runId = value;
       return this;
     }
 
@@ -166,11 +146,8 @@ public record ReconcileOptions(
           branch,
           remote,
           pushAttempts,
-          author,
-          committer,
-          signoff,
+          authorship,
           commitSubject,
-          runId,
           dryRun,
           backoff,
           startFromRemote,

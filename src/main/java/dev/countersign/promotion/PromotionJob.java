@@ -1,5 +1,6 @@
 package dev.countersign.promotion;
 
+import dev.countersign.git.CommitAuthorship;
 import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;

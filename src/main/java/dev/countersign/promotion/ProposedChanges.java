@@ -1,6 +1,7 @@
 package dev.countersign.promotion;
 
 import dev.countersign.git.ChangeSet;
+import dev.countersign.git.CommitAuthorship;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;

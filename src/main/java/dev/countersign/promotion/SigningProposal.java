@@ -109,8 +109,7 @@ public record SigningProposal(
             format,
             facts,
             reuse,
-            new CommitAuthorship(
-                options.author(), options.committer(), options.runId(), options.signoff()),
+            options.authorship(),
             progress)
         .run(options.dirs(), options.remote());
   }

@@ -3,6 +3,7 @@ package dev.countersign.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.countersign.git.CommitAuthorship;
 import dev.countersign.git.CommitMessage;
 import dev.countersign.git.GitFixture;
 import dev.countersign.git.GitIdentity;
@@ -57,8 +58,13 @@ class ReconcileJobTest {
 
   private ReconcileOptions.Builder options() {
     return ReconcileOptions.builder("main", fixture.remote())
-        .runId("run-7")
+        .authorship(authorship(GitIdentity.GITHUB_ACTIONS_BOT, "run-7", false))
         .backoff(Duration.ofMillis(100));
+  }
+
+  /** Commits by {@code author}, committed by github-actions[bot]. */
+  private static CommitAuthorship authorship(GitIdentity author, String runId, boolean signoff) {
+    return new CommitAuthorship(author, GitIdentity.GITHUB_ACTIONS_BOT, runId, signoff);
   }
 
   private ReconcileResult run(Path clone, SigningStep signer, ReconcileOptions options) {
@@ -81,7 +87,13 @@ class ReconcileJobTest {
     Path clone = fixture.clone("ws", 0, false);
     int before = fixture.originCommitCount("main");
 
-    ReconcileResult result = run(clone, new FakeSigningStep(), options().signoff(true).build());
+    ReconcileResult result =
+        run(
+            clone,
+            new FakeSigningStep(),
+            options()
+                .authorship(authorship(GitIdentity.GITHUB_ACTIONS_BOT, "run-7", true))
+                .build());
 
     assertThat(result.outcome()).isEqualTo(ReconcileResult.Outcome.PUSHED);
     assertThat(result.signedFiles()).containsExactly("signed/a.yaml", "signed/apps/b.yml");
@@ -274,7 +286,9 @@ class ReconcileJobTest {
                               bothSigned.await(20, TimeUnit.SECONDS);
                             }
                           }),
-                      options().runId("run-a").build()));
+                      options()
+                          .authorship(authorship(GitIdentity.GITHUB_ACTIONS_BOT, "run-a", false))
+                          .build()));
       Future<ReconcileResult> b =
           pool.submit(
               () ->
@@ -286,7 +300,9 @@ class ReconcileJobTest {
                               bothSigned.await(20, TimeUnit.SECONDS);
                             }
                           }),
-                      options().runId("run-b").build()));
+                      options()
+                          .authorship(authorship(GitIdentity.GITHUB_ACTIONS_BOT, "run-b", false))
+                          .build()));
 
       ReconcileResult ra = a.get(60, TimeUnit.SECONDS);
       ReconcileResult rb = b.get(60, TimeUnit.SECONDS);
@@ -448,7 +464,7 @@ class ReconcileJobTest {
             new FakeSigningStep(),
             options()
                 .dirs(List.of(DirPair.parse("team/in:team/out")))
-                .author(ada)
+                .authorship(authorship(ada, "run-7", false))
                 .commitSubject("Sign team manifests")
                 .build());
 

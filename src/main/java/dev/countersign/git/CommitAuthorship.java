@@ -1,15 +1,12 @@
-package dev.countersign.promotion;
+package dev.countersign.git;
 
-import dev.countersign.git.CommitMessage;
-import dev.countersign.git.CommitRequest;
-import dev.countersign.git.GitIdentity;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Who the bot branch's commits are by, and the run id in their {@value
- * CommitMessage#MARKER_TRAILER} trailer (so the merged-PR pipeline recognises them as countersign's
- * own).
+ * Who countersign's commits are by (the signing commit, the bot branch's commits), the run id in
+ * their {@value CommitMessage#MARKER_TRAILER} trailer (so the merged-PR pipeline recognises them as
+ * its own), and whether they carry a {@value CommitMessage#SIGNED_OFF_BY} trailer for the author.
  */
 public record CommitAuthorship(
     GitIdentity author, GitIdentity committer, String runId, boolean signoff) {
@@ -20,7 +17,8 @@ public record CommitAuthorship(
     Objects.requireNonNull(runId, "runId");
   }
 
-  CommitRequest request(String subject, String body) {
+  /** The commit of {@code subject} and {@code body}, with countersign's trailers. */
+  public CommitRequest request(String subject, String body) {
     return new CommitRequest(
         CommitMessage.compose(
             subject,
