@@ -17,8 +17,11 @@ import java.util.Set;
  * a simple-signing payload naming exactly its manifest digest (cosign's tag-based signatures, the
  * same rules as {@code cosign verify} and Flux, plus the checks {@link PayloadSignatureVerifier}
  * adds).
+ *
+ * @param registry where the artifact and its signatures are read
+ * @param signatures whose policy also says how many distinct signers must verify
  */
-public final class ArtifactVerifier {
+public record ArtifactVerifier(Registry registry, PayloadSignatureVerifier signatures) {
 
   /** What verification found; {@code signers} are those that verified. */
   public record Verdict(
@@ -27,17 +30,6 @@ public final class ArtifactVerifier {
   static final long MAX_LAYER_BYTES = 256L * 1024 * 1024;
   static final long MAX_PAYLOAD_BYTES = 64L * 1024;
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  private final Registry registry;
-  private final PayloadSignatureVerifier signatures;
-
-  /**
-   * @param signatures whose policy also says how many distinct signers must verify
-   */
-  public ArtifactVerifier(Registry registry, PayloadSignatureVerifier signatures) {
-    this.registry = registry;
-    this.signatures = signatures;
-  }
 
   /**
    * @param reference must carry a digest
