@@ -240,7 +240,7 @@ final class VerifyCommand extends Subcommand {
     }
     List<PublicKey> publicKeys = keys.files.stream().map(PublicKeys::read).toList();
     if (minSigners < 1) {
-      throw new UsageProblem("--min-signers must be at least 1");
+      throw new UsageProblem("--min-signers must be at least 1", null);
     }
     return new TrustPolicy(
         identities, publicKeys, minSigners, ignoreFields, format.domain(), insecureIgnoreIdentity);

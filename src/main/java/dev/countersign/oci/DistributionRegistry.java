@@ -124,7 +124,8 @@ public final class DistributionRegistry implements Registry {
                         "Registry "
                             + registry
                             + " started an upload without a Location header while "
-                            + action));
+                            + action,
+                        null));
     URI upload = base.resolve(location);
     if (!sameOrigin(upload)) {
       throw new RemoteProblem(

@@ -22,6 +22,9 @@ public record OciReference(
   private static final String COMPONENT = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
   private static final Pattern REPOSITORY = Pattern.compile(COMPONENT + "(?:/" + COMPONENT + ")*");
   private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
+  private static final String FORMAT_HINT =
+      "write REGISTRY/REPOSITORY[:TAG], or REGISTRY/REPOSITORY@sha256:DIGEST where a digest is"
+          + " asked for";
   public static final Pattern DIGEST = Pattern.compile("sha256:[a-f0-9]{64}");
   private static final Pattern REGISTRY =
       Pattern.compile(
@@ -140,14 +143,12 @@ public record OciReference(
 
   private static void require(boolean ok, String reason) {
     if (!ok) {
-      throw new UsageProblem(reason);
+      throw new UsageProblem(reason, FORMAT_HINT);
     }
   }
 
   private static UsageProblem invalid(String text, String what, String reason) {
     return new UsageProblem(
-        "Invalid " + what + " \"" + text.strip() + "\": " + reason,
-        "write REGISTRY/REPOSITORY[:TAG], or REGISTRY/REPOSITORY@sha256:DIGEST where a digest is"
-            + " asked for");
+        "Invalid " + what + " \"" + text.strip() + "\": " + reason, FORMAT_HINT);
   }
 }

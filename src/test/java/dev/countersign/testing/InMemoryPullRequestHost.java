@@ -121,7 +121,8 @@ public final class InMemoryPullRequestHost implements PullRequestHost {
     HostedPullRequest pr = pulls.get(existing.number());
     if (pr == null) {
       throw new RemoteProblem(
-          "GitHub answered HTTP 404 (Not Found) while reading pull request #" + existing.number());
+          "GitHub answered HTTP 404 (Not Found) while reading pull request #" + existing.number(),
+          null);
     }
     updated.add(new Update(pr.number(), draft));
     HostedPullRequest changed =
@@ -146,7 +147,8 @@ public final class InMemoryPullRequestHost implements PullRequestHost {
     if (pr == null) {
       throw new RemoteProblem(
           "GitHub answered HTTP 404 (Not Found) while closing pull request #"
-              + pullRequest.number());
+              + pullRequest.number(),
+          null);
     }
     closed.add(pr.number());
     pulls.put(pr.number(), closedCopy(pr));

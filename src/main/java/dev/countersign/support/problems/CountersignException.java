@@ -8,7 +8,8 @@ import java.util.Optional;
  * while doing what; the hint, when present, says what the user could do about it.
  *
  * <p>Each subclass fixes its exit code once, through this constructor; the family is sealed so the
- * exit codes stay the README's table.
+ * exit codes stay the README's table. Problems the user can act on (usage, environment, remote) are
+ * built with a hint argument, {@code null} only where there is nothing to suggest.
  *
  * <p>A rejected verification is not an exception: it is a result. Exceptions mean "could not
  * decide".

@@ -5,10 +5,6 @@ import dev.countersign.support.ExitCode;
 /** A remote service failed; retrying may help. Exit code {@link ExitCode#REMOTE}. */
 public final class RemoteProblem extends CountersignException {
 
-  public RemoteProblem(String message) {
-    this(message, null, null);
-  }
-
   public RemoteProblem(String message, String hint) {
     this(message, hint, null);
   }

@@ -5,10 +5,6 @@ import dev.countersign.support.ExitCode;
 /** Bad flags, options or configuration. Exit code {@link ExitCode#USAGE}. */
 public final class UsageProblem extends CountersignException {
 
-  public UsageProblem(String message) {
-    this(message, null, null);
-  }
-
   public UsageProblem(String message, String hint) {
     this(message, hint, null);
   }

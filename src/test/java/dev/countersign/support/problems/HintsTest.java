@@ -41,9 +41,9 @@ class HintsTest {
   void everyProblemKind_carriesItsExitCode() {
     assertThat(new EnvironmentProblem("x", "perhaps you should y").exitCode())
         .isEqualTo(ExitCode.ENVIRONMENT);
-    assertThat(new RemoteProblem("x").exitCode()).isEqualTo(ExitCode.REMOTE);
+    assertThat(new RemoteProblem("x", null).exitCode()).isEqualTo(ExitCode.REMOTE);
     assertThat(new InternalProblem("x").exitCode()).isEqualTo(ExitCode.INTERNAL);
-    assertThat(new UsageProblem("x").exitCode()).isEqualTo(ExitCode.USAGE);
+    assertThat(new UsageProblem("x", null).exitCode()).isEqualTo(ExitCode.USAGE);
     assertThat(new InputProblem(java.nio.file.Path.of("a.yaml"), 3, "bad", null).exitCode())
         .isEqualTo(ExitCode.INVALID_INPUT);
   }
