@@ -206,6 +206,35 @@ class SignedManifestFormatTest {
     }
   }
 
+  @Test
+  void rekorBundleToJson_directTextEqualsJacksonsForAnyFieldValues() {
+    Random random = new Random(7);
+    String alphabet = "AZaz09+/=\"\\\n\t\u0001<>&\u007f\u00e9\u2028 {}:,";
+    List<String> values = new ArrayList<>(List.of("", "U0VU", "c0d23d6a"));
+    for (int i = 0; i < 300; i++) {
+      StringBuilder value = new StringBuilder();
+      int length = random.nextInt(40);
+      String letters = i % 3 == 0 ? alphabet : "ABCxyz0189+/=";
+      for (int k = 0; k < length; k++) {
+        value.append(letters.charAt(random.nextInt(letters.length())));
+      }
+      values.add(value.toString());
+    }
+    long[] numbers = {0, 1, -1, 2690357, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 53};
+    for (int i = 0; i < values.size(); i++) {
+      RekorBundle bundle =
+          new RekorBundle(
+              values.get(i),
+              values.get((i * 7 + 1) % values.size()),
+              numbers[i % numbers.length],
+              numbers[(i + 3) % numbers.length],
+              values.get((i * 13 + 2) % values.size()));
+      assertThat(bundle.toJson()).isEqualTo(bundle.toJsonByJackson());
+    }
+    RekorBundle withNull = new RekorBundle(null, "Ym9keQ==", 1, 2, "c0d2");
+    assertThat(withNull.toJson()).isEqualTo(withNull.toJsonByJackson());
+  }
+
   /** Go's gzip framing around a new JDK deflater's raw level-9 stream (the pre-reuse code). */
   private static String freshGzipBase64(byte[] data) {
     Deflater deflater = new Deflater(9, true);
