@@ -594,19 +594,22 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   @Override
   public void apply(ChangeSet changes) {
     // Every path is checked before anything is written: a link anywhere on the way stops the
-    // whole change set with the work tree untouched.
+    // whole change set with the work tree untouched. The checked paths are the ones written.
+    Map<String, Path> files = new HashMap<>();
     for (String path : changes.writes().keySet()) {
-      workTreeFile(path);
+      files.put(path, workTreeFile(path));
     }
     for (String path : changes.deletes()) {
-      workTreeFile(path);
+      files.put(path, workTreeFile(path));
     }
+    // Directories already made or found to be directories: their files need no second walk.
+    Set<Path> readyParents = new HashSet<>();
     DirCache index = null;
     try (ObjectInserter inserter = inserterFor(changes.writes().size())) {
       index = repository.lockDirCache();
       DirCacheEditor editor = index.editor();
       for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
-        Path file = writeWorkTreeFile(write.getKey(), write.getValue());
+        Path file = writeWorkTreeFile(files.get(write.getKey()), write.getValue(), readyParents);
         ObjectId blob = inserter.insert(Constants.OBJ_BLOB, write.getValue());
         Instant modified = Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toInstant();
         int length = write.getValue().length;
@@ -622,7 +625,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
             });
       }
       for (String path : changes.deletes()) {
-        Files.deleteIfExists(workTreeFile(path));
+        Files.deleteIfExists(files.get(path));
         editor.add(new DirCacheEditor.DeletePath(path));
       }
       inserter.flush();
@@ -646,12 +649,16 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   /**
-   * Writes one file, creating its parents, without following a link anywhere below the work tree's
-   * root.
+   * Writes one file ({@link #workTreeFile} checked it), creating its parents without following a
+   * link anywhere below the work tree's root; parents in {@code readyParents} were made or checked
+   * for an earlier file of the same change set, which writes only regular files.
    */
-  private Path writeWorkTreeFile(String relative, byte[] bytes) throws IOException {
-    Path file = workTreeFile(relative);
-    List<Path> created = NoFollowPaths.createParents(directory, file);
+  private Path writeWorkTreeFile(Path file, byte[] bytes, Set<Path> readyParents)
+      throws IOException {
+    List<Path> created = List.of();
+    if (readyParents.add(file.getParent())) {
+      created = NoFollowPaths.createParents(directory, file);
+    }
     Files.write(
         file,
         bytes,

@@ -64,7 +64,8 @@ public final class CanonicalYaml {
    * Answers of {@link #isPlainSafe} for short strings. The check runs four regular expressions and
    * SnakeYAML's resolver, and is a pure function of the string; keys and many values repeat in
    * every manifest of a run (it was ~9 % of a run's CPU at 2,000 manifests). Bounded: once full,
-   * new strings are checked without being remembered.
+   * new strings are checked without being remembered. Base64 values (signatures, unique per
+   * manifest) are answered by {@link #isPlainBase64Text} before they could fill it.
    */
   private static final ConcurrentHashMap<String, Boolean> PLAIN_SAFE = new ConcurrentHashMap<>();
 
@@ -279,6 +280,9 @@ public final class CanonicalYaml {
    * keyword in any case, and has no indicator or whitespace problem.
    */
   static boolean isPlainSafe(String s) {
+    if (isPlainBase64Text(s)) {
+      return true;
+    }
     if (s.length() > PLAIN_SAFE_MAX_LENGTH) {
       return checkPlainSafe(s);
     }
@@ -293,7 +297,41 @@ public final class CanonicalYaml {
     return safe;
   }
 
-  private static boolean checkPlainSafe(String s) {
+  /**
+   * A shortcut of {@link #checkPlainSafe} for the base64 annotation values (message, signature,
+   * certificate, bundle: several KB each, unique per manifest, so neither cacheable nor cheap to
+   * check). True only for strings {@link #checkPlainSafe} accepts: longer than every keyword
+   * (longest: "false"), made only of letters, digits, '+', '/' and '=' (no indicator, space, line
+   * break, '-', ':', '.' or '_'), and holding at least one character that appears in no YAML 1.1 or
+   * 1.2 number, date or timestamp form: '/', '=', or a letter other than a-f, o and x in either
+   * case (hex digits, exponents, the 0b/0o/0x prefixes). Every non-string reading of a plain scalar
+   * (the regular expressions of {@link #checkPlainSafe}, {@link Yaml11Scalars}, SnakeYAML's
+   * resolver) needs either such a keyword, or a string made only of digits, signs, '.', '_', ':',
+   * '-', hex digits and those prefix letters. {@code CanonicalYamlTest} compares both answers on
+   * generated strings. False means "not decided here", not "unsafe".
+   */
+  static boolean isPlainBase64Text(String s) {
+    if (s.length() <= LONGEST_WORD) {
+      return false;
+    }
+    boolean ruledOut = false;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+        if (!ruledOut) {
+          char lower = (char) (c | 0x20);
+          ruledOut = lower > 'f' && lower != 'o' && lower != 'x';
+        }
+      } else if (c == '/' || c == '=') {
+        ruledOut = true;
+      } else if ((c < '0' || c > '9') && c != '+') {
+        return false;
+      }
+    }
+    return ruledOut;
+  }
+
+  static boolean checkPlainSafe(String s) {
     if (s.isEmpty()) {
       return false;
     }

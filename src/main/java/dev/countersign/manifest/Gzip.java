@@ -4,6 +4,8 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPInputStream;
@@ -17,10 +19,28 @@ final class Gzip {
    */
   private static final byte[] HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
 
+  /**
+   * Idle deflaters for reuse. A level-9 deflater holds ~270 KB of native buffers that zlib
+   * allocates and clears at each creation; every manifest compresses three annotations. Reset
+   * between uses (zlib's {@code deflateReset}: the same state as a new stream, so the same output).
+   * At most one per core is kept idle, so memory does not grow with the signing pool's size.
+   */
+  private static final ConcurrentLinkedDeque<Deflater> IDLE = new ConcurrentLinkedDeque<>();
+
+  private static final AtomicInteger IDLE_COUNT = new AtomicInteger();
+
+  private static final int MAX_IDLE = Runtime.getRuntime().availableProcessors();
+
   private Gzip() {}
 
   static byte[] compress(byte[] data) {
-    Deflater deflater = new Deflater(Deflater.BEST_COMPRESSION, true);
+    Deflater deflater = IDLE.pollFirst();
+    if (deflater == null) {
+      deflater = new Deflater(Deflater.BEST_COMPRESSION, true);
+    } else {
+      IDLE_COUNT.decrementAndGet();
+    }
+    boolean reusable = false;
     try {
       deflater.setInput(data);
       deflater.finish();
@@ -35,10 +55,24 @@ final class Gzip {
       crc.update(data);
       writeIntLe(out, (int) crc.getValue());
       writeIntLe(out, data.length);
+      reusable = true;
       return out.toByteArray();
     } finally {
-      deflater.end();
+      release(deflater, reusable);
     }
+  }
+
+  /** Back to the idle list after a complete stream (reset), or ended. */
+  private static void release(Deflater deflater, boolean reusable) {
+    if (reusable && IDLE_COUNT.incrementAndGet() <= MAX_IDLE) {
+      deflater.reset();
+      IDLE.addFirst(deflater);
+      return;
+    }
+    if (reusable) {
+      IDLE_COUNT.decrementAndGet();
+    }
+    deflater.end();
   }
 
   static boolean isGzip(byte[] data) {

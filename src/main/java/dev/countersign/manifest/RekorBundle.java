@@ -24,6 +24,45 @@ public record RekorBundle(
 
   /** The JSON exactly as cosign's {@code json.Marshal} writes it (field order fixed). */
   public String toJson() {
+    if (isVerbatimInJson(signedEntryTimestamp)
+        && isVerbatimInJson(body)
+        && isVerbatimInJson(logId)) {
+      // Base64 and hex need no escaping: the same text Jackson writes below, without building it
+      // (every signed manifest's bundle annotation is made here).
+      return "{\"SignedEntryTimestamp\":\""
+          + signedEntryTimestamp
+          + "\",\"Payload\":{\"body\":\""
+          + body
+          + "\",\"integratedTime\":"
+          + integratedTime
+          + ",\"logIndex\":"
+          + logIndex
+          + ",\"logID\":\""
+          + logId
+          + "\"}}";
+    }
+    return toJsonByJackson();
+  }
+
+  /**
+   * Printable ASCII that Jackson writes as it is (no '"' or '\\'); '<', '>' and '&' also keep the
+   * Jackson path, as Go's encoder would escape them.
+   */
+  private static boolean isVerbatimInJson(String s) {
+    if (s == null) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@link #toJson} for any field values (escapes as Jackson writes them). */
+  String toJsonByJackson() {
     ObjectNode payload = JSON.createObjectNode();
     payload.put("body", body);
     payload.put("integratedTime", integratedTime);

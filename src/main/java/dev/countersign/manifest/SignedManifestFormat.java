@@ -36,6 +36,9 @@ public final class SignedManifestFormat {
   private final ManifestReader reader;
   private final Pattern indexedSignature;
 
+  /** See {@link #certificate}. */
+  private volatile CompressedPem lastCertificate;
+
   public SignedManifestFormat(AnnotationDomain domain, ManifestReader reader) {
     this.domain = domain;
     this.reader = reader;
@@ -85,11 +88,7 @@ public final class SignedManifestFormat {
     SortedMap<String, String> annotations = new TreeMap<>();
     annotations.put(domain.message(), base64.encodeToString(Gzip.compress(message)));
     annotations.put(domain.signature(index), base64.encodeToString(signature));
-    certificatePem.ifPresent(
-        pem ->
-            annotations.put(
-                domain.certificate(index),
-                base64.encodeToString(Gzip.compress(pem.getBytes(StandardCharsets.UTF_8)))));
+    certificatePem.ifPresent(pem -> annotations.put(domain.certificate(index), certificate(pem)));
     bundle.ifPresent(
         b ->
             annotations.put(
@@ -97,6 +96,24 @@ public final class SignedManifestFormat {
                 base64.encodeToString(Gzip.compress(b.toJson().getBytes(StandardCharsets.UTF_8)))));
     return annotations;
   }
+
+  /**
+   * The certificate annotation value (std-base64 gzip of the PEM). A keyless run signs every
+   * manifest with one certificate, so the last one is remembered (gzip output depends on the input
+   * alone).
+   */
+  private String certificate(String pem) {
+    CompressedPem last = lastCertificate;
+    if (last != null && last.pem().equals(pem)) {
+      return last.annotation();
+    }
+    String annotation =
+        Base64.getEncoder().encodeToString(Gzip.compress(pem.getBytes(StandardCharsets.UTF_8)));
+    lastCertificate = new CompressedPem(pem, annotation);
+    return annotation;
+  }
+
+  private record CompressedPem(String pem, String annotation) {}
 
   /**
    * The number of contiguous signature sets a document already carries (the index the next set gets

@@ -7,9 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -299,6 +301,190 @@ class CanonicalYamlTest {
 
       assertThat(ourReading(yaml)).as(yaml).isEqualTo(document);
       assertThat(snakeYamlReading(yaml)).as(yaml).isEqualTo(document);
+    }
+  }
+
+  /**
+   * The base64 shortcut of {@code isPlainSafe} never answers where the full check would not: on
+   * real annotation values (fixtures and freshly made ones) and on generated strings built to sit
+   * next to every number, date and keyword form (hex, exponents, underscores, sexagesimal,
+   * timestamps, .inf/.nan, yes/no/on/off, "=", "<<", leading indicators).
+   */
+  @Test
+  void isPlainSafe_base64Shortcut_givesTheFullCheckAnswer() {
+    List<String> samples = new ArrayList<>();
+    for (String fixture :
+        List.of(
+            "sample-configmap-signed.yaml",
+            "sample-configmap-multi-signed.yaml",
+            "sample-configmap-keyless-multi-signed.yaml")) {
+      for (ManifestDocument document : Fixtures.parse(fixture).documents()) {
+        samples.addAll(document.annotations().values());
+      }
+    }
+    Random random = new Random(20261123);
+    SignedManifestFormat format = new SignedManifestFormat(AnnotationDomain.DEFAULT, reader);
+    for (int i = 0; i < 50; i++) {
+      byte[] message = new byte[random.nextInt(4000)];
+      random.nextBytes(message);
+      byte[] signature = new byte[70 + random.nextInt(3)];
+      random.nextBytes(signature);
+      byte[] body = new byte[random.nextInt(3000)];
+      random.nextBytes(body);
+      byte[] set = new byte[71];
+      random.nextBytes(set);
+      Base64.Encoder base64 = Base64.getEncoder();
+      RekorBundle bundle =
+          new RekorBundle(
+              base64.encodeToString(set),
+              base64.encodeToString(body),
+              1_700_000_000L + i,
+              i,
+              "c0d23d6ad406973f9559f3ba2d1ca01f84147d8ffc5b8445c224f98b9591801d");
+      String pem =
+          "-----BEGIN CERTIFICATE-----\n"
+              + base64.encodeToString(body)
+              + "\n-----END CERTIFICATE-----\n";
+      samples.addAll(
+          format
+              .annotations(message, i % 3, signature, Optional.of(pem), Optional.of(bundle))
+              .values());
+    }
+    String base64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+    String numberAlphabet = "0123456789abcdefABCDEFxXoObB+-._:eE";
+    String killers = "gGzZ/=nNtTyY";
+    String[] prefixes = {
+      "",
+      "+",
+      "-",
+      "0x",
+      "0X",
+      "0o",
+      "0b",
+      "-0x",
+      "+0o",
+      ".",
+      "-.",
+      "1e",
+      "1E+",
+      "0",
+      "1_",
+      "=",
+      "<<",
+      "~",
+      "!",
+      "&",
+      "*",
+      "|",
+      ">",
+      "%",
+      "@",
+      "`",
+      "#",
+      "?",
+      ":",
+      ",",
+      "[",
+      "{",
+      "'",
+      "\"",
+      "- ",
+      "---",
+      "...",
+      "2001-12-14",
+      "2001-12-14t21:59:43.10-05:00",
+      "2002-12-14 ",
+      "1:30:",
+      ".inf",
+      "-.Inf",
+      ".NaN",
+      "yes",
+      "No",
+      "ON",
+      "off",
+      "y",
+      "n",
+      "null",
+      "true",
+      "False"
+    };
+    String[] suffixes = {"", ":", " ", " #x", ": x", "e5", "E-3", "_000", ":30", ".5", "=", "/"};
+    for (int i = 0; i < 20_000; i++) {
+      String alphabet =
+          switch (i % 4) {
+            case 0 -> base64Alphabet;
+            case 1 -> numberAlphabet;
+            case 2 -> numberAlphabet + killers.charAt(random.nextInt(killers.length()));
+            default -> "0123456789";
+          };
+      int length = random.nextInt(4) == 0 ? 129 + random.nextInt(3000) : random.nextInt(140);
+      StringBuilder s = new StringBuilder(prefixes[random.nextInt(prefixes.length)]);
+      for (int k = 0; k < length; k++) {
+        s.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      s.append(suffixes[random.nextInt(suffixes.length)]);
+      samples.add(s.toString());
+    }
+    for (String word :
+        List.of(
+            "yes",
+            "Yes",
+            "NO",
+            "on",
+            "Off",
+            "true",
+            "FALSE",
+            "null",
+            "~",
+            "=",
+            "<<",
+            ".inf",
+            "-.INF",
+            ".nan",
+            "0x1F",
+            "0o17",
+            "0b101",
+            "1_000",
+            "1:30",
+            "1e10",
+            "1.5E+3",
+            "2001-12-14",
+            "abcdef",
+            "abcdefg",
+            "0xabcdef",
+            "0xabcdefg",
+            "123456",
+            "12345g",
+            "+12345",
+            "/12345",
+            "=12345",
+            "ffffff",
+            "eeeeee",
+            "xxxxxx",
+            "oooooo",
+            "bbbbbb",
+            "Infinity",
+            "NaNNaN")) {
+      samples.add(word);
+      samples.add(word.repeat(30));
+    }
+
+    int shortcuts = 0;
+    for (String sample : samples) {
+      boolean full = CanonicalYaml.checkPlainSafe(sample);
+      if (CanonicalYaml.isPlainBase64Text(sample)) {
+        shortcuts++;
+        assertThat(full).as(sample).isTrue();
+      }
+      assertThat(CanonicalYaml.isPlainSafe(sample)).as(sample).isEqualTo(full);
+    }
+    // Not vacuous: the shortcut answers for the annotation values and many generated strings.
+    assertThat(shortcuts).isGreaterThan(1_000);
+    for (String value :
+        format
+            .annotations(new byte[100], 0, new byte[70], Optional.empty(), Optional.empty())
+            .values()) {
+      assertThat(CanonicalYaml.isPlainBase64Text(value)).as(value).isTrue();
     }
   }
 

@@ -3,17 +3,25 @@ package dev.countersign.manifest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.zip.CRC32;
+import java.util.zip.Deflater;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 
@@ -146,6 +154,107 @@ class SignedManifestFormatTest {
     assertThat(first).isEqualTo(second);
     byte[] gzip = Base64.getDecoder().decode(first);
     assertThat(HexFormat.of().formatHex(gzip, 0, 10)).isEqualTo("1f8b08000000000000ff");
+  }
+
+  /**
+   * Deflaters are reused and the certificate annotation is remembered: every annotation must still
+   * be exactly what a new level-9 deflater gives for its own input, whatever was compressed before,
+   * on whichever thread, with certificates alternating.
+   */
+  @Test
+  void annotations_reusedDeflatersAndRememberedCertificate_sameBytesAsAFreshDeflater()
+      throws Exception {
+    Random random = new Random(11);
+    List<byte[]> inputs = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      byte[] data = new byte[random.nextInt(20_000)];
+      for (int k = 0; k < data.length; k++) {
+        data[k] = (byte) "apiVersion: v1\nkind: ConfigMap\n".charAt(random.nextInt(30));
+      }
+      inputs.add(data);
+    }
+    List<String> pems =
+        List.of(
+            "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+            "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n");
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<?>> checks = new ArrayList<>();
+      for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < inputs.size(); i++) {
+          byte[] message = inputs.get(i);
+          String pem = pems.get((round + i) % 2);
+          checks.add(
+              pool.submit(
+                  () -> {
+                    Map<String, String> annotations =
+                        format.annotations(
+                            message, 0, new byte[] {1}, Optional.of(pem), Optional.empty());
+                    assertThat(annotations.get("cosign.sigstore.dev/message"))
+                        .isEqualTo(freshGzipBase64(message));
+                    assertThat(annotations.get("cosign.sigstore.dev/certificate"))
+                        .isEqualTo(freshGzipBase64(pem.getBytes(StandardCharsets.UTF_8)));
+                    return null;
+                  }));
+        }
+      }
+      for (Future<?> check : checks) {
+        check.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void rekorBundleToJson_directTextEqualsJacksonsForAnyFieldValues() {
+    Random random = new Random(7);
+    String alphabet = "AZaz09+/=\"\\\n\t\u0001<>&\u007f\u00e9\u2028 {}:,";
+    List<String> values = new ArrayList<>(List.of("", "U0VU", "c0d23d6a"));
+    for (int i = 0; i < 300; i++) {
+      StringBuilder value = new StringBuilder();
+      int length = random.nextInt(40);
+      String letters = i % 3 == 0 ? alphabet : "ABCxyz0189+/=";
+      for (int k = 0; k < length; k++) {
+        value.append(letters.charAt(random.nextInt(letters.length())));
+      }
+      values.add(value.toString());
+    }
+    long[] numbers = {0, 1, -1, 2690357, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 53};
+    for (int i = 0; i < values.size(); i++) {
+      RekorBundle bundle =
+          new RekorBundle(
+              values.get(i),
+              values.get((i * 7 + 1) % values.size()),
+              numbers[i % numbers.length],
+              numbers[(i + 3) % numbers.length],
+              values.get((i * 13 + 2) % values.size()));
+      assertThat(bundle.toJson()).isEqualTo(bundle.toJsonByJackson());
+    }
+    RekorBundle withNull = new RekorBundle(null, "Ym9keQ==", 1, 2, "c0d2");
+    assertThat(withNull.toJson()).isEqualTo(withNull.toJsonByJackson());
+  }
+
+  /** Go's gzip framing around a new JDK deflater's raw level-9 stream (the pre-reuse code). */
+  private static String freshGzipBase64(byte[] data) {
+    Deflater deflater = new Deflater(9, true);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.writeBytes(new byte[] {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff});
+    deflater.setInput(data);
+    deflater.finish();
+    byte[] buffer = new byte[1024];
+    while (!deflater.finished()) {
+      out.write(buffer, 0, deflater.deflate(buffer));
+    }
+    deflater.end();
+    CRC32 crc = new CRC32();
+    crc.update(data);
+    for (long value : new long[] {crc.getValue(), data.length}) {
+      for (int shift = 0; shift < 32; shift += 8) {
+        out.write((int) (value >>> shift) & 0xff);
+      }
+    }
+    return Base64.getEncoder().encodeToString(out.toByteArray());
   }
 
   @Test
