@@ -8,8 +8,6 @@ import java.io.Console;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.net.MalformedURLException;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Optional;
@@ -51,7 +49,9 @@ public final class Main {
     // Before jgit first looks at a file: no 3-second timestamp probe in a fresh container.
     FileStoreTiming.install();
     Env env = Env.of(System.getenv());
-    openClassPathEarly(env);
+    if (env.inGitHubActions()) {
+      StartUpPreloading.start(env);
+    }
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
     if (env.inGitHubActions()) {
@@ -73,33 +73,6 @@ public final class Main {
     out.flush();
     err.flush();
     System.exit(code);
-  }
-
-  /**
-   * Where GitHub Actions offers an identity token, opens the class path's jars on a background
-   * thread while the command line is parsed. The first {@code http(s)} URL of the process asks the
-   * class path for URL handler providers, which opens every jar (~60; ~40 ms of a cold start), and
-   * in a keyless run that first URL is the identity token request, the start of the chain of round
-   * trips (token, certificate, log entry) a one-manifest run waits for. Classes come from the
-   * AppCDS archive without opening jars, so nothing else pays that cost earlier. Elsewhere the
-   * thread would only spend CPU.
-   */
-  private static void openClassPathEarly(Env env) {
-    if (env.get("ACTIONS_ID_TOKEN_REQUEST_URL").isEmpty()) {
-      return;
-    }
-    Thread opening =
-        new Thread(
-            () -> {
-              try {
-                new URL("http://localhost/");
-              } catch (MalformedURLException impossible) {
-                // a constant URL
-              }
-            },
-            "countersign-class-path");
-    opening.setDaemon(true);
-    opening.start();
   }
 
   /**
