@@ -192,6 +192,11 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       } finally {
         certificateLock.unlock();
       }
+      // The token goes to Fulcio from another thread; this one has nothing left to do but make
+      // the check of Fulcio's answer faster (SigstoreResponseVerifier#warmUp).
+      if (!preparationCancelled) {
+        built().verifier().warmUp();
+      }
     } catch (RuntimeException reportedBySign) {
       // sign() or prepareNow() meets it again
     }
