@@ -45,8 +45,8 @@ public final class SigstoreResponseVerifier {
 
   /**
    * Runs the certificate-path validation of {@link #verifyCertificate} once on the trusted root's
-   * own chain (the first authority with an intermediate, validated against its root) and drops the
-   * outcome. The first validation in a cold JVM costs ~50 ms of class loading, linking and
+   * own chain (the first authority's intermediates, or its root alone, against its root) and drops
+   * the outcome. The first validation in a cold JVM costs ~50 ms of class loading, linking and
    * interpreted ECDSA; a keyless signer calls this while Fulcio's answer is on its way, so that its
    * real check of Fulcio's certificate, between that answer and the Rekor upload, runs warm. Checks
    * nothing: {@link #verifyCertificate} still validates every certificate fully.
@@ -54,17 +54,14 @@ public final class SigstoreResponseVerifier {
   public void warmUp() {
     for (TrustedRoot.CertificateAuthority ca : trustedRoot.certificateAuthorities()) {
       List<X509Certificate> chain = ca.chain();
-      if (chain.size() >= 2) {
-        try {
-          FulcioCertificate.validatePath(
-              chain.subList(0, chain.size() - 1),
-              ca.root(),
-              chain.get(0).getNotBefore().toInstant());
-        } catch (GeneralSecurityException | RuntimeException outcomeNotUsed) {
-          // verifyCertificate reaches its own verdict on Fulcio's certificate
-        }
-        return;
+      // Its intermediates, or the root alone (validated against itself) where it has none.
+      List<X509Certificate> path = chain.subList(0, Math.max(1, chain.size() - 1));
+      try {
+        FulcioCertificate.validatePath(path, ca.root(), path.get(0).getNotBefore().toInstant());
+      } catch (GeneralSecurityException | RuntimeException outcomeNotUsed) {
+        // verifyCertificate reaches its own verdict on Fulcio's certificate
       }
+      return;
     }
   }
 
