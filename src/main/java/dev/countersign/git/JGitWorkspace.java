@@ -47,6 +47,7 @@ import org.eclipse.jgit.api.errors.TransportException;
 import org.eclipse.jgit.dircache.DirCache;
 import org.eclipse.jgit.dircache.DirCacheEditor;
 import org.eclipse.jgit.dircache.DirCacheEntry;
+import org.eclipse.jgit.errors.ConfigInvalidException;
 import org.eclipse.jgit.errors.LargeObjectException;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jgit.lib.CommitBuilder;
@@ -74,6 +75,7 @@ import org.eclipse.jgit.treewalk.TreeWalk;
 import org.eclipse.jgit.treewalk.filter.PathFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilterGroup;
 import org.eclipse.jgit.treewalk.filter.TreeFilter;
+import org.eclipse.jgit.util.SystemReader;
 
 /**
  * {@link GitWorkspace} over jgit, opened on an existing work tree (typically the one
@@ -117,6 +119,22 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     this.git = new Git(repository);
     this.clock = clock;
     this.afterWrite = afterWrite;
+  }
+
+  /**
+   * Loads what the first {@link #open} of a process reads before anything else: jgit's own
+   * configuration (with {@link FileStoreTiming}'s entries), the system configuration (to find it,
+   * jgit runs {@code git} where one is installed) and the user's, with the classes behind them.
+   * jgit keeps what it loaded and reads a file again only when it changed, so an open that follows
+   * finds them ready. Safe from any thread, any number of times. A configuration that cannot be
+   * read is left for the open to report.
+   */
+  public static void loadGlobalConfiguration() {
+    try {
+      SystemReader.getInstance().getUserConfig();
+    } catch (IOException | ConfigInvalidException reportedByOpen) {
+      // open() meets it again, with the repository it was opening
+    }
   }
 
   /** Opens the work tree at {@code directory}; see {@link #open(Path, Clock, Consumer)}. */

@@ -2,6 +2,7 @@ package dev.countersign.github;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.support.Json;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -15,7 +16,7 @@ import java.util.regex.Pattern;
  */
 final class GitHubErrorBody {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
   private static final Pattern TITLE = Pattern.compile("(?is)<title[^>]*>(.*?)</title>");
   private static final int MAX_TEXT = 120;
 

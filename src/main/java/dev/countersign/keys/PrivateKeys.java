@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.countersign.support.Env;
+import dev.countersign.support.Json;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.UsageProblem;
@@ -66,7 +67,7 @@ public final class PrivateKeys {
   // Refuse absurd KDF parameters from a file: a hostile key file must not exhaust memory.
   private static final long MAX_SCRYPT_MEMORY = 256L * 1024 * 1024;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   private PrivateKeys() {}
 

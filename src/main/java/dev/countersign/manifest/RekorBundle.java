@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.countersign.support.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
@@ -20,7 +21,7 @@ import java.nio.charset.StandardCharsets;
 public record RekorBundle(
     String signedEntryTimestamp, String body, long integratedTime, long logIndex, String logId) {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   /** The JSON exactly as cosign's {@code json.Marshal} writes it (field order fixed). */
   public String toJson() {

@@ -2,6 +2,7 @@ package dev.countersign.oci;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.countersign.support.Json;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.UsageProblem;
 import java.io.ByteArrayOutputStream;
@@ -42,7 +43,7 @@ public final class ArtifactLayout {
   public static final String LAYER_TITLE = "manifests.tar.gz";
   static final byte[] EMPTY_CONFIG = "{}".getBytes(StandardCharsets.US_ASCII);
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
   private static final int BLOCK = 512;
 
   /** The blobs and manifest to push; {@link #digest()} is what gets signed and pinned. */

@@ -2,6 +2,7 @@ package dev.countersign.oci;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.support.Json;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.verification.PayloadSignatureVerifier;
 import java.io.IOException;
@@ -29,7 +30,7 @@ public record ArtifactVerifier(Registry registry, PayloadSignatureVerifier signa
 
   static final long MAX_LAYER_BYTES = 256L * 1024 * 1024;
   static final long MAX_PAYLOAD_BYTES = 64L * 1024;
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   /**
    * @param reference must carry a digest

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.countersign.support.Json;
 import dev.countersign.support.Sha256;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,7 +42,7 @@ public final class CosignSignatureFormat {
   public static final String CHAIN_ANNOTATION = "dev.sigstore.cosign/chain";
   public static final String BUNDLE_ANNOTATION = "dev.sigstore.cosign/bundle";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
   private static final String ZERO_TIME = "0001-01-01T00:00:00Z";
 
   /** One signature layer: the payload's descriptor annotations and the payload itself. */

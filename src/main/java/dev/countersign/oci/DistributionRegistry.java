@@ -2,6 +2,7 @@ package dev.countersign.oci;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.support.Json;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
@@ -57,7 +58,7 @@ public final class DistributionRegistry implements Registry {
   private static final long MAX_MANIFEST_BYTES = 4L * 1024 * 1024;
   private static final int MAX_REDIRECTS = 5;
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
   private static final Pattern CHALLENGE_PARAM = Pattern.compile("([A-Za-z_]+)=\"([^\"]*)\"");
 
   private final String registry;

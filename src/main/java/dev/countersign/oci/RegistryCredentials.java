@@ -3,6 +3,7 @@ package dev.countersign.oci;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.support.Env;
+import dev.countersign.support.Json;
 import dev.countersign.support.problems.UsageProblem;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,7 @@ public record RegistryCredentials(String username, String secret, String source)
   /** The variable read when {@code --registry-token} is not given. */
   public static final String TOKEN_VARIABLE = "COUNTERSIGN_REGISTRY_TOKEN";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   /** HTTP Basic value for these credentials. */
   String basic() {

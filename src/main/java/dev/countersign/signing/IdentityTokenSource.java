@@ -1,8 +1,8 @@
 package dev.countersign.signing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.support.Env;
+import dev.countersign.support.Json;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
@@ -31,7 +31,6 @@ final class IdentityTokenSource {
       ", perhaps you should add `permissions: id-token: write` to the job, or pass"
           + " --identity-token / SIGSTORE_ID_TOKEN, or sign with --key";
   private static final String STEP = " while signing keylessly";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** How the token was obtained, for error messages and hints. */
   enum Kind {
@@ -155,7 +154,7 @@ final class IdentityTokenSource {
               + "; if it persists, check that the job has `permissions: id-token: write`");
     }
     try {
-      String value = JSON.readTree(response.body()).path("value").asText("");
+      String value = Json.mapper().readTree(response.body()).path("value").asText("");
       if (!value.isEmpty()) {
         return value;
       }
@@ -169,7 +168,7 @@ final class IdentityTokenSource {
     String[] parts = jwt.split("\\.", -1);
     try {
       if (parts.length == 3) {
-        JsonNode claims = JSON.readTree(Base64.getUrlDecoder().decode(parts[1]));
+        JsonNode claims = Json.mapper().readTree(Base64.getUrlDecoder().decode(parts[1]));
         String subject = claims.path("sub").asText("");
         if (!subject.isEmpty()) {
           return new IdentityToken(jwt, subject, claims.path("iss").asText(""));

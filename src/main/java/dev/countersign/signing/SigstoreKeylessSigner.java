@@ -1,10 +1,10 @@
 package dev.countersign.signing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.support.Env;
+import dev.countersign.support.Json;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
@@ -73,7 +73,6 @@ import java.util.function.Supplier;
  */
 public final class SigstoreKeylessSigner implements MessageSigner {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   // sigstore-java's KeylessSigner renews when less than 5 minutes are left; so do we, a little
   // earlier so that a signature never goes out with a certificate about to expire.
   static final Duration RENEW_WHEN_LEFT = Duration.ofMinutes(5).plusSeconds(30);
@@ -192,6 +191,11 @@ public final class SigstoreKeylessSigner implements MessageSigner {
         pendingToken = source.fetch(http);
       } finally {
         certificateLock.unlock();
+      }
+      // The token goes to Fulcio from another thread; this one has nothing left to do but make
+      // the check of Fulcio's answer faster (SigstoreResponseVerifier#warmUp).
+      if (!preparationCancelled) {
+        built().verifier().warmUp();
       }
     } catch (RuntimeException reportedBySign) {
       // sign() or prepareNow() meets it again
@@ -329,7 +333,10 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     String[] parts = jwt.split("\\.");
     JsonNode claims;
     try {
-      claims = parts.length == 3 ? JSON.readTree(Base64.getUrlDecoder().decode(parts[1])) : null;
+      claims =
+          parts.length == 3
+              ? Json.mapper().readTree(Base64.getUrlDecoder().decode(parts[1]))
+              : null;
     } catch (IOException | IllegalArgumentException e) {
       claims = null;
     }
@@ -391,7 +398,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     pendingToken = null;
     byte[] proofOfPossession =
         current.key().signDigest(sha256(token.subject().getBytes(StandardCharsets.UTF_8)));
-    ObjectNode request = JSON.createObjectNode();
+    ObjectNode request = Json.mapper().createObjectNode();
     request.putObject("credentials").put("oidcIdentityToken", token.jwt());
     ObjectNode publicKeyRequest = request.putObject("publicKeyRequest");
     publicKeyRequest
@@ -474,7 +481,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private static X509Certificate leafFrom(SigstoreHttp.Response response) {
     try {
       JsonNode certificates =
-          JSON.readTree(response.body())
+          Json.mapper()
+              .readTree(response.body())
               .path("signedCertificateEmbeddedSct")
               .path("chain")
               .path("certificates");

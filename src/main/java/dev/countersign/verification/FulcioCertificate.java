@@ -159,11 +159,7 @@ final class FulcioCertificate {
         List<X509Certificate> path = new ArrayList<>();
         path.add(leaf);
         path.addAll(ca.chain().subList(0, ca.chain().size() - 1));
-        CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);
-        PKIXParameters params = new PKIXParameters(Set.of(new TrustAnchor(ca.root(), null)));
-        params.setRevocationEnabled(false);
-        params.setDate(Date.from(at));
-        CertPathValidator.getInstance("PKIX").validate(certPath, params);
+        validatePath(path, ca.root(), at);
         return ca;
       } catch (GeneralSecurityException e) {
         failures.add(ca.uri() + ": " + e.getMessage());
@@ -175,6 +171,19 @@ final class FulcioCertificate {
             + ") does not chain to a certificate authority of the trusted root valid at "
             + at
             + (failures.isEmpty() ? " (none was valid then)" : " " + failures));
+  }
+
+  /**
+   * PKIX validation of {@code path} (most specific certificate first) up to the trust anchor {@code
+   * root}, at {@code at}, without revocation checks.
+   */
+  static void validatePath(List<X509Certificate> path, X509Certificate root, Instant at)
+      throws GeneralSecurityException {
+    CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);
+    PKIXParameters params = new PKIXParameters(Set.of(new TrustAnchor(root, null)));
+    params.setRevocationEnabled(false);
+    params.setDate(Date.from(at));
+    CertPathValidator.getInstance("PKIX").validate(certPath, params);
   }
 
   /** Why {@code leaf} was not valid when the log integrated its entry, or empty when it was. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.RekorBundle;
 import dev.countersign.manifest.SignatureSetAnnotations;
+import dev.countersign.support.Json;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.InputProblem;
 import java.nio.file.Path;
@@ -25,7 +26,7 @@ import java.util.function.Function;
  */
 final class KeylessSetVerifier {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
   private static final String CODE_SIGNING_EKU = "1.3.6.1.5.5.7.3.3";
 
   private final TrustedRoot trustedRoot;

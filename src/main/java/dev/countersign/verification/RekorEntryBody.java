@@ -2,6 +2,7 @@ package dev.countersign.verification;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.support.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -31,7 +32,7 @@ public record RekorEntryBody(
     String signatureFormat,
     byte[] publicKeyPem) {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   /**
    * The {@code hashedrekord} 0.0.1 request for a SHA-256 {@code digest}, its {@code signature} and

@@ -3,6 +3,7 @@ package dev.countersign.verification;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.manifest.RekorBundle;
+import dev.countersign.support.Json;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -21,7 +22,7 @@ import java.util.Optional;
  */
 public record RekorLogEntry(RekorBundle bundle, Optional<InclusionProof> inclusionProof) {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   /**
    * RFC 6962 audit path of the entry's leaf to {@code rootHash} in a tree of {@code treeSize}.

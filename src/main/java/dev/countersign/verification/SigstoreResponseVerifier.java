@@ -1,7 +1,9 @@
 package dev.countersign.verification;
 
+import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -39,6 +41,28 @@ public final class SigstoreResponseVerifier {
     TrustedRoot.CertificateAuthority authority =
         FulcioCertificate.issuingAuthority(trustedRoot, leaf, issued);
     EmbeddedSct.verify(leaf, authority.chain().get(0), trustedRoot);
+  }
+
+  /**
+   * Runs the certificate-path validation of {@link #verifyCertificate} once on the trusted root's
+   * own chain (the first authority's intermediates, or its root alone, against its root) and drops
+   * the outcome. The first validation in a cold JVM costs ~50 ms of class loading, linking and
+   * interpreted ECDSA; a keyless signer calls this while Fulcio's answer is on its way, so that its
+   * real check of Fulcio's certificate, between that answer and the Rekor upload, runs warm. Checks
+   * nothing: {@link #verifyCertificate} still validates every certificate fully.
+   */
+  public void warmUp() {
+    for (TrustedRoot.CertificateAuthority ca : trustedRoot.certificateAuthorities()) {
+      List<X509Certificate> chain = ca.chain();
+      // Its intermediates, or the root alone (validated against itself) where it has none.
+      List<X509Certificate> path = chain.subList(0, Math.max(1, chain.size() - 1));
+      try {
+        FulcioCertificate.validatePath(path, ca.root(), path.get(0).getNotBefore().toInstant());
+      } catch (GeneralSecurityException | RuntimeException outcomeNotUsed) {
+        // verifyCertificate reaches its own verdict on Fulcio's certificate
+      }
+      return;
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.countersign.verification;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.countersign.manifest.RekorBundle;
+import dev.countersign.support.Json;
 import dev.countersign.support.Sha256;
 import java.io.IOException;
 import java.net.URI;
@@ -24,7 +25,7 @@ import org.erdtman.jcs.JsonCanonicalizer;
  */
 final class TransparencyLogProofs {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
   private static final String SIGNATURE_LINE_START = "\u2014 ";
 
   private final TrustedRoot trustedRoot;

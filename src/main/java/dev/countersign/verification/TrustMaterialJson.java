@@ -2,6 +2,7 @@ package dev.countersign.verification;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.support.Json;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -13,7 +14,7 @@ import java.util.Optional;
  */
 public final class TrustMaterialJson {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   private TrustMaterialJson() {}
 
