@@ -136,6 +136,31 @@ class SigstoreResponseChecksTest {
   }
 
   @Test
+  void warmUp_decidesNothing_aWarmedVerifierStillAcceptsTheRealCertificateAndRejectsAForeignOne() {
+    // The stack's authority has no intermediate (the root is validated against itself); the
+    // public-good one has (its intermediate is validated against its root).
+    SigstoreResponseVerifier stackRoot = new SigstoreResponseVerifier(real.root());
+    TrustedRoot publicGood =
+        TrustedRoot.fromFile(
+            Path.of("src/test/resources/verification/sigstore/trusted_root_public_good.json"));
+    List<TrustedRoot.CertificateAuthority> withIntermediate =
+        publicGood.certificateAuthorities().stream().filter(ca -> ca.chain().size() > 1).toList();
+    assertThat(withIntermediate).isNotEmpty();
+    SigstoreResponseVerifier otherCa =
+        new SigstoreResponseVerifier(
+            new TrustedRoot(
+                real.root().logs(), withIntermediate, real.root().certificateTransparencyLogs()));
+
+    assertThatCode(stackRoot::warmUp).doesNotThrowAnyException();
+    assertThatCode(otherCa::warmUp).doesNotThrowAnyException();
+
+    assertThatCode(() -> stackRoot.verifyCertificate(real.leaf())).doesNotThrowAnyException();
+    assertThatThrownBy(() -> otherCa.verifyCertificate(real.leaf()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("does not chain to a certificate authority of the trusted root");
+  }
+
+  @Test
   void certificate_whoseSctIsByALogTheTrustedRootDoesNotName_isRejected() {
     TrustedRoot noCtLogs =
         new TrustedRoot(real.root().logs(), real.root().certificateAuthorities(), List.of());
