@@ -49,9 +49,6 @@ public final class Main {
     // Before jgit first looks at a file: no 3-second timestamp probe in a fresh container.
     FileStoreTiming.install();
     Env env = Env.of(System.getenv());
-    if (env.inGitHubActions()) {
-      StartUpPreloading.start(env);
-    }
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
     if (env.inGitHubActions()) {
@@ -63,6 +60,8 @@ public final class Main {
       System.setErr(new PrintStream(new LineDecoder(logErr), true, StandardCharsets.UTF_8));
       out = logOut;
       err = logErr;
+      // Only now: what the preloading's libraries may print goes through the writers above.
+      StartUpPreloading.start(env);
     }
     Console console = System.console();
     Runtime.PasswordPrompt prompt =

@@ -8,9 +8,9 @@ import java.net.URL;
 /**
  * Start-up work that a run in GitHub Actions meets early, done on a background thread while the
  * main thread parses the command line, so that the first round trip of a keyless run leaves sooner
- * (docs/performance.md, "One manifest: the wait before the first signature"). It only loads what
- * the run would load anyway, the same way, and decides nothing: a failure here is met again, and
- * reported, where the run needs the thing.
+ * (docs/performance.md, "One manifest: the round trips' start, and the check between them"). It
+ * only loads what the run would load anyway, the same way, and decides nothing: a failure here is
+ * met again, and reported, where the run needs the thing.
  *
  * <ul>
  *   <li>The class path's jars, where an identity token may be requested: the first {@code http} URL
@@ -33,10 +33,14 @@ final class StartUpPreloading {
     Thread thread =
         new Thread(
             () -> {
-              if (mayRequestToken) {
-                openClassPath();
+              try {
+                if (mayRequestToken) {
+                  openClassPath();
+                }
+                JGitWorkspace.loadGlobalConfiguration();
+              } catch (RuntimeException metAgainWhereNeeded) {
+                // the run loads the same things itself and reports what fails there
               }
-              JGitWorkspace.loadGlobalConfiguration();
             },
             "countersign-preload");
     thread.setDaemon(true);

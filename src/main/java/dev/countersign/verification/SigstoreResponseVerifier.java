@@ -52,16 +52,17 @@ public final class SigstoreResponseVerifier {
    * nothing: {@link #verifyCertificate} still validates every certificate fully.
    */
   public void warmUp() {
-    for (TrustedRoot.CertificateAuthority ca : trustedRoot.certificateAuthorities()) {
-      List<X509Certificate> chain = ca.chain();
-      // Its intermediates, or the root alone (validated against itself) where it has none.
-      List<X509Certificate> path = chain.subList(0, Math.max(1, chain.size() - 1));
-      try {
-        FulcioCertificate.validatePath(path, ca.root(), path.get(0).getNotBefore().toInstant());
-      } catch (GeneralSecurityException | RuntimeException outcomeNotUsed) {
-        // verifyCertificate reaches its own verdict on Fulcio's certificate
-      }
+    if (trustedRoot.certificateAuthorities().isEmpty()) {
       return;
+    }
+    TrustedRoot.CertificateAuthority ca = trustedRoot.certificateAuthorities().get(0);
+    List<X509Certificate> chain = ca.chain();
+    // Its intermediates, or the root alone (validated against itself) where it has none.
+    List<X509Certificate> path = chain.subList(0, Math.max(1, chain.size() - 1));
+    try {
+      FulcioCertificate.validatePath(path, ca.root(), path.get(0).getNotBefore().toInstant());
+    } catch (GeneralSecurityException | RuntimeException outcomeNotUsed) {
+      // verifyCertificate reaches its own verdict on Fulcio's certificate
     }
   }
 
