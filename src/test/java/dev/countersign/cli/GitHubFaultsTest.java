@@ -4,9 +4,12 @@ import static dev.countersign.cli.GitHubSession.BOT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.countersign.github.FakeGitHub;
+import dev.countersign.github.GitHubRetryPolicy;
 import dev.countersign.promotion.PullRequestDraft;
 import dev.countersign.support.ExitCode;
 import dev.countersign.testing.HostedPullRequest;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -479,5 +482,37 @@ class GitHubFaultsTest {
     assertThat(again.exitCode()).as(again.all()).isZero();
     assertThat(s.outputs()).containsEntry("result", "noop");
     assertThat(s.github.requests()).isEmpty();
+  }
+
+  /**
+   * Whether the branch is protected is only a shortcut: with GitHub's API unreachable (a runner
+   * whose network cannot reach GITHUB_API_URL) the run still pushes, after the tries the retry
+   * policy allows for the one request that could not be answered, and says so.
+   */
+  @Test
+  void pushMode_withGitHubsApiUnreachable_stillPushesDirectly_afterTheRetriesOfOneRequest()
+      throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closedPort = socket.getLocalPort();
+    }
+    Map<String, String> env = s.env();
+    env.put("GITHUB_API_URL", "http://127.0.0.1:" + closedPort);
+
+    CliRun run = s.runWith(env);
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(s.outputs()).containsEntry("result", "pushed");
+    assertThat(s.git.originFiles("main").keySet())
+        .contains("signed/config/flags.yaml", "signed/egress/payments.yaml")
+        .noneMatch(p -> p.startsWith("unsigned/"));
+    assertThat(s.git.originHead(BOT)).isNull();
+    assertThat(s.github.requests()).isEmpty();
+    // GET /repos/{owner}/{repo} tried GitHubRetryPolicy.ATTEMPTS times; the branch was never asked.
+    assertThat(s.sleeps).hasSize(GitHubRetryPolicy.ATTEMPTS - 1);
+    assertThat(run.all())
+        .contains("GitHub: GET /repos/" + FakeGitHub.REPOSITORY + " got no answer")
+        .doesNotContain("/branches/")
+        .doesNotContain("is protected");
   }
 }

@@ -47,12 +47,17 @@ final class GitHubSession implements AutoCloseable {
 
   /** {@code countersign run} with a key, from a fresh clone of origin, plus {@code args}. */
   CliRun run(String... args) throws Exception {
+    return runWith(env(), args);
+  }
+
+  /** {@link #run} in the environment {@code env} instead of {@link #env()}. */
+  CliRun runWith(Map<String, String> env, String... args) throws Exception {
     Path ws = git.clone("ws" + (++workspaces), 0, false);
     List<String> all =
         new ArrayList<>(List.of("run", "--repo", ws.toString(), "--key", privateKey.toString()));
     all.addAll(List.of(args));
     Files.deleteIfExists(tmp.resolve("output"));
-    return CliRun.run(sleeps::add, env(), all.toArray(String[]::new));
+    return CliRun.run(sleeps::add, env, all.toArray(String[]::new));
   }
 
   Path lastWorkspace() {
