@@ -25,7 +25,8 @@ FROM ${BUILD_IMAGE} AS build
 COPY pom.xml /src/pom.xml
 RUN mvn -B -q -f /src/pom.xml dependency:resolve dependency:resolve-plugins
 COPY src /src/src
-COPY .ci /src/.ci
+# Only what the build reads from .ci/: editing the CI scripts must not rebuild the image.
+COPY .ci/build-runtime.sh .ci/appcds-keyless.classlist /src/.ci/
 COPY docs/example /src/docs/example
 # The archive records absolute paths: build the runtime where the final stage will have it.
 RUN mvn -B -q -f /src/pom.xml -DskipTests package \
