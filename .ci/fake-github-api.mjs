@@ -9,15 +9,23 @@
 //                                               default_branch, the token's permissions
 //   GET /repos/{owner}/{repo}/branches/{branch} "Get a branch": the tip of BRANCH in the bare
 //                                               origin (the repository the runs push to),
-//                                               "protected" as --protected says; 404 when the
-//                                               origin has no such branch
+//                                               "protected" as --protected (or PUT/DELETE
+//                                               /__protected/BRANCH) says; 404 when the origin
+//                                               has no such branch
+//   GET  /repos/{owner}/{repo}/pulls            "List pull requests" (state, head, base filters)
+//   POST /repos/{owner}/{repo}/pulls            "Create a pull request" (422 when the head branch
+//                                               is not in the origin or one is already open)
+//   GET, PATCH /repos/{owner}/{repo}/pulls/{n}  "Get" / "Update a pull request"
+// Pull request objects take the shape of hub4j's recording of api.github.com that the Java
+// fake uses too (src/test/resources/github/recorded/, see PROVENANCE.md there), with this
+// repository's names and the state kept here (head/base SHAs from the origin).
 // Anything else answers 404 {"message":"Not Found"} (and shows in the record). A request with an
 // Authorization header that is not "token TOKEN" or "Bearer TOKEN" gets 401 "Bad credentials";
 // one without any gets 404 (the repository is private), as GitHub answers them.
 //
 // DIR/requests.jsonl gets one JSON line per request: method, path, query, auth ("none", or
-// "token"/"bearer" followed by "expected" or "other", never the token itself) and the status
-// answered. Truncate it to start a new record. DIR/api.json ({"url", "port", "pid"}) is written
+// "token"/"bearer" followed by "expected" or "other", never the token itself), the status
+// answered and, for POST and PATCH, the JSON body sent. DIR/pulls.json holds the pull requests. Truncate it to start a new record. DIR/api.json ({"url", "port", "pid"}) is written
 // once the server listens. Stops on SIGTERM/SIGINT, and by itself once --parent-pid is gone.
 import { execFileSync } from 'node:child_process';
 import { randomUUID, createHash } from 'node:crypto';
@@ -48,6 +56,15 @@ fs.mkdirSync(out, { recursive: true });
 const requestLog = path.join(out, 'requests.jsonl');
 fs.writeFileSync(requestLog, '');
 
+const protectedBranches = new Set(args.protected);
+const pulls = [];
+const pullTemplate = JSON.parse(
+  fs.readFileSync(
+    new URL('../src/test/resources/github/recorded/GHPullRequestTest/createPullRequest/__files/4-r_h_g_pulls.json', import.meta.url),
+    'utf8',
+  ),
+);
+
 const server = http.createServer(onRequest);
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address();
@@ -70,25 +87,47 @@ if (args['parent-pid']) {
 }
 
 function onRequest(req, res) {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
+}
+
+function answer(req, res, text) {
   const url = new URL(req.url, 'http://127.0.0.1');
+  if (url.pathname.startsWith('/__protected/')) {
+    // Test control, not GitHub: PUT protects a branch, DELETE lifts it. Not recorded.
+    const branch = decodeURIComponent(url.pathname.slice('/__protected/'.length));
+    if (req.method === 'PUT') protectedBranches.add(branch);
+    else protectedBranches.delete(branch);
+    res.writeHead(204).end();
+    return;
+  }
   const base = `http://${req.headers.host}`;
   const auth = authorization(req.headers.authorization);
+  let input;
+  try {
+    input = text === '' ? {} : JSON.parse(text);
+  } catch {
+    input = undefined;
+  }
   let status;
   let body;
+  let headers = {};
   if (auth.endsWith('other')) {
     [status, body] = [401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' }];
+  } else if (input === undefined) {
+    [status, body] = [400, { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/rest', status: '400' }];
   } else {
-    [status, body] = route(req.method, url.pathname, base);
+    [status, body, headers = {}] = route(req.method, url.pathname, url.searchParams, input, base);
     if (auth === 'none' && status < 400) {
-      [status, body] = notFound('https://docs.github.com/rest/repos/repos#get-a-repository');
+      [status, body, headers] = [...notFound('https://docs.github.com/rest/repos/repos#get-a-repository'), {}];
     }
   }
-  fs.appendFileSync(
-    requestLog,
-    JSON.stringify({ method: req.method, path: url.pathname, query: url.search, auth, status }) + '\n',
-  );
-  req.resume();
-  req.on('end', () => {
+  const record = { method: req.method, path: url.pathname, query: url.search, auth, status };
+  if (req.method === 'POST' || req.method === 'PATCH') record.body = input ?? text;
+  fs.appendFileSync(requestLog, JSON.stringify(record) + '\n');
+  fs.writeFileSync(path.join(out, 'pulls.json'), JSON.stringify(pulls, null, 1));
+  {
     const text = JSON.stringify(body);
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',
@@ -102,9 +141,10 @@ function onRequest(req, res) {
       'x-ratelimit-used': '1',
       'x-ratelimit-resource': 'core',
       ...(status === 200 ? { etag: `W/"${createHash('sha256').update(text).digest('hex')}"`, 'cache-control': 'private, max-age=60, s-maxage=60' } : {}),
+      ...headers,
     });
     res.end(text);
-  });
+  }
 }
 
 /** "none", or the scheme followed by whether the credential is the expected token. */
@@ -119,9 +159,22 @@ function notFound(documentation) {
   return [404, { message: 'Not Found', documentation_url: documentation, status: '404' }];
 }
 
-function route(method, pathname, base) {
+function route(method, pathname, query, input, base) {
   const repoPath = `/repos/${owner}/${name}`;
   if (method === 'GET' && pathname === repoPath) return [200, repository(base)];
+  if (pathname === `${repoPath}/pulls`) {
+    if (method === 'GET') return [200, listPulls(query, base)];
+    if (method === 'POST') return createPull(input, base);
+  }
+  const number = new RegExp(`^${repoPath}/pulls/(\\d+)$`).exec(pathname)?.[1];
+  const pull = number && pulls.find((p) => p.number === Number(number));
+  if (number && (method === 'GET' || method === 'PATCH')) {
+    if (!pull) return notFound('https://docs.github.com/rest/pulls/pulls#get-a-pull-request');
+    if (method === 'PATCH') {
+      for (const key of ['title', 'body', 'state']) if (typeof input[key] === 'string') pull[key] = input[key];
+    }
+    return [200, renderPull(pull, base)];
+  }
   const branch = pathname.startsWith(`${repoPath}/branches/`)
     ? decodeURIComponent(pathname.slice(`${repoPath}/branches/`.length))
     : undefined;
@@ -206,7 +259,7 @@ function branchOf(branch, base) {
   }
   const [sha, tree, parents, an, ae, ad, cn, ce, cd, message] = fields;
   const r = `${base}/repos/${owner}/${name}`;
-  const isProtected = args.protected.includes(branch);
+  const isProtected = protectedBranches.has(branch);
   return {
     name: branch,
     commit: {
@@ -233,4 +286,87 @@ function branchOf(branch, base) {
     },
     protection_url: `${r}/branches/${branch}/protection`,
   };
+}
+
+function tip(branch) {
+  try {
+    return execFileSync('git', ['-C', args.origin, 'rev-parse', '--verify', '-q', `refs/heads/${branch}^{commit}`], {
+      encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function validationFailed(message, documentation) {
+  return [422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message }], documentation_url: documentation, status: '422' }];
+}
+
+/** "head" may be "branch" or "owner:branch", as GitHub accepts it. */
+function headBranch(head) {
+  const i = String(head).indexOf(':');
+  return i < 0 ? String(head) : String(head).slice(i + 1);
+}
+
+function createPull(input, base) {
+  const doc = 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request';
+  for (const key of ['head', 'base']) {
+    if (typeof input[key] !== 'string') return validationFailed(`${key} is required`, doc);
+  }
+  if (typeof input.title !== 'string' && input.issue === undefined) return validationFailed('title is required', doc);
+  const head = headBranch(input.head);
+  if (!tip(head)) {
+    return [422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', field: 'head', code: 'invalid' }], documentation_url: doc, status: '422' }];
+  }
+  if (!tip(input.base)) {
+    return [422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', field: 'base', code: 'invalid' }], documentation_url: doc, status: '422' }];
+  }
+  if (pulls.some((p) => p.state === 'open' && p.head === head && p.base === input.base)) {
+    return validationFailed(`A pull request already exists for ${owner}:${head}.`, doc);
+  }
+  const pull = {
+    number: 42 + pulls.length, head, base: input.base, title: input.title, body: input.body ?? null,
+    draft: input.draft === true, state: 'open',
+  };
+  pulls.push(pull);
+  const rendered = renderPull(pull, base);
+  return [201, rendered, { location: rendered.url }];
+}
+
+function listPulls(query, base) {
+  const state = query.get('state') ?? 'open';
+  const head = query.get('head');
+  return pulls
+    .filter((p) => state === 'all' || p.state === state)
+    // GitHub filters by head only in the "user:ref-name" form; a bare branch name is ignored.
+    .filter((p) => !head || !head.includes(':') || (head.split(':')[0] === owner && headBranch(head) === p.head))
+    .filter((p) => !query.get('base') || query.get('base') === p.base)
+    .map((p) => renderPull(p, base));
+}
+
+/** The recorded pull request, renamed to this repository, with PULL's state. */
+function renderPull(pull, base) {
+  const text = JSON.stringify(pullTemplate)
+    .replaceAll('http://localhost:51456', base)
+    .replaceAll('https://api.github.com', base)
+    .replaceAll('hub4j-test-org/github-api', `${owner}/${name}`)
+    .replaceAll('hub4j-test-org', owner);
+  const pr = JSON.parse(text);
+  const r = `${base}/repos/${owner}/${name}`;
+  Object.assign(pr, {
+    number: pull.number, url: `${r}/pulls/${pull.number}`, issue_url: `${r}/issues/${pull.number}`,
+    html_url: `https://github.com/${owner}/${name}/pull/${pull.number}`,
+    diff_url: `https://github.com/${owner}/${name}/pull/${pull.number}.diff`,
+    patch_url: `https://github.com/${owner}/${name}/pull/${pull.number}.patch`,
+    commits_url: `${r}/pulls/${pull.number}/commits`, review_comments_url: `${r}/pulls/${pull.number}/comments`,
+    comments_url: `${r}/issues/${pull.number}/comments`,
+    state: pull.state, title: pull.title, body: pull.body, draft: pull.draft,
+    labels: [], assignees: [], assignee: null, requested_reviewers: [], requested_teams: [],
+    merged: false, merged_at: null, merge_commit_sha: null, closed_at: pull.state === 'closed' ? new Date().toISOString() : null,
+  });
+  pr.head = { ...pr.head, ref: pull.head, label: `${owner}:${pull.head}`, sha: tip(pull.head) ?? pr.head.sha };
+  pr.base = { ...pr.base, ref: pull.base, label: `${owner}:${pull.base}`, sha: tip(pull.base) ?? pr.base.sha };
+  if (pr.head.repo) Object.assign(pr.head.repo, { id: REPOSITORY_ID, default_branch: 'main', private: true, fork: false });
+  if (pr.base.repo) Object.assign(pr.base.repo, { id: REPOSITORY_ID, default_branch: 'main', private: true, fork: false });
+  return pr;
 }
