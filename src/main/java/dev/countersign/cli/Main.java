@@ -2,7 +2,7 @@ package dev.countersign.cli;
 
 import dev.countersign.action.WorkflowLog;
 import dev.countersign.git.FileStoreTiming;
-import dev.countersign.signing.EarlyIdentityToken;
+import dev.countersign.signing.KeylessHeadStart;
 import dev.countersign.support.Env;
 import java.io.ByteArrayOutputStream;
 import java.io.Console;
@@ -53,7 +53,7 @@ public final class Main {
     Env env = Env.of(System.getenv());
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
-    EarlyIdentityToken earlyToken = EarlyIdentityToken.NONE;
+    KeylessHeadStart headStart = KeylessHeadStart.NONE;
     if (env.inGitHubActions()) {
       WorkflowLog logOut = WorkflowLog.over(out);
       WorkflowLog logErr = WorkflowLog.over(err);
@@ -64,7 +64,7 @@ public final class Main {
       out = logOut;
       err = logErr;
       // Only now: what the preloading's libraries may print goes through the writers above.
-      earlyToken = StartUpPreloading.start(env, List.of(args));
+      headStart = StartUpPreloading.start(env, List.of(args));
     }
     Console console = System.console();
     Runtime.PasswordPrompt prompt =
@@ -73,7 +73,7 @@ public final class Main {
             : question -> Optional.ofNullable(console.readPassword("%s", question));
     Runtime runtime =
         new Runtime(env, Clock.systemUTC(), out, err, console != null, prompt)
-            .withEarlyToken(earlyToken);
+            .withKeylessHeadStart(headStart);
     int code = run(runtime, args);
     out.flush();
     err.flush();

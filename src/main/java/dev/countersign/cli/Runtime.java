@@ -1,6 +1,6 @@
 package dev.countersign.cli;
 
-import dev.countersign.signing.EarlyIdentityToken;
+import dev.countersign.signing.KeylessHeadStart;
 import dev.countersign.support.Env;
 import dev.countersign.support.Sleeper;
 import java.io.PrintWriter;
@@ -17,8 +17,8 @@ import java.util.Optional;
  * @param interactive true when attached to a terminal (progress bars)
  * @param passwordPrompt asks the person at the terminal for a secret without echoing it
  * @param sleeper waits between retries (pushes, GitHub API calls); tests record instead
- * @param earlyToken the GitHub Actions identity token {@link Main} requested at start-up for a run
- *     that may sign keylessly; {@link EarlyIdentityToken#NONE} elsewhere
+ * @param headStart the identity token request and key {@link Main} started with the process for a
+ *     run that may sign keylessly; {@link KeylessHeadStart#NONE} elsewhere
  */
 public record Runtime(
     Env env,
@@ -28,7 +28,7 @@ public record Runtime(
     boolean interactive,
     PasswordPrompt passwordPrompt,
     Sleeper sleeper,
-    EarlyIdentityToken earlyToken) {
+    KeylessHeadStart headStart) {
 
   public Runtime(
       Env env,
@@ -37,8 +37,7 @@ public record Runtime(
       PrintWriter err,
       boolean interactive,
       PasswordPrompt passwordPrompt) {
-    this(
-        env, clock, out, err, interactive, passwordPrompt, Sleeper.real(), EarlyIdentityToken.NONE);
+    this(env, clock, out, err, interactive, passwordPrompt, Sleeper.real(), KeylessHeadStart.NONE);
   }
 
   /** Reads a secret from the terminal; empty when there is no terminal. */
@@ -51,13 +50,12 @@ public record Runtime(
 
   /** The same effects with other standard writers. */
   public Runtime withWriters(PrintWriter newOut, PrintWriter newErr) {
-    return new Runtime(
-        env, clock, newOut, newErr, interactive, passwordPrompt, sleeper, earlyToken);
+    return new Runtime(env, clock, newOut, newErr, interactive, passwordPrompt, sleeper, headStart);
   }
 
-  /** The same effects with {@code token} as the start-up identity token. */
-  public Runtime withEarlyToken(EarlyIdentityToken token) {
-    return new Runtime(env, clock, out, err, interactive, passwordPrompt, sleeper, token);
+  /** The same effects with {@code headStart} as the keyless signer's head start. */
+  public Runtime withKeylessHeadStart(KeylessHeadStart headStart) {
+    return new Runtime(env, clock, out, err, interactive, passwordPrompt, sleeper, headStart);
   }
 
   /** A runtime for tests and embedding: no terminal. */
@@ -69,6 +67,6 @@ public record Runtime(
   public static Runtime of(
       Env env, Clock clock, PrintWriter out, PrintWriter err, Sleeper sleeper) {
     return new Runtime(
-        env, clock, out, err, false, PasswordPrompt.NONE, sleeper, EarlyIdentityToken.NONE);
+        env, clock, out, err, false, PasswordPrompt.NONE, sleeper, KeylessHeadStart.NONE);
   }
 }

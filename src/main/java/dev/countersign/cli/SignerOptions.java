@@ -122,7 +122,7 @@ final class SignerOptions {
             Optional.ofNullable(identityToken));
     return () ->
         new SigstoreKeylessSigner(
-            options, runtime.env(), runtime.clock(), onToken, runtime.earlyToken());
+            options, runtime.env(), runtime.clock(), onToken, runtime.headStart());
   }
 
   /**

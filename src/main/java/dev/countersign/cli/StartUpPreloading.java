@@ -4,7 +4,7 @@ import dev.countersign.action.ActionInputs;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.run.EarlySigning;
-import dev.countersign.signing.EarlyIdentityToken;
+import dev.countersign.signing.KeylessHeadStart;
 import dev.countersign.support.Env;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -19,9 +19,9 @@ import java.util.List;
  * met again, and reported, where the run needs the thing.
  *
  * <ul>
- *   <li>The GitHub Actions identity token, for a command that may sign keylessly ({@link
- *       EarlyIdentityToken}): the first round trip of a keyless run, started before picocli builds
- *       the command's model (~150 ms of CPU).
+ *   <li>The GitHub Actions identity token and the ephemeral key, for a command that may sign
+ *       keylessly ({@link KeylessHeadStart}): the token request is the first round trip of a
+ *       keyless run, and it leaves before picocli builds the command's model (~150 ms of CPU).
  *   <li>Otherwise the class path's jars, where an identity token may be requested: the first {@code
  *       http} URL of a process asks the class path for URL handler providers, which opens every jar
  *       (~60, ~40 ms of a cold start). In a keyless run that first URL is the identity token
@@ -37,18 +37,19 @@ final class StartUpPreloading {
   private StartUpPreloading() {}
 
   /**
-   * Starts the preloading on a daemon thread (it never delays the exit), and the identity token
-   * request when {@link #maySignKeylessly} says the command may need one.
+   * Starts the preloading on a daemon thread (it never delays the exit), and the keyless signer's
+   * head start (identity token request, key) when {@link #maySignKeylessly} says the command may
+   * sign.
    *
-   * @return the token request, for the keyless signer to take; {@link EarlyIdentityToken#NONE} when
-   *     none was started
+   * @return the head start, for the keyless signer to take; {@link KeylessHeadStart#NONE} when none
+   *     was started
    */
-  static EarlyIdentityToken start(Env env, List<String> args) {
-    EarlyIdentityToken token =
-        maySignKeylessly(env, args) ? EarlyIdentityToken.request(env) : EarlyIdentityToken.NONE;
+  static KeylessHeadStart start(Env env, List<String> args) {
+    KeylessHeadStart headStart =
+        maySignKeylessly(env, args) ? KeylessHeadStart.request(env) : KeylessHeadStart.NONE;
     // The token request opens the class path itself, on its own thread.
     boolean openClassPath =
-        token == EarlyIdentityToken.NONE && env.get("ACTIONS_ID_TOKEN_REQUEST_URL").isPresent();
+        headStart == KeylessHeadStart.NONE && env.get("ACTIONS_ID_TOKEN_REQUEST_URL").isPresent();
     Thread thread =
         new Thread(
             () -> {
@@ -64,7 +65,7 @@ final class StartUpPreloading {
             "countersign-preload");
     thread.setDaemon(true);
     thread.start();
-    return token;
+    return headStart;
   }
 
   /**

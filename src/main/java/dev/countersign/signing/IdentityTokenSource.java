@@ -65,14 +65,14 @@ final class IdentityTokenSource {
   private final Optional<String> staticToken;
   private final Env env;
   private final Consumer<String> onTokenFetched;
-  private final EarlyIdentityToken early;
+  private final KeylessHeadStart early;
 
   private IdentityTokenSource(
       Kind kind,
       Optional<String> staticToken,
       Env env,
       Consumer<String> onTokenFetched,
-      EarlyIdentityToken early) {
+      KeylessHeadStart early) {
     this.kind = kind;
     this.staticToken = staticToken;
     this.env = env;
@@ -91,7 +91,7 @@ final class IdentityTokenSource {
       Optional<String> explicitToken,
       Env env,
       Consumer<String> onTokenFetched,
-      EarlyIdentityToken early) {
+      KeylessHeadStart early) {
     if (explicitToken.isPresent()) {
       return new IdentityTokenSource(Kind.EXPLICIT, explicitToken, env, onTokenFetched, early);
     }
@@ -133,7 +133,7 @@ final class IdentityTokenSource {
     String jwt =
         staticToken.isPresent()
             ? staticToken.get()
-            : early.take(env).orElseGet(() -> fromGitHubActions(env, http));
+            : early.takeToken(env).orElseGet(() -> fromGitHubActions(env, http));
     onTokenFetched.accept(jwt);
     return decode(jwt);
   }

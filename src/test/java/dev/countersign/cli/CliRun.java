@@ -45,7 +45,7 @@ record CliRun(int exitCode, String out, String err) {
       code =
           Main.run(
               Runtime.of(started, Clock.systemUTC(), o, e)
-                  .withEarlyToken(StartUpPreloading.start(started, List.of(args))),
+                  .withKeylessHeadStart(StartUpPreloading.start(started, List.of(args))),
               args);
     }
     return new CliRun(code, out.toString(), err.toString());

@@ -24,12 +24,12 @@ import org.junit.jupiter.api.Test;
  * elsewhere.
  */
 @RequiresSigstoreStack
-class EarlyIdentityTokenTest {
+class KeylessHeadStartTest {
 
   private final SigstoreTestStack stack;
   private final List<String> fetchedTokens = new CopyOnWriteArrayList<>();
 
-  EarlyIdentityTokenTest(SigstoreTestStack stack) {
+  KeylessHeadStartTest(SigstoreTestStack stack) {
     this.stack = stack;
   }
 
@@ -47,7 +47,7 @@ class EarlyIdentityTokenTest {
   @Test
   void sign_withTheStartUpToken_usesItInsteadOfAskingTheRunnerAgain() {
     Env env = Env.of(stack.githubEnv());
-    EarlyIdentityToken early = EarlyIdentityToken.request(env);
+    KeylessHeadStart early = KeylessHeadStart.request(env);
 
     try (SigstoreKeylessSigner signer = signer(env, early)) {
       assertThat(signer.sign(bytes("one")).signer()).isEqualTo(stack.identitySan());
@@ -65,7 +65,7 @@ class EarlyIdentityTokenTest {
   void sign_whenTheStartUpRequestFailed_asksTheRunnerAgainAndSigns() {
     stack.injectFault("{\"oidc\":{\"after\":0,\"status\":500,\"count\":1}}");
     Env env = Env.of(stack.githubEnv());
-    EarlyIdentityToken early = EarlyIdentityToken.request(env);
+    KeylessHeadStart early = KeylessHeadStart.request(env);
 
     try (SigstoreKeylessSigner signer = signer(env, early)) {
       assertThat(signer.sign(bytes("one")).signer()).isEqualTo(stack.identitySan());
@@ -77,7 +77,7 @@ class EarlyIdentityTokenTest {
 
   @Test
   void sign_whenTheRunAsksWithAnotherRunnerToken_doesNotUseTheStartUpToken() {
-    EarlyIdentityToken early = EarlyIdentityToken.request(Env.of(stack.githubEnv()));
+    KeylessHeadStart early = KeylessHeadStart.request(Env.of(stack.githubEnv()));
     Map<String, String> other = new HashMap<>(stack.githubEnv());
     other.put("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "not-the-runners-token");
 
@@ -95,7 +95,7 @@ class EarlyIdentityTokenTest {
   @Test
   void sign_withAnExplicitToken_signsWithItAndLeavesTheStartUpTokenUnused() {
     Env env = Env.of(stack.githubEnv());
-    EarlyIdentityToken early = EarlyIdentityToken.request(env);
+    KeylessHeadStart early = KeylessHeadStart.request(env);
     String explicit = stack.tokenFor(Map.of());
 
     try (SigstoreKeylessSigner signer =
@@ -119,14 +119,13 @@ class EarlyIdentityTokenTest {
     Map<String, String> notInActions = new HashMap<>(stack.githubEnv());
     notInActions.remove("GITHUB_ACTIONS");
 
-    assertThat(EarlyIdentityToken.request(Env.of(withSigstoreToken)))
-        .isSameAs(EarlyIdentityToken.NONE);
-    assertThat(EarlyIdentityToken.request(Env.of(notInActions))).isSameAs(EarlyIdentityToken.NONE);
-    assertThat(EarlyIdentityToken.request(Env.empty())).isSameAs(EarlyIdentityToken.NONE);
+    assertThat(KeylessHeadStart.request(Env.of(withSigstoreToken))).isSameAs(KeylessHeadStart.NONE);
+    assertThat(KeylessHeadStart.request(Env.of(notInActions))).isSameAs(KeylessHeadStart.NONE);
+    assertThat(KeylessHeadStart.request(Env.empty())).isSameAs(KeylessHeadStart.NONE);
     assertThat(tokenRequests()).isZero();
   }
 
-  private SigstoreKeylessSigner signer(Env env, EarlyIdentityToken early) {
+  private SigstoreKeylessSigner signer(Env env, KeylessHeadStart early) {
     return new SigstoreKeylessSigner(
         KeylessOptions.custom(stack.trustedRoot(), stack.signingConfig()),
         env,
