@@ -2,6 +2,7 @@ package dev.countersign.cli;
 
 import dev.countersign.action.WorkflowLog;
 import dev.countersign.git.FileStoreTiming;
+import dev.countersign.signing.KeylessHeadStart;
 import dev.countersign.support.Env;
 import java.io.ByteArrayOutputStream;
 import java.io.Console;
@@ -10,6 +11,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -51,6 +53,7 @@ public final class Main {
     Env env = Env.of(System.getenv());
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+    KeylessHeadStart headStart = KeylessHeadStart.NONE;
     if (env.inGitHubActions()) {
       WorkflowLog logOut = WorkflowLog.over(out);
       WorkflowLog logErr = WorkflowLog.over(err);
@@ -61,14 +64,17 @@ public final class Main {
       out = logOut;
       err = logErr;
       // Only now: what the preloading's libraries may print goes through the writers above.
-      StartUpPreloading.start(env);
+      headStart = StartUpPreloading.start(env, List.of(args));
     }
     Console console = System.console();
     Runtime.PasswordPrompt prompt =
         console == null
             ? Runtime.PasswordPrompt.NONE
             : question -> Optional.ofNullable(console.readPassword("%s", question));
-    int code = run(new Runtime(env, Clock.systemUTC(), out, err, console != null, prompt), args);
+    Runtime runtime =
+        new Runtime(env, Clock.systemUTC(), out, err, console != null, prompt)
+            .withKeylessHeadStart(headStart);
+    int code = run(runtime, args);
     out.flush();
     err.flush();
     System.exit(code);

@@ -1,5 +1,6 @@
 package dev.countersign.cli;
 
+import dev.countersign.signing.KeylessHeadStart;
 import dev.countersign.support.Env;
 import dev.countersign.support.Sleeper;
 import java.io.PrintWriter;
@@ -16,6 +17,8 @@ import java.util.Optional;
  * @param interactive true when attached to a terminal (progress bars)
  * @param passwordPrompt asks the person at the terminal for a secret without echoing it
  * @param sleeper waits between retries (pushes, GitHub API calls); tests record instead
+ * @param headStart the identity token request and key {@link Main} started with the process for a
+ *     run that may sign keylessly; {@link KeylessHeadStart#NONE} elsewhere
  */
 public record Runtime(
     Env env,
@@ -24,7 +27,8 @@ public record Runtime(
     PrintWriter err,
     boolean interactive,
     PasswordPrompt passwordPrompt,
-    Sleeper sleeper) {
+    Sleeper sleeper,
+    KeylessHeadStart headStart) {
 
   public Runtime(
       Env env,
@@ -33,7 +37,7 @@ public record Runtime(
       PrintWriter err,
       boolean interactive,
       PasswordPrompt passwordPrompt) {
-    this(env, clock, out, err, interactive, passwordPrompt, Sleeper.real());
+    this(env, clock, out, err, interactive, passwordPrompt, Sleeper.real(), KeylessHeadStart.NONE);
   }
 
   /** Reads a secret from the terminal; empty when there is no terminal. */
@@ -46,7 +50,12 @@ public record Runtime(
 
   /** The same effects with other standard writers. */
   public Runtime withWriters(PrintWriter newOut, PrintWriter newErr) {
-    return new Runtime(env, clock, newOut, newErr, interactive, passwordPrompt, sleeper);
+    return new Runtime(env, clock, newOut, newErr, interactive, passwordPrompt, sleeper, headStart);
+  }
+
+  /** The same effects with {@code headStart} as the keyless signer's head start. */
+  public Runtime withKeylessHeadStart(KeylessHeadStart headStart) {
+    return new Runtime(env, clock, out, err, interactive, passwordPrompt, sleeper, headStart);
   }
 
   /** A runtime for tests and embedding: no terminal. */
@@ -57,6 +66,7 @@ public record Runtime(
   /** A runtime for tests whose waits go to {@code sleeper}. */
   public static Runtime of(
       Env env, Clock clock, PrintWriter out, PrintWriter err, Sleeper sleeper) {
-    return new Runtime(env, clock, out, err, false, PasswordPrompt.NONE, sleeper);
+    return new Runtime(
+        env, clock, out, err, false, PasswordPrompt.NONE, sleeper, KeylessHeadStart.NONE);
   }
 }

@@ -120,7 +120,9 @@ final class SignerOptions {
             Optional.ofNullable(trustedRoot),
             Optional.ofNullable(signingConfig),
             Optional.ofNullable(identityToken));
-    return () -> new SigstoreKeylessSigner(options, runtime.env(), runtime.clock(), onToken);
+    return () ->
+        new SigstoreKeylessSigner(
+            options, runtime.env(), runtime.clock(), onToken, runtime.headStart());
   }
 
   /**

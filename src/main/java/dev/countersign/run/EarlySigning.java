@@ -63,7 +63,7 @@ public record EarlySigning(SignJob job, boolean started) implements AutoCloseabl
    * Some unsigned directory is a directory (no link on the way) holding an entry that is not a dot
    * file. Cheap on purpose: jgit's first reads cost a noticeable part of a cold start.
    */
-  static boolean workTreeMayHaveWork(Path root, List<DirPair> dirs) {
+  public static boolean workTreeMayHaveWork(Path root, List<DirPair> dirs) {
     for (DirPair pair : dirs) {
       try {
         Path dir = NoFollowPaths.inside(root, Path.of(pair.from()));

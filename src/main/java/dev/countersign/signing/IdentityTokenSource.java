@@ -27,6 +27,8 @@ import java.util.function.Consumer;
 final class IdentityTokenSource {
 
   static final String SIGSTORE_ID_TOKEN = "SIGSTORE_ID_TOKEN";
+  static final String REQUEST_URL = "ACTIONS_ID_TOKEN_REQUEST_URL";
+  static final String REQUEST_TOKEN = "ACTIONS_ID_TOKEN_REQUEST_TOKEN";
   static final String NO_TOKEN_HINT =
       ", perhaps you should add `permissions: id-token: write` to the job, or pass"
           + " --identity-token / SIGSTORE_ID_TOKEN, or sign with --key";
@@ -63,41 +65,53 @@ final class IdentityTokenSource {
   private final Optional<String> staticToken;
   private final Env env;
   private final Consumer<String> onTokenFetched;
+  private final KeylessHeadStart early;
 
   private IdentityTokenSource(
-      Kind kind, Optional<String> staticToken, Env env, Consumer<String> onTokenFetched) {
+      Kind kind,
+      Optional<String> staticToken,
+      Env env,
+      Consumer<String> onTokenFetched,
+      KeylessHeadStart early) {
     this.kind = kind;
     this.staticToken = staticToken;
     this.env = env;
     this.onTokenFetched = onTokenFetched;
+    this.early = early;
   }
 
   /**
    * Picks the first available source.
    *
+   * @param early a GitHub Actions token requested at start-up, taken by the first {@link #fetch} of
+   *     a GitHub Actions source instead of asking the runner again
    * @throws EnvironmentProblem when there is no explicit token and no GitHub Actions token endpoint
    */
   static IdentityTokenSource choose(
-      Optional<String> explicitToken, Env env, Consumer<String> onTokenFetched) {
+      Optional<String> explicitToken,
+      Env env,
+      Consumer<String> onTokenFetched,
+      KeylessHeadStart early) {
     if (explicitToken.isPresent()) {
-      return new IdentityTokenSource(Kind.EXPLICIT, explicitToken, env, onTokenFetched);
+      return new IdentityTokenSource(Kind.EXPLICIT, explicitToken, env, onTokenFetched, early);
     }
     Optional<String> fromEnv = env.get(SIGSTORE_ID_TOKEN).map(String::trim);
     if (fromEnv.isPresent()) {
-      return new IdentityTokenSource(Kind.ENVIRONMENT, fromEnv, env, onTokenFetched);
+      return new IdentityTokenSource(Kind.ENVIRONMENT, fromEnv, env, onTokenFetched, early);
     }
     if (githubActionsEnabled(env)) {
-      return new IdentityTokenSource(Kind.GITHUB_ACTIONS, Optional.empty(), env, onTokenFetched);
+      return new IdentityTokenSource(
+          Kind.GITHUB_ACTIONS, Optional.empty(), env, onTokenFetched, early);
     }
     throw new EnvironmentProblem(
         "No OIDC identity token is available while signing keylessly", NO_TOKEN_HINT);
   }
 
   /** As sigstore-java's GitHub Actions client: all three variables set and non-empty. */
-  private static boolean githubActionsEnabled(Env env) {
+  static boolean githubActionsEnabled(Env env) {
     return nonEmpty(env, "GITHUB_ACTIONS")
-        && nonEmpty(env, "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
-        && nonEmpty(env, "ACTIONS_ID_TOKEN_REQUEST_URL");
+        && nonEmpty(env, REQUEST_TOKEN)
+        && nonEmpty(env, REQUEST_URL);
   }
 
   private static boolean nonEmpty(Env env, String name) {
@@ -109,20 +123,24 @@ final class IdentityTokenSource {
   }
 
   /**
-   * Obtains the token; hands it to the callback (the Action masks it) before anything else can
-   * print it.
+   * Obtains the token (for GitHub Actions, the early one if it was requested and has not been taken
+   * yet); hands it to the callback (the Action masks it) before anything else can print it.
    *
    * @throws EnvironmentProblem when the token is not a JWT, or the runner refuses to issue one
    * @throws RemoteProblem when the runner's token endpoint fails
    */
   IdentityToken fetch(SigstoreHttp http) {
-    String jwt = staticToken.isPresent() ? staticToken.get() : fromGitHubActions(http);
+    String jwt =
+        staticToken.isPresent()
+            ? staticToken.get()
+            : early.takeToken(env).orElseGet(() -> fromGitHubActions(env, http));
     onTokenFetched.accept(jwt);
     return decode(jwt);
   }
 
-  private String fromGitHubActions(SigstoreHttp http) {
-    String url = env.exact("ACTIONS_ID_TOKEN_REQUEST_URL").orElse("") + "&audience=sigstore";
+  /** The runner's token for audience {@code sigstore}, asked for over {@code http}. */
+  static String fromGitHubActions(Env env, SigstoreHttp http) {
+    String url = env.exact(REQUEST_URL).orElse("") + "&audience=sigstore";
     String what = "The GitHub Actions OIDC token endpoint did not return a token" + STEP + ": ";
     SigstoreHttp.Response response;
     try {
@@ -131,7 +149,7 @@ final class IdentityTokenSource {
               URI.create(url),
               Map.of(
                   "Authorization",
-                  "Bearer " + env.exact("ACTIONS_ID_TOKEN_REQUEST_TOKEN").orElse(""),
+                  "Bearer " + env.exact(REQUEST_TOKEN).orElse(""),
                   "Accept",
                   "application/json; api-version=2.0"));
     } catch (IOException | IllegalArgumentException e) {

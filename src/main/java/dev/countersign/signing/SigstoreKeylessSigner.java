@@ -81,6 +81,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private final Env env;
   private final Clock clock;
   private final Consumer<String> onTokenFetched;
+  private final KeylessHeadStart headStart;
   // One transport for the whole run: its TLS set-up and keep-alive connections are shared.
   private final SigstoreHttp http = new SigstoreHttp();
 
@@ -119,13 +120,25 @@ public final class SigstoreKeylessSigner implements MessageSigner {
    * @param clock decides when the cached certificate is close to expiry
    * @param onTokenFetched receives every identity token as soon as it is obtained, before it is
    *     used; the Action registers {@code ::add-mask::} here
+   * @param headStart the token request and key started with the process ({@link
+   *     KeylessHeadStart#NONE}: none): the first GitHub Actions token and the key are taken from it
    */
   public SigstoreKeylessSigner(
-      KeylessOptions options, Env env, Clock clock, Consumer<String> onTokenFetched) {
+      KeylessOptions options,
+      Env env,
+      Clock clock,
+      Consumer<String> onTokenFetched,
+      KeylessHeadStart headStart) {
     this.options = options;
     this.env = env;
     this.clock = clock;
     this.onTokenFetched = onTokenFetched;
+    this.headStart = headStart;
+  }
+
+  public SigstoreKeylessSigner(
+      KeylessOptions options, Env env, Clock clock, Consumer<String> onTokenFetched) {
+    this(options, env, clock, onTokenFetched, KeylessHeadStart.NONE);
   }
 
   public SigstoreKeylessSigner(KeylessOptions options, Env env, Clock clock) {
@@ -182,7 +195,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private void prefetchToken() {
     try {
       IdentityTokenSource source =
-          IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched);
+          IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched, headStart);
       certificateLock.lock();
       try {
         if (preparationCancelled || certified != null || pendingToken != null) {
@@ -582,7 +595,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   private Built build() {
     IdentityTokenSource tokenSource =
-        IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched);
+        IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched, headStart);
     if (options.trustedRoot().isPresent() != options.signingConfig().isPresent()) {
       throw new UsageProblem(
           "--trusted-root and --signing-config were not given together while signing keylessly",
@@ -631,7 +644,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
         services.rekor().get(),
         new SigstoreResponseVerifier(root),
         tokenSource,
-        EphemeralEcdsaKey.generate(new SecureRandom()),
+        headStart.takeKey().orElseGet(() -> EphemeralEcdsaKey.generate(new SecureRandom())),
         http);
   }
 

@@ -126,6 +126,58 @@ class ActionPipelineTest {
   }
 
   @Test
+  void mergedPullRequest_startedAsTheRunnerStartsIt_asksForOneTokenAndMasksItBeforeUse()
+      throws Exception {
+    stack.resetStats();
+    Path ws = git.clone("ws", 1, true);
+
+    CliRun run =
+        CliRun.runAsStarted(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(0);
+    assertThat(git.originFiles("main").keySet())
+        .contains("signed/config/flags.yaml", "signed/egress/payments.yaml", "signed/multi.yaml");
+    // The start-up request is the run's only one: the signer took its token.
+    assertThat(stack.stats().raw().path("requests").path("oidc.token").asInt()).isEqualTo(1);
+    assertThat(stack.stats().certificates()).isEqualTo(1);
+    List<String> identityTokens =
+        run.out()
+            .lines()
+            .filter(line -> line.startsWith("::add-mask::eyJ"))
+            .map(line -> line.substring("::add-mask::".length()))
+            .toList();
+    assertThat(identityTokens).as(run.out()).hasSize(1);
+    String jwt = identityTokens.get(0);
+    assertThat(run.all().lines().filter(line -> line.contains(jwt)))
+        .containsExactly("::add-mask::" + jwt);
+    assertNoTokenLeak(run);
+  }
+
+  @Test
+  void dispatchWithNothingUnsigned_startedAsTheRunnerStartsIt_asksForNoToken() throws Exception {
+    CliRun first =
+        CliRun.run(
+            actionEnv(git.clone("ws", 1, true), "pull_request", mergedPullRequestEvent()),
+            "action");
+    assertThat(first.exitCode()).as(first.all()).isEqualTo(0);
+    Files.delete(tmp.resolve("output"));
+    stack.resetStats();
+
+    CliRun run =
+        CliRun.runAsStarted(
+            actionEnv(
+                git.clone("ws2", 1, true),
+                "workflow_dispatch",
+                event("workflow_dispatch.octokit.json")),
+            "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(0);
+    assertThat(Files.readString(tmp.resolve("output"))).contains("result=noop\n");
+    assertThat(stack.stats().raw().path("requests").path("oidc.token").asInt()).isZero();
+    assertThat(stack.stats().certificates()).isZero();
+  }
+
+  @Test
   void scheduledRun_whenEverythingIsAlreadySigned_isNoopWithoutSigning() throws Exception {
     CliRun first =
         CliRun.run(

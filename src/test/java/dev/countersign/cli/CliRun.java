@@ -4,6 +4,7 @@ import dev.countersign.support.Env;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 
 /** Runs the CLI in-process, as the Action entry point does, and captures what a user would see. */
@@ -25,6 +26,27 @@ record CliRun(int exitCode, String out, String err) {
     try (PrintWriter o = new PrintWriter(out);
         PrintWriter e = new PrintWriter(err)) {
       code = Main.run(Runtime.of(Env.of(env), Clock.systemUTC(), o, e, sleeper), args);
+    }
+    return new CliRun(code, out.toString(), err.toString());
+  }
+
+  /**
+   * Like {@link #run(Map, String...)}, started as {@link Main#main} starts a process in GitHub
+   * Actions: with the start-up preloading and its identity token request ({@link
+   * StartUpPreloading}).
+   */
+  static CliRun runAsStarted(Map<String, String> env, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code;
+    try (PrintWriter o = new PrintWriter(out);
+        PrintWriter e = new PrintWriter(err)) {
+      Env started = Env.of(env);
+      code =
+          Main.run(
+              Runtime.of(started, Clock.systemUTC(), o, e)
+                  .withKeylessHeadStart(StartUpPreloading.start(started, List.of(args))),
+              args);
     }
     return new CliRun(code, out.toString(), err.toString());
   }
