@@ -12,6 +12,7 @@ import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Where the OIDC identity token for Fulcio comes from, in order: an explicit token ({@code
@@ -62,22 +63,15 @@ final class IdentityTokenSource {
   }
 
   private final Kind kind;
-  private final Optional<String> staticToken;
-  private final Env env;
+  // The raw token, over the given transport (used only by the runner's endpoint).
+  private final Function<SigstoreHttp, String> obtain;
   private final Consumer<String> onTokenFetched;
-  private final KeylessHeadStart early;
 
   private IdentityTokenSource(
-      Kind kind,
-      Optional<String> staticToken,
-      Env env,
-      Consumer<String> onTokenFetched,
-      KeylessHeadStart early) {
+      Kind kind, Function<SigstoreHttp, String> obtain, Consumer<String> onTokenFetched) {
     this.kind = kind;
-    this.staticToken = staticToken;
-    this.env = env;
+    this.obtain = obtain;
     this.onTokenFetched = onTokenFetched;
-    this.early = early;
   }
 
   /**
@@ -93,15 +87,19 @@ final class IdentityTokenSource {
       Consumer<String> onTokenFetched,
       KeylessHeadStart early) {
     if (explicitToken.isPresent()) {
-      return new IdentityTokenSource(Kind.EXPLICIT, explicitToken, env, onTokenFetched, early);
+      String token = explicitToken.get();
+      return new IdentityTokenSource(Kind.EXPLICIT, http -> token, onTokenFetched);
     }
     Optional<String> fromEnv = env.get(SIGSTORE_ID_TOKEN).map(String::trim);
     if (fromEnv.isPresent()) {
-      return new IdentityTokenSource(Kind.ENVIRONMENT, fromEnv, env, onTokenFetched, early);
+      String token = fromEnv.get();
+      return new IdentityTokenSource(Kind.ENVIRONMENT, http -> token, onTokenFetched);
     }
     if (githubActionsEnabled(env)) {
       return new IdentityTokenSource(
-          Kind.GITHUB_ACTIONS, Optional.empty(), env, onTokenFetched, early);
+          Kind.GITHUB_ACTIONS,
+          http -> early.takeToken(env).orElseGet(() -> fromGitHubActions(env, http)),
+          onTokenFetched);
     }
     throw new EnvironmentProblem(
         "No OIDC identity token is available while signing keylessly", NO_TOKEN_HINT);
@@ -130,10 +128,7 @@ final class IdentityTokenSource {
    * @throws RemoteProblem when the runner's token endpoint fails
    */
   IdentityToken fetch(SigstoreHttp http) {
-    String jwt =
-        staticToken.isPresent()
-            ? staticToken.get()
-            : early.takeToken(env).orElseGet(() -> fromGitHubActions(env, http));
+    String jwt = obtain.apply(http);
     onTokenFetched.accept(jwt);
     return decode(jwt);
   }

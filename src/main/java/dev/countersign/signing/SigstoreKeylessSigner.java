@@ -78,9 +78,9 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   static final Duration RENEW_WHEN_LEFT = Duration.ofMinutes(5).plusSeconds(30);
 
   private final KeylessOptions options;
-  private final Env env;
   private final Clock clock;
-  private final Consumer<String> onTokenFetched;
+  // Chosen anew for each use (the environment is read then), with the start-up token first.
+  private final Supplier<IdentityTokenSource> tokenSources;
   private final KeylessHeadStart headStart;
   // One transport for the whole run: its TLS set-up and keep-alive connections are shared.
   private final SigstoreHttp http = new SigstoreHttp();
@@ -130,9 +130,9 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       Consumer<String> onTokenFetched,
       KeylessHeadStart headStart) {
     this.options = options;
-    this.env = env;
     this.clock = clock;
-    this.onTokenFetched = onTokenFetched;
+    this.tokenSources =
+        () -> IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched, headStart);
     this.headStart = headStart;
   }
 
@@ -194,8 +194,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
    */
   private void prefetchToken() {
     try {
-      IdentityTokenSource source =
-          IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched, headStart);
+      IdentityTokenSource source = tokenSources.get();
       certificateLock.lock();
       try {
         if (preparationCancelled || certified != null || pendingToken != null) {
@@ -594,8 +593,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   }
 
   private Built build() {
-    IdentityTokenSource tokenSource =
-        IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched, headStart);
+    IdentityTokenSource tokenSource = tokenSources.get();
     if (options.trustedRoot().isPresent() != options.signingConfig().isPresent()) {
       throw new UsageProblem(
           "--trusted-root and --signing-config were not given together while signing keylessly",
