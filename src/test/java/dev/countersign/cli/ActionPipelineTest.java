@@ -154,30 +154,6 @@ class ActionPipelineTest {
   }
 
   @Test
-  void dispatchWithNothingUnsigned_startedAsTheRunnerStartsIt_asksForNoToken() throws Exception {
-    CliRun first =
-        CliRun.run(
-            actionEnv(git.clone("ws", 1, true), "pull_request", mergedPullRequestEvent()),
-            "action");
-    assertThat(first.exitCode()).as(first.all()).isEqualTo(0);
-    Files.delete(tmp.resolve("output"));
-    stack.resetStats();
-
-    CliRun run =
-        CliRun.runAsStarted(
-            actionEnv(
-                git.clone("ws2", 1, true),
-                "workflow_dispatch",
-                event("workflow_dispatch.octokit.json")),
-            "action");
-
-    assertThat(run.exitCode()).as(run.all()).isEqualTo(0);
-    assertThat(Files.readString(tmp.resolve("output"))).contains("result=noop\n");
-    assertThat(stack.stats().raw().path("requests").path("oidc.token").asInt()).isZero();
-    assertThat(stack.stats().certificates()).isZero();
-  }
-
-  @Test
   void scheduledRun_whenEverythingIsAlreadySigned_isNoopWithoutSigning() throws Exception {
     CliRun first =
         CliRun.run(
@@ -193,8 +169,9 @@ class ActionPipelineTest {
     String head = git.originHead("main");
     stack.resetStats();
 
+    // Started as Main starts it: with nothing unsigned, not even the start-up token request.
     CliRun again =
-        CliRun.run(
+        CliRun.runAsStarted(
             actionEnv(git.clone("ws2", 1, true), "schedule", event("schedule.minimal.json")),
             "action");
 

@@ -510,6 +510,88 @@ class SigstoreKeylessSignerTest {
     assertThat(stack.stats().certificates()).isZero();
   }
 
+  // --- the head start (KeylessHeadStart): the token and key started with the process ---
+
+  @Test
+  void sign_withTheStartUpToken_usesItInsteadOfAskingTheRunnerAgain() {
+    Env env = Env.of(stack.githubEnv());
+    KeylessHeadStart early = KeylessHeadStart.request(env);
+
+    try (SigstoreKeylessSigner signer = signer(env, early)) {
+      assertThat(signer.sign(bytes("one")).signer()).isEqualTo(stack.identitySan());
+      assertThat(signer.sign(bytes("two")).signer()).isEqualTo(stack.identitySan());
+    }
+
+    assertThat(tokenRequests()).isEqualTo(1);
+    assertThat(stack.stats().certificates()).isEqualTo(1);
+    // Handed to the callback (the Action's ::add-mask::) like a token the signer asked for.
+    assertThat(fetchedTokens).hasSize(1);
+    assertThat(fetchedTokens.get(0)).matches("[\\w-]+\\.[\\w-]+\\.[\\w-]+");
+  }
+
+  @Test
+  void sign_whenTheStartUpRequestFailed_asksTheRunnerAgainAndSigns() {
+    stack.injectFault("{\"oidc\":{\"after\":0,\"status\":500,\"count\":1}}");
+    Env env = Env.of(stack.githubEnv());
+    KeylessHeadStart early = KeylessHeadStart.request(env);
+
+    try (SigstoreKeylessSigner signer = signer(env, early)) {
+      assertThat(signer.sign(bytes("one")).signer()).isEqualTo(stack.identitySan());
+    }
+
+    assertThat(tokenRequests()).isEqualTo(2);
+    assertThat(fetchedTokens).hasSize(1);
+  }
+
+  @Test
+  void sign_whenTheRunAsksWithAnotherRunnerToken_doesNotUseTheStartUpToken() {
+    KeylessHeadStart early = KeylessHeadStart.request(Env.of(stack.githubEnv()));
+    Map<String, String> other = new HashMap<>(stack.githubEnv());
+    other.put("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "not-the-runners-token");
+
+    try (SigstoreKeylessSigner signer = signer(Env.of(other), early)) {
+      // The runner refuses the run's own bearer: the start-up token must not paper over that.
+      assertThatThrownBy(() -> signer.sign(bytes("one")))
+          .isInstanceOf(EnvironmentProblem.class)
+          .hasMessageContaining("HTTP 401");
+    }
+
+    assertThat(stack.stats().certificates()).isZero();
+    assertThat(fetchedTokens).isEmpty();
+  }
+
+  @Test
+  void sign_withAnExplicitToken_signsWithItAndLeavesTheStartUpTokenUnused() {
+    Env env = Env.of(stack.githubEnv());
+    KeylessHeadStart early = KeylessHeadStart.request(env);
+    String explicit = stack.tokenFor(Map.of());
+
+    try (SigstoreKeylessSigner signer =
+        new SigstoreKeylessSigner(
+            options().withIdentityToken(explicit),
+            env,
+            Clock.systemUTC(),
+            fetchedTokens::add,
+            early)) {
+      signer.sign(bytes("one"));
+    }
+
+    assertThat(fetchedTokens).containsExactly(explicit);
+  }
+
+  @Test
+  void request_withoutTheRunnerVariablesOrWithSigstoreIdToken_asksNothing() {
+    Map<String, String> withSigstoreToken = new HashMap<>(stack.githubEnv());
+    withSigstoreToken.put("SIGSTORE_ID_TOKEN", stack.tokenFor(Map.of()));
+    Map<String, String> notInActions = new HashMap<>(stack.githubEnv());
+    notInActions.remove("GITHUB_ACTIONS");
+
+    assertThat(KeylessHeadStart.request(Env.of(withSigstoreToken))).isSameAs(KeylessHeadStart.NONE);
+    assertThat(KeylessHeadStart.request(Env.of(notInActions))).isSameAs(KeylessHeadStart.NONE);
+    assertThat(KeylessHeadStart.request(Env.empty())).isSameAs(KeylessHeadStart.NONE);
+    assertThat(tokenRequests()).isZero();
+  }
+
   private SigstoreKeylessSigner githubSigner() {
     return new SigstoreKeylessSigner(
         options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetchedTokens::add);
@@ -578,5 +660,17 @@ class SigstoreKeylessSignerTest {
     assertThat(RekorSets.verifies(forgedTime, stack.trustedRoot()))
         .as("SET over another time")
         .isFalse();
+  }
+
+  private SigstoreKeylessSigner signer(Env env, KeylessHeadStart early) {
+    return new SigstoreKeylessSigner(options(), env, Clock.systemUTC(), fetchedTokens::add, early);
+  }
+
+  private int tokenRequests() {
+    return stack.stats().raw().path("requests").path("oidc.token").asInt();
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
   }
 }
