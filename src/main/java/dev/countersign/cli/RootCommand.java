@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -93,17 +94,24 @@ public final class RootCommand implements Runnable {
     if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
       return List.of();
     }
+    return invokedSubcommand(args).<Collection<Class<?>>>map(List::of).orElse(SUBCOMMANDS.values());
+  }
+
+  /**
+   * The subcommand {@code args} certainly invoke: the first argument that is not {@code
+   * --stacktrace} names a subcommand other than {@code help}; empty otherwise.
+   */
+  static Optional<Class<?>> invokedSubcommand(String... args) {
     for (String arg : args) {
       if (arg.equals("--stacktrace")) {
         continue;
       }
       Class<?> invoked = SUBCOMMANDS.get(arg);
-      if (invoked != null && invoked != CommandLine.HelpCommand.class) {
-        return List.of(invoked);
-      }
-      break;
+      return invoked == CommandLine.HelpCommand.class
+          ? Optional.empty()
+          : Optional.ofNullable(invoked);
     }
-    return SUBCOMMANDS.values();
+    return Optional.empty();
   }
 
   /** Reads the version Maven wrote into {@code version.properties}. */

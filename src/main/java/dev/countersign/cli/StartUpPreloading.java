@@ -77,11 +77,10 @@ final class StartUpPreloading {
    * request or leaves the request to the run ({@link EarlySigning}), as before.
    */
   static boolean maySignKeylessly(Env env, List<String> args) {
-    String command =
-        args.stream().filter(arg -> !arg.equals("--stacktrace")).findFirst().orElse("");
+    Class<?> command = RootCommand.invokedSubcommand(args.toArray(String[]::new)).orElse(null);
     boolean signingCommand =
-        command.equals("run")
-            || (command.equals("action")
+        command == RunCommand.class
+            || (command == ActionCommand.class
                 && ActionInputs.read(env, ActionInputs.COMMAND)
                     .orElse(ActionInputs.DEFAULT_COMMAND)
                     .equals("run"));
