@@ -154,6 +154,33 @@ class ActionPipelineTest {
   }
 
   @Test
+  void mergedPullRequest_whoseUnsignedDirectoryIsALink_startedAsTheRunnerStartsIt_asksForNothing()
+      throws Exception {
+    // The PR replaces unsigned/ with a link to a directory of manifests outside the repository.
+    Path outside = Files.createDirectories(tmp.resolve("outside"));
+    Files.writeString(outside.resolve("planted.yaml"), configMap("planted", "x"));
+    git.commitToOrigin(
+        "main",
+        Map.of(),
+        Set.of(
+            "unsigned/egress/payments.yaml", "unsigned/config/flags.yaml", "unsigned/multi.yaml"),
+        "remove the manifests");
+    git.commitSymlinkToOrigin("main", "unsigned", outside.toString());
+    String before = git.originHead("main");
+    Path ws = git.clone("ws", 1, true);
+    assertThat(Files.isSymbolicLink(ws.resolve("unsigned"))).isTrue();
+    stack.resetStats();
+
+    CliRun run =
+        CliRun.runAsStarted(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+
+    assertThat(git.originHead("main")).as(run.all()).isEqualTo(before);
+    assertThat(git.originFiles("main").keySet()).noneMatch(path -> path.startsWith("signed/"));
+    assertThat(stack.stats().raw().path("requests").path("oidc.token").asInt()).isZero();
+    assertThat(stack.stats().certificates()).isZero();
+  }
+
+  @Test
   void scheduledRun_whenEverythingIsAlreadySigned_isNoopWithoutSigning() throws Exception {
     CliRun first =
         CliRun.run(
