@@ -48,8 +48,6 @@ public final class Main {
     if (System.getProperty(PICOCLI_NO_CLOSURES) == null) {
       System.setProperty(PICOCLI_NO_CLOSURES, "true");
     }
-    // Before jgit first looks at a file: no 3-second timestamp probe in a fresh container.
-    FileStoreTiming.install();
     Env env = Env.of(System.getenv());
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
@@ -64,7 +62,13 @@ public final class Main {
       out = logOut;
       err = logErr;
       // Only now: what the preloading's libraries may print goes through the writers above.
-      headStart = StartUpPreloading.start(env, List.of(args));
+      headStart = StartUpPreloading.headStart(env, List.of(args));
+    }
+    // Before jgit first looks at a file: no 3-second timestamp probe in a fresh container. After
+    // the identity token request has left: jgit's start-up (~15 ms) is not a round trip's wait.
+    FileStoreTiming.install();
+    if (env.inGitHubActions()) {
+      StartUpPreloading.start(env, headStart);
     }
     Console console = System.console();
     Runtime.PasswordPrompt prompt =

@@ -37,16 +37,24 @@ final class StartUpPreloading {
   private StartUpPreloading() {}
 
   /**
-   * Starts the preloading on a daemon thread (it never delays the exit), and the keyless signer's
-   * head start (identity token request, key) when {@link #maySignKeylessly} says the command may
-   * sign.
+   * Starts the keyless signer's head start (identity token request, key) when {@link
+   * #maySignKeylessly} says the command may sign: the first thing a process in GitHub Actions does
+   * after its log writers are in place.
    *
    * @return the head start, for the keyless signer to take; {@link KeylessHeadStart#NONE} when none
    *     was started
    */
-  static KeylessHeadStart start(Env env, List<String> args) {
-    KeylessHeadStart headStart =
-        maySignKeylessly(env, args) ? KeylessHeadStart.request(env) : KeylessHeadStart.NONE;
+  static KeylessHeadStart headStart(Env env, List<String> args) {
+    return maySignKeylessly(env, args) ? KeylessHeadStart.request(env) : KeylessHeadStart.NONE;
+  }
+
+  /**
+   * Starts the preloading on a daemon thread (it never delays the exit). It waits for {@code
+   * headStart}'s token request to be under way first ({@link
+   * KeylessHeadStart#awaitTokenRequestUnderWay}): that request is on the critical path, the
+   * preloading is not.
+   */
+  static void start(Env env, KeylessHeadStart headStart) {
     // The token request opens the class path itself, on its own thread.
     boolean openClassPath =
         headStart == KeylessHeadStart.NONE && env.get("ACTIONS_ID_TOKEN_REQUEST_URL").isPresent();
@@ -54,6 +62,7 @@ final class StartUpPreloading {
         new Thread(
             () -> {
               try {
+                headStart.awaitTokenRequestUnderWay();
                 if (openClassPath) {
                   openClassPath();
                 }
@@ -65,7 +74,6 @@ final class StartUpPreloading {
             "countersign-preload");
     thread.setDaemon(true);
     thread.start();
-    return headStart;
   }
 
   /**

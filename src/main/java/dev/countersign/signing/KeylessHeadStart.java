@@ -1,14 +1,20 @@
 package dev.countersign.signing;
 
 import dev.countersign.support.Env;
+import dev.countersign.support.Json;
+import dev.countersign.support.Sha256;
+import dev.countersign.verification.SigstoreResponseVerifier;
 import java.security.SecureRandom;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -28,21 +34,34 @@ import java.util.function.Supplier;
 public final class KeylessHeadStart {
 
   /** Nothing started: the signer asks the runner and makes its key itself. */
-  public static final KeylessHeadStart NONE = new KeylessHeadStart(null, null, null, null);
+  public static final KeylessHeadStart NONE =
+      new KeylessHeadStart(null, null, null, null, new CountDownLatch(0));
+
+  /**
+   * How long the rest of the start-up waits at most for the token request to be under way (a slow
+   * connection to the runner's endpoint must not hold the key back for long).
+   */
+  static final Duration TOKEN_REQUEST_HEAD_START = Duration.ofMillis(250);
 
   private final String requestUrl;
   private final String requestToken;
   private final Future<String> jwt;
   private final Future<EphemeralEcdsaKey> key;
+  private final CountDownLatch tokenRequestUnderWay;
   private boolean tokenTaken; // guarded by this
   private boolean keyTaken; // guarded by this
 
   private KeylessHeadStart(
-      String requestUrl, String requestToken, Future<String> jwt, Future<EphemeralEcdsaKey> key) {
+      String requestUrl,
+      String requestToken,
+      Future<String> jwt,
+      Future<EphemeralEcdsaKey> key,
+      CountDownLatch tokenRequestUnderWay) {
     this.requestUrl = requestUrl;
     this.requestToken = requestToken;
     this.jwt = jwt;
     this.key = key;
+    this.tokenRequestUnderWay = tokenRequestUnderWay;
   }
 
   /**
@@ -50,19 +69,56 @@ public final class KeylessHeadStart {
    * ask the runner: the GitHub Actions variables are set and {@code SIGSTORE_ID_TOKEN} is not (an
    * explicit {@code --identity-token} is known only later; the signer then simply does not take the
    * token). {@link #NONE} otherwise.
+   *
+   * <p>The token request goes first: it is the first of the three round trips a one-manifest run
+   * waits for, and before it leaves it needs CPU (the first {@code http} URL of a process scans
+   * every jar of the class path, ~20 ms; an https connection adds the trust store and the TLS
+   * handshake). The key, which is needed only once the token is back, is made after the request is
+   * under way ({@link #awaitTokenRequestUnderWay}), and so should other start-up work that can
+   * wait.
    */
   public static KeylessHeadStart request(Env env) {
     if (!IdentityTokenSource.githubActionsEnabled(env)
         || env.get(IdentityTokenSource.SIGSTORE_ID_TOKEN).isPresent()) {
       return NONE;
     }
+    CountDownLatch underWay = new CountDownLatch(1);
+    CompletableFuture<String> jwt = new CompletableFuture<>();
+    onDaemonThread(
+        "countersign-early-token",
+        () -> {
+          try {
+            return IdentityTokenSource.fromGitHubActions(
+                env, new SigstoreHttp(underWay::countDown));
+          } finally {
+            underWay.countDown(); // also when the request failed before it had a connection
+          }
+        },
+        jwt,
+        () -> {});
+    CompletableFuture<EphemeralEcdsaKey> key = new CompletableFuture<>();
+    onDaemonThread(
+        "countersign-early-key",
+        () -> {
+          awaitQuietly(underWay);
+          return keyAndTrustMaterialCode();
+        },
+        key,
+        KeylessHeadStart::warmUpSigningCode);
     return new KeylessHeadStart(
         env.exact(IdentityTokenSource.REQUEST_URL).orElse(""),
         env.exact(IdentityTokenSource.REQUEST_TOKEN).orElse(""),
-        onDaemonThread(
-            "countersign-early-token",
-            () -> IdentityTokenSource.fromGitHubActions(env, new SigstoreHttp())),
-        onDaemonThread("countersign-early-key", KeylessHeadStart::keyAndTrustMaterialCode));
+        jwt,
+        key,
+        underWay);
+  }
+
+  /**
+   * Waits until the token request has its connection and is being written, has failed, or {@link
+   * #TOKEN_REQUEST_HEAD_START} has passed; returns at once when no request was started.
+   */
+  public void awaitTokenRequestUnderWay() {
+    awaitQuietly(tokenRequestUnderWay);
   }
 
   /**
@@ -106,8 +162,29 @@ public final class KeylessHeadStart {
     return made;
   }
 
-  private static <T> Future<T> onDaemonThread(String name, Supplier<T> work) {
-    CompletableFuture<T> result = new CompletableFuture<>();
+  /**
+   * Runs, with a throwaway key, the code the first signatures and checks of a run meet next: a
+   * BouncyCastle ECDSA signature (the proof of possession, the message signatures), its
+   * verification (the SCT, SET and checkpoint checks) and Jackson writing JSON (the Fulcio and
+   * Rekor requests). In a cold JVM each costs several ms of class initialisation and interpreted
+   * arithmetic, otherwise spent between a service's answer and the next request; here it overlaps
+   * the token's round trip. The throwaway key signs one constant byte and is dropped: nothing it
+   * signs leaves the process, and the run's own key signs nothing here.
+   */
+  private static void warmUpSigningCode() {
+    EphemeralEcdsaKey throwaway = EphemeralEcdsaKey.generate(new SecureRandom());
+    byte[] data = {0};
+    SigstoreResponseVerifier.warmUpSignatureCheck(
+        throwaway.publicKey(), data, throwaway.signDigest(Sha256.of(data)));
+    Json.mapper().createObjectNode().put("warm", "up").toString();
+  }
+
+  /**
+   * Completes {@code result} with {@code work}'s outcome on a daemon thread, then runs {@code
+   * afterwards} there (its failures are dropped: it only prepares).
+   */
+  private static <T> void onDaemonThread(
+      String name, Supplier<T> work, CompletableFuture<T> result, Runnable afterwards) {
     Thread thread =
         new Thread(
             () -> {
@@ -115,12 +192,25 @@ public final class KeylessHeadStart {
                 result.complete(work.get());
               } catch (RuntimeException | Error e) {
                 result.completeExceptionally(e);
+                return;
+              }
+              try {
+                afterwards.run();
+              } catch (RuntimeException | Error onlyAPreparation) {
+                // the code it warms reports its own failures where it runs for real
               }
             },
             name);
     thread.setDaemon(true);
     thread.start();
-    return result;
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(TOKEN_REQUEST_HEAD_START.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static <T> Optional<T> result(Future<T> future) {

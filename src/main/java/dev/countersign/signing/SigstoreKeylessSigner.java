@@ -279,8 +279,10 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   public SignatureMaterial sign(byte[] message) {
     byte[] digest = sha256(message);
     Built current = built();
-    Certified certificate = certificate(current);
+    // The signature needs the key alone: made before waiting for the certificate, it is ready when
+    // Fulcio's answer is. It leaves the process only with the certificate, after that is checked.
     byte[] signature = current.key().signDigest(digest);
+    Certified certificate = certificate(current);
     Logged logged = upload(current, certificate, digest, signature);
     return toMaterial(certificate, logged, digest, signature);
   }

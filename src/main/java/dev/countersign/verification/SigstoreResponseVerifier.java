@@ -1,6 +1,7 @@
 package dev.countersign.verification;
 
 import java.security.GeneralSecurityException;
+import java.security.PublicKey;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.List;
@@ -64,6 +65,17 @@ public final class SigstoreResponseVerifier {
     } catch (GeneralSecurityException | RuntimeException outcomeNotUsed) {
       // verifyCertificate reaches its own verdict on Fulcio's certificate
     }
+  }
+
+  /**
+   * Runs the ECDSA check of the SCT, SET and checkpoint checks once, on {@code signature} of {@code
+   * data} by {@code key}, and drops the outcome: in a cold JVM the first check costs several ms of
+   * class initialisation and interpreted arithmetic, which a keyless signer spends while the
+   * identity token is on its way instead of between Fulcio's and Rekor's answers and the next
+   * request. Checks nothing that is used.
+   */
+  public static void warmUpSignatureCheck(PublicKey key, byte[] data, byte[] signature) {
+    EcdsaVerification.verifySha256(key, data, signature);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.countersign.cli;
 
+import dev.countersign.signing.KeylessHeadStart;
 import dev.countersign.support.Env;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -42,11 +43,11 @@ record CliRun(int exitCode, String out, String err) {
     try (PrintWriter o = new PrintWriter(out);
         PrintWriter e = new PrintWriter(err)) {
       Env started = Env.of(env);
+      KeylessHeadStart headStart = StartUpPreloading.headStart(started, List.of(args));
+      StartUpPreloading.start(started, headStart);
       code =
           Main.run(
-              Runtime.of(started, Clock.systemUTC(), o, e)
-                  .withKeylessHeadStart(StartUpPreloading.start(started, List.of(args))),
-              args);
+              Runtime.of(started, Clock.systemUTC(), o, e).withKeylessHeadStart(headStart), args);
     }
     return new CliRun(code, out.toString(), err.toString());
   }
