@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -48,8 +49,10 @@ public final class KeylessHeadStart {
   private final Future<String> jwt;
   private final Future<EphemeralEcdsaKey> key;
   private final CountDownLatch tokenRequestUnderWay;
-  private boolean tokenTaken; // guarded by this
-  private boolean keyTaken; // guarded by this
+  // Taken at most once each; the wait for them is outside any lock, so that taking the key never
+  // waits for the token's round trip.
+  private final AtomicBoolean tokenTaken = new AtomicBoolean();
+  private final AtomicBoolean keyTaken = new AtomicBoolean();
 
   private KeylessHeadStart(
       String requestUrl,
@@ -113,6 +116,11 @@ public final class KeylessHeadStart {
         underWay);
   }
 
+  /** Whether a token request was started (its answer may still be on its way). */
+  boolean tokenRequested() {
+    return jwt != null;
+  }
+
   /**
    * Waits until the token request has its connection and is being written, has failed, or {@link
    * #TOKEN_REQUEST_HEAD_START} has passed; returns at once when no request was started.
@@ -126,23 +134,21 @@ public final class KeylessHeadStart {
    * already taken, it failed (the caller asks again and reports what it meets), or {@code env}
    * names another token endpoint or bearer than the one asked with.
    */
-  synchronized Optional<String> takeToken(Env env) {
+  Optional<String> takeToken(Env env) {
     if (jwt == null
-        || tokenTaken
         || !env.exact(IdentityTokenSource.REQUEST_URL).orElse("").equals(requestUrl)
-        || !env.exact(IdentityTokenSource.REQUEST_TOKEN).orElse("").equals(requestToken)) {
+        || !env.exact(IdentityTokenSource.REQUEST_TOKEN).orElse("").equals(requestToken)
+        || !tokenTaken.compareAndSet(false, true)) {
       return Optional.empty();
     }
-    tokenTaken = true;
     return result(jwt);
   }
 
   /** The ephemeral key, once, waiting for it; empty when none was made (the caller makes one). */
-  synchronized Optional<EphemeralEcdsaKey> takeKey() {
-    if (key == null || keyTaken) {
+  Optional<EphemeralEcdsaKey> takeKey() {
+    if (key == null || !keyTaken.compareAndSet(false, true)) {
       return Optional.empty();
     }
-    keyTaken = true;
     return result(key);
   }
 

@@ -44,6 +44,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -102,6 +103,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private boolean identityStarted;
   private boolean certificateStarted;
   private volatile boolean preparationCancelled;
+  private final AtomicBoolean warmedUp = new AtomicBoolean();
 
   private record Built(
       URI fulcio,
@@ -195,6 +197,10 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private void prefetchToken() {
     try {
       IdentityTokenSource source = tokenSources.get();
+      if (headStart.tokenRequested()) {
+        // The token is on its way already: warm the check of Fulcio's answer while it travels.
+        warmUpOnce();
+      }
       certificateLock.lock();
       try {
         if (preparationCancelled || certified != null || pendingToken != null) {
@@ -205,12 +211,17 @@ public final class SigstoreKeylessSigner implements MessageSigner {
         certificateLock.unlock();
       }
       // The token goes to Fulcio from another thread; this one has nothing left to do but make
-      // the check of Fulcio's answer faster (SigstoreResponseVerifier#warmUp).
-      if (!preparationCancelled) {
-        built().verifier().warmUp();
-      }
+      // the check of Fulcio's answer faster.
+      warmUpOnce();
     } catch (RuntimeException reportedBySign) {
       // sign() or prepareNow() meets it again
+    }
+  }
+
+  /** {@link SigstoreResponseVerifier#warmUp}, once per signer and not after a cancellation. */
+  private void warmUpOnce() {
+    if (!preparationCancelled && warmedUp.compareAndSet(false, true)) {
+      built().verifier().warmUp();
     }
   }
 

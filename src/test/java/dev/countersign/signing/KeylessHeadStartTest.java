@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The head start's order: the token request first, the key once that request is under way. Against
@@ -49,6 +50,24 @@ class KeylessHeadStartTest {
     // way, never for the answer.
     assertThat(early.takeKey()).isPresent();
     assertThat(requests).hasSize(1);
+  }
+
+  @Test
+  @Timeout(30)
+  void takeKey_whileAnotherThreadWaitsForTheToken_doesNotWaitForTheToken() throws Exception {
+    KeylessHeadStart early = KeylessHeadStart.request(envFor(startRunner()));
+    Thread waiter = new Thread(() -> early.takeToken(envFor(runnerUrl())));
+    waiter.setDaemon(true);
+    waiter.start();
+    while (waiter.getState() != Thread.State.WAITING) {
+      Thread.onSpinWait();
+    }
+
+    // The signer's build takes the key while its token preparation waits for the runner: the key
+    // must not wait for that answer (it used to, behind the same lock).
+    assertThat(early.takeKey()).isPresent();
+    release.countDown();
+    waiter.join();
   }
 
   @Test
