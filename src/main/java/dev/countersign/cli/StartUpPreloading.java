@@ -55,6 +55,8 @@ final class StartUpPreloading {
    * preloading is not.
    */
   static void start(Env env, KeylessHeadStart headStart) {
+    // Here, before the thread: it uses jgit while this thread goes on to open the repository.
+    JGitWorkspace.initializeFileSystemClasses();
     // The token request opens the class path itself, on its own thread.
     boolean openClassPath =
         headStart == KeylessHeadStart.NONE && env.get("ACTIONS_ID_TOKEN_REQUEST_URL").isPresent();

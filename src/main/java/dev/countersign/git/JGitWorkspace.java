@@ -122,6 +122,17 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   /**
+   * Initialises jgit's file-system classes on the calling thread: {@code FS}, the platform subclass
+   * its static initialiser picks, and the workspace's own subclass of that. Call it once, before
+   * any other thread may use jgit (the start-up preloading): a thread initialising {@code FS} and
+   * another initialising a subclass of it (which initialises its superclasses first) wait for each
+   * other's class initialisation forever.
+   */
+  public static void initializeFileSystemClasses() {
+    NoHooksFs.forThisPlatform();
+  }
+
+  /**
    * Loads what the first {@link #open} of a process reads before anything else: jgit's own
    * configuration (with {@link FileStoreTiming}'s entries), the system configuration (to find it,
    * jgit runs {@code git} where one is installed) and the user's, with the classes behind them.
