@@ -96,6 +96,14 @@ final class EmbeddedSct {
   }
 
   /**
+   * Runs the precertificate reconstruction of {@link #verify} on {@code certificate} and drops the
+   * result: in a cold JVM BouncyCastle's ASN.1 parsing and encoding cost a few ms the first time.
+   */
+  static void warmUp(X509Certificate certificate) {
+    tbsWithoutScts(certificate);
+  }
+
+  /**
    * The SCTs of the extension: OCTET STRING { OCTET STRING { u16 length, (u16 length, SCT)* } }.
    */
   private static List<byte[]> scts(byte[] extension) {

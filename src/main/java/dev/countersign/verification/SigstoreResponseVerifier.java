@@ -46,11 +46,12 @@ public final class SigstoreResponseVerifier {
 
   /**
    * Runs the certificate-path validation of {@link #verifyCertificate} once on the trusted root's
-   * own chain (the first authority's intermediates, or its root alone, against its root) and drops
-   * the outcome. The first validation in a cold JVM costs ~50 ms of class loading, linking and
-   * interpreted ECDSA; a keyless signer calls this while Fulcio's answer is on its way, so that its
-   * real check of Fulcio's certificate, between that answer and the Rekor upload, runs warm. Checks
-   * nothing: {@link #verifyCertificate} still validates every certificate fully.
+   * own chain (the first authority's intermediates, or its root alone, against its root), and the
+   * SCT check's precertificate reconstruction on that certificate, and drops the outcomes. The
+   * first validation in a cold JVM costs ~50 ms of class loading, linking and interpreted ECDSA; a
+   * keyless signer calls this while the identity token or Fulcio's answer is on its way, so that
+   * its real check of Fulcio's certificate, between that answer and the Rekor upload, runs warm.
+   * Checks nothing: {@link #verifyCertificate} still validates every certificate fully.
    */
   public void warmUp() {
     if (trustedRoot.certificateAuthorities().isEmpty()) {
@@ -62,6 +63,7 @@ public final class SigstoreResponseVerifier {
     List<X509Certificate> path = chain.subList(0, Math.max(1, chain.size() - 1));
     try {
       FulcioCertificate.validatePath(path, ca.root(), path.get(0).getNotBefore().toInstant());
+      EmbeddedSct.warmUp(path.get(0));
     } catch (GeneralSecurityException | RuntimeException outcomeNotUsed) {
       // verifyCertificate reaches its own verdict on Fulcio's certificate
     }
