@@ -14,16 +14,13 @@ import picocli.CommandLine.Command;
  * secrets never appear on a command line.
  */
 @Command(
-    name = ActionCommand.NAME,
+    name = "action",
     mixinStandardHelpOptions = true,
     hidden = true,
     description =
         "Run as the GitHub Action: the `command` input (run, check, promote or publish) with"
             + " options from INPUT_* variables.")
 final class ActionCommand extends Subcommand {
-
-  /** The subcommand's name, read by {@link RootCommand} without reflection. */
-  static final String NAME = "action";
 
   /** Subcommands the Action may run. */
   static final List<String> COMMANDS = List.of("run", "check", "promote", "doctor", "publish");

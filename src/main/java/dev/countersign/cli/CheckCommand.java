@@ -24,7 +24,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
-    name = CheckCommand.NAME,
+    name = "check",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
@@ -37,9 +37,6 @@ import picocli.CommandLine.Option;
       "Exit 0 when everything passes, 1 when anything fails."
     })
 final class CheckCommand extends Subcommand {
-
-  /** The subcommand's name, read by {@link RootCommand} without reflection. */
-  static final String NAME = "check";
 
   /** Where the rules that judge the change come from. */
   enum PolicySource {

@@ -14,7 +14,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
-    name = DoctorCommand.NAME,
+    name = "doctor",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
@@ -26,9 +26,6 @@ import picocli.CommandLine.Option;
       "Exit 0 when it holds, 1 on findings."
     })
 final class DoctorCommand extends Subcommand {
-
-  /** The subcommand's name, read by {@link RootCommand} without reflection. */
-  static final String NAME = "doctor";
 
   @Mixin RepoOption repo;
 

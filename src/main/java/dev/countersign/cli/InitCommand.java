@@ -22,7 +22,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
-    name = InitCommand.NAME,
+    name = "init",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
@@ -35,9 +35,6 @@ import picocli.CommandLine.Option;
       "directories; options override. Refuses to overwrite existing files unless --force."
     })
 final class InitCommand extends Subcommand {
-
-  /** The subcommand's name, read by {@link RootCommand} without reflection. */
-  static final String NAME = "init";
 
   @Option(
       names = "--repo",

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(
-    name = KeygenCommand.NAME,
+    name = "keygen",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
@@ -26,9 +26,6 @@ import picocli.CommandLine.Option;
       "Without a terminal and without COSIGN_PASSWORD it refuses, unless --no-password."
     })
 final class KeygenCommand extends Subcommand {
-
-  /** The subcommand's name, read by {@link RootCommand} without reflection. */
-  static final String NAME = "keygen";
 
   @Option(
       names = "--output-key-prefix",

@@ -26,7 +26,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
-    name = PromoteCommand.NAME,
+    name = "promote",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
@@ -41,9 +41,6 @@ import picocli.CommandLine.Option;
           + " docs/promotion.md."
     })
 final class PromoteCommand extends Subcommand {
-
-  /** The subcommand's name, read by {@link RootCommand} without reflection. */
-  static final String NAME = "promote";
 
   @Mixin SignCommand.FormatOptions format;
   @Mixin PullRequestOptions pullRequest;

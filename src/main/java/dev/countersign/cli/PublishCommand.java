@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(
-    name = PublishCommand.NAME,
+    name = "publish",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
@@ -43,9 +43,6 @@ import picocli.CommandLine.Parameters;
           + " commit holds it."
     })
 final class PublishCommand extends Subcommand {
-
-  /** The subcommand's name, read by {@link RootCommand} without reflection. */
-  static final String NAME = "publish";
 
   @Mixin SignerOptions signer;
   @Mixin SignCommand.FormatOptions format;

@@ -24,27 +24,25 @@ public final class RootCommand implements Runnable {
   /**
    * The subcommands, by name, in the order help lists them. Not in {@code @Command(subcommands)}:
    * picocli would build every command's model (reflection over all options and mixins, ~0.2 CPU s)
-   * at every start, although a run executes one of them. The names are the commands' own {@code
-   * NAME} constants (their {@code @Command} annotations name the same constant), not read from the
-   * annotations: reading one parses it into a proxy class made at run time, ~1 ms each in a cold
-   * JVM, and {@link StartUpPreloading} asks which subcommand runs before the identity token request
-   * can leave.
+   * at every start, although a run executes one of them. Named here rather than read from their
+   * {@code @Command} annotations (RootCommandTest holds the two equal): reading an annotation
+   * parses it into a proxy class made at run time, ~1 ms each in a cold JVM, and {@link
+   * StartUpPreloading} asks which subcommand runs before the identity token request can leave.
    */
   private static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
 
   private static Map<String, Class<?>> subcommands() {
     Map<String, Class<?>> byName = new LinkedHashMap<>();
-    byName.put(RunCommand.NAME, RunCommand.class);
-    byName.put(ActionCommand.NAME, ActionCommand.class);
-    byName.put(SignCommand.NAME, SignCommand.class);
-    byName.put(VerifyCommand.NAME, VerifyCommand.class);
-    byName.put(KeygenCommand.NAME, KeygenCommand.class);
-    byName.put(CheckCommand.NAME, CheckCommand.class);
-    byName.put(InitCommand.NAME, InitCommand.class);
-    byName.put(DoctorCommand.NAME, DoctorCommand.class);
-    byName.put(PromoteCommand.NAME, PromoteCommand.class);
-    byName.put(PublishCommand.NAME, PublishCommand.class);
-    // picocli's own: its annotation says "help" (RootCommandTest holds every name to its class's).
+    byName.put("run", RunCommand.class);
+    byName.put("action", ActionCommand.class);
+    byName.put("sign", SignCommand.class);
+    byName.put("verify", VerifyCommand.class);
+    byName.put("keygen", KeygenCommand.class);
+    byName.put("check", CheckCommand.class);
+    byName.put("init", InitCommand.class);
+    byName.put("doctor", DoctorCommand.class);
+    byName.put("promote", PromoteCommand.class);
+    byName.put("publish", PublishCommand.class);
     byName.put("help", CommandLine.HelpCommand.class);
     return Collections.unmodifiableMap(byName);
   }

@@ -38,7 +38,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
-    name = RunCommand.NAME,
+    name = "run",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
@@ -49,9 +49,6 @@ import picocli.CommandLine.Option;
       "workflow_dispatch reconcile; other events are a no-op; pull_request_target is refused."
     })
 final class RunCommand extends Subcommand {
-
-  /** The subcommand's name, read by {@link RootCommand} without reflection. */
-  static final String NAME = "run";
 
   @Mixin SignerOptions signer;
   @Mixin SignCommand.FormatOptions format;

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(
-    name = SignCommand.NAME,
+    name = "sign",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
@@ -26,9 +26,6 @@ import picocli.CommandLine.Parameters;
       "All or nothing: if any file is invalid or any signature fails, nothing is written."
     })
 final class SignCommand extends Subcommand {
-
-  /** The subcommand's name, read by {@link RootCommand} without reflection. */
-  static final String NAME = "sign";
 
   @Mixin SignerOptions signer;
   @Mixin FormatOptions format;

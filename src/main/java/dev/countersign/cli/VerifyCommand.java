@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(
-    name = VerifyCommand.NAME,
+    name = "verify",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
@@ -41,9 +41,6 @@ import picocli.CommandLine.Parameters;
       "Exit 0 when every document verifies, 1 when any is rejected."
     })
 final class VerifyCommand extends Subcommand {
-
-  /** The subcommand's name, read by {@link RootCommand} without reflection. */
-  static final String NAME = "verify";
 
   enum Output {
     text,

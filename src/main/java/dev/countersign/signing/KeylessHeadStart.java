@@ -35,8 +35,7 @@ import java.util.function.Supplier;
 public final class KeylessHeadStart {
 
   /** Nothing started: the signer asks the runner and makes its key itself. */
-  public static final KeylessHeadStart NONE =
-      new KeylessHeadStart(null, null, null, null, new CountDownLatch(0));
+  public static final KeylessHeadStart NONE = new KeylessHeadStart(null, null);
 
   /**
    * How long the rest of the start-up waits at most for the token request to be under way (a slow
@@ -44,27 +43,29 @@ public final class KeylessHeadStart {
    */
   static final Duration TOKEN_REQUEST_HEAD_START = Duration.ofMillis(250);
 
-  private final String requestUrl;
-  private final String requestToken;
-  private final Future<String> jwt;
-  private final Future<EphemeralEcdsaKey> key;
-  private final CountDownLatch tokenRequestUnderWay;
+  /** The runner's token endpoint and bearer a request went to. */
+  private record Runner(String url, String bearer) {
+    static Runner of(Env env) {
+      return new Runner(
+          env.exact(IdentityTokenSource.REQUEST_URL).orElse(""),
+          env.exact(IdentityTokenSource.REQUEST_TOKEN).orElse(""));
+    }
+  }
+
+  /** What was started: the token request (and when it is under way), and the key. */
+  private record Started(
+      Future<String> jwt, CountDownLatch tokenRequestUnderWay, Future<EphemeralEcdsaKey> key) {}
+
+  private final Runner runner; // null for NONE
+  private final Started started; // null for NONE
   // Taken at most once each; the wait for them is outside any lock, so that taking the key never
   // waits for the token's round trip.
   private final AtomicBoolean tokenTaken = new AtomicBoolean();
   private final AtomicBoolean keyTaken = new AtomicBoolean();
 
-  private KeylessHeadStart(
-      String requestUrl,
-      String requestToken,
-      Future<String> jwt,
-      Future<EphemeralEcdsaKey> key,
-      CountDownLatch tokenRequestUnderWay) {
-    this.requestUrl = requestUrl;
-    this.requestToken = requestToken;
-    this.jwt = jwt;
-    this.key = key;
-    this.tokenRequestUnderWay = tokenRequestUnderWay;
+  private KeylessHeadStart(Runner runner, Started started) {
+    this.runner = runner;
+    this.started = started;
   }
 
   /**
@@ -108,17 +109,12 @@ public final class KeylessHeadStart {
         },
         key,
         KeylessHeadStart::warmUpSigningCode);
-    return new KeylessHeadStart(
-        env.exact(IdentityTokenSource.REQUEST_URL).orElse(""),
-        env.exact(IdentityTokenSource.REQUEST_TOKEN).orElse(""),
-        jwt,
-        key,
-        underWay);
+    return new KeylessHeadStart(Runner.of(env), new Started(jwt, underWay, key));
   }
 
   /** Whether a token request was started (its answer may still be on its way). */
   boolean tokenRequested() {
-    return jwt != null;
+    return started != null;
   }
 
   /**
@@ -126,7 +122,9 @@ public final class KeylessHeadStart {
    * #TOKEN_REQUEST_HEAD_START} has passed; returns at once when no request was started.
    */
   public void awaitTokenRequestUnderWay() {
-    awaitQuietly(tokenRequestUnderWay);
+    if (started != null) {
+      awaitQuietly(started.tokenRequestUnderWay());
+    }
   }
 
   /**
@@ -135,21 +133,20 @@ public final class KeylessHeadStart {
    * names another token endpoint or bearer than the one asked with.
    */
   Optional<String> takeToken(Env env) {
-    if (jwt == null
-        || !env.exact(IdentityTokenSource.REQUEST_URL).orElse("").equals(requestUrl)
-        || !env.exact(IdentityTokenSource.REQUEST_TOKEN).orElse("").equals(requestToken)
+    if (started == null
+        || !Runner.of(env).equals(runner)
         || !tokenTaken.compareAndSet(false, true)) {
       return Optional.empty();
     }
-    return result(jwt);
+    return result(started.jwt());
   }
 
   /** The ephemeral key, once, waiting for it; empty when none was made (the caller makes one). */
   Optional<EphemeralEcdsaKey> takeKey() {
-    if (key == null || !keyTaken.compareAndSet(false, true)) {
+    if (started == null || !keyTaken.compareAndSet(false, true)) {
       return Optional.empty();
     }
-    return result(key);
+    return result(started.key());
   }
 
   /**
