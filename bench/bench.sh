@@ -4,8 +4,9 @@
 # absolute numbers (the machine, its load and the JDK all move them).
 #
 #   bench/bench.sh [--sizes "1 50 500"] [--latencies "0 150"] [--baseline-sample K]
-#                  [--verify-n 10000] [--rss-n 5000] [--repeat 5] [--skip-baseline]
-#                  [--only sign|offline] [--runtime DIR] [--results FILE] [--transport http|tls]
+#                  [--verify-n 10000] [--rss-n 5000] [--repeat 5] [--sign-repeat 1]
+#                  [--skip-baseline] [--only sign|offline] [--runtime DIR] [--results FILE]
+#                  [--transport http|tls]
 #
 # --runtime DIR measures the runtime the container ships (built by .ci/build-runtime.sh DIR):
 # its jlinked java, its jar and the launcher flags in DIR/jvm.options (AppCDS archive included).
@@ -17,6 +18,9 @@
 #   baseline      `node tools/sign.mjs FILE -o FILE.sigstore.json`, once per file, sequentially:
 #                 the hand-written shell loop. With --baseline-sample K (0 < K < N) only the first
 #                 K files are signed and the wall time is scaled by N/K ("extrapolated").
+#   --sign-repeat K  K rounds of both, alternating, each on fresh repositories; the rows give the
+#                 medians (a single one-manifest run moves by several percent between runs, as
+#                 much as the difference it is meant to show).
 # Then, offline (no stack needed for the timings):
 #   verify        `countersign verify --key` over --verify-n files signed with a generated key.
 #   --version     median of --repeat starts.
@@ -36,7 +40,9 @@
 # Environment: JAVA (default: java on PATH), COUNTERSIGN_JAVA_OPTS (extra JVM flags for every
 # countersign start, e.g. "-XX:TieredStopAtLevel=1"), COUNTERSIGN_JAR (default
 # target/countersign.jar), SIGSTORE_STACK_DIR (default target/sigstore-test-stack, installed by
-# .ci/install-test-stack), KEEP_WORK=1 keeps the scratch directory.
+# .ci/install-test-stack), KEEP_WORK=1 keeps the scratch directory, TMPDIR (default /tmp) is where
+# it goes: the runs create their files there, and on some file systems creating an inode costs far
+# more in one directory tree than another (docs/performance.md, "Where a new file costs 1 ms").
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,6 +58,7 @@ baseline_sample=0
 verify_n=10000
 rss_n=5000
 repeat=5
+sign_repeat=1
 skip_baseline=0
 only=all
 results=""
@@ -65,6 +72,7 @@ while (($#)); do
     --verify-n) verify_n="$2"; shift 2 ;;
     --rss-n) rss_n="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
+    --sign-repeat) sign_repeat="$2"; shift 2 ;;
     --skip-baseline) skip_baseline=1; shift ;;
     --only) only="$2"; shift 2 ;;
     --results) results="$2"; shift 2 ;;
@@ -111,6 +119,7 @@ fmt_s() { awk -v ms="$1" 'BEGIN { printf "%.2f", ms / 1000 }'; }
 rate() { awk -v n="$1" -v ms="$2" 'BEGIN { if (ms > 0) printf "%.1f", n * 1000 / ms; else print "-" }'; }
 mb() { awk -v kb="$1" 'BEGIN { printf "%.0f", kb / 1024 }'; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+median_dec() { sort -g | awk '{ a[NR] = $1 } END { printf "%.1f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # measure OUTFILE CMD...: runs CMD under GNU time; sets WALL_MS and RSS_KB, CMD's stdout+stderr -> OUTFILE.
 measure() {
@@ -197,50 +206,64 @@ count_yaml() { find "$1" -name '*.yaml' -type f 2>/dev/null | wc -l; }
 # the Action: sign + move unsigned/ -> signed/ + commit.
 
 # ---- keyless: countersign vs the per-file loop ------------------------------------------------
-declare -A countersign_ms
+# One round: countersign over n fresh manifests, then (unless --skip-baseline) the loop over k of
+# them. With --sign-repeat K the rounds alternate K times and every figure is the median of K
+# (peak RSS: the largest), so that both sides meet the same minutes of machine load.
 bench_keyless() { # latency n
   local latency="$1" n="$2" dir="$work/keyless-$1-$2"
-  make_repo "$dir" "$n"
-  local before; before=$(git -C "$dir/clone" rev-list --count HEAD)
-  stats_reset
-  # shellcheck disable=SC2046
-  cs; measure "$dir/run.log" env -C "$dir/clone" "${CS[@]}" run --no-push $(keyless_args)
-  stats_read
-  local signed left after
-  signed=$(count_yaml "$dir/clone/signed"); left=$(count_yaml "$dir/clone/unsigned")
-  after=$(git -C "$dir/clone" rev-list --count HEAD)
-  ((signed == n && left == 0 && after == before + 1)) \
-    || { tail -20 "$dir/run.log" >&2; die "run did not sign+move+commit $n files (signed=$signed left=$left commits=$((after - before)))"; }
-  countersign_ms["$latency/$n"]=$WALL_MS
-  cs_row=("countersign run --no-push" "$latency" "$n" "$WALL_MS" "$CERTS" "$ENTRIES" "$RSS_KB" "$CPU_S")
-  log "countersign L=$latency N=$n: $(fmt_s "$WALL_MS") s, certs=$CERTS entries=$ENTRIES, rss=$(mb "$RSS_KB") MB"
-
-  local label="per-file node sign.mjs loop" base_ms ratio="-"
-  if ((skip_baseline == 0)); then
-    local files=() k
-    # Sign copies of the *unsigned* text: regenerate it beside the repo.
-    node "$repo_root/bench/gen-manifests.mjs" "$dir/baseline" "$n"
-    mapfile -t files < <(find "$dir/baseline" -name '*.yaml' -type f | sort)
-    k=$n
-    if ((baseline_sample > 0 && baseline_sample < n)); then k=$baseline_sample; label="$label (extrapolated from $k files)"; fi
-    printf '%s\n' "${files[@]:0:k}" >"$dir/baseline.list"
+  local k=$n label="per-file node sign.mjs loop"
+  if ((baseline_sample > 0 && baseline_sample < n)); then k=$baseline_sample; label="$label (extrapolated from $k files)"; fi
+  local cs_ms=() cs_cpu=() cs_rss=0 base_ms=() base_cpu=() base_rss=0 round
+  local cs_certs cs_entries base_certs base_entries
+  for round in $(seq 1 "$sign_repeat"); do
+    make_repo "$dir" "$n"
+    local before; before=$(git -C "$dir/clone" rev-list --count HEAD)
     stats_reset
-    measure "$dir/baseline.log" env ${NODE_CA:+NODE_EXTRA_CA_CERTS="$NODE_CA"} bash -c '
-      while IFS= read -r f; do
-        node "$1/tools/sign.mjs" --signing-config "$2" "$f" -o "$f.sigstore.json" || exit 1
-      done <"$3"' _ "$STACK_DIR" "$signing_config" "$dir/baseline.list"
+    # shellcheck disable=SC2046
+    cs; measure "$dir/run.log" env -C "$dir/clone" "${CS[@]}" run --no-push $(keyless_args)
     stats_read
-    base_ms=$((WALL_MS * n / k))
-    base_cpu=$(awk -v c="$CPU_S" -v n="$n" -v k="$k" 'BEGIN { printf "%.1f", c * n / k }')
-    if ((k < n)); then CERTS="$CERTS (x$n/$k)"; ENTRIES="$ENTRIES (x$n/$k)"; fi
-    ratio=$(awk -v b="$base_ms" -v c="${countersign_ms[$latency/$n]}" 'BEGIN { printf "%.1fx", b / c }')
-    log "baseline    L=$latency N=$n: $(fmt_s "$base_ms") s${k:+ }$( ((k < n)) && echo "(extrapolated from $k)")"
-  fi
-  row "| ${cs_row[0]} | ${cs_row[1]} | ${cs_row[2]} | $(fmt_s "${cs_row[3]}") | $(rate "$n" "${cs_row[3]}") | $ratio | ${cs_row[4]} | ${cs_row[5]} | $(mb "${cs_row[6]}") | ${cs_row[7]} |"
+    local signed left after
+    signed=$(count_yaml "$dir/clone/signed"); left=$(count_yaml "$dir/clone/unsigned")
+    after=$(git -C "$dir/clone" rev-list --count HEAD)
+    ((signed == n && left == 0 && after == before + 1)) \
+      || { tail -20 "$dir/run.log" >&2; die "run did not sign+move+commit $n files (signed=$signed left=$left commits=$((after - before)))"; }
+    cs_ms+=("$WALL_MS"); cs_cpu+=("$CPU_S"); ((RSS_KB > cs_rss)) && cs_rss=$RSS_KB
+    cs_certs=$CERTS; cs_entries=$ENTRIES
+    log "countersign L=$latency N=$n round $round: $(fmt_s "$WALL_MS") s, certs=$CERTS entries=$ENTRIES, rss=$(mb "$RSS_KB") MB"
+
+    if ((skip_baseline == 0)); then
+      local files=()
+      # Sign copies of the *unsigned* text: regenerate it beside the repo.
+      node "$repo_root/bench/gen-manifests.mjs" "$dir/baseline" "$n"
+      mapfile -t files < <(find "$dir/baseline" -name '*.yaml' -type f | sort)
+      printf '%s\n' "${files[@]:0:k}" >"$dir/baseline.list"
+      stats_reset
+      measure "$dir/baseline.log" env ${NODE_CA:+NODE_EXTRA_CA_CERTS="$NODE_CA"} bash -c '
+        while IFS= read -r f; do
+          node "$1/tools/sign.mjs" --signing-config "$2" "$f" -o "$f.sigstore.json" || exit 1
+        done <"$3"' _ "$STACK_DIR" "$signing_config" "$dir/baseline.list"
+      stats_read
+      base_ms+=("$((WALL_MS * n / k))")
+      base_cpu+=("$(awk -v c="$CPU_S" -v n="$n" -v k="$k" 'BEGIN { printf "%.1f", c * n / k }')")
+      ((RSS_KB > base_rss)) && base_rss=$RSS_KB
+      base_certs=$CERTS; base_entries=$ENTRIES
+      log "baseline    L=$latency N=$n round $round: $(fmt_s "${base_ms[-1]}") s$( ((k < n)) && echo " (extrapolated from $k)")"
+    fi
+    rm -rf "$dir"
+  done
+
+  local runs="" ratio="-" cs_med base_med
+  ((sign_repeat > 1)) && runs=" (median of $sign_repeat alternating rounds)"
+  cs_med=$(printf '%s\n' "${cs_ms[@]}" | median)
   if ((skip_baseline == 0)); then
-    row "| $label | $latency | $n | $(fmt_s "$base_ms") | $(rate "$n" "$base_ms") | 1.0 (baseline) | $CERTS | $ENTRIES | $(mb "$RSS_KB") | $base_cpu |"
+    base_med=$(printf '%s\n' "${base_ms[@]}" | median)
+    ratio=$(awk -v b="$base_med" -v c="$cs_med" 'BEGIN { printf "%.2fx", b / c }')
+    if ((k < n)); then base_certs="$base_certs (x$n/$k)"; base_entries="$base_entries (x$n/$k)"; fi
   fi
-  rm -rf "$dir"
+  row "| countersign run --no-push$runs | $latency | $n | $(fmt_s "$cs_med") | $(rate "$n" "$cs_med") | $ratio | $cs_certs | $cs_entries | $(mb "$cs_rss") | $(printf '%s\n' "${cs_cpu[@]}" | median_dec) |"
+  if ((skip_baseline == 0)); then
+    row "| $label$runs | $latency | $n | $(fmt_s "$base_med") | $(rate "$n" "$base_med") | 1.0 (baseline) | $base_certs | $base_entries | $(mb "$base_rss") | $(printf '%s\n' "${base_cpu[@]}" | median_dec) |"
+  fi
 }
 
 bench_noop_and_rss() { # at latency 0
@@ -341,7 +364,8 @@ fi
   echo
   echo "countersign benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $("$JAVA" -version 2>&1 | head -1)"
   echo "load average before/after: $load_before / $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "command: bench/bench.sh --sizes \"$sizes\" --latencies \"$latencies\" --baseline-sample $baseline_sample --verify-n $verify_n --rss-n $rss_n --repeat $repeat --transport $transport$( ((skip_baseline)) && echo ' --skip-baseline')${runtime:+ --runtime $runtime}${COUNTERSIGN_JAVA_OPTS:+ (COUNTERSIGN_JAVA_OPTS=$COUNTERSIGN_JAVA_OPTS)}"
+  echo "scratch directory (repositories, signed files): $(dirname "$work") (TMPDIR)"
+  echo "command: bench/bench.sh --sizes \"$sizes\" --latencies \"$latencies\" --baseline-sample $baseline_sample --verify-n $verify_n --rss-n $rss_n --repeat $repeat --sign-repeat $sign_repeat --transport $transport$( ((skip_baseline)) && echo ' --skip-baseline')${runtime:+ --runtime $runtime}${COUNTERSIGN_JAVA_OPTS:+ (COUNTERSIGN_JAVA_OPTS=$COUNTERSIGN_JAVA_OPTS)}"
   echo
   cat "$table"
 } | tee -a "${results:-/dev/null}"
