@@ -38,7 +38,8 @@
 # the baseline loop this is the largest single node process).
 #
 # Environment: JAVA (default: java on PATH), COUNTERSIGN_JAVA_OPTS (extra JVM flags for every
-# countersign start, e.g. "-XX:TieredStopAtLevel=1"), COUNTERSIGN_JAR (default
+# countersign start, e.g. "-XX:TieredStopAtLevel=1"), COUNTERSIGN_RUN_ARGS (extra options of the
+# measured keyless runs, e.g. "--parallel 64"), COUNTERSIGN_JAR (default
 # target/countersign.jar), SIGSTORE_STACK_DIR (default target/sigstore-test-stack, installed by
 # .ci/install-test-stack), KEEP_WORK=1 keeps the scratch directory, TMPDIR (default /tmp) is where
 # it goes: the runs create their files there, and on some file systems creating an inode costs far
@@ -50,6 +51,7 @@ JAVA="${JAVA:-java}"
 JAR="${COUNTERSIGN_JAR:-$repo_root/target/countersign.jar}"
 STACK_DIR="${SIGSTORE_STACK_DIR:-$repo_root/target/sigstore-test-stack}"
 read -r -a EXTRA_JAVA_OPTS <<<"${COUNTERSIGN_JAVA_OPTS:-}"
+read -r -a RUN_ARGS <<<"${COUNTERSIGN_RUN_ARGS:-}"
 runtime=""
 
 sizes="1 50 500"
@@ -220,7 +222,7 @@ bench_keyless() { # latency n
     local before; before=$(git -C "$dir/clone" rev-list --count HEAD)
     stats_reset
     # shellcheck disable=SC2046
-    cs; measure "$dir/run.log" env -C "$dir/clone" "${CS[@]}" run --no-push $(keyless_args)
+    cs; measure "$dir/run.log" env -C "$dir/clone" "${CS[@]}" run --no-push $(keyless_args) "${RUN_ARGS[@]}"
     stats_read
     local signed left after
     signed=$(count_yaml "$dir/clone/signed"); left=$(count_yaml "$dir/clone/unsigned")
@@ -365,7 +367,7 @@ fi
   echo "countersign benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $("$JAVA" -version 2>&1 | head -1)"
   echo "load average before/after: $load_before / $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "scratch directory (repositories, signed files): $(dirname "$work") (TMPDIR)"
-  echo "command: bench/bench.sh --sizes \"$sizes\" --latencies \"$latencies\" --baseline-sample $baseline_sample --verify-n $verify_n --rss-n $rss_n --repeat $repeat --sign-repeat $sign_repeat --transport $transport$( ((skip_baseline)) && echo ' --skip-baseline')${runtime:+ --runtime $runtime}${COUNTERSIGN_JAVA_OPTS:+ (COUNTERSIGN_JAVA_OPTS=$COUNTERSIGN_JAVA_OPTS)}"
+  echo "command: bench/bench.sh --sizes \"$sizes\" --latencies \"$latencies\" --baseline-sample $baseline_sample --verify-n $verify_n --rss-n $rss_n --repeat $repeat --sign-repeat $sign_repeat --transport $transport$( ((skip_baseline)) && echo ' --skip-baseline')${runtime:+ --runtime $runtime}${COUNTERSIGN_JAVA_OPTS:+ (COUNTERSIGN_JAVA_OPTS=$COUNTERSIGN_JAVA_OPTS)}${COUNTERSIGN_RUN_ARGS:+ (COUNTERSIGN_RUN_ARGS=$COUNTERSIGN_RUN_ARGS)}"
   echo
   cat "$table"
 } | tee -a "${results:-/dev/null}"
