@@ -20,10 +20,11 @@ import java.util.function.Supplier;
 
 /**
  * The first steps of keyless signing, started at process start on daemon threads, before the
- * command line is even parsed: the GitHub Actions identity token request and the ephemeral key. On
- * a one-manifest keyless run the token, certificate and log round trips are most of the wait, and
- * parsing the command line, opening the repository and reading the trust material take long enough
- * to hide the first of them (docs/performance.md).
+ * command line is even parsed: the GitHub Actions identity token request and the ephemeral key,
+ * then a warm-up of the signing and checking code with a throwaway key (nothing it signs leaves the
+ * process). On a one-manifest keyless run the token, certificate and log round trips are most of
+ * the wait, and parsing the command line, opening the repository and reading the trust material
+ * take long enough to hide the first of them (docs/performance.md).
  *
  * <p>A token and a key are not a signature: nothing is certified or signed here, and Fulcio is
  * asked only where it was before. The keyless signer takes the token ({@link #takeToken}) for its
@@ -199,7 +200,7 @@ public final class KeylessHeadStart {
               }
               try {
                 afterwards.run();
-              } catch (RuntimeException | Error onlyAPreparation) {
+              } catch (RuntimeException | LinkageError onlyAPreparation) {
                 // the code it warms reports its own failures where it runs for real
               }
             },
