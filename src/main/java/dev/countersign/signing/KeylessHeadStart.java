@@ -51,6 +51,15 @@ public final class KeylessHeadStart {
           env.exact(IdentityTokenSource.REQUEST_URL).orElse(""),
           env.exact(IdentityTokenSource.REQUEST_TOKEN).orElse(""));
     }
+
+    /**
+     * Field by field, not {@code equals}: a record's generated {@code equals} is bootstrapped
+     * through method handles, several ms in a cold JVM, between the token's answer and Fulcio's
+     * request.
+     */
+    boolean sameAs(Runner other) {
+      return url.equals(other.url) && bearer.equals(other.bearer);
+    }
   }
 
   /** What was started: the token request (and when it is under way), and the key. */
@@ -135,7 +144,7 @@ public final class KeylessHeadStart {
    */
   Optional<String> takeToken(Env env) {
     if (started == null
-        || !Runner.of(env).equals(runner)
+        || !Runner.of(env).sameAs(runner)
         || !tokenTaken.compareAndSet(false, true)) {
       return Optional.empty();
     }
