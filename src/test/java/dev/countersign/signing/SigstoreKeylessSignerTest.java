@@ -56,7 +56,7 @@ class SigstoreKeylessSignerTest {
 
   private final SigstoreTestStack stack;
   private final List<String> fetchedTokens = new CopyOnWriteArrayList<>();
-  private final List<KeylessHeadStart> headStarts = new ArrayList<>();
+  private final List<Runnable> headStartDrains = new ArrayList<>();
 
   SigstoreKeylessSignerTest(SigstoreTestStack stack) {
     this.stack = stack;
@@ -72,9 +72,7 @@ class SigstoreKeylessSignerTest {
   void clearFaults() {
     // A head start's token request that no signer took may still be on its way: let it land in
     // this test's counters, not the next test's.
-    for (KeylessHeadStart early : headStarts) {
-      early.takeToken(Env.of(stack.githubEnv()));
-    }
+    headStartDrains.forEach(Runnable::run);
     stack.clearFaults();
   }
 
@@ -536,6 +534,25 @@ class SigstoreKeylessSignerTest {
   }
 
   @Test
+  void sign_withTheStartUpTokenRequestedOverHttps_usesIt() {
+    // The runner's token endpoint is https: the request has its connection after the handshake.
+    Map<String, String> https = new HashMap<>(stack.githubEnv());
+    https.computeIfPresent(
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+        (name, url) -> url.replace(stack.baseUrl(), stack.tlsBaseUrl()));
+    Env env = Env.of(https);
+    assertThat(env.get("ACTIONS_ID_TOKEN_REQUEST_URL").orElseThrow()).startsWith("https://");
+    KeylessHeadStart early = headStart(env);
+
+    try (SigstoreKeylessSigner signer = signer(env, early)) {
+      assertThat(signer.sign(bytes("one")).signer()).isEqualTo(stack.identitySan());
+    }
+
+    assertThat(tokenRequests()).isEqualTo(1);
+    assertThat(fetchedTokens).hasSize(1);
+  }
+
+  @Test
   void sign_whenTheStartUpRequestFailed_asksTheRunnerAgainAndSigns() {
     stack.injectFault("{\"oidc\":{\"after\":0,\"status\":500,\"count\":1}}");
     Env env = Env.of(stack.githubEnv());
@@ -671,7 +688,7 @@ class SigstoreKeylessSignerTest {
   /** A head start in {@code env}, drained after the test. */
   private KeylessHeadStart headStart(Env env) {
     KeylessHeadStart early = KeylessHeadStart.request(env);
-    headStarts.add(early);
+    headStartDrains.add(() -> early.takeToken(env));
     return early;
   }
 

@@ -186,6 +186,11 @@ public final class SigstoreTestStack {
     return stackJson.path("urls").path("base").asText();
   }
 
+  /** {@code https://127.0.0.1:TLSPORT}: the same routes over TLS (the test JVM trusts its CA). */
+  public String tlsBaseUrl() {
+    return stackJson.path("urls").path("tlsBase").asText();
+  }
+
   /** The SAN of certificates issued for the default token claims. */
   public String identitySan() {
     return stackJson.path("identity").path("san").asText();
