@@ -1,16 +1,27 @@
 package dev.countersign.cli;
 
+import dev.countersign.signing.Parallelism;
 import picocli.CommandLine.Option;
 
 /** {@code --parallel}: signatures in flight at once, for the commands that sign many files. */
 final class ParallelOption {
 
-  // 32: keyless signing is bounded by Rekor round trips (one per manifest); 32 in flight cut
-  // 500 manifests at 150 ms latency from ~9.5 s to ~8 s on 2 cores (docs/performance.md).
+  // No picocli default: left out, the signer suggests a number for the log it uploads to (32 for
+  // Sigstore's shared log, 128 for one's own; docs/performance.md, "How many uploads in flight").
   @Option(
       names = "--parallel",
       paramLabel = "N",
-      defaultValue = "32",
-      description = "Signatures in flight at once (default: ${DEFAULT-VALUE}).")
-  int parallel;
+      description =
+          "Signatures in flight at once (default: 32 against Sigstore's public-good Rekor, 128"
+              + " against a Rekor of your own named by --signing-config or --rekor-url).")
+  Integer parallel;
+
+  /**
+   * The number chosen, or the signer's suggestion.
+   *
+   * @throws dev.countersign.support.problems.UsageProblem when the number is below 1
+   */
+  Parallelism parallelism() {
+    return parallel == null ? Parallelism.SIGNERS_CHOICE : Parallelism.of(parallel);
+  }
 }

@@ -214,7 +214,7 @@ final class RunCommand extends Subcommand {
         () -> new GitHubPullRequestHost(api.get()),
         signing.job(),
         signing.reuse(),
-        parallel.parallel,
+        parallel.parallelism(),
         format.reader(),
         format.format(),
         () -> signer.signingPublicKeys(runtime),

@@ -81,7 +81,7 @@ final class SignCommand extends Subcommand {
                 force,
                 append,
                 bundleSidecar,
-                Math.max(1, parallel.parallel)));
+                parallel.parallelism()));
     for (SignReport.Entry entry : report.entries()) {
       runtime
           .out()

@@ -122,7 +122,12 @@ final class SignerOptions {
             Optional.ofNullable(identityToken));
     return () ->
         new SigstoreKeylessSigner(
-            options, runtime.env(), runtime.clock(), onToken, runtime.headStart());
+            options,
+            runtime.env(),
+            runtime.clock(),
+            runtime.sleeper(),
+            onToken,
+            runtime.headStart());
   }
 
   /**

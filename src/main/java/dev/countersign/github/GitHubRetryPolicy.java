@@ -1,11 +1,9 @@
 package dev.countersign.github;
 
+import dev.countersign.support.RetryTiming;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
@@ -148,19 +146,9 @@ public final class GitHubRetryPolicy {
   }
 
   private Duration rateLimitWait(Function<String, String> header) {
-    String retryAfter = strip(header.apply("Retry-After"));
+    String retryAfter = header.apply("Retry-After");
     if (retryAfter != null) {
-      try {
-        return Duration.ofSeconds(Math.max(0, Long.parseLong(retryAfter)));
-      } catch (NumberFormatException notSeconds) {
-        try {
-          Instant at =
-              ZonedDateTime.parse(retryAfter, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-          return nonNegative(Duration.between(clock.instant(), at));
-        } catch (DateTimeParseException unreadable) {
-          return SECONDARY_LIMIT_WAIT;
-        }
-      }
+      return RetryTiming.retryAfter(retryAfter, clock.instant()).orElse(SECONDARY_LIMIT_WAIT);
     }
     if ("0".equals(strip(header.apply("x-ratelimit-remaining")))) {
       try {
@@ -194,8 +182,7 @@ public final class GitHubRetryPolicy {
   }
 
   private Duration backoff(int attempt) {
-    long base = FIRST_BACKOFF.toMillis() << Math.min(attempt - 1, 10);
-    return Duration.ofMillis((long) (base * (0.5 + random.nextDouble())));
+    return RetryTiming.backoff(attempt, FIRST_BACKOFF, random);
   }
 
   private static Duration nonNegative(Duration d) {

@@ -3,6 +3,7 @@ package dev.countersign.pipeline;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.signing.Parallelism;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.support.problems.InputProblem;
@@ -32,7 +33,7 @@ public final class ManifestSigningStep implements SigningStep {
 
   private final ManifestReader reader;
   private final SignJob job;
-  private final int parallelism;
+  private final Parallelism parallelism;
   private final Function<String, Optional<byte[]>> proposed;
   private final SignatureReuse reuse;
   private final Map<String, SignReport.Entry> entries = new TreeMap<>();
@@ -45,7 +46,7 @@ public final class ManifestSigningStep implements SigningStep {
   public ManifestSigningStep(
       ManifestReader reader,
       SignJob job,
-      int parallelism,
+      Parallelism parallelism,
       Function<String, Optional<byte[]>> proposed,
       SignatureReuse reuse) {
     this.reader = reader;

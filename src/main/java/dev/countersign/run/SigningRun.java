@@ -18,6 +18,7 @@ import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestHost;
 import dev.countersign.promotion.SignatureFacts;
 import dev.countersign.promotion.SigningProposal;
+import dev.countersign.signing.Parallelism;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.support.Memoized;
@@ -43,7 +44,7 @@ import java.util.random.RandomGenerator;
  * @param publishing the workspace pushes go through ({@code workspace}, or one that makes commits
  *     through GitHub's API); asked only when something may be pushed
  * @param host GitHub's pull requests, built on first use (may throw when GitHub is unknown)
- * @param parallel signatures in flight at once
+ * @param parallel signatures in flight at once (a number chosen, or the signer's suggestion)
  */
 public record SigningRun(
     GitWorkspace workspace,
@@ -51,7 +52,7 @@ public record SigningRun(
     Supplier<PullRequestHost> host,
     SignJob signJob,
     SignatureReuse reuse,
-    int parallel,
+    Parallelism parallel,
     ManifestReader reader,
     SignedManifestFormat format,
     Supplier<List<PublicKey>> signingKeys,
@@ -62,7 +63,6 @@ public record SigningRun(
 
   public SigningRun {
     host = Memoized.of(host);
-    parallel = Math.max(1, parallel);
   }
 
   /** How the signing commit leaves this machine. */

@@ -69,6 +69,16 @@ public final class KeyMessageSigner implements MessageSigner {
         fingerprint);
   }
 
+  /**
+   * With a transparency log, {@link RekorUploads#inFlightFor} that log (each signature waits on an
+   * upload); without one, the processors' count (signing waits on nothing).
+   */
+  @Override
+  public int suggestedInFlight() {
+    return log.map(l -> RekorUploads.inFlightFor(l.url()))
+        .orElseGet(MessageSigner.super::suggestedInFlight);
+  }
+
   /** {@code sha256:<hex of SHA-256 of the public key's SPKI DER>}. */
   @Override
   public String signerDescription() {

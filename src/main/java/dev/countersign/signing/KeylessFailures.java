@@ -5,6 +5,7 @@ import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import java.io.IOException;
 import java.security.cert.CertificateException;
+import java.time.Duration;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
@@ -73,23 +74,47 @@ final class KeylessFailures {
         failure);
   }
 
-  /** Rekor answered with an error status, or could not be reached. */
-  static CountersignException rekorStatus(SigstoreHttp.Response response) {
+  /** Rekor answered with an error status, on the last of {@code tries} tries. */
+  static CountersignException rekorStatus(SigstoreHttp.Response response, int tries) {
     return new RemoteProblem(
         "Rekor did not accept the log entry"
             + STEP
             + ": HTTP "
             + response.status()
             + " "
-            + redact(response.bodyExcerpt()),
-        RETRY_HINT);
+            + redact(response.bodyExcerpt())
+            + afterTries(tries),
+        response.status() == 429
+            ? ", perhaps you should retry later, or pass a lower --parallel"
+            : RETRY_HINT);
   }
 
-  static CountersignException rekorUnreachable(IOException failure) {
+  /** Rekor throttled the upload and asked for a longer wait than countersign gives. */
+  static CountersignException rekorAsksToWait(
+      SigstoreHttp.Response response, Duration asked, Duration longest) {
     return new RemoteProblem(
-        "Rekor did not accept the log entry" + STEP + ": " + describe(failure),
+        "Rekor did not accept the log entry"
+            + STEP
+            + ": HTTP "
+            + response.status()
+            + ", asking to wait "
+            + asked.toSeconds()
+            + " s, longer than the "
+            + longest.toSeconds()
+            + " s countersign waits",
+        ", perhaps you should retry later, or pass a lower --parallel");
+  }
+
+  /** Rekor could not be reached, on the last of {@code tries} tries. */
+  static CountersignException rekorUnreachable(IOException failure, int tries) {
+    return new RemoteProblem(
+        "Rekor did not accept the log entry" + STEP + ": " + describe(failure) + afterTries(tries),
         RETRY_HINT,
         failure);
+  }
+
+  private static String afterTries(int tries) {
+    return tries > 1 ? " (" + tries + " tries)" : "";
   }
 
   /** Rekor's answer does not verify (SET, inclusion proof, checkpoint) or is not our entry. */

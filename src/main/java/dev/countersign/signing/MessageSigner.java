@@ -38,6 +38,14 @@ public interface MessageSigner extends AutoCloseable {
    */
   default void cancelPreparation() {}
 
+  /**
+   * How many signatures to keep in flight when the user chose no number: what the services this
+   * signer waits on can take. By default the processors' count, for a signer that waits on nothing.
+   */
+  default int suggestedInFlight() {
+    return Runtime.getRuntime().availableProcessors();
+  }
+
   /** Who signs, for logs and the reviewer comment: an identity (SAN) or a key fingerprint. */
   String signerDescription();
 

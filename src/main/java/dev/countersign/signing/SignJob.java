@@ -193,13 +193,13 @@ public final class SignJob {
    * @return one outcome per item, in item order
    * @throws UsageProblem when an existing output may not be replaced, or an append is impossible
    */
-  public List<Outcome> sign(List<Item> items, boolean append, int parallelism) {
+  public List<Outcome> sign(List<Item> items, boolean append, Parallelism parallelism) {
     return sign(items, append, parallelism, true);
   }
 
   /**
-   * As {@link #sign(List, boolean, int)}; with {@code keepSidecars} false every outcome's {@code
-   * sidecarJson} is empty.
+   * As {@link #sign(List, boolean, Parallelism)}; with {@code keepSidecars} false every outcome's
+   * {@code sidecarJson} is empty.
    *
    * <p>Memory: each signature's material (certificate PEM, Rekor bundle, and the Sigstore bundle
    * JSON, ~10 KB) is dropped as soon as the signed file is rendered, keeping only what the report
@@ -207,17 +207,21 @@ public final class SignJob {
    * thousands of manifests this roughly halves the live heap (docs/performance.md).
    */
   public List<Outcome> sign(
-      List<Item> items, boolean append, int parallelism, boolean keepSidecars) {
+      List<Item> items, boolean append, Parallelism parallelism, boolean keepSidecars) {
     return sign(items, append, parallelism, keepSidecars, false);
   }
 
   /**
-   * As {@link #sign(List, boolean, int, boolean)}; with {@code resign} an existing output whose
-   * signature already covers the content is signed again instead of being left unchanged (key
+   * As {@link #sign(List, boolean, Parallelism, boolean)}; with {@code resign} an existing output
+   * whose signature already covers the content is signed again instead of being left unchanged (key
    * rotation, a new signing identity: {@code sign --force}).
    */
   public List<Outcome> sign(
-      List<Item> items, boolean append, int parallelism, boolean keepSidecars, boolean resign) {
+      List<Item> items,
+      boolean append,
+      Parallelism parallelism,
+      boolean keepSidecars,
+      boolean resign) {
     refuseLists(items);
     List<Plan> plans = items.stream().map(item -> plan(item, append, resign)).toList();
     List<Plan> toSign = plans.stream().filter(p -> !p.unchanged()).toList();
@@ -400,9 +404,9 @@ public final class SignJob {
     return signer().identity();
   }
 
-  private List<Signed> signAll(List<Plan> plans, int parallelism, boolean keepSidecars) {
+  private List<Signed> signAll(List<Plan> plans, Parallelism parallelism, boolean keepSidecars) {
     MessageSigner signer = signer();
-    int threads = Math.min(parallelism, plans.size());
+    int threads = Math.min(parallelism.resolve(signer), plans.size());
     ExecutorService pool = Executors.newFixedThreadPool(threads, daemonThreads());
     AtomicInteger done = new AtomicInteger();
     try {

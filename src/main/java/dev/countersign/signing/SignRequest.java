@@ -20,12 +20,9 @@ public record SignRequest(
     boolean force,
     boolean append,
     boolean bundleSidecar,
-    int parallelism) {
+    Parallelism parallelism) {
 
   public SignRequest {
     inputs = List.copyOf(inputs);
-    if (parallelism < 1) {
-      throw new IllegalArgumentException("parallelism must be at least 1");
-    }
   }
 }

@@ -38,12 +38,12 @@ import javax.net.ssl.TrustManagerFactory;
 final class SigstoreHttp {
 
   // The keep-alive cache keeps at most http.maxConnections idle connections per destination
-  // (JDK default 5); the signing pool has up to --parallel requests in flight, so allow that many.
-  // Read once by the JDK when the first connection is cached: set before any is made, unless the
-  // user chose a value.
+  // (JDK default 5); the signing pool has up to --parallel requests in flight (by default at most
+  // RekorUploads.OWN_LOG_IN_FLIGHT), so allow that many. Read once by the JDK when the first
+  // connection is cached: set before any is made, unless the user chose a value.
   static {
     if (System.getProperty("http.maxConnections") == null) {
-      System.setProperty("http.maxConnections", "64");
+      System.setProperty("http.maxConnections", Integer.toString(RekorUploads.OWN_LOG_IN_FLIGHT));
     }
   }
 
@@ -51,8 +51,8 @@ final class SigstoreHttp {
   private static final int READ_TIMEOUT_MS = 60_000;
   private static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-  /** A response: status, body (UTF-8) and the {@code Location} header. */
-  record Response(int status, String body, Optional<String> location) {
+  /** A response: status, body (UTF-8), and the {@code Location} and {@code Retry-After} headers. */
+  record Response(int status, String body, Optional<String> location, Optional<String> retryAfter) {
     boolean is(int expected) {
       return status == expected;
     }
@@ -156,6 +156,10 @@ final class SigstoreHttp {
         text = new String(bytes, StandardCharsets.UTF_8);
       }
     }
-    return new Response(status, text, Optional.ofNullable(connection.getHeaderField("Location")));
+    return new Response(
+        status,
+        text,
+        Optional.ofNullable(connection.getHeaderField("Location")),
+        Optional.ofNullable(connection.getHeaderField("Retry-After")));
   }
 }

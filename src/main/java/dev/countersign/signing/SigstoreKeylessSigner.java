@@ -6,6 +6,7 @@ import dev.countersign.manifest.RekorBundle;
 import dev.countersign.support.Env;
 import dev.countersign.support.Json;
 import dev.countersign.support.Sha256;
+import dev.countersign.support.Sleeper;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
@@ -80,6 +81,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   private final KeylessOptions options;
   private final Clock clock;
+  private final Sleeper sleeper;
   // Chosen anew for each use (the environment is read then), with the start-up token first.
   private final Supplier<IdentityTokenSource> tokenSources;
   private final KeylessHeadStart headStart;
@@ -107,7 +109,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   private record Built(
       URI fulcio,
-      URI rekor,
+      RekorUploads rekor,
       SigstoreResponseVerifier verifier,
       IdentityTokenSource tokenSource,
       EphemeralEcdsaKey key,
@@ -120,6 +122,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
    * @param options trust material and explicit token
    * @param env where {@code SIGSTORE_ID_TOKEN} and the GitHub Actions token variables are read
    * @param clock decides when the cached certificate is close to expiry
+   * @param sleeper waits before a Rekor upload is tried again ({@link RekorUploads})
    * @param onTokenFetched receives every identity token as soon as it is obtained, before it is
    *     used; the Action registers {@code ::add-mask::} here
    * @param headStart the token request and key started with the process ({@link
@@ -129,10 +132,12 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       KeylessOptions options,
       Env env,
       Clock clock,
+      Sleeper sleeper,
       Consumer<String> onTokenFetched,
       KeylessHeadStart headStart) {
     this.options = options;
     this.clock = clock;
+    this.sleeper = sleeper;
     this.tokenSources =
         () -> IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched, headStart);
     this.headStart = headStart;
@@ -140,7 +145,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   public SigstoreKeylessSigner(
       KeylessOptions options, Env env, Clock clock, Consumer<String> onTokenFetched) {
-    this(options, env, clock, onTokenFetched, KeylessHeadStart.NONE);
+    this(options, env, clock, Sleeper.real(), onTokenFetched, KeylessHeadStart.NONE);
   }
 
   public SigstoreKeylessSigner(KeylessOptions options, Env env, Clock clock) {
@@ -296,6 +301,15 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     Certified certificate = certificate(current);
     Logged logged = upload(current, certificate, digest, signature);
     return toMaterial(certificate, logged, digest, signature);
+  }
+
+  /**
+   * {@link RekorUploads#inFlightFor} the log the signing config names: fewer against Sigstore's
+   * shared log than against one's own. Sets up signing when not done yet (as {@link #sign} would).
+   */
+  @Override
+  public int suggestedInFlight() {
+    return RekorUploads.inFlightFor(built().rekor().log());
   }
 
   /** The certificate SAN once known, else a description of where the identity will come from. */
@@ -539,25 +553,10 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private static Logged upload(
       Built current, Certified certificate, byte[] digest, byte[] signature) {
     String payload = RekorEntryBody.hashedRekordRequest(digest, signature, certificate.pem());
-    URI entries = current.rekor().resolve("/api/v1/log/entries");
-    SigstoreHttp.Response response;
-    try {
-      response = current.http().postJson(entries, Map.of("Accept", "application/json"), payload);
-    } catch (IOException e) {
-      throw KeylessFailures.rekorUnreachable(e);
-    }
-    if (!response.is(201)) {
-      throw KeylessFailures.rekorStatus(response);
-    }
+    RekorUploads.Answer answer = current.rekor().post(payload);
     RekorLogEntry entry;
-    URI location;
     try {
-      location =
-          entries.resolve(
-              response
-                  .location()
-                  .orElseThrow(() -> new IOException("no Location header in Rekor's 201 answer")));
-      entry = RekorLogEntry.parse(response.body().getBytes(StandardCharsets.UTF_8));
+      entry = RekorLogEntry.parse(answer.body().getBytes(StandardCharsets.UTF_8));
     } catch (Exception e) {
       throw KeylessFailures.rekorUntrusted("unreadable answer: " + KeylessFailures.describe(e), e);
     }
@@ -581,7 +580,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     } catch (IllegalArgumentException e) {
       throw KeylessFailures.rekorUntrusted(e.getMessage(), e);
     }
-    return new Logged(entry, response.body(), location);
+    return new Logged(entry, answer.body(), answer.location());
   }
 
   private Built built() {
@@ -652,7 +651,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
     return new Built(
         services.fulcio().get(),
-        services.rekor().get(),
+        new RekorUploads(services.rekor().get(), http, clock, sleeper, new SecureRandom()),
         new SigstoreResponseVerifier(root),
         tokenSource,
         headStart.takeKey().orElseGet(() -> EphemeralEcdsaKey.generate(new SecureRandom())),

@@ -330,7 +330,10 @@ class ActionPipelineTest {
     stack.injectFault("{\"rekor\":{\"after\":1,\"status\":503}}");
     CliRun failed;
     try {
-      failed = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+      // The Rekor upload's four tries wait nothing here (a sleeper that returns at once).
+      failed =
+          CliRun.run(
+              duration -> {}, actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
     } finally {
       stack.clearFaults();
     }
@@ -373,7 +376,10 @@ class ActionPipelineTest {
     stack.injectFault("{\"rekor\":{\"after\":1,\"status\":503}}");
     CliRun failed;
     try {
-      failed = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+      // The Rekor upload's four tries wait nothing here (a sleeper that returns at once).
+      failed =
+          CliRun.run(
+              duration -> {}, actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
     } finally {
       stack.clearFaults();
     }

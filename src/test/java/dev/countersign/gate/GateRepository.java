@@ -7,6 +7,7 @@ import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.signing.KeyMessageSigner;
 import dev.countersign.signing.MessageSigner;
+import dev.countersign.signing.Parallelism;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignProgress;
 import dev.countersign.signing.SignRequest;
@@ -194,7 +195,12 @@ public final class GateRepository {
             SignProgress.NONE);
     job.run(
         new SignRequest(
-            List.of(staging), Optional.of(root.resolve("signed")), true, false, false, 1));
+            List.of(staging),
+            Optional.of(root.resolve("signed")),
+            true,
+            false,
+            false,
+            Parallelism.of(1)));
     return root.resolve("signed").resolve(relative);
   }
 

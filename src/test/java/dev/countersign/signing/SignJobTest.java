@@ -11,8 +11,12 @@ import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.spec.ECGenParameterSpec;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -91,7 +95,8 @@ class SignJobTest {
   @Test
   void sign_withoutSidecars_dropsTheBundleJsonButSignsEveryItem() {
     List<SignJob.Outcome> outcomes =
-        new SignJob(reader, format, () -> signer, SignProgress.NONE).sign(items(), false, 2, false);
+        new SignJob(reader, format, () -> signer, SignProgress.NONE)
+            .sign(items(), false, Parallelism.of(2), false);
 
     assertThat(outcomes).hasSize(3);
     assertThat(outcomes)
@@ -108,7 +113,8 @@ class SignJobTest {
   @Test
   void sign_withSidecars_keepsEachSignaturesBundleJson() {
     List<SignJob.Outcome> outcomes =
-        new SignJob(reader, format, () -> signer, SignProgress.NONE).sign(items(), false, 2);
+        new SignJob(reader, format, () -> signer, SignProgress.NONE)
+            .sign(items(), false, Parallelism.of(2));
 
     assertThat(outcomes)
         .allSatisfy(
@@ -128,10 +134,73 @@ class SignJobTest {
                     false,
                     false,
                     true,
-                    1));
+                    Parallelism.of(1)));
 
     assertThat(report.signedCount()).isEqualTo(1);
     assertThat(Files.readString(dir.resolve("out/cm0.yaml.sigstore.json")))
         .startsWith("{\"mediaType\"");
+  }
+
+  @Test
+  void sign_withNoNumberChosen_keepsTheSignersSuggestionInFlight() throws Exception {
+    List<SignJob.Item> items = new ArrayList<>();
+    for (int round = 0; round < 3; round++) {
+      items.addAll(items());
+    }
+    InFlightSigner counting = new InFlightSigner(signer, 3);
+
+    new SignJob(reader, format, () -> counting, SignProgress.NONE)
+        .sign(items, false, Parallelism.SIGNERS_CHOICE, false);
+
+    // Each signature waits until three are in flight: fewer threads would time out.
+    assertThat(counting.mostInFlight.get()).isEqualTo(3);
+    assertThat(counting.signed.get()).isEqualTo(9);
+  }
+
+  /** Suggests {@code suggested} in flight, and holds each signature until that many are. */
+  private static final class InFlightSigner implements MessageSigner {
+    private final MessageSigner delegate;
+    private final int suggested;
+    private final CyclicBarrier together;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    final AtomicInteger mostInFlight = new AtomicInteger();
+    final AtomicInteger signed = new AtomicInteger();
+
+    InFlightSigner(MessageSigner delegate, int suggested) {
+      this.delegate = delegate;
+      this.suggested = suggested;
+      this.together = new CyclicBarrier(suggested);
+    }
+
+    @Override
+    public int suggestedInFlight() {
+      return suggested;
+    }
+
+    @Override
+    public SignatureMaterial sign(byte[] message) {
+      mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+      try {
+        together.await(20, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        throw new IllegalStateException("fewer than " + suggested + " signatures in flight", e);
+      }
+      try {
+        return delegate.sign(message);
+      } finally {
+        inFlight.decrementAndGet();
+        signed.incrementAndGet();
+      }
+    }
+
+    @Override
+    public String signerDescription() {
+      return delegate.signerDescription();
+    }
+
+    @Override
+    public SignerIdentity identity() {
+      return delegate.identity();
+    }
   }
 }

@@ -32,6 +32,7 @@ import java.security.Signature;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -57,6 +58,8 @@ class SigstoreKeylessSignerTest {
   private final SigstoreTestStack stack;
   private final List<String> fetchedTokens = new CopyOnWriteArrayList<>();
   private final List<Runnable> headStartDrains = new ArrayList<>();
+  // What the signers' Rekor retries waited (recorded, not slept).
+  private final List<Duration> waits = new CopyOnWriteArrayList<>();
 
   SigstoreKeylessSignerTest(SigstoreTestStack stack) {
     this.stack = stack;
@@ -355,7 +358,7 @@ class SigstoreKeylessSignerTest {
   }
 
   @Test
-  void sign_whenRekorFailsOnTheThirdUpload_throwsRemoteProblemNamingRekor() {
+  void sign_whenRekorKeepsFailing_givesUpAfterFourTries_namingRekorAndItsStatus() {
     try (SigstoreKeylessSigner signer = githubSigner()) {
       stack.injectFault("{\"rekor\":{\"after\":2,\"status\":503}}");
       signer.sign("one".getBytes(StandardCharsets.UTF_8));
@@ -365,10 +368,138 @@ class SigstoreKeylessSignerTest {
           .isInstanceOf(RemoteProblem.class)
           .hasMessageContaining("Rekor")
           .hasMessageContaining("503")
+          .hasMessageContaining("(4 tries)")
           .satisfies(
               e -> assertThat(((CountersignException) e).exitCode()).isEqualTo(ExitCode.REMOTE))
           .satisfies(e -> assertThat(((CountersignException) e).hint()).isPresent());
     }
+    assertThat(rekorStatuses()).containsEntry("201", 2).containsEntry("503", 4);
+    // Jittered exponential backoff: 1 s, 2 s, 4 s, each times 0.5 to 1.5.
+    assertThat(waits).hasSize(3);
+    assertThat(waits.get(0)).isBetween(Duration.ofMillis(400), Duration.ofMillis(1500));
+    assertThat(waits.get(1)).isBetween(Duration.ofMillis(900), Duration.ofMillis(3000));
+    assertThat(waits.get(2)).isBetween(Duration.ofMillis(1900), Duration.ofMillis(6000));
+  }
+
+  @Test
+  void sign_whenRekorThrottlesTwice_waitsAndThenLogsTheEntry() throws Exception {
+    stack.injectFault("{\"rekor\":{\"after\":0,\"status\":429,\"count\":2}}");
+    byte[] message = "apiVersion: v1\nkind: ConfigMap\n".getBytes(StandardCharsets.UTF_8);
+    SignatureMaterial material;
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      material = signer.sign(message);
+    }
+
+    assertThat(rekorStatuses()).containsEntry("429", 2).containsEntry("201", 1);
+    assertThat(stack.stats().logEntries()).isEqualTo(1);
+    assertThat(waits).hasSize(2);
+    assertVerifies(message, material);
+  }
+
+  @Test
+  void sign_whenRekorAsksToWaitLongerThanCountersignWaits_failsAtOnce() throws Exception {
+    try (RekorProxy proxy =
+            new RekorProxy(stack, (n, forward) -> RekorProxy.Reply.status(429, "3600"));
+        SigstoreKeylessSigner signer = githubSigner(proxy.options())) {
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageContaining("HTTP 429, asking to wait 3600 s")
+          .satisfies(
+              e ->
+                  assertThat(((CountersignException) e).hint())
+                      .hasValueSatisfying(hint -> assertThat(hint).contains("--parallel")));
+      assertThat(proxy.posts()).isEqualTo(1);
+    }
+    assertThat(waits).isEmpty();
+    assertThat(stack.stats().logEntries()).isZero();
+  }
+
+  @Test
+  void sign_whenRekorSaysRetryAfter_waitsWhatItAsks() throws Exception {
+    try (RekorProxy proxy =
+            new RekorProxy(
+                stack,
+                (n, forward) -> n == 1 ? RekorProxy.Reply.status(503, "2") : forward.call());
+        SigstoreKeylessSigner signer = githubSigner(proxy.options())) {
+      signer.sign("x".getBytes(StandardCharsets.UTF_8));
+      assertThat(proxy.posts()).isEqualTo(2);
+    }
+    assertThat(waits).hasSize(1);
+    assertThat(waits.get(0)).isBetween(Duration.ofMillis(1500), Duration.ofSeconds(2));
+  }
+
+  @Test
+  void sign_whenRekorsAnswerIsLost_theRetryTakesTheLoggedEntryFromTheConflict() throws Exception {
+    byte[] message = "apiVersion: v1\nkind: Secret\n".getBytes(StandardCharsets.UTF_8);
+    SignatureMaterial material;
+    // The log takes the first upload, but its answer is lost on the way (a gateway's 502).
+    try (RekorProxy proxy =
+            new RekorProxy(
+                stack,
+                (n, forward) -> {
+                  RekorProxy.Reply answer = forward.call();
+                  return n == 1 ? RekorProxy.Reply.status(502, null) : answer;
+                });
+        SigstoreKeylessSigner signer = githubSigner(proxy.options())) {
+      material = signer.sign(message);
+      assertThat(proxy.posts()).isEqualTo(2);
+    }
+
+    assertThat(rekorStatuses()).containsEntry("201", 1).containsEntry("409", 1);
+    assertThat(stack.stats().raw().path("requests").path("rekor.v1.getEntry").asInt()).isOne();
+    assertThat(stack.stats().logEntries()).isEqualTo(1);
+    assertVerifies(message, material);
+  }
+
+  @Test
+  void sign_whenAConflictPointsAtAnotherServer_refusesToFetchFromThere() throws Exception {
+    try (RekorProxy proxy =
+            new RekorProxy(
+                stack,
+                (n, forward) -> {
+                  forward.call();
+                  return n == 1
+                      ? RekorProxy.Reply.status(502, null)
+                      : RekorProxy.Reply.conflict("http://127.0.0.2:9/api/v1/log/entries/00");
+                });
+        SigstoreKeylessSigner signer = githubSigner(proxy.options())) {
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageContaining("points at another server");
+    }
+    assertThat(stack.stats().raw().path("requests").path("rekor.v1.getEntry").asInt()).isZero();
+  }
+
+  @Test
+  void suggestedInFlight_isTheOwnLogsNumberForALogSigstoreDoesNotRun() {
+    try (SigstoreKeylessSigner signer = githubSigner()) {
+      assertThat(signer.suggestedInFlight()).isEqualTo(RekorUploads.OWN_LOG_IN_FLIGHT);
+    }
+    assertThat(stack.stats().tokens() + stack.stats().certificates()).isZero();
+  }
+
+  /** The annotation material is consistent, and sigstore-java verifies the bundle. */
+  private void assertVerifies(byte[] message, SignatureMaterial material) throws Exception {
+    assertAnnotationMaterialConsistent(message, material);
+    Bundle bundle = Bundle.from(new StringReader(material.sigstoreBundleJson().orElseThrow()));
+    KeylessVerifier verifier = javaVerifier();
+    assertThatCode(
+            () ->
+                verifier.verify(
+                    SigstoreKeylessSigner.sha256(message), bundle, identity(stack.identitySan())))
+        .doesNotThrowAnyException();
+  }
+
+  private Map<String, Integer> rekorStatuses() {
+    Map<String, Integer> statuses = new HashMap<>();
+    stack
+        .stats()
+        .raw()
+        .path("status")
+        .path("rekor.v1.createEntry")
+        .fields()
+        .forEachRemaining(e -> statuses.put(e.getKey(), e.getValue().asInt()));
+    return statuses;
   }
 
   @Test
@@ -594,6 +725,7 @@ class SigstoreKeylessSignerTest {
             options().withIdentityToken(explicit),
             env,
             Clock.systemUTC(),
+            waits::add,
             fetchedTokens::add,
             early)) {
       signer.sign(bytes("one"));
@@ -616,8 +748,17 @@ class SigstoreKeylessSignerTest {
   }
 
   private SigstoreKeylessSigner githubSigner() {
+    return githubSigner(options());
+  }
+
+  private SigstoreKeylessSigner githubSigner(KeylessOptions options) {
     return new SigstoreKeylessSigner(
-        options(), Env.of(stack.githubEnv()), Clock.systemUTC(), fetchedTokens::add);
+        options,
+        Env.of(stack.githubEnv()),
+        Clock.systemUTC(),
+        waits::add,
+        fetchedTokens::add,
+        KeylessHeadStart.NONE);
   }
 
   private KeylessOptions options() {
@@ -693,7 +834,8 @@ class SigstoreKeylessSignerTest {
   }
 
   private SigstoreKeylessSigner signer(Env env, KeylessHeadStart early) {
-    return new SigstoreKeylessSigner(options(), env, Clock.systemUTC(), fetchedTokens::add, early);
+    return new SigstoreKeylessSigner(
+        options(), env, Clock.systemUTC(), waits::add, fetchedTokens::add, early);
   }
 
   private int tokenRequests() {

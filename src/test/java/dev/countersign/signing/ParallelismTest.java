@@ -1,0 +1,74 @@
+package dev.countersign.signing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.countersign.support.ExitCode;
+import dev.countersign.support.problems.UsageProblem;
+import java.net.URI;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.spec.ECGenParameterSpec;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** How many signatures are in flight: the user's number, else the signer's, by the log it uses. */
+class ParallelismTest {
+
+  @Test
+  void sigstoresSharedLogs_getFewerUploadsInFlightThanOnesOwn() {
+    for (String shared :
+        new String[] {
+          "https://rekor.sigstore.dev",
+          "https://REKOR.Sigstore.dev:443",
+          "https://rekor.sigstage.dev"
+        }) {
+      assertThat(RekorUploads.inFlightFor(URI.create(shared)))
+          .as(shared)
+          .isEqualTo(RekorUploads.SHARED_LOG_IN_FLIGHT);
+    }
+    for (String own :
+        new String[] {
+          "http://127.0.0.1:3000",
+          "https://rekor.example.com",
+          "https://sigstore.dev.example.com",
+          "https://notsigstore.dev"
+        }) {
+      assertThat(RekorUploads.inFlightFor(URI.create(own)))
+          .as(own)
+          .isEqualTo(RekorUploads.OWN_LOG_IN_FLIGHT);
+    }
+  }
+
+  @Test
+  void aKeyedSigner_suggestsTheProcessorsWithoutALog_andTheLogsNumberWithOne() throws Exception {
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+    generator.initialize(new ECGenParameterSpec("secp256r1"));
+    KeyPair pair = generator.generateKeyPair();
+
+    assertThat(new KeyMessageSigner(pair.getPrivate(), pair.getPublic()).suggestedInFlight())
+        .isEqualTo(Runtime.getRuntime().availableProcessors());
+    assertThat(
+            new KeyMessageSigner(
+                    pair.getPrivate(),
+                    pair.getPublic(),
+                    Optional.of(new TransparencyLog(TransparencyLog.PUBLIC_GOOD)))
+                .suggestedInFlight())
+        .isEqualTo(RekorUploads.SHARED_LOG_IN_FLIGHT);
+  }
+
+  @Test
+  void aChosenNumber_winsOverTheSigners_andMustBePositive() throws Exception {
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+    generator.initialize(new ECGenParameterSpec("secp256r1"));
+    KeyPair pair = generator.generateKeyPair();
+    KeyMessageSigner signer = new KeyMessageSigner(pair.getPrivate(), pair.getPublic());
+
+    assertThat(Parallelism.of(5).resolve(signer)).isEqualTo(5);
+    assertThat(Parallelism.SIGNERS_CHOICE.resolve(signer)).isEqualTo(signer.suggestedInFlight());
+    assertThatThrownBy(() -> Parallelism.of(0))
+        .isInstanceOf(UsageProblem.class)
+        .hasMessageContaining("--parallel 0")
+        .satisfies(e -> assertThat(((UsageProblem) e).exitCode()).isEqualTo(ExitCode.USAGE));
+  }
+}
