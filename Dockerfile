@@ -46,7 +46,7 @@ RUN ["/opt/countersign/jre/bin/java", "-Xshare:on", "-XX:SharedArchiveFile=/opt/
 # The flags are those of /opt/countersign/jvm.options (written by .ci/build-runtime.sh).
 ENTRYPOINT ["/opt/countersign/jre/bin/java", \
             "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", \
-            "-Xms64m", "-Xmn16m", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-XX:MaxRAMPercentage=25", \
+            "-Xms64m", "-Xmn16m", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20", "-XX:MaxRAMPercentage=25", \
             "-XX:SharedArchiveFile=/opt/countersign/app/countersign.jsa", "-Xshare:auto", \
             "-XX:+UnlockDiagnosticVMOptions", "-XX:ArchiveRelocationMode=0", \
             "-jar", "/opt/countersign/app/countersign.jar"]

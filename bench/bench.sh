@@ -18,6 +18,8 @@
 #   baseline      `node tools/sign.mjs FILE -o FILE.sigstore.json`, once per file, sequentially:
 #                 the hand-written shell loop. With --baseline-sample K (0 < K < N) only the first
 #                 K files are signed and the wall time is scaled by N/K ("extrapolated").
+#   CPU per manifest  with N=1 among --sizes: (CPU at the largest N - CPU at N=1) / (N - 1), from
+#                 the medians, per latency (issue #11's "CPU per manifest at N=500").
 #   --sign-repeat K  K rounds of both, alternating, each on fresh repositories; the rows give the
 #                 medians (a single one-manifest run moves by several percent between runs, as
 #                 much as the difference it is meant to show).
@@ -121,7 +123,7 @@ fmt_s() { awk -v ms="$1" 'BEGIN { printf "%.2f", ms / 1000 }'; }
 rate() { awk -v n="$1" -v ms="$2" 'BEGIN { if (ms > 0) printf "%.1f", n * 1000 / ms; else print "-" }'; }
 mb() { awk -v kb="$1" 'BEGIN { printf "%.0f", kb / 1024 }'; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
-median_dec() { sort -g | awk '{ a[NR] = $1 } END { printf "%.1f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+median_dec() { sort -g | awk '{ a[NR] = $1 } END { printf "%.2f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # measure OUTFILE CMD...: runs CMD under GNU time; sets WALL_MS and RSS_KB, CMD's stdout+stderr -> OUTFILE.
 measure() {
@@ -133,7 +135,7 @@ measure() {
   WALL_MS=$((t1 - t0))
   RSS_KB=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time.txt")
   # CPU seconds (user + system, children included): steadier than wall time on a shared machine.
-  CPU_S=$(awk -F': ' '/User time|System time/ { t += $2 } END { printf "%.1f", t }' "$work/time.txt")
+  CPU_S=$(awk -F': ' '/User time|System time/ { t += $2 } END { printf "%.2f", t }' "$work/time.txt")
   if ((status != 0)); then
     log "command failed ($status): $*"; tail -20 "$out" >&2; exit 1
   fi
@@ -246,7 +248,7 @@ bench_keyless() { # latency n
         done <"$3"' _ "$STACK_DIR" "$signing_config" "$dir/baseline.list"
       stats_read
       base_ms+=("$((WALL_MS * n / k))")
-      base_cpu+=("$(awk -v c="$CPU_S" -v n="$n" -v k="$k" 'BEGIN { printf "%.1f", c * n / k }')")
+      base_cpu+=("$(awk -v c="$CPU_S" -v n="$n" -v k="$k" 'BEGIN { printf "%.2f", c * n / k }')")
       ((RSS_KB > base_rss)) && base_rss=$RSS_KB
       base_certs=$CERTS; base_entries=$ENTRIES
       log "baseline    L=$latency N=$n round $round: $(fmt_s "${base_ms[-1]}") s$( ((k < n)) && echo " (extrapolated from $k)")"
@@ -262,7 +264,9 @@ bench_keyless() { # latency n
     ratio=$(awk -v b="$base_med" -v c="$cs_med" 'BEGIN { printf "%.2fx", b / c }')
     if ((k < n)); then base_certs="$base_certs (x$n/$k)"; base_entries="$base_entries (x$n/$k)"; fi
   fi
-  row "| countersign run --no-push$runs | $latency | $n | $(fmt_s "$cs_med") | $(rate "$n" "$cs_med") | $ratio | $cs_certs | $cs_entries | $(mb "$cs_rss") | $(printf '%s\n' "${cs_cpu[@]}" | median_dec) |"
+  local cs_cpu_med; cs_cpu_med=$(printf '%s\n' "${cs_cpu[@]}" | median_dec)
+  CPU_MEDIAN["$latency/$n"]=$cs_cpu_med
+  row "| countersign run --no-push$runs | $latency | $n | $(fmt_s "$cs_med") | $(rate "$n" "$cs_med") | $ratio | $cs_certs | $cs_entries | $(mb "$cs_rss") | $cs_cpu_med |"
   if ((skip_baseline == 0)); then
     row "| $label$runs | $latency | $n | $(fmt_s "$base_med") | $(rate "$n" "$base_med") | 1.0 (baseline) | $base_certs | $base_entries | $(mb "$base_rss") | $(printf '%s\n' "${base_cpu[@]}" | median_dec) |"
   fi
@@ -346,6 +350,18 @@ bench_offline() {
   rm -rf "$dir"
 }
 
+# The CPU one more manifest costs, from the medians of N=1 and the largest N at one latency:
+# (CPU_N - CPU_1) / (N - 1), in ms. It leaves out the start-up every run pays once.
+declare -A CPU_MEDIAN=()
+cpu_per_manifest() { # latency
+  local latency="$1" largest=1 n
+  for n in $sizes; do ((n > largest)) && largest=$n; done
+  [[ -n "${CPU_MEDIAN[$latency/1]:-}" && $largest -gt 1 ]] || return 0
+  local per; per=$(awk -v a="${CPU_MEDIAN[$latency/$largest]}" -v b="${CPU_MEDIAN[$latency/1]}" -v n="$largest" 'BEGIN { printf "%.2f", (a - b) * 1000 / (n - 1) }')
+  row "| CPU per manifest: (CPU at N=$largest - CPU at N=1) / $((largest - 1)), ms | $latency | - | - | - | - | - | - | - | $per |"
+  log "CPU per manifest at ${latency} ms: $per ms"
+}
+
 # ---- main ----------------------------------------------------------------------------------------
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 log "scratch: $work; jar: $JAR; java: $("$JAVA" -version 2>&1 | head -1); cores: $(nproc)"
@@ -353,6 +369,7 @@ if [[ "$only" == all || "$only" == sign ]]; then
   for latency in $latencies; do
     start_stack "$latency"
     for n in $sizes; do bench_keyless "$latency" "$n"; done
+    cpu_per_manifest "$latency"
     if [[ "$latency" == 0 ]]; then bench_noop_and_rss; fi
   done
   stop_stack

@@ -21,6 +21,7 @@ import dev.countersign.run.EarlySigning;
 import dev.countersign.run.RunMode;
 import dev.countersign.run.SigningRun;
 import dev.countersign.signing.MessageSigner;
+import dev.countersign.signing.Parallelism;
 import dev.countersign.signing.SignJob;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
@@ -141,6 +142,7 @@ final class RunCommand extends Subcommand {
     Reporter reporter = git.reporter(runtime);
 
     RunMode runMode = RunMode.of(mode, fromWorktree, dryRun, noPush, noSign);
+    Parallelism inFlight = parallel.parallelism();
     Optional<OciReference> publishTarget = publishTarget(runMode);
     Optional<RunTrigger.Reconcile> trigger = trigger(env, reporter);
     if (trigger.isEmpty()) {
@@ -160,7 +162,7 @@ final class RunCommand extends Subcommand {
       JGitWorkspace workspace = owned.git();
       String target = targetBranch(trigger.get(), workspace);
       SigningRun.Result result =
-          signingRun(runtime, reporter, workspace, signing)
+          signingRun(runtime, reporter, workspace, signing, inFlight)
               .run(
                   new SigningRun.Request(
                       runMode,
@@ -205,7 +207,11 @@ final class RunCommand extends Subcommand {
   }
 
   private SigningRun signingRun(
-      Runtime runtime, Reporter reporter, JGitWorkspace workspace, Signing signing) {
+      Runtime runtime,
+      Reporter reporter,
+      JGitWorkspace workspace,
+      Signing signing,
+      Parallelism inFlight) {
     Supplier<GitHubApi> api =
         Memoized.of(() -> PullRequestOptions.api(runtime, reporter, git.pushToken(runtime.env())));
     return new SigningRun(
@@ -214,7 +220,7 @@ final class RunCommand extends Subcommand {
         () -> new GitHubPullRequestHost(api.get()),
         signing.job(),
         signing.reuse(),
-        parallel.parallelism(),
+        inFlight,
         format.reader(),
         format.format(),
         () -> signer.signingPublicKeys(runtime),

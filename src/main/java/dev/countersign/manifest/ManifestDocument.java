@@ -32,6 +32,15 @@ public record ManifestDocument(
     this(content, 0, Map.of());
   }
 
+  /**
+   * This document with only its own line, no field positions: for holding many documents after
+   * every check that names a field's line is done (the positions are a dotted path and a number per
+   * field, about as much memory as the content).
+   */
+  public ManifestDocument withoutFieldLines() {
+    return fieldLines.isEmpty() ? this : new ManifestDocument(content, line, Map.of());
+  }
+
   /** The line of {@code dottedPath}, else of its nearest ancestor, else the document's line. */
   public int lineOf(String dottedPath) {
     return YamlValues.lineOf(fieldLines, dottedPath, line);

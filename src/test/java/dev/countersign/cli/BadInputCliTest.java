@@ -311,6 +311,29 @@ class BadInputCliTest {
     assertThat(Files.readString(out.resolve("b.yaml"))).isEqualTo(handWritten);
   }
 
+  @org.junit.jupiter.api.Test
+  void sign_parallelZero_isAUsageErrorNamingTheOption_andWritesNothing() throws Exception {
+    Path in = Files.createDirectories(tmp.resolve("in"));
+    Files.writeString(in.resolve("a.yaml"), VALID);
+    Path out = tmp.resolve("out");
+
+    CliRun run =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", ""),
+            "sign",
+            "--key",
+            key.toString(),
+            "--parallel",
+            "0",
+            "--out",
+            out.toString(),
+            in.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains("--parallel 0");
+    assertThat(out).doesNotExist();
+  }
+
   // --- case builders ---
 
   private static Arguments sign(String name, Setup setup, String fileAndLine, String what) {

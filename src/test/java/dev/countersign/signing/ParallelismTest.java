@@ -42,9 +42,7 @@ class ParallelismTest {
 
   @Test
   void aKeyedSigner_suggestsTheProcessorsWithoutALog_andTheLogsNumberWithOne() throws Exception {
-    KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
-    generator.initialize(new ECGenParameterSpec("secp256r1"));
-    KeyPair pair = generator.generateKeyPair();
+    KeyPair pair = p256();
 
     assertThat(new KeyMessageSigner(pair.getPrivate(), pair.getPublic()).suggestedInFlight())
         .isEqualTo(Runtime.getRuntime().availableProcessors());
@@ -59,9 +57,7 @@ class ParallelismTest {
 
   @Test
   void aChosenNumber_winsOverTheSigners_andMustBePositive() throws Exception {
-    KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
-    generator.initialize(new ECGenParameterSpec("secp256r1"));
-    KeyPair pair = generator.generateKeyPair();
+    KeyPair pair = p256();
     KeyMessageSigner signer = new KeyMessageSigner(pair.getPrivate(), pair.getPublic());
 
     assertThat(Parallelism.of(5).resolve(signer)).isEqualTo(5);
@@ -70,5 +66,11 @@ class ParallelismTest {
         .isInstanceOf(UsageProblem.class)
         .hasMessageContaining("--parallel 0")
         .satisfies(e -> assertThat(((UsageProblem) e).exitCode()).isEqualTo(ExitCode.USAGE));
+  }
+
+  private static KeyPair p256() throws Exception {
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+    generator.initialize(new ECGenParameterSpec("secp256r1"));
+    return generator.generateKeyPair();
   }
 }
