@@ -162,6 +162,13 @@ class ManifestReaderTest {
     assertThat(documents.get(1).line()).isEqualTo(14);
     assertThat(documents.get(1).fieldLines()).contains(entry("metadata.name", 17));
     assertThat(first.group()).isEqualTo("networking.k8s.io");
+
+    // Held after the checks, a document keeps its content and its own line only.
+    ManifestDocument held = first.withoutFieldLines();
+    assertThat(held.content()).isEqualTo(first.content());
+    assertThat(held.line()).isEqualTo(2);
+    assertThat(held.fieldLines()).isEmpty();
+    assertThat(held.lineOf("spec.ingress.0.ports.0.port")).isEqualTo(2);
   }
 
   @Test
