@@ -107,6 +107,13 @@ final class KeylessFailures {
 
   /** Rekor could not be reached, on the last of {@code tries} tries. */
   static CountersignException rekorUnreachable(IOException failure, int tries) {
+    if (isTls(failure)) {
+      return new RemoteProblem(
+          "Could not open a TLS connection to Rekor (" + describe(failure) + ")" + STEP,
+          ", perhaps you should check the Rekor URL in --signing-config, or add the CA of its"
+              + " TLS certificate to the Java trust store (javax.net.ssl.trustStore)",
+          failure);
+    }
     return new RemoteProblem(
         "Rekor did not accept the log entry" + STEP + ": " + describe(failure) + afterTries(tries),
         RETRY_HINT,
@@ -126,7 +133,11 @@ final class KeylessFailures {
         failure);
   }
 
-  private static boolean isTls(Throwable failure) {
+  /**
+   * Whether {@code failure} is about TLS trust (a handshake or certificate failure): trying again
+   * cannot help.
+   */
+  static boolean isTls(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof SSLException || t instanceof CertificateException) {
         return true;

@@ -19,7 +19,7 @@ import java.util.random.RandomGenerator;
  *
  * <ul>
  *   <li>Tried again, up to {@link #ATTEMPTS} tries in all: no answer (connection refused, reset or
- *       timed out), 429, and 5xx other than 501.
+ *       timed out; not a TLS failure, which a new try cannot mend), 429, and 5xx other than 501.
  *   <li>The wait is the log's {@code Retry-After} when it sends one (longer than {@link
  *       #LONGEST_WAIT}: no wait, the upload fails), else jittered exponential backoff from {@link
  *       #FIRST_BACKOFF}. The wait holds back every upload of the run, not only the one that failed:
@@ -108,7 +108,7 @@ final class RekorUploads {
       try {
         response = http.postJson(entries, Map.of("Accept", "application/json"), payload);
       } catch (IOException e) {
-        if (attempt >= ATTEMPTS) {
+        if (attempt >= ATTEMPTS || KeylessFailures.isTls(e)) {
           throw KeylessFailures.rekorUnreachable(e, attempt);
         }
         holdBack(RetryTiming.backoff(attempt, FIRST_BACKOFF, random));

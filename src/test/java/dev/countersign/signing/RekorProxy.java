@@ -80,9 +80,16 @@ final class RekorProxy implements AutoCloseable {
 
   /** The stack's trust material with a signing config whose Rekor is this proxy. */
   KeylessOptions options() throws IOException {
+    return withRekor(stack, base());
+  }
+
+  /** The stack's trust material with a signing config whose Rekor is {@code rekorUrl}. */
+  static KeylessOptions withRekor(SigstoreTestStack stack, String rekorUrl) throws IOException {
     ObjectMapper json = new ObjectMapper();
     ObjectNode config = (ObjectNode) json.readTree(stack.signingConfig().toFile());
-    config.withArray("rekorTlogUrls").forEach(service -> ((ObjectNode) service).put("url", base()));
+    config
+        .withArray("rekorTlogUrls")
+        .forEach(service -> ((ObjectNode) service).put("url", rekorUrl));
     Path file = Files.createTempFile("signing-config-via-proxy", ".json");
     file.toFile().deleteOnExit();
     json.writeValue(file.toFile(), config);

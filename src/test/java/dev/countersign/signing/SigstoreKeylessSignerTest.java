@@ -415,6 +415,24 @@ class SigstoreKeylessSignerTest {
   }
 
   @Test
+  void sign_whenTheTlsConnectionToRekorFails_failsAtOnceWithoutTryingAgain() throws Exception {
+    // https to the stack's plain http port: the handshake fails, and no new try can mend that.
+    String plainPortOverTls = stack.baseUrl().replace("http://", "https://");
+    try (SigstoreKeylessSigner signer =
+        githubSigner(RekorProxy.withRekor(stack, plainPortOverTls))) {
+      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(RemoteProblem.class)
+          .hasMessageContaining("Could not open a TLS connection to Rekor")
+          .satisfies(
+              e ->
+                  assertThat(((CountersignException) e).hint())
+                      .hasValueSatisfying(hint -> assertThat(hint).contains("trust store")));
+    }
+    assertThat(waits).isEmpty();
+    assertThat(stack.stats().logEntries()).isZero();
+  }
+
+  @Test
   void sign_whenRekorSaysRetryAfter_waitsWhatItAsks() throws Exception {
     try (RekorProxy proxy =
             new RekorProxy(
