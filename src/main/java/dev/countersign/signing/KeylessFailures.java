@@ -50,11 +50,7 @@ final class KeylessFailures {
   /** Fulcio could not be reached. */
   static CountersignException fulcioUnreachable(IOException failure) {
     if (isTls(failure)) {
-      return new RemoteProblem(
-          "Could not open a TLS connection to Fulcio (" + describe(failure) + ")" + STEP,
-          ", perhaps you should check the Fulcio URL in --signing-config, or add the CA of its"
-              + " TLS certificate to the Java trust store (javax.net.ssl.trustStore)",
-          failure);
+      return tlsFailure("Fulcio", failure);
     }
     return new RemoteProblem(
         "Could not obtain a signing certificate from Fulcio" + STEP + ": " + describe(failure),
@@ -108,11 +104,7 @@ final class KeylessFailures {
   /** Rekor could not be reached, on the last of {@code tries} tries. */
   static CountersignException rekorUnreachable(IOException failure, int tries) {
     if (isTls(failure)) {
-      return new RemoteProblem(
-          "Could not open a TLS connection to Rekor (" + describe(failure) + ")" + STEP,
-          ", perhaps you should check the Rekor URL in --signing-config, or add the CA of its"
-              + " TLS certificate to the Java trust store (javax.net.ssl.trustStore)",
-          failure);
+      return tlsFailure("Rekor", failure);
     }
     return new RemoteProblem(
         "Rekor did not accept the log entry" + STEP + ": " + describe(failure) + afterTries(tries),
@@ -130,6 +122,17 @@ final class KeylessFailures {
         "Rekor returned a log entry that does not verify (" + redact(what) + ")" + STEP,
         ", perhaps you should check that --trusted-root belongs to the Rekor named in"
             + " --signing-config",
+        failure);
+  }
+
+  /** No TLS connection to {@code service} (Fulcio, Rekor): its URL or the trust store is wrong. */
+  private static CountersignException tlsFailure(String service, IOException failure) {
+    return new RemoteProblem(
+        "Could not open a TLS connection to " + service + " (" + describe(failure) + ")" + STEP,
+        ", perhaps you should check the "
+            + service
+            + " URL in --signing-config, or add the CA of its TLS certificate to the Java trust"
+            + " store (javax.net.ssl.trustStore)",
         failure);
   }
 

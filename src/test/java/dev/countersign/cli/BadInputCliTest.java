@@ -11,8 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.bouncycastle.asn1.x509.GeneralName;
@@ -143,15 +145,7 @@ class BadInputCliTest {
     setup.write(in);
     Path out = tmp.resolve("out");
 
-    CliRun run =
-        CliRun.run(
-            Map.of("COSIGN_PASSWORD", ""),
-            "sign",
-            "--key",
-            key.toString(),
-            "--out",
-            out.toString(),
-            in.toString());
+    CliRun run = signWithKey("--out", out.toString(), in.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
     assertThat(run.err())
@@ -293,15 +287,7 @@ class BadInputCliTest {
     String handWritten = VALID.replace("fine", "hand-written");
     Files.writeString(out.resolve("b.yaml"), handWritten);
 
-    CliRun run =
-        CliRun.run(
-            Map.of("COSIGN_PASSWORD", ""),
-            "sign",
-            "--key",
-            key.toString(),
-            "--out",
-            out.toString(),
-            in.toString());
+    CliRun run = signWithKey("--out", out.toString(), in.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.err())
@@ -317,21 +303,18 @@ class BadInputCliTest {
     Files.writeString(in.resolve("a.yaml"), VALID);
     Path out = tmp.resolve("out");
 
-    CliRun run =
-        CliRun.run(
-            Map.of("COSIGN_PASSWORD", ""),
-            "sign",
-            "--key",
-            key.toString(),
-            "--parallel",
-            "0",
-            "--out",
-            out.toString(),
-            in.toString());
+    CliRun run = signWithKey("--parallel", "0", "--out", out.toString(), in.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.err()).contains("--parallel 0");
     assertThat(out).doesNotExist();
+  }
+
+  /** {@code countersign sign --key K ARGS...}, with the key's empty password. */
+  private CliRun signWithKey(String... args) {
+    List<String> command = new ArrayList<>(List.of("sign", "--key", key.toString()));
+    command.addAll(List.of(args));
+    return CliRun.run(Map.of("COSIGN_PASSWORD", ""), command.toArray(String[]::new));
   }
 
   // --- case builders ---

@@ -10,6 +10,7 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.spec.ECGenParameterSpec;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** How many signatures are in flight: the user's number, else the signer's, by the log it uses. */
@@ -17,27 +18,24 @@ class ParallelismTest {
 
   @Test
   void sigstoresSharedLogs_getFewerUploadsInFlightThanOnesOwn() {
-    for (String shared :
-        new String[] {
-          "https://rekor.sigstore.dev",
-          "https://REKOR.Sigstore.dev:443",
-          "https://rekor.sigstage.dev"
-        }) {
-      assertThat(RekorUploads.inFlightFor(URI.create(shared)))
-          .as(shared)
-          .isEqualTo(RekorUploads.SHARED_LOG_IN_FLIGHT);
-    }
-    for (String own :
-        new String[] {
-          "http://127.0.0.1:3000",
-          "https://rekor.example.com",
-          "https://sigstore.dev.example.com",
-          "https://notsigstore.dev"
-        }) {
-      assertThat(RekorUploads.inFlightFor(URI.create(own)))
-          .as(own)
-          .isEqualTo(RekorUploads.OWN_LOG_IN_FLIGHT);
-    }
+    assertThat(
+            Stream.of(
+                    "https://rekor.sigstore.dev",
+                    "https://REKOR.Sigstore.dev:443",
+                    "https://rekor.sigstage.dev",
+                    "http://127.0.0.1:3000",
+                    "https://rekor.example.com",
+                    "https://sigstore.dev.example.com",
+                    "https://notsigstore.dev")
+                .map(url -> RekorUploads.inFlightFor(URI.create(url))))
+        .containsExactly(
+            RekorUploads.SHARED_LOG_IN_FLIGHT,
+            RekorUploads.SHARED_LOG_IN_FLIGHT,
+            RekorUploads.SHARED_LOG_IN_FLIGHT,
+            RekorUploads.OWN_LOG_IN_FLIGHT,
+            RekorUploads.OWN_LOG_IN_FLIGHT,
+            RekorUploads.OWN_LOG_IN_FLIGHT,
+            RekorUploads.OWN_LOG_IN_FLIGHT);
   }
 
   @Test

@@ -31,33 +31,40 @@ class SignJobTest {
       new SignedManifestFormat(AnnotationDomain.DEFAULT, reader);
   private MessageSigner signer;
 
-  /** A real key signer whose material also carries a (stand-in) Sigstore bundle JSON. */
-  private static final class BundleProducingSigner implements MessageSigner {
-    private final KeyMessageSigner keyed;
+  /** A signer that passes everything but {@link #sign} on to another. */
+  private abstract static class DelegatingSigner implements MessageSigner {
+    final MessageSigner delegate;
 
+    DelegatingSigner(MessageSigner delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public String signerDescription() {
+      return delegate.signerDescription();
+    }
+
+    @Override
+    public SignerIdentity identity() {
+      return delegate.identity();
+    }
+  }
+
+  /** A real key signer whose material also carries a (stand-in) Sigstore bundle JSON. */
+  private static final class BundleProducingSigner extends DelegatingSigner {
     BundleProducingSigner(KeyMessageSigner keyed) {
-      this.keyed = keyed;
+      super(keyed);
     }
 
     @Override
     public SignatureMaterial sign(byte[] message) {
-      SignatureMaterial m = keyed.sign(message);
+      SignatureMaterial m = delegate.sign(message);
       return new SignatureMaterial(
           m.signature(),
           m.certificatePem(),
           m.rekorBundle(),
           Optional.of("{\"mediaType\":\"bundle for " + message.length + " bytes\"}"),
           m.signer());
-    }
-
-    @Override
-    public String signerDescription() {
-      return keyed.signerDescription();
-    }
-
-    @Override
-    public SignerIdentity identity() {
-      return keyed.identity();
     }
   }
 
@@ -158,8 +165,7 @@ class SignJobTest {
   }
 
   /** Suggests {@code suggested} in flight, and holds each signature until that many are. */
-  private static final class InFlightSigner implements MessageSigner {
-    private final MessageSigner delegate;
+  private static final class InFlightSigner extends DelegatingSigner {
     private final int suggested;
     private final CyclicBarrier together;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -167,7 +173,7 @@ class SignJobTest {
     final AtomicInteger signed = new AtomicInteger();
 
     InFlightSigner(MessageSigner delegate, int suggested) {
-      this.delegate = delegate;
+      super(delegate);
       this.suggested = suggested;
       this.together = new CyclicBarrier(suggested);
     }
@@ -191,16 +197,6 @@ class SignJobTest {
         inFlight.decrementAndGet();
         signed.incrementAndGet();
       }
-    }
-
-    @Override
-    public String signerDescription() {
-      return delegate.signerDescription();
-    }
-
-    @Override
-    public SignerIdentity identity() {
-      return delegate.identity();
     }
   }
 }

@@ -401,13 +401,7 @@ class SigstoreKeylessSignerTest {
     try (RekorProxy proxy =
             new RekorProxy(stack, (n, forward) -> RekorProxy.Reply.status(429, "3600"));
         SigstoreKeylessSigner signer = githubSigner(proxy.options())) {
-      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
-          .isInstanceOf(RemoteProblem.class)
-          .hasMessageContaining("HTTP 429, asking to wait 3600 s")
-          .satisfies(
-              e ->
-                  assertThat(((CountersignException) e).hint())
-                      .hasValueSatisfying(hint -> assertThat(hint).contains("--parallel")));
+      assertRemoteProblem(signer, "HTTP 429, asking to wait 3600 s", "--parallel");
       assertThat(proxy.posts()).isEqualTo(1);
     }
     assertThat(waits).isEmpty();
@@ -420,13 +414,7 @@ class SigstoreKeylessSignerTest {
     String plainPortOverTls = stack.baseUrl().replace("http://", "https://");
     try (SigstoreKeylessSigner signer =
         githubSigner(RekorProxy.withRekor(stack, plainPortOverTls))) {
-      assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
-          .isInstanceOf(RemoteProblem.class)
-          .hasMessageContaining("Could not open a TLS connection to Rekor")
-          .satisfies(
-              e ->
-                  assertThat(((CountersignException) e).hint())
-                      .hasValueSatisfying(hint -> assertThat(hint).contains("trust store")));
+      assertRemoteProblem(signer, "Could not open a TLS connection to Rekor", "trust store");
     }
     assertThat(waits).isEmpty();
     assertThat(stack.stats().logEntries()).isZero();
@@ -506,6 +494,18 @@ class SigstoreKeylessSignerTest {
                 verifier.verify(
                     SigstoreKeylessSigner.sha256(message), bundle, identity(stack.identitySan())))
         .doesNotThrowAnyException();
+  }
+
+  /** Signing fails with a remote problem whose message and hint say what happened. */
+  private static void assertRemoteProblem(
+      SigstoreKeylessSigner signer, String message, String hintPart) {
+    assertThatThrownBy(() -> signer.sign("x".getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessageContaining(message)
+        .satisfies(
+            e ->
+                assertThat(((CountersignException) e).hint())
+                    .hasValueSatisfying(hint -> assertThat(hint).contains(hintPart)));
   }
 
   private Map<String, Integer> rekorStatuses() {
