@@ -30,6 +30,7 @@ class KeylessHeadStartTest {
   private static final String JWT = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJyZXBvOm8vcjpyZWY6bWFpbiJ9.c2ln";
 
   private final CountDownLatch release = new CountDownLatch(1);
+  private final CountDownLatch arrived = new CountDownLatch(1);
   private final List<String> requests = new CopyOnWriteArrayList<>();
   private HttpServer runner;
 
@@ -47,8 +48,12 @@ class KeylessHeadStartTest {
     KeylessHeadStart early = KeylessHeadStart.request(envFor(startRunner()));
 
     // The runner holds its answer until the test ends: the key waits for the request to be on its
-    // way, never for the answer.
+    // way, never for the answer. (The key may be made before the runner has read the request:
+    // "on its way" is the connection, signalled just before the request is written.)
     assertThat(early.takeKey()).isPresent();
+    assertThat(arrived.await(10, TimeUnit.SECONDS))
+        .as("the token request reached the runner")
+        .isTrue();
     assertThat(requests).hasSize(1);
   }
 
@@ -112,6 +117,7 @@ class KeylessHeadStartTest {
                   + exchange.getRequestURI()
                   + " "
                   + exchange.getRequestHeaders().getFirst("Authorization"));
+          arrived.countDown();
           try {
             release.await(30, TimeUnit.SECONDS);
           } catch (InterruptedException e) {
