@@ -13,7 +13,8 @@ final class ParallelOption {
       paramLabel = "N",
       description =
           "Signatures in flight at once (default: 32 against Sigstore's public-good Rekor, 128"
-              + " against a Rekor of your own named by --signing-config or --rekor-url).")
+              + " against a Rekor of your own named by --signing-config; with --key, 32 with a"
+              + " log and one per processor without).")
   Integer parallel;
 
   /**

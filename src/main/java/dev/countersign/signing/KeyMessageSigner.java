@@ -70,13 +70,15 @@ public final class KeyMessageSigner implements MessageSigner {
   }
 
   /**
-   * With a transparency log, {@link RekorUploads#inFlightFor} that log (each signature waits on an
-   * upload); without one, the processors' count (signing waits on nothing).
+   * With a transparency log, {@link RekorUploads#SHARED_LOG_IN_FLIGHT} whatever the log (its
+   * client, sigstore-java's, opens a new HTTP client for every upload, so more in flight costs
+   * memory, untried); without one, the processors' count (signing waits on nothing).
    */
   @Override
   public int suggestedInFlight() {
-    return log.map(l -> RekorUploads.inFlightFor(l.url()))
-        .orElseGet(MessageSigner.super::suggestedInFlight);
+    return log.isPresent()
+        ? RekorUploads.SHARED_LOG_IN_FLIGHT
+        : MessageSigner.super.suggestedInFlight();
   }
 
   /** {@code sha256:<hex of SHA-256 of the public key's SPKI DER>}. */

@@ -44,11 +44,6 @@ public final class TransparencyLog {
     this.client = RekorClientHttp.builder().setService(Service.of(url, 1)).build();
   }
 
-  /** The log's address. */
-  public URI url() {
-    return url;
-  }
-
   /**
    * Logs {@code signature} over {@code message} by {@code publicKey}.
    *

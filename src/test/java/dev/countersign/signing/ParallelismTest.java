@@ -39,7 +39,7 @@ class ParallelismTest {
   }
 
   @Test
-  void aKeyedSigner_suggestsTheProcessorsWithoutALog_andTheLogsNumberWithOne() throws Exception {
+  void aKeyedSigner_suggestsTheProcessorsWithoutALog_and32WithAnyLog() throws Exception {
     KeyPair pair = p256();
 
     assertThat(new KeyMessageSigner(pair.getPrivate(), pair.getPublic()).suggestedInFlight())
@@ -48,7 +48,7 @@ class ParallelismTest {
             new KeyMessageSigner(
                     pair.getPrivate(),
                     pair.getPublic(),
-                    Optional.of(new TransparencyLog(TransparencyLog.PUBLIC_GOOD)))
+                    Optional.of(new TransparencyLog(URI.create("http://127.0.0.1:3000"))))
                 .suggestedInFlight())
         .isEqualTo(RekorUploads.SHARED_LOG_IN_FLIGHT);
   }
