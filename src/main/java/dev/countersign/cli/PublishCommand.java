@@ -168,7 +168,7 @@ final class PublishCommand extends Subcommand {
     }
     emit.ifPresent(s -> EmittedManifest.checkWritable(emitManifest, force));
     Optional<Supplier<MessageSigner>> signerFactory =
-        noSign ? Optional.empty() : Optional.of(signer.signerFactory(runtime, reporter::mask));
+        noSign ? Optional.empty() : Optional.of(signer.signerFactory(runtime, reporter));
     Path workTree = repo.workTree(runtime.env());
     try (JGitWorkspace workspace = JGitWorkspace.open(workTree, runtime.clock())) {
       String commit = workspace.resolveCommit(revision);

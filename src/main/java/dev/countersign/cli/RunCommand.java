@@ -191,7 +191,7 @@ final class RunCommand extends Subcommand {
   private record Signing(Supplier<MessageSigner> signer, SignJob job, SignatureReuse reuse) {}
 
   private Signing signing(Runtime runtime, Reporter reporter) {
-    Supplier<MessageSigner> runSigner = Memoized.of(signer.signerFactory(runtime, reporter::mask));
+    Supplier<MessageSigner> runSigner = Memoized.of(signer.signerFactory(runtime, reporter));
     SignJob signJob =
         new SignJob(
             format.reader(), format.format(), runSigner, ProgressReporters.insidePipeline(runtime));

@@ -71,7 +71,7 @@ final class SignCommand extends Subcommand {
         new SignJob(
             format.reader(),
             format.format(),
-            signer.signerFactory(runtime, reporter::mask),
+            signer.signerFactory(runtime, reporter),
             ProgressReporters.forRuntime(runtime));
     SignReport report =
         job.run(

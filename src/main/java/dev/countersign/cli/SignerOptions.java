@@ -1,9 +1,11 @@
 package dev.countersign.cli;
 
+import dev.countersign.action.Reporter;
 import dev.countersign.keys.PrivateKeys;
 import dev.countersign.signing.KeyMessageSigner;
 import dev.countersign.signing.KeylessOptions;
 import dev.countersign.signing.MessageSigner;
+import dev.countersign.signing.SignerEvents;
 import dev.countersign.signing.SigstoreKeylessSigner;
 import dev.countersign.signing.TransparencyLog;
 import dev.countersign.support.problems.UsageProblem;
@@ -14,7 +16,6 @@ import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import picocli.CommandLine.Option;
 
@@ -75,17 +76,17 @@ final class SignerOptions {
               + " --trusted-root).")
   Path signingConfig;
 
-  /**
-   * A lazy signer: nothing is read, fetched or prompted for until something needs signing.
-   *
-   * @param onToken receives every identity token before use (the Action masks it)
-   */
   /** True when the signer will be keyless (no {@code --key}). */
   boolean keyless() {
     return key == null;
   }
 
-  Supplier<MessageSigner> signerFactory(Runtime runtime, Consumer<String> onToken) {
+  /**
+   * A lazy signer: nothing is read, fetched or prompted for until something needs signing.
+   *
+   * @param reporter masks every identity token before use, and prints the signer's warnings
+   */
+  Supplier<MessageSigner> signerFactory(Runtime runtime, Reporter reporter) {
     if (key != null
         && (keyless || identityToken != null || trustedRoot != null || signingConfig != null)) {
       throw new UsageProblem(
@@ -126,7 +127,7 @@ final class SignerOptions {
             runtime.env(),
             runtime.clock(),
             runtime.sleeper(),
-            onToken,
+            SignerEvents.of(reporter::mask, reporter::warning),
             runtime.headStart());
   }
 

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
 /**
@@ -26,6 +27,8 @@ import java.util.random.RandomGenerator;
  *       a log that throttles one request is not sent a hundred more meanwhile.
  *   <li>A try whose answer was lost may have logged the entry: the next try then gets 409 with the
  *       entry's {@code Location}, and the entry is fetched from there (on the same log only).
+ *   <li>Each hold that starts while none is running is told as a warning (one line, not one per
+ *       upload), so a run that waits says why.
  * </ul>
  *
  * <p>Thread-safe: the sign job's pool posts through one instance.
@@ -61,16 +64,27 @@ final class RekorUploads {
   private final Clock clock;
   private final Sleeper sleeper;
   private final RandomGenerator random;
+  private final Consumer<String> warnings;
   // System.nanoTime() before which no upload is sent (guarded by this).
   private long resumeAt;
 
-  RekorUploads(URI log, SigstoreHttp http, Clock clock, Sleeper sleeper, RandomGenerator random) {
+  /**
+   * @param warnings told when uploads start to wait (see above)
+   */
+  RekorUploads(
+      URI log,
+      SigstoreHttp http,
+      Clock clock,
+      Sleeper sleeper,
+      RandomGenerator random,
+      Consumer<String> warnings) {
     this.log = log;
     this.entries = log.resolve("/api/v1/log/entries");
     this.http = http;
     this.clock = clock;
     this.sleeper = sleeper;
     this.random = random;
+    this.warnings = warnings;
     this.resumeAt = System.nanoTime();
   }
 
@@ -111,7 +125,10 @@ final class RekorUploads {
         if (attempt >= ATTEMPTS || KeylessFailures.isTls(e)) {
           throw KeylessFailures.rekorUnreachable(e, attempt);
         }
-        holdBack(RetryTiming.backoff(attempt, FIRST_BACKOFF, random));
+        holdBack(
+            RetryTiming.backoff(attempt, FIRST_BACKOFF, random),
+            "A log entry upload got no answer from Rekor (" + KeylessFailures.describe(e) + ")",
+            attempt);
         continue;
       }
       if (response.is(201)) {
@@ -129,7 +146,9 @@ final class RekorUploads {
         throw KeylessFailures.rekorAsksToWait(response, asked.get(), LONGEST_WAIT);
       }
       holdBack(
-          asked.isPresent() ? asked.get() : RetryTiming.backoff(attempt, FIRST_BACKOFF, random));
+          asked.isPresent() ? asked.get() : RetryTiming.backoff(attempt, FIRST_BACKOFF, random),
+          "Rekor answered a log entry upload with HTTP " + response.status(),
+          attempt);
     }
   }
 
@@ -137,11 +156,30 @@ final class RekorUploads {
     return status == 429 || (status >= 500 && status != 501);
   }
 
-  /** Holds every upload back for {@code wait} from now (a longer hold already set stays). */
-  private synchronized void holdBack(Duration wait) {
-    long until = System.nanoTime() + wait.toNanos();
-    if (until - resumeAt > 0) {
-      resumeAt = until;
+  /**
+   * Holds every upload back for {@code wait} from now (a longer hold already set stays), and tells
+   * the user when this starts a hold.
+   */
+  private void holdBack(Duration wait, String why, int failedTry) {
+    boolean starts;
+    synchronized (this) {
+      long now = System.nanoTime();
+      long until = now + wait.toNanos();
+      starts = resumeAt - now <= 0;
+      if (until - resumeAt > 0) {
+        resumeAt = until;
+      }
+    }
+    if (starts) {
+      warnings.accept(
+          why
+              + "; every upload waits "
+              + Math.max(1, Math.round(wait.toMillis() / 1000.0))
+              + " s, then tries again (try "
+              + (failedTry + 1)
+              + " of "
+              + ATTEMPTS
+              + ")");
     }
   }
 

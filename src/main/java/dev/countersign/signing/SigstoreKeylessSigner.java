@@ -47,7 +47,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -82,6 +81,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
   private final KeylessOptions options;
   private final Clock clock;
   private final Sleeper sleeper;
+  private final SignerEvents events;
   // Chosen anew for each use (the environment is read then), with the start-up token first.
   private final Supplier<IdentityTokenSource> tokenSources;
   private final KeylessHeadStart headStart;
@@ -123,8 +123,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
    * @param env where {@code SIGSTORE_ID_TOKEN} and the GitHub Actions token variables are read
    * @param clock decides when the cached certificate is close to expiry
    * @param sleeper waits before a Rekor upload is tried again ({@link RekorUploads})
-   * @param onTokenFetched receives every identity token as soon as it is obtained, before it is
-   *     used; the Action registers {@code ::add-mask::} here
+   * @param events receives every identity token as soon as it is obtained, before it is used (the
+   *     Action registers {@code ::add-mask::} there), and warnings such as a busy Rekor's waits
    * @param headStart the token request and key started with the process ({@link
    *     KeylessHeadStart#NONE}: none): the first GitHub Actions token and the key are taken from it
    */
@@ -133,19 +133,21 @@ public final class SigstoreKeylessSigner implements MessageSigner {
       Env env,
       Clock clock,
       Sleeper sleeper,
-      Consumer<String> onTokenFetched,
+      SignerEvents events,
       KeylessHeadStart headStart) {
     this.options = options;
     this.clock = clock;
     this.sleeper = sleeper;
+    this.events = events;
     this.tokenSources =
-        () -> IdentityTokenSource.choose(options.identityToken(), env, onTokenFetched, headStart);
+        () ->
+            IdentityTokenSource.choose(
+                options.identityToken(), env, events::tokenFetched, headStart);
     this.headStart = headStart;
   }
 
-  public SigstoreKeylessSigner(
-      KeylessOptions options, Env env, Clock clock, Consumer<String> onTokenFetched) {
-    this(options, env, clock, Sleeper.real(), onTokenFetched, KeylessHeadStart.NONE);
+  public SigstoreKeylessSigner(KeylessOptions options, Env env, Clock clock, SignerEvents events) {
+    this(options, env, clock, Sleeper.real(), events, KeylessHeadStart.NONE);
   }
 
   public SigstoreKeylessSigner(KeylessOptions options, Env env, Clock clock) {
@@ -651,7 +653,8 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     }
     return new Built(
         services.fulcio().get(),
-        new RekorUploads(services.rekor().get(), http, clock, sleeper, new SecureRandom()),
+        new RekorUploads(
+            services.rekor().get(), http, clock, sleeper, new SecureRandom(), events::warning),
         new SigstoreResponseVerifier(root),
         tokenSource,
         headStart.takeKey().orElseGet(() -> EphemeralEcdsaKey.generate(new SecureRandom())),

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,6 +20,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -319,6 +322,38 @@ class ActionPipelineTest {
             verify(materialize(files, tmp.resolve("v")).resolve("signed"), stack.identitySan())
                 .exitCode())
         .isZero();
+  }
+
+  @Test
+  void rekorThrottlesTwice_theRunWaitsAndSaysSoInOneWarning_thenSignsEverything() throws Exception {
+    Path ws = git.clone("ws", 1, true);
+    Set<String> unsignedBefore = readTree(ws.resolve("unsigned")).keySet();
+    stack.injectFault("{\"rekor\":{\"after\":0,\"status\":429,\"count\":2}}");
+    List<Duration> waits = new CopyOnWriteArrayList<>();
+    CliRun run;
+    try {
+      run =
+          CliRun.run(waits::add, actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+    } finally {
+      stack.clearFaults();
+    }
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(waits).isNotEmpty();
+    // One line for the hold, not one per waiting upload, as an annotation on the run page.
+    assertThat(
+            run.out()
+                .lines()
+                .filter(l -> l.contains("Rekor answered a log entry upload with HTTP 429")))
+        .singleElement()
+        .asString()
+        .startsWith("::warning")
+        .contains("every upload waits")
+        .contains("(try 2 of 4)");
+    assertThat(git.originFiles("main").keySet())
+        .noneMatch(p -> p.startsWith("unsigned/"))
+        .containsAll(unsignedBefore.stream().map(p -> "signed/" + p).collect(Collectors.toList()));
+    assertNoTokenLeak(run);
   }
 
   @Test

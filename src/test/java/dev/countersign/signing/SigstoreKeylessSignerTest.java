@@ -60,6 +60,7 @@ class SigstoreKeylessSignerTest {
   private final List<Runnable> headStartDrains = new ArrayList<>();
   // What the signers' Rekor retries waited (recorded, not slept).
   private final List<Duration> waits = new CopyOnWriteArrayList<>();
+  private final List<String> warnings = new CopyOnWriteArrayList<>();
 
   SigstoreKeylessSignerTest(SigstoreTestStack stack) {
     this.stack = stack;
@@ -393,6 +394,14 @@ class SigstoreKeylessSignerTest {
     assertThat(rekorStatuses()).containsEntry("429", 2).containsEntry("201", 1);
     assertThat(stack.stats().logEntries()).isEqualTo(1);
     assertThat(waits).hasSize(2);
+    // The waits here are recorded, not slept: the second failure comes while the first hold is
+    // still running, so it extends that hold without a second line.
+    assertThat(warnings)
+        .singleElement()
+        .asString()
+        .matches(
+            "Rekor answered a log entry upload with HTTP 429; every upload waits [12] s, then"
+                + " tries again \\(try 2 of 4\\)");
     assertVerifies(message, material);
   }
 
@@ -775,7 +784,7 @@ class SigstoreKeylessSignerTest {
         Env.of(stack.githubEnv()),
         Clock.systemUTC(),
         waits::add,
-        fetchedTokens::add,
+        SignerEvents.of(fetchedTokens::add, warnings::add),
         KeylessHeadStart.NONE);
   }
 
