@@ -78,17 +78,7 @@ final class PromoteCommand extends Subcommand {
 
   @Mixin PublicKeyOption keys;
 
-  @Option(
-      names = "--certificate-identity",
-      paramLabel = "SAN",
-      description = "Accept keyless signatures whose certificate SAN is exactly this.")
-  String identity;
-
-  @Option(
-      names = "--certificate-oidc-issuer",
-      paramLabel = "URL",
-      description = "Required OIDC issuer of the certificate.")
-  String issuer;
+  @Mixin IdentityOptions identity;
 
   @Mixin TrustedRootOption trustedRoot;
 
@@ -102,7 +92,7 @@ final class PromoteCommand extends Subcommand {
         PromotionTrust.resolve(
             workTree,
             Optional.ofNullable(policy),
-            new PromotionTrust.Signers(keys.files, identity, issuer),
+            new PromotionTrust.Signers(keys.files, identity.rule()),
             format::format,
             reader,
             trustedRoot.file);

@@ -23,9 +23,6 @@ import java.nio.file.Path;
 import java.security.PublicKey;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -67,47 +64,7 @@ final class VerifyCommand extends Subcommand {
 
   @Mixin PublicKeyOption keys;
 
-  @ArgGroup(exclusive = true)
-  Subject subject;
-
-  @ArgGroup(exclusive = true)
-  Issuer issuer;
-
-  static final class Subject {
-    @Option(
-        names = "--certificate-identity",
-        paramLabel = "SAN",
-        required = true,
-        description =
-            "Accept keyless signatures whose certificate SAN is exactly this (e.g."
-                + " https://github.com/ORG/REPO/.github/workflows/F.yml@refs/heads/main).")
-    String exact;
-
-    @Option(
-        names = "--certificate-identity-regexp",
-        paramLabel = "REGEX",
-        required = true,
-        description = "Accept certificate SANs that this regular expression matches in full.")
-    String regex;
-  }
-
-  static final class Issuer {
-    @Option(
-        names = "--certificate-oidc-issuer",
-        paramLabel = "URL",
-        required = true,
-        description =
-            "Required OIDC issuer of the certificate (e.g."
-                + " https://token.actions.githubusercontent.com).")
-    String exact;
-
-    @Option(
-        names = "--certificate-oidc-issuer-regexp",
-        paramLabel = "REGEX",
-        required = true,
-        description = "OIDC issuer regular expression, matched in full.")
-    String regex;
-  }
+  @Mixin IdentityOptions identity;
 
   @Mixin TrustedRootOption trustedRoot;
 
@@ -213,25 +170,7 @@ final class VerifyCommand extends Subcommand {
   }
 
   private TrustPolicy trustPolicy() {
-    List<IdentityRule> identities = new ArrayList<>();
-    if (subject != null || issuer != null) {
-      if (subject == null || issuer == null) {
-        throw new UsageProblem(
-            "A keyless identity needs both a subject and an issuer",
-            "pass --certificate-identity (or -regexp) together with --certificate-oidc-issuer (or"
-                + " -regexp)");
-      }
-      identities.add(
-          new IdentityRule(
-              subject.exact != null
-                  ? subject.exact
-                  : checkedRegex("--certificate-identity-regexp", subject.regex),
-              subject.exact == null,
-              issuer.exact != null
-                  ? issuer.exact
-                  : checkedRegex("--certificate-oidc-issuer-regexp", issuer.regex),
-              issuer.exact == null));
-    }
+    List<IdentityRule> identities = identity.rule().stream().toList();
     if (!ignoreFields.isEmpty() && !clusterObject) {
       throw new UsageProblem(
           "--ignore-field applies only to objects read back from a cluster",
@@ -244,17 +183,6 @@ final class VerifyCommand extends Subcommand {
     }
     return new TrustPolicy(
         identities, publicKeys, minSigners, ignoreFields, format.domain(), insecureIgnoreIdentity);
-  }
-
-  private static String checkedRegex(String option, String regex) {
-    try {
-      Pattern.compile(regex);
-      return regex;
-    } catch (PatternSyntaxException e) {
-      throw new UsageProblem(
-          "Invalid " + option + " \"" + regex + "\": " + e.getDescription(),
-          "write a Java regular expression that matches the whole value");
-    }
   }
 
   private void print(Runtime runtime, List<DocumentVerdict> verdicts) {

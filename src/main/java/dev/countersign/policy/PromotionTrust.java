@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PublicKey;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -32,16 +33,16 @@ public record PromotionTrust(
    * The signers as given on the command line; all empty or null when none were given.
    *
    * @param keyFiles public keys for keyed signatures
-   * @param identity the exact certificate SAN for keyless signatures, or null
-   * @param issuer the certificate's OIDC issuer, or null (required with {@code identity})
+   * @param identity the accepted keyless signer, if one was given
    */
-  public record Signers(List<Path> keyFiles, String identity, String issuer) {
+  public record Signers(List<Path> keyFiles, Optional<IdentityRule> identity) {
     public Signers {
       keyFiles = List.copyOf(keyFiles);
+      Objects.requireNonNull(identity, "identity");
     }
 
     boolean given() {
-      return !keyFiles.isEmpty() || identity != null || issuer != null;
+      return !keyFiles.isEmpty() || identity.isPresent();
     }
   }
 
@@ -70,15 +71,7 @@ public record PromotionTrust(
     TrustPolicy trustPolicy;
     SignedManifestFormat signedFormat;
     if (signers.given()) {
-      if ((signers.identity() == null) != (signers.issuer() == null)) {
-        throw new UsageProblem(
-            "A keyless identity needs both --certificate-identity and --certificate-oidc-issuer",
-            "pass both, or only --key for keyed signatures");
-      }
-      List<IdentityRule> identities =
-          signers.identity() == null
-              ? List.of()
-              : List.of(IdentityRule.exact(signers.identity(), signers.issuer()));
+      List<IdentityRule> identities = signers.identity().stream().toList();
       List<PublicKey> publicKeys = signers.keyFiles().stream().map(PublicKeys::read).toList();
       signedFormat = flagsFormat.get();
       trustPolicy =

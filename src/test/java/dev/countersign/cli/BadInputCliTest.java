@@ -278,6 +278,45 @@ class BadInputCliTest {
     assertThat(run.exitCode()).as(run.all()).isZero();
   }
 
+  @ParameterizedTest(name = "verify {0}")
+  @MethodSource("halfOrBrokenIdentities")
+  void verify_halfOrBrokenIdentity_isAUsageError_neverAnySigner(
+      String given, List<String> options, String message) throws Exception {
+    Path file = tmp.resolve("signed.yaml");
+    Files.writeString(file, VALID);
+    List<String> args = new ArrayList<>(List.of("verify"));
+    args.addAll(options);
+    args.add(file.toString());
+
+    CliRun run = CliRun.run(Map.of(), args.toArray(String[]::new));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains(message);
+    assertThat(run.out()).doesNotContain("PASS");
+  }
+
+  static Stream<Arguments> halfOrBrokenIdentities() {
+    String issuer = "https://token.actions.githubusercontent.com";
+    String san = "https://github.com/o/r/.github/workflows/sign.yml@refs/heads/main";
+    return Stream.of(
+        Arguments.of(
+            "with an issuer only",
+            List.of("--certificate-oidc-issuer", issuer),
+            "A keyless identity needs both a subject and an issuer"),
+        Arguments.of(
+            "with an identity regexp only",
+            List.of("--certificate-identity-regexp", ".*"),
+            "A keyless identity needs both a subject and an issuer"),
+        Arguments.of(
+            "with an identity regexp that does not compile",
+            List.of("--certificate-identity-regexp", "[", "--certificate-oidc-issuer", issuer),
+            "Invalid --certificate-identity-regexp \"[\""),
+        Arguments.of(
+            "with an issuer regexp that does not compile",
+            List.of("--certificate-identity", san, "--certificate-oidc-issuer-regexp", "(a"),
+            "Invalid --certificate-oidc-issuer-regexp \"(a\""));
+  }
+
   @org.junit.jupiter.api.Test
   void sign_outputExistsAndDiffers_isAUsageErrorAndWritesNothing() throws Exception {
     Path in = Files.createDirectories(tmp.resolve("in"));

@@ -10,9 +10,12 @@ import dev.countersign.testing.SigstoreTestStack;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,7 +68,7 @@ class PromoteCommandKeylessTest {
     assertThat(body)
         .containsPattern(
             "\\| `envs/prod/signed/app.yaml` \\| added \\| `sha256:[0-9a-f]{64}` \\| `"
-                + java.util.regex.Pattern.quote(stack.identitySan())
+                + Pattern.quote(stack.identitySan())
                 + "` \\| [0-9]+ \\|")
         .contains("--certificate-identity " + stack.identitySan())
         .contains("--certificate-oidc-issuer " + SigstoreTestStack.GITHUB_ISSUER);
@@ -83,28 +86,89 @@ class PromoteCommandKeylessTest {
     assertThat(git.originHead(BOT)).isNull();
   }
 
+  @Test
+  void identityRegexp_acceptsTheSignerItMatchesInFull() throws Exception {
+    String workflowsOfThisRepository =
+        Pattern.quote(
+                stack.identitySan().substring(0, stack.identitySan().indexOf("/.github/") + 1))
+            + "\\.github/workflows/[^/]+@refs/heads/main";
+
+    CliRun run =
+        promoteWith(
+            "--certificate-identity-regexp",
+            workflowsOfThisRepository,
+            "--certificate-oidc-issuer",
+            stack.identityIssuer());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(git.originFiles(BOT)).containsKey("envs/prod/signed/app.yaml");
+  }
+
+  @Test
+  void identityRegexpMatchingOnlyPartOfTheSan_isRefused() throws Exception {
+    // A regular expression is matched against the whole SAN: "workflows/" alone must not let
+    // through a signer whose SAN merely contains it.
+    CliRun run =
+        promoteWith(
+            "--certificate-identity-regexp",
+            "workflows/",
+            "--certificate-oidc-issuer",
+            stack.identityIssuer());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(git.originHead(BOT)).isNull();
+  }
+
+  @Test
+  void identityWithoutIssuer_isAUsageError_andProposesNothing() throws Exception {
+    CliRun run = promoteWith("--certificate-identity", stack.identitySan());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains("A keyless identity needs both a subject and an issuer");
+    assertThat(git.originHead(BOT)).isNull();
+    assertThat(github.hosted(273)).isEmpty();
+  }
+
+  @Test
+  void invalidIssuerRegexp_isAUsageErrorNamingTheOption() throws Exception {
+    CliRun run =
+        promoteWith(
+            "--certificate-identity",
+            stack.identitySan(),
+            "--certificate-oidc-issuer-regexp",
+            "https://(token");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains("Invalid --certificate-oidc-issuer-regexp \"https://(token\"");
+    assertThat(git.originHead(BOT)).isNull();
+  }
+
   private CliRun promote(String identity) throws Exception {
+    return promoteWith(
+        "--certificate-identity", identity, "--certificate-oidc-issuer", stack.identityIssuer());
+  }
+
+  private CliRun promoteWith(String... signer) throws Exception {
     Map<String, String> env = new HashMap<>();
     env.put("GITHUB_REPOSITORY", FakeGitHub.REPOSITORY);
     env.put("GITHUB_API_URL", github.baseUrl());
     env.put("GITHUB_TOKEN", TOKEN);
-    return CliRun.run(
-        env,
-        "promote",
-        "--repo",
-        git.clone("ws", 0, false).toString(),
-        "--from",
-        "envs/staging/signed",
-        "--to",
-        "envs/prod/signed",
-        "--base",
-        "main",
-        "--certificate-identity",
-        identity,
-        "--certificate-oidc-issuer",
-        stack.identityIssuer(),
-        "--trusted-root",
-        stack.trustedRoot().toString());
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "promote",
+                "--repo",
+                git.clone("ws", 0, false).toString(),
+                "--from",
+                "envs/staging/signed",
+                "--to",
+                "envs/prod/signed",
+                "--base",
+                "main",
+                "--trusted-root",
+                stack.trustedRoot().toString()));
+    args.addAll(List.of(signer));
+    return CliRun.run(env, args.toArray(String[]::new));
   }
 
   private String signedKeyless(String manifest) throws IOException {
