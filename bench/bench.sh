@@ -362,8 +362,25 @@ cpu_per_manifest() { # latency
   log "CPU per manifest at ${latency} ms: $per ms"
 }
 
+# fs_probe LABEL: the system CPU one new 1 KiB file costs in the scratch directory, in µs (1,000
+# files in a new directory, kept until the end so that the probe's own deletes do not slow the
+# runs). A run creates one file per manifest, so this cost is part of its CPU: on a journal-less
+# ext4 (this kind of VM) it moved from ~20 µs to ~600 µs between directories of the same disk
+# (docs/performance.md, "Where a new file costs 1 ms"); on tmpfs it is a few µs.
+fs_probe() {
+  local dir="$work/fs-probe-$1"
+  mkdir -p "$dir"
+  node -e '
+    const fs = require("fs"), path = require("path");
+    const dir = process.argv[1], data = Buffer.alloc(1024, 0x61), before = process.cpuUsage();
+    for (let i = 0; i < 1000; i++) fs.writeFileSync(path.join(dir, "f" + i + ".yaml"), data);
+    console.log(Math.round(process.cpuUsage(before).system / 1000));' "$dir"
+}
+
 # ---- main ----------------------------------------------------------------------------------------
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+fs_before="$(fs_probe before)"
+log "scratch file system: a new file costs $fs_before µs of system CPU"
 log "scratch: $work; jar: $JAR; java: $("$JAVA" -version 2>&1 | head -1); cores: $(nproc)"
 if [[ "$only" == all || "$only" == sign ]]; then
   for latency in $latencies; do
@@ -383,7 +400,7 @@ fi
   echo
   echo "countersign benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $("$JAVA" -version 2>&1 | head -1)"
   echo "load average before/after: $load_before / $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "scratch directory (repositories, signed files): $(dirname "$work") (TMPDIR)"
+  echo "scratch directory (repositories, signed files): $(dirname "$work") (TMPDIR), $(df --output=fstype "$work" | tail -1); a new file there costs $fs_before µs of system CPU before the runs, $(fs_probe after) µs after"
   echo "command: bench/bench.sh --sizes \"$sizes\" --latencies \"$latencies\" --baseline-sample $baseline_sample --verify-n $verify_n --rss-n $rss_n --repeat $repeat --sign-repeat $sign_repeat --transport $transport$( ((skip_baseline)) && echo ' --skip-baseline')${runtime:+ --runtime $runtime}${COUNTERSIGN_JAVA_OPTS:+ (COUNTERSIGN_JAVA_OPTS=$COUNTERSIGN_JAVA_OPTS)}${COUNTERSIGN_RUN_ARGS:+ (COUNTERSIGN_RUN_ARGS=$COUNTERSIGN_RUN_ARGS)}"
   echo
   cat "$table"
