@@ -257,6 +257,35 @@ class PromoteCommandTest {
   }
 
   @Test
+  void asTheAction_identityWithoutIssuer_isAUsageError_andOpensNothing() throws Exception {
+    // The runner passes every input, an unset one as empty: a workflow that sets
+    // certificate_identity and forgets certificate_oidc_issuer must not promote on the identity
+    // alone, nor fall back to some other trust.
+    Map<String, String> env = new HashMap<>(env());
+    env.put("GITHUB_ACTIONS", "true");
+    env.put("GITHUB_WORKSPACE", git.clone("ws", 1, true).toString());
+    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
+    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
+    env.put("INPUT_COMMAND", "promote");
+    env.put("INPUT_FROM", "envs/staging/signed");
+    env.put("INPUT_TO", "envs/prod/signed");
+    env.put("INPUT_BASE", "main");
+    env.put("INPUT_KEY", "");
+    env.put(
+        "INPUT_CERTIFICATE_IDENTITY",
+        "https://github.com/octo-org/octo-repo/.github/workflows/sign.yml@refs/heads/main");
+    env.put("INPUT_CERTIFICATE_OIDC_ISSUER", "");
+    env.put("INPUT_TOKEN", TOKEN);
+
+    CliRun run = CliRun.run(env, "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.out()).contains("::error").contains("needs both a subject and an issuer");
+    assertThat(github.hosted(273)).isEmpty();
+    assertThat(git.originHead(BOT)).isNull();
+  }
+
+  @Test
   void sameDirectoryTwice_isAUsageError() throws Exception {
     CliRun run =
         CliRun.run(
