@@ -106,6 +106,9 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   private static final String FETCHED_PREFIX = "refs/countersign/fetched/";
   private static final int TIMEOUT_SECONDS = 120;
 
+  /** Held while jgit's global configuration loads; see {@link #loadGlobalConfiguration}. */
+  private static final Object GLOBAL_CONFIGURATION = new Object();
+
   private final Path directory;
   private final Repository repository;
   private final Git git;
@@ -137,14 +140,18 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
    * configuration (with {@link FileStoreTiming}'s entries), the system configuration (to find it,
    * jgit runs {@code git} where one is installed) and the user's, with the classes behind them.
    * jgit keeps what it loaded and reads a file again only when it changed, so an open that follows
-   * finds them ready. Safe from any thread, any number of times. A configuration that cannot be
-   * read is left for the open to report.
+   * finds them ready. Safe from any thread, any number of times; one load at a time, so that a
+   * second caller waits for a load under way instead of finding the system configuration again
+   * beside it (jgit's cache of its location fills only when the search ends). A configuration that
+   * cannot be read is left for the open to report.
    */
   public static void loadGlobalConfiguration() {
-    try {
-      SystemReader.getInstance().getUserConfig();
-    } catch (IOException | ConfigInvalidException reportedByOpen) {
-      // open() meets it again, with the repository it was opening
+    synchronized (GLOBAL_CONFIGURATION) {
+      try {
+        SystemReader.getInstance().getUserConfig();
+      } catch (IOException | ConfigInvalidException reportedByOpen) {
+        // open() meets it again, with the repository it was opening
+      }
     }
   }
 
@@ -167,6 +174,9 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     if (!Files.exists(dir.resolve(Constants.DOT_GIT))) {
       throw notARepository(dir, null);
     }
+    // The repository reads the global configuration first: join the start-up preloading's load
+    // if it is under way rather than run a second one (and git twice more) in parallel.
+    loadGlobalConfiguration();
     try {
       Repository repo =
           new FileRepositoryBuilder()
