@@ -225,15 +225,7 @@ class PromoteCommandTest {
 
   @Test
   void asTheAction_commandPromote_readsItsInputs_andSetsTheOutputs() throws Exception {
-    Map<String, String> env = new HashMap<>(env());
-    env.put("GITHUB_ACTIONS", "true");
-    env.put("GITHUB_WORKSPACE", git.clone("ws", 1, true).toString());
-    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
-    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
-    env.put("INPUT_COMMAND", "promote");
-    env.put("INPUT_FROM", "envs/staging/signed");
-    env.put("INPUT_TO", "envs/prod/signed");
-    env.put("INPUT_BASE", "main");
+    Map<String, String> env = actionEnv();
     env.put("INPUT_KEY", publicKey.toString());
     env.put("INPUT_TEAM_REVIEWERS", "platform\nsecurity");
     env.put("INPUT_DRAFT", "true");
@@ -261,15 +253,7 @@ class PromoteCommandTest {
     // The runner passes every input, an unset one as empty: a workflow that sets
     // certificate_identity and forgets certificate_oidc_issuer must not promote on the identity
     // alone, nor fall back to some other trust.
-    Map<String, String> env = new HashMap<>(env());
-    env.put("GITHUB_ACTIONS", "true");
-    env.put("GITHUB_WORKSPACE", git.clone("ws", 1, true).toString());
-    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
-    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
-    env.put("INPUT_COMMAND", "promote");
-    env.put("INPUT_FROM", "envs/staging/signed");
-    env.put("INPUT_TO", "envs/prod/signed");
-    env.put("INPUT_BASE", "main");
+    Map<String, String> env = actionEnv();
     env.put("INPUT_KEY", "");
     env.put(
         "INPUT_CERTIFICATE_IDENTITY",
@@ -313,6 +297,20 @@ class PromoteCommandTest {
     args[5] = "--base=main";
     System.arraycopy(extra, 0, args, 6, extra.length);
     return CliRun.run(env(), args);
+  }
+
+  /** The runner's environment for {@code command: promote} from staging to prod on main. */
+  private Map<String, String> actionEnv() throws Exception {
+    Map<String, String> env = new HashMap<>(env());
+    env.put("GITHUB_ACTIONS", "true");
+    env.put("GITHUB_WORKSPACE", git.clone("ws", 1, true).toString());
+    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
+    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
+    env.put("INPUT_COMMAND", "promote");
+    env.put("INPUT_FROM", "envs/staging/signed");
+    env.put("INPUT_TO", "envs/prod/signed");
+    env.put("INPUT_BASE", "main");
+    return env;
   }
 
   private Map<String, String> env() {
