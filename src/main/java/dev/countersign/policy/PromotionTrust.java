@@ -30,7 +30,7 @@ public record PromotionTrust(
     TrustPolicy policy, SignedManifestFormat format, ManifestVerifier verifier) {
 
   /**
-   * The signers as given on the command line; all empty or null when none were given.
+   * The signers as given on the command line; both empty when none were given.
    *
    * @param keyFiles public keys for keyed signatures
    * @param identity the accepted keyless signer, if one was given
