@@ -37,243 +37,94 @@ public final class ActionInputs {
   }
 
   /**
-   * @param name the input name in action.yml
-   * @param option the {@code run} option it sets
+   * @param name the input name in action.yml (its description is there, for workflow authors)
+   * @param option the option it sets
    * @param secret its value must be masked in logs
    */
-  public record Input(String name, String option, Kind kind, boolean secret, String description) {}
+  public record Input(String name, String option, Kind kind, boolean secret) {}
 
+  // In action.yml order. An input sets the option of the same name in kebab-case unless a row
+  // names another (most list inputs are plural, their repeatable options singular).
   private static final List<Input> ALL =
       List.of(
-          new Input(
-              "token", "--token", Kind.VALUE, true, "token to push and open pull requests with"),
-          new Input(
-              "mode",
-              "--mode",
-              Kind.VALUE,
-              false,
-              "push to the branch, or open a pull request (pull-request)"),
-          new Input(
-              "branch",
-              "--branch",
-              Kind.VALUE,
-              false,
-              "branch to reconcile; default from the event"),
-          new Input(
-              "base", "--base", Kind.VALUE, false, "base branch of the promotion pull request"),
-          new Input(
-              "unsigned_dir",
-              "--unsigned-dir",
-              Kind.VALUE,
-              false,
-              "directory of manifests to sign"),
-          new Input(
-              "signed_dir",
-              "--signed-dir",
-              Kind.VALUE,
-              false,
-              "directory signed manifests move to"),
-          new Input(
-              "dirs", "--dir", Kind.LINES, false, "several from:to directory pairs, one per line"),
-          new Input(
-              "key",
-              "--key",
-              Kind.VALUE,
-              false,
-              "run: sign with this private key instead of keyless; promote: accepted public key"),
-          new Input(
-              "identity_token",
-              "--identity-token",
-              Kind.VALUE,
-              true,
-              "OIDC token for keyless signing"),
-          new Input(
-              "trusted_root", "--trusted-root", Kind.VALUE, false, "Sigstore trusted_root.json"),
-          new Input(
-              "signing_config",
-              "--signing-config",
-              Kind.VALUE,
-              false,
-              "Sigstore signing_config.json"),
-          new Input(
-              "annotation_domain",
-              "--annotation-domain",
-              Kind.VALUE,
-              false,
-              "annotation key prefix"),
-          new Input("parallel", "--parallel", Kind.VALUE, false, "manifests signed at once"),
-          new Input(
-              "push_attempts", "--push-attempts", Kind.VALUE, false, "push tries before giving up"),
-          new Input("author", "--author", Kind.VALUE, false, "commit author, Name <email>"),
-          new Input(
-              "committer", "--committer", Kind.VALUE, false, "commit committer, Name <email>"),
-          new Input("signoff", "--signoff", Kind.FLAG, false, "add Signed-off-by"),
-          new Input(
-              "commit_message",
-              "--commit-message",
-              Kind.VALUE,
-              false,
-              "first line of the commit message"),
-          new Input("dry_run", "--dry-run", Kind.FLAG, false, "print the plan, change nothing"),
-          new Input(
-              "no_sign", "--no-sign", Kind.FLAG, false, "move without signing (testing only)"),
-          new Input(
-              "path", "--repo", Kind.VALUE, false, "repository work tree; default the workspace"),
-          new Input(
-              "policy",
-              "--policy",
-              Kind.VALUE,
-              false,
-              "trust policy file for check, promote and publish"),
-          new Input(
-              "output", "--output", Kind.VALUE, false, "check output format: text, json or sarif"),
-          new Input(
-              "sarif_file", "--sarif-file", Kind.VALUE, false, "check also writes SARIF here"),
-          new Input(
-              "from_worktree",
-              "--from-worktree",
-              Kind.FLAG,
-              false,
-              "sign manifests an earlier step generated into the work tree (scheduled refresh)"),
-          new Input(
-              "from", "--from", Kind.VALUE, false, "promote: source directory of signed manifests"),
-          new Input(
-              "to",
-              "--to",
-              Kind.VALUE,
-              false,
-              "promote: target directory; publish: REGISTRY/REPOSITORY[:TAG]"),
-          new Input(
-              "pr_branch",
-              "--pr-branch",
-              Kind.VALUE,
-              false,
-              "branch countersign owns for the pull request"),
-          new Input("title", "--title", Kind.VALUE, false, "pull request title"),
-          new Input("labels", "--label", Kind.LINES, false, "pull request labels, one per line"),
-          new Input(
-              "reviewers",
-              "--reviewer",
-              Kind.LINES,
-              false,
-              "users to request reviews from, one per line"),
-          new Input(
-              "team_reviewers",
-              "--team-reviewer",
-              Kind.LINES,
-              false,
-              "teams to request reviews from, one per line"),
-          new Input("draft", "--draft", Kind.FLAG, false, "open the pull request as a draft"),
-          new Input(
-              "delete_branch",
-              "--delete-branch",
-              Kind.FLAG,
-              false,
-              "delete the pull request branch when closing it as no longer needed"),
-          new Input(
-              "certificate_identity",
-              "--certificate-identity",
-              Kind.VALUE,
-              false,
-              "promote: accepted keyless signer (SAN)"),
-          new Input(
-              "certificate_oidc_issuer",
-              "--certificate-oidc-issuer",
-              Kind.VALUE,
-              false,
-              "promote: OIDC issuer of the accepted signer"),
-          new Input(
-              "policy_from",
-              "--policy-from",
-              Kind.VALUE,
-              false,
-              "check: rules from the base commit, or the work tree"),
-          new Input(
-              "tlog_upload",
-              "--tlog-upload",
-              Kind.FLAG,
-              false,
-              "run with key: also record the signatures in a Rekor v1 log (bundle annotation)"),
-          new Input(
-              "rekor_url",
-              "--rekor-url",
-              Kind.VALUE,
-              false,
-              "run with key and tlog_upload: the Rekor v1 log"),
-          new Input(
-              "sign_commits",
-              "--sign-commits",
-              Kind.FLAG,
-              false,
-              "make the commit through GitHub's API so GitHub signs it (Verified)"),
-          new Input(
-              "body",
-              "--body",
-              Kind.VALUE,
-              false,
-              "text above the generated table in the pull request body"),
-          new Input(
-              "assignees",
-              "--assignee",
-              Kind.LINES,
-              false,
-              "users to assign the pull request to, one per line"),
-          new Input(
-              "source",
-              "--source",
-              Kind.VALUE,
-              false,
-              "publish: signed directory or file to push as an OCI artifact"),
-          new Input(
-              "publish_to",
-              "--publish-to",
-              Kind.VALUE,
-              false,
-              "run: after the signing commit is pushed, publish the signed directory to this"
-                  + " REGISTRY/REPOSITORY[:TAG]"),
-          new Input(
-              "registry_token",
-              "--registry-token",
-              Kind.VALUE,
-              true,
-              "publish: registry password or token"),
-          new Input(
-              "registry_username",
-              "--registry-username",
-              Kind.VALUE,
-              false,
-              "publish: registry user name for registry_token"),
-          new Input(
-              "emit_manifest",
-              "--emit-manifest",
-              Kind.VALUE,
-              false,
-              "publish: write a Flux OCIRepository pinning the artifact to this file"),
-          new Input("emit_kind", "--emit-kind", Kind.VALUE, false, "publish: flux or reference"),
-          new Input(
-              "emit_name",
-              "--emit-name",
-              Kind.VALUE,
-              false,
-              "publish: metadata.name of the emitted manifest"),
-          new Input(
-              "emit_namespace",
-              "--emit-namespace",
-              Kind.VALUE,
-              false,
-              "publish: metadata.namespace of the emitted manifest"),
-          new Input(
-              "force",
-              "--force",
-              Kind.FLAG,
-              false,
-              "publish: overwrite an existing emit_manifest file"),
-          new Input(
-              "plain_http",
-              "--plain-http",
-              Kind.FLAG,
-              false,
-              "publish: plain HTTP to a registry on localhost (a job service container)"));
+          secret("token"),
+          value("mode"),
+          value("branch"),
+          value("base"),
+          value("unsigned_dir"),
+          value("signed_dir"),
+          lines("dirs", "--dir"),
+          lines("key", "--key"),
+          secret("identity_token"),
+          value("trusted_root"),
+          value("signing_config"),
+          value("annotation_domain"),
+          value("parallel"),
+          value("push_attempts"),
+          value("author"),
+          value("committer"),
+          flag("signoff"),
+          value("commit_message"),
+          flag("dry_run"),
+          flag("no_sign"),
+          value("path", "--repo"),
+          value("policy"),
+          value("output"),
+          value("sarif_file"),
+          flag("from_worktree"),
+          value("from"),
+          value("to"),
+          value("pr_branch"),
+          value("title"),
+          lines("labels", "--label"),
+          lines("reviewers", "--reviewer"),
+          lines("team_reviewers", "--team-reviewer"),
+          flag("draft"),
+          flag("delete_branch"),
+          value("certificate_identity"),
+          value("certificate_oidc_issuer"),
+          value("policy_from"),
+          flag("tlog_upload"),
+          value("rekor_url"),
+          flag("sign_commits"),
+          value("body"),
+          lines("assignees", "--assignee"),
+          value("source"),
+          value("publish_to"),
+          secret("registry_token"),
+          value("registry_username"),
+          value("emit_manifest"),
+          value("emit_kind"),
+          value("emit_name"),
+          value("emit_namespace"),
+          flag("force"),
+          flag("plain_http"));
+
+  /** A value input; its option is {@code name} in kebab-case. */
+  private static Input value(String name) {
+    return value(name, optionFor(name));
+  }
+
+  private static Input value(String name, String option) {
+    return new Input(name, option, Kind.VALUE, false);
+  }
+
+  /** A value input to mask in logs. */
+  private static Input secret(String name) {
+    return new Input(name, optionFor(name), Kind.VALUE, true);
+  }
+
+  private static Input flag(String name) {
+    return new Input(name, optionFor(name), Kind.FLAG, false);
+  }
+
+  private static Input lines(String name, String option) {
+    return new Input(name, option, Kind.LINES, false);
+  }
+
+  private static String optionFor(String name) {
+    return "--" + name.replace('_', '-');
+  }
 
   /**
    * Inputs action.yml gives a default: the runner sets them on every step, so their presence says
@@ -291,6 +142,11 @@ public final class ActionInputs {
   /** Every input, in action.yml order. */
   public static List<Input> all() {
     return ALL;
+  }
+
+  /** The input that sets {@code option}, if one does. */
+  public static Optional<String> inputSetting(String option) {
+    return ALL.stream().filter(i -> i.option().equals(option)).map(Input::name).findFirst();
   }
 
   /** The trimmed value of input {@code name}, or empty when unset or blank. */

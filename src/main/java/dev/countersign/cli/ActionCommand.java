@@ -4,6 +4,8 @@ import dev.countersign.action.ActionInputs;
 import dev.countersign.action.Reporter;
 import dev.countersign.support.problems.UsageProblem;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -48,6 +50,48 @@ final class ActionCommand extends Subcommand {
     List<String> args =
         ActionInputs.arguments(
             runtime.env(), command, option -> subSpec.findOption(option) != null);
+    // The workflow author wrote inputs, not options: a value the command cannot take is reported
+    // against its input, as one annotation, instead of the command's usage text.
+    commandLine.setParameterExceptionHandler(
+        (problem, arguments) ->
+            new ProblemHandler(runtime).report(inputProblem(command, problem), false));
     return commandLine.execute(args.toArray(String[]::new));
+  }
+
+  /** {@code problem} said in terms of the inputs that set the options it names. */
+  private static UsageProblem inputProblem(String command, CommandLine.ParameterException problem) {
+    String hint =
+        "see the inputs in action.yml, and `countersign "
+            + command
+            + " --help` for the options they set";
+    if (problem instanceof CommandLine.MissingParameterException missing) {
+      List<String> inputs =
+          missing.getMissing().stream()
+              .map(ActionCommand::optionName)
+              .flatMap(Optional::stream)
+              .map(option -> ActionInputs.inputSetting(option).orElse(option))
+              .toList();
+      if (!inputs.isEmpty()) {
+        return new UsageProblem(
+            "Command "
+                + command
+                + (inputs.size() == 1 ? " needs input " : " needs inputs ")
+                + inputs.stream().map(name -> '"' + name + '"').collect(Collectors.joining(", ")),
+            hint);
+      }
+    }
+    CommandLine.Model.ArgSpec given =
+        problem instanceof CommandLine.OverwrittenOptionException twice
+            ? twice.getOverwritten()
+            : problem.getArgSpec();
+    Optional<String> input = optionName(given).flatMap(ActionInputs::inputSetting);
+    return new UsageProblem(
+        input.map(name -> "Input " + name + ": ").orElse("") + problem.getMessage(), hint);
+  }
+
+  private static Optional<String> optionName(CommandLine.Model.ArgSpec spec) {
+    return spec instanceof CommandLine.Model.OptionSpec option
+        ? Optional.of(option.longestName())
+        : Optional.empty();
   }
 }

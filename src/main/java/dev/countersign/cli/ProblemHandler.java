@@ -28,9 +28,16 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
   @Override
   public int handleExecutionException(
       Exception exception, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+    return report(exception, parseResult.hasMatchedOption("--stacktrace"));
+  }
+
+  /**
+   * Prints {@code exception} (an annotation too in GitHub Actions) and returns its exit code; the
+   * stack trace with {@code stacktrace} or RUNNER_DEBUG=1.
+   */
+  int report(Exception exception, boolean stacktrace) {
     PrintWriter err = runtime.err();
-    boolean stacktrace =
-        parseResult.hasMatchedOption("--stacktrace") || runtime.env().isTrue("RUNNER_DEBUG");
+    stacktrace = stacktrace || runtime.env().isTrue("RUNNER_DEBUG");
     int code;
     if (exception instanceof InputProblem inputs && runtime.env().inGitHubActions()) {
       // One annotation per bad manifest, on the file and line, in the pull request's diff view.

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.countersign.action.ActionInputs;
 import dev.countersign.support.Env;
+import dev.countersign.support.ExitCode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -89,6 +90,52 @@ class ActionAdoptionTest {
             "action");
 
     assertThat(run.all()).contains("Input title has no effect on command check");
+  }
+
+  @Test
+  void promote_withoutItsRequiredInputs_namesTheInputs_inOneAnnotation_withoutTheUsageText() {
+    CliRun run =
+        CliRun.run(
+            Map.of(
+                "GITHUB_ACTIONS",
+                "true",
+                "GITHUB_WORKSPACE",
+                repo.toString(),
+                "INPUT_COMMAND",
+                "promote",
+                "INPUT_TO",
+                "prod/signed"),
+            "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.out())
+        .startsWith(
+            "::error title=countersign usage problem::Command promote needs input \"from\"");
+    assertThat(run.all()).doesNotContain("Usage: countersign").doesNotContain("--from=DIR");
+  }
+
+  @Test
+  void inputValueTheOptionCannotTake_isReportedAgainstTheInput_escaped() {
+    // The runner would run a line of the message that starts with "::"; the value is neutralized
+    // in the annotation and in the error line both.
+    CliRun run =
+        CliRun.run(
+            Map.of(
+                "GITHUB_ACTIONS",
+                "true",
+                "GITHUB_WORKSPACE",
+                repo.toString(),
+                "INPUT_PUSH_ATTEMPTS",
+                "three\n::warning::injected"),
+            "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.out())
+        .startsWith(
+            "::error title=countersign usage problem::Input push_attempts: Invalid value for"
+                + " option '--push-attempts': 'three%0A%253A:warning::injected' is not an int");
+    assertThat(run.all().lines()).noneMatch(line -> line.startsWith("::warning"));
+    assertThat(run.all()).doesNotContain("Usage: countersign");
   }
 
   @Test

@@ -291,6 +291,29 @@ class ActionPipelineTest {
   }
 
   @Test
+  void keyInputWithTwoLines_isAUsageErrorForRun_andNothingIsSignedOrPushed() throws Exception {
+    // promote takes one public key per line; run signs with one private key, so a second line is
+    // refused rather than one of them picked.
+    String before = git.originHead("main");
+    Path ws = git.clone("ws", 1, true);
+    Map<String, String> env = actionEnv(ws, "pull_request", mergedPullRequestEvent());
+    env.put("INPUT_KEY", "keys/new.key\nkeys/old.key");
+    stack.resetStats();
+
+    CliRun run = CliRun.run(env, "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.out())
+        .contains(
+            "::error title=countersign usage problem::Input key: option '--key' (FILE) should be"
+                + " specified only once");
+    assertThat(git.originHead("main")).isEqualTo(before);
+    assertThat(ws.resolve("unsigned/config/flags.yaml")).exists();
+    assertThat(stack.stats().logEntries()).isZero();
+    assertNoTokenLeak(run);
+  }
+
+  @Test
   void twoRunsStartedConcurrently_onDifferentNewFiles_bothEndSignedOnOrigin() throws Exception {
     CliRun first =
         CliRun.run(

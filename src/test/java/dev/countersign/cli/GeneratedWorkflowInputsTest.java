@@ -84,4 +84,47 @@ class GeneratedWorkflowInputsTest {
     }
     assertThat(steps).isGreaterThanOrEqualTo(7);
   }
+
+  /**
+   * Every row of the input table sets an option that some command the Action runs has, taking what
+   * the row's kind gives it: a flag takes no value, a list input one value per line to a repeatable
+   * option, a value input exactly one. A row with a mistyped option would otherwise be dropped as
+   * "ignored".
+   */
+  @Test
+  void everyInput_setsAnOptionOfItsKind() {
+    CommandLine root =
+        RootCommand.commandLine(
+            Runtime.of(
+                Env.empty(),
+                Clock.systemUTC(),
+                new PrintWriter(Writer.nullWriter()),
+                new PrintWriter(Writer.nullWriter())));
+    for (ActionInputs.Input input : ActionInputs.all()) {
+      List<CommandLine.Model.OptionSpec> options =
+          ActionCommand.COMMANDS.stream()
+              .map(name -> root.getSubcommands().get(name).getCommandSpec())
+              .map(command -> command.findOption(input.option()))
+              .filter(java.util.Objects::nonNull)
+              .toList();
+      assertThat(options).as(input.name() + " sets " + input.option()).isNotEmpty();
+      for (CommandLine.Model.OptionSpec option : options) {
+        String what = input.name() + " sets " + option.longestName() + " of " + option.command();
+        switch (input.kind()) {
+          case FLAG -> assertThat(option.arity().max()).as(what).isZero();
+          // One line each; where a command takes one value, a second line is its usage error.
+          case LINES -> assertThat(option.arity().min()).as(what).isEqualTo(1);
+          case VALUE -> {
+            assertThat(option.arity().min()).as(what).isEqualTo(1);
+            assertThat(option.isMultiValue()).as(what).isFalse();
+          }
+        }
+      }
+      if (input.kind() == ActionInputs.Kind.LINES) {
+        assertThat(options)
+            .as(input.name() + " is a list for some command")
+            .anyMatch(CommandLine.Model.OptionSpec::isMultiValue);
+      }
+    }
+  }
 }

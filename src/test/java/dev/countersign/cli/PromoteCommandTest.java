@@ -249,6 +249,35 @@ class PromoteCommandTest {
   }
 
   @Test
+  void asTheAction_keyInputWithTwoLines_acceptsEitherKey() throws Exception {
+    // Key rotation: the workflow lists the new key and the old one; the staging files are signed
+    // with the old one, which is the second line.
+    Map<String, String> env = actionEnv();
+    env.put("INPUT_KEY", otherPublicKey() + "\n" + publicKey + "\n");
+    env.put("INPUT_TOKEN", TOKEN);
+
+    CliRun run = CliRun.run(env, "action");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("result: created");
+    assertThat(git.originFiles(BOT).get("envs/prod/signed/flags.yaml")).isEqualTo(stagingFlags);
+  }
+
+  @Test
+  void asTheAction_keyInputWithoutTheSignersKey_promotesNothing() throws Exception {
+    Map<String, String> env = actionEnv();
+    env.put("INPUT_KEY", otherPublicKey().toString());
+    env.put("INPUT_TOKEN", TOKEN);
+
+    CliRun run = CliRun.run(env, "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.all()).contains("envs/staging/signed/flags.yaml").contains("::error");
+    assertThat(git.originHead(BOT)).isNull();
+    assertThat(github.hosted(273)).isEmpty();
+  }
+
+  @Test
   void asTheAction_identityWithoutIssuer_isAUsageError_andOpensNothing() throws Exception {
     // The runner passes every input, an unset one as empty: a workflow that sets
     // certificate_identity and forgets certificate_oidc_issuer must not promote on the identity
@@ -285,6 +314,16 @@ class PromoteCommandTest {
             publicKey.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+  }
+
+  /** A public key that signed nothing here. */
+  private Path otherPublicKey() throws Exception {
+    Path other = tmp.resolve("keys/other.pub");
+    if (!Files.exists(other)) {
+      KeyPairFiles.generate(
+          tmp.resolve("keys/other.key"), other, PASSWORD.toCharArray(), new SecureRandom());
+    }
+    return other;
   }
 
   private CliRun promote(Path ws, String... extra) {
