@@ -21,7 +21,6 @@ import dev.countersign.policy.PolicyFileLoader;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
-import dev.countersign.verification.IdentityRule;
 import dev.countersign.workflow.WorkflowFile;
 import dev.countersign.workflow.Workflows;
 import java.io.ByteArrayInputStream;
@@ -544,7 +543,7 @@ public final class ChainDoctor {
                 san ->
                     policy.signers().stream()
                         .map(PolicyFile.Signer::rule)
-                        .anyMatch(rule -> matchesSubject(rule, san)));
+                        .anyMatch(rule -> rule.matchesSubject(san)));
     if (!trusted) {
       findings.add(
           signerFinding(
@@ -571,12 +570,6 @@ public final class ChainDoctor {
                     + " subject to the rule"));
       }
     }
-  }
-
-  private static boolean matchesSubject(IdentityRule rule, String san) {
-    return rule.subjectIsRegex()
-        ? Pattern.compile(rule.subject()).matcher(san).matches()
-        : rule.subject().equals(san);
   }
 
   /** What Kyverno takes as the signer: e-mail, else subject CN, else the last SAN value. */
