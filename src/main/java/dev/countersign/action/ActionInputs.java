@@ -13,9 +13,10 @@ import java.util.function.Predicate;
 
 /**
  * The one table mapping Action inputs (snake_case, as declared in {@code action.yml}) to options of
- * {@code countersign run}. The Action does nothing the CLI cannot: it turns {@code INPUT_*}
- * variables into the same argument list a user would type and runs the same command in-process (so
- * secrets in the list never reach a process command line).
+ * the command the Action runs ({@code run} unless the {@code command} input names another). The
+ * Action does nothing the CLI cannot: it turns {@code INPUT_*} variables into the same argument
+ * list a user would type and runs the same command in-process (so secrets in the list never reach a
+ * process command line).
  *
  * <p>The runner names an input's variable {@code INPUT_<NAME>} upper-cased with spaces turned into
  * underscores but dashes kept, so both {@code INPUT_PUSH_ATTEMPTS} and {@code INPUT_PUSH-ATTEMPTS}
