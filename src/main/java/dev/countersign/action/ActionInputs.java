@@ -160,11 +160,6 @@ public final class ActionInputs {
         .filter(v -> !v.isEmpty());
   }
 
-  /** The arguments for {@code countersign run}, starting with {@code run}. */
-  public static List<String> runArguments(Env env) {
-    return arguments(env, DEFAULT_COMMAND, option -> true);
-  }
-
   /**
    * The arguments for {@code command}, starting with its name: one per set input whose option the
    * command has ({@code hasOption}); inputs for options it lacks are left out (see {@link

@@ -417,9 +417,4 @@ public final class GitHubPullRequestHost implements PullRequestHost {
         ? Set.of()
         : labels.stream().map(GHLabel::getName).collect(Collectors.toCollection(TreeSet::new));
   }
-
-  /** GitHub's own words from an error body; see {@link GitHubErrorBody#summary}. */
-  static String apiMessage(String body) {
-    return GitHubErrorBody.summary(body);
-  }
 }

@@ -14,21 +14,4 @@ public interface Progress {
   void group(String title);
 
   void endGroup();
-
-  /** Discards everything; for tests and callers that report only the result. */
-  static Progress silent() {
-    return new Progress() {
-      @Override
-      public void info(String line) {}
-
-      @Override
-      public void warning(String line) {}
-
-      @Override
-      public void group(String title) {}
-
-      @Override
-      public void endGroup() {}
-    };
-  }
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.support.Json;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -110,10 +109,5 @@ public record RekorEntryBody(
   /** Whether the entry has a hash (hashedrekord) rather than only content (legacy rekord). */
   public boolean hasHash() {
     return !hashValue.isEmpty() || !hashAlgorithm.isEmpty();
-  }
-
-  /** {@link #publicKeyPem} as text. */
-  public String publicKeyPemText() {
-    return new String(publicKeyPem, StandardCharsets.UTF_8);
   }
 }

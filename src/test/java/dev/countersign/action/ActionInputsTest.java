@@ -38,7 +38,7 @@ class ActionInputsTest {
   }
 
   @Test
-  void runArguments_mapsEveryKindOfInput() {
+  void arguments_mapsEveryKindOfInput() {
     Env env =
         Env.of(
             Map.of(
@@ -50,7 +50,7 @@ class ActionInputsTest {
                 "INPUT_COMMIT_MESSAGE", "-starts with a dash",
                 "INPUT_PUSH_ATTEMPTS", "4"));
 
-    assertThat(ActionInputs.runArguments(env))
+    assertThat(ActionInputs.arguments(env, "run", option -> true))
         .containsExactly(
             "run",
             "--token=ghs_x",
@@ -65,13 +65,17 @@ class ActionInputsTest {
   }
 
   @Test
-  void runArguments_nothingSet_isJustTheCommand() {
-    assertThat(ActionInputs.runArguments(Env.of(Map.of("INPUT_MODE", "")))).containsExactly("run");
+  void arguments_nothingSet_isJustTheCommand() {
+    assertThat(ActionInputs.arguments(Env.of(Map.of("INPUT_MODE", "")), "run", option -> true))
+        .containsExactly("run");
   }
 
   @Test
-  void runArguments_flagThatIsNotABoolean_isAUsageProblem() {
-    assertThatThrownBy(() -> ActionInputs.runArguments(Env.of(Map.of("INPUT_DRY_RUN", "yes"))))
+  void arguments_flagThatIsNotABoolean_isAUsageProblem() {
+    assertThatThrownBy(
+            () ->
+                ActionInputs.arguments(
+                    Env.of(Map.of("INPUT_DRY_RUN", "yes")), "run", option -> true))
         .isInstanceOf(UsageProblem.class)
         .hasMessage("Input dry_run must be true or false, got \"yes\"");
   }

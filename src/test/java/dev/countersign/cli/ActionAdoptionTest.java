@@ -141,7 +141,7 @@ class ActionAdoptionTest {
   @Test
   void tlogUploadInput_becomesTheRunOption() {
     List<String> args =
-        ActionInputs.runArguments(
+        ActionInputs.arguments(
             Env.of(
                 Map.of(
                     "INPUT_KEY",
@@ -149,7 +149,9 @@ class ActionAdoptionTest {
                     "INPUT_TLOG_UPLOAD",
                     "true",
                     "INPUT_REKOR_URL",
-                    "https://rekor.example")));
+                    "https://rekor.example")),
+            "run",
+            option -> true);
 
     assertThat(args)
         .containsSubsequence("run", "--key=cosign.key")

@@ -282,16 +282,16 @@ class GitHubPullRequestHostTest {
   }
 
   @Test
-  void apiMessage_readsGitHubErrorBodiesAndFallsBackToText() {
+  void errorBodySummary_readsGitHubErrorBodiesAndFallsBackToText() {
     assertThat(
-            GitHubPullRequestHost.apiMessage(
+            GitHubErrorBody.summary(
                 "{\"message\":\"Validation"
                     + " Failed\",\"errors\":[{\"message\":\"a\"},{\"code\":\"missing\"},{\"message\":\"b\"}]}"))
         .isEqualTo("Validation Failed: a: b");
-    assertThat(GitHubPullRequestHost.apiMessage("<html>\n  Bad gateway </html>"))
+    assertThat(GitHubErrorBody.summary("<html>\n  Bad gateway </html>"))
         .isEqualTo("an HTML page of 28 characters instead of GitHub's JSON");
     assertThat(
-            GitHubPullRequestHost.apiMessage(
+            GitHubErrorBody.summary(
                 "<!DOCTYPE html><html><head><title>Unicorn! &middot; GitHub</title>"
                     + "</head><body>"
                     + "x".repeat(5000)
@@ -300,10 +300,10 @@ class GitHubPullRequestHostTest {
             "an HTML page \"Unicorn! &middot; GitHub\" of 5093 characters instead of GitHub's"
                 + " JSON");
     assertThat(
-            GitHubPullRequestHost.apiMessage(
+            GitHubErrorBody.summary(
                 "{\"message\":\"Not"
                     + " Found\",\"documentation_url\":\"https://docs.github.com/rest\"}"))
         .isEqualTo("Not Found; see https://docs.github.com/rest");
-    assertThat(GitHubPullRequestHost.apiMessage(null)).isEqualTo("no message");
+    assertThat(GitHubErrorBody.summary(null)).isEqualTo("no message");
   }
 }

@@ -12,6 +12,7 @@ import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.RemoteProblem;
+import dev.countersign.testing.SilentProgress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -72,7 +73,7 @@ class ReconcileJobTest {
       return new ReconcileJob(
               ws,
               signer,
-              Progress.silent(),
+              new SilentProgress(),
               CLOCK,
               sleeps::add,
               new Random(42),
@@ -537,7 +538,7 @@ class ReconcileJobTest {
           new ReconcileJob(
               ws,
               new FakeSigningStep(),
-              Progress.silent(),
+              new SilentProgress(),
               CLOCK,
               sleeps::add,
               new Random(42),

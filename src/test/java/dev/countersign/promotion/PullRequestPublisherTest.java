@@ -8,9 +8,9 @@ import dev.countersign.git.CommitRequest;
 import dev.countersign.git.GitFixture;
 import dev.countersign.git.GitIdentity;
 import dev.countersign.git.JGitWorkspace;
-import dev.countersign.pipeline.Progress;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.testing.InMemoryPullRequestHost;
+import dev.countersign.testing.SilentProgress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -226,7 +226,7 @@ class PullRequestPublisherTest {
     try (JGitWorkspace ws = JGitWorkspace.open(git.clone("ws", 0, false), CLOCK)) {
       String commit = commit(ws, "prod/a.yaml", "a\n");
       PromotionResult result =
-          new PullRequestPublisher(ws, failing, git.remote(), Progress.silent(), settings(false))
+          new PullRequestPublisher(ws, failing, git.remote(), new SilentProgress(), settings(false))
               .publish(PLAN, Optional.of(commit), Optional.empty());
 
       assertThat(result.outcome()).isEqualTo(PromotionResult.Outcome.FAILED);
@@ -258,7 +258,7 @@ class PullRequestPublisherTest {
   }
 
   private PullRequestPublisher publisher(JGitWorkspace ws, PromotionSettings settings) {
-    return new PullRequestPublisher(ws, host, git.remote(), Progress.silent(), settings);
+    return new PullRequestPublisher(ws, host, git.remote(), new SilentProgress(), settings);
   }
 
   private static PromotionSettings settings(boolean deleteBranch) {
