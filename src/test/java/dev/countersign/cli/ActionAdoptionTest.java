@@ -76,36 +76,14 @@ class ActionAdoptionTest {
                     repo.toString())
                 .exitCode())
         .isZero();
-    CliRun run =
-        CliRun.run(
-            Map.of(
-                "GITHUB_ACTIONS",
-                "true",
-                "GITHUB_WORKSPACE",
-                repo.toString(),
-                "INPUT_COMMAND",
-                "check",
-                "INPUT_TITLE",
-                "x"),
-            "action");
+    CliRun run = action(Map.of("INPUT_COMMAND", "check", "INPUT_TITLE", "x"));
 
     assertThat(run.all()).contains("Input title has no effect on command check");
   }
 
   @Test
   void promote_withoutItsRequiredInputs_namesTheInputs_inOneAnnotation_withoutTheUsageText() {
-    CliRun run =
-        CliRun.run(
-            Map.of(
-                "GITHUB_ACTIONS",
-                "true",
-                "GITHUB_WORKSPACE",
-                repo.toString(),
-                "INPUT_COMMAND",
-                "promote",
-                "INPUT_TO",
-                "prod/signed"),
-            "action");
+    CliRun run = action(Map.of("INPUT_COMMAND", "promote", "INPUT_TO", "prod/signed"));
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.out())
@@ -118,16 +96,7 @@ class ActionAdoptionTest {
   void inputValueTheOptionCannotTake_isReportedAgainstTheInput_escaped() {
     // The runner would run a line of the message that starts with "::"; the value is neutralized
     // in the annotation and in the error line both.
-    CliRun run =
-        CliRun.run(
-            Map.of(
-                "GITHUB_ACTIONS",
-                "true",
-                "GITHUB_WORKSPACE",
-                repo.toString(),
-                "INPUT_PUSH_ATTEMPTS",
-                "three\n::warning::injected"),
-            "action");
+    CliRun run = action(Map.of("INPUT_PUSH_ATTEMPTS", "three\n::warning::injected"));
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.out())
@@ -156,5 +125,13 @@ class ActionAdoptionTest {
     assertThat(args)
         .containsSubsequence("run", "--key=cosign.key")
         .contains("--tlog-upload", "--rekor-url=https://rekor.example");
+  }
+
+  /** The Action entry in {@link #repo}, as the runner starts it, with these INPUT_* variables. */
+  private CliRun action(Map<String, String> inputs) {
+    Map<String, String> env = new HashMap<>(inputs);
+    env.put("GITHUB_ACTIONS", "true");
+    env.put("GITHUB_WORKSPACE", repo.toString());
+    return CliRun.run(env, "action");
   }
 }
