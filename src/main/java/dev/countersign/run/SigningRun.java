@@ -194,7 +194,10 @@ public record SigningRun(
   /**
    * False when HEAD certainly leaves nothing to push (it is countersign's own commit, or no
    * unsigned directory holds a manifest), so a run with nothing to sign asks GitHub nothing. A
-   * wrong "true" only costs the lookup.
+   * wrong "true" only costs the lookup. A wrong "false" (a pull request author can end a squash
+   * merge's message with the marker trailer; only {@link ReconcileJob} checks the committer and the
+   * changes too) only skips it: the run still signs, and a protected branch is then found by the
+   * push's refusal, which leads to the same pull request.
    */
   private boolean mayHaveWork(ReconcileOptions options) {
     String head = workspace.headCommitId();
