@@ -11,6 +11,7 @@ import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
+import dev.countersign.verification.SigningEvent;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,9 +36,9 @@ import java.util.TreeSet;
  *   <li><b>not older</b> than the version it replaces: its transparency-log time (the earliest
  *       {@code integratedTime} of its signature sets) is not before the base version's (the latest
  *       of its sets) ({@value #RULE_ROLLBACK});
- *   <li><b>not a replay</b>: it carries no signature an earlier version of the same path carried
- *       (searched in the base's history as far as the clone has it) other than the base version
- *       ({@value #RULE_REPLAY});
+ *   <li><b>not a replay</b>: it carries no signing ({@link SigningEvent}: any valid form of a
+ *       signature) that an earlier version of the same path carried (searched in the base's history
+ *       as far as the clone has it) other than the base version ({@value #RULE_REPLAY});
  *   <li><b>at its own path</b>: every object its message holds (group, kind, namespace, name) that
  *       the base branch already has somewhere under a signed or unsigned directory must be there at
  *       the same path relative to its directory: its own earlier version, its unsigned source, or
@@ -168,10 +169,16 @@ final class SignedChangeRules {
           .min();
     }
 
-    Set<String> signatures() {
-      Set<String> signatures = new HashSet<>();
-      content.signatureSets().forEach(s -> signatures.add(s.signatureBase64()));
-      return signatures;
+    /**
+     * The signings its usable sets record ({@link SigningEvent}): a flipped or re-encoded copy of
+     * an old signature is the same signing.
+     */
+    Set<String> signings() {
+      Set<String> signings = new HashSet<>();
+      content.signatureSets().stream()
+          .filter(s -> s.problem().isEmpty() && s.signature().length > 0)
+          .forEach(s -> signings.add(SigningEvent.of(s.signature())));
+      return signings;
     }
   }
 
@@ -227,13 +234,13 @@ final class SignedChangeRules {
 
   private Optional<GateFinding> noReplay(
       Path path, Decoded file, Optional<byte[]> before, List<GitWorkspace.FileVersion> history) {
-    Set<String> signatures = file.signatures();
+    Set<String> signings = file.signings();
     for (GitWorkspace.FileVersion version : history) {
       if (before.isPresent() && Arrays.equals(version.bytes(), before.get())) {
         continue;
       }
       Optional<Decoded> old = decode(path, version.bytes());
-      if (old.isPresent() && old.get().signatures().stream().anyMatch(signatures::contains)) {
+      if (old.isPresent() && old.get().signings().stream().anyMatch(signings::contains)) {
         return Optional.of(
             error(
                 path,

@@ -7,15 +7,22 @@ import dev.countersign.git.GitFixture;
 import dev.countersign.keys.KeyPairFiles;
 import dev.countersign.support.ExitCode;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.bouncycastle.asn1.nist.NISTNamedCurves;
+import org.bouncycastle.crypto.signers.StandardDSAEncoding;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -226,6 +233,32 @@ class CheckPullRequestTest {
   }
 
   @Test
+  void rollbackWithTheOldSignatureFlippedToItsOtherValidForm_fails() throws Exception {
+    // (r, n - s) verifies as well as (r, s) and anyone can compute it: as text it is a signature
+    // no earlier version carried, but it is the same signing.
+    String v1 = seed.read("signed/app/config.yaml");
+    seed.sign(
+        "app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
+        Set.of(),
+        "v2");
+    baseSha = git.originHead("main");
+    String flipped = flipSignature(v1);
+    assertThat(flipped).isNotEqualTo(v1);
+
+    CliRun run =
+        check(pullRequest(Map.of("signed/app/config.yaml", flipped), Set.of(), 0), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/config.yaml,")
+        .contains("replays an earlier signed version of this file")
+        .doesNotContain("does not verify");
+  }
+
+  @Test
   void droppingOneDocumentFromAValidlySignedMultiDocumentFile_fails() throws Exception {
     String both =
         GateRepository.CONFIG_MAP.replace("app-config", "first")
@@ -367,6 +400,22 @@ class CheckPullRequestTest {
     env.put("INPUT_COMMAND", "check");
     env.putAll(extra);
     return CliRun.run(env, "action");
+  }
+
+  /** {@code signedFile} with its ECDSA signature (r, s) replaced by the other valid (r, n - s). */
+  static String flipSignature(String signedFile) {
+    Matcher annotation =
+        Pattern.compile("cosign\\.sigstore\\.dev/signature: (\\S+)").matcher(signedFile);
+    assertThat(annotation.find()).as("a signature annotation").isTrue();
+    byte[] der = Base64.getDecoder().decode(annotation.group(1));
+    BigInteger n = NISTNamedCurves.getByName("P-256").getN();
+    try {
+      BigInteger[] rs = StandardDSAEncoding.INSTANCE.decode(n, der);
+      byte[] flipped = StandardDSAEncoding.INSTANCE.encode(n, rs[0], n.subtract(rs[1]));
+      return signedFile.replace(annotation.group(1), Base64.getEncoder().encodeToString(flipped));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private Path attackerKey() {
