@@ -10,10 +10,12 @@ import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.RepositoryFiles;
+import dev.countersign.support.Memoized;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.DocumentVerdict;
+import dev.countersign.verification.LogTimes;
 import dev.countersign.verification.ManifestVerifier;
 import dev.countersign.verification.TrustPolicy;
 import dev.countersign.verification.TrustedRoot;
@@ -52,7 +54,8 @@ import java.util.function.Supplier;
  * unsigned directory, see {@link ManifestTree}) and configuration that stops the gate from deciding
  * (a missing key file, a malformed governance policy file, an unreachable trust root) is thrown.
  * Reads files only; the trusted root is obtained only when keyless signers are configured and there
- * are signed files to verify.
+ * are signed files to verify, or when a signed file the change modifies replaces a version that
+ * carries a transparency-log bundle (whose time the not-older rule must prove).
  */
 public final class MergeGate {
 
@@ -86,7 +89,7 @@ public final class MergeGate {
    * @param policy the parsed trust policy file
    * @param reader reads manifests (its size limit applies)
    * @param trustedRoot supplies the Sigstore trust material; called at most once, and only when the
-   *     policy names keyless signers and some signed file exists
+   *     policy names keyless signers and some signed file exists, or a log time must be proven
    * @param rules where {@code policy} was read, and so its key files and governance policies: the
    *     base commit's files for a pull request, else the work tree
    * @param base the commit the change targets, when there is one: enables the signed-directory
@@ -102,7 +105,7 @@ public final class MergeGate {
     this.repositoryRoot = repositoryRoot.toAbsolutePath().normalize();
     this.policy = policy;
     this.reader = reader;
-    this.trustedRoot = trustedRoot;
+    this.trustedRoot = Memoized.of(trustedRoot);
     this.rulesFrom = rules;
     this.base = base;
   }
@@ -150,7 +153,13 @@ public final class MergeGate {
 
     if (base.isPresent()) {
       findings.addAll(
-          new SignedChangeRules(base.get(), workTree, policy.directories(), reader, format)
+          new SignedChangeRules(
+                  base.get(),
+                  workTree,
+                  policy.directories(),
+                  reader,
+                  format,
+                  new LogTimes(trustedRoot))
               .check(signedFiles));
     }
 

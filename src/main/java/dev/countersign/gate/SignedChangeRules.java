@@ -11,6 +11,7 @@ import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
+import dev.countersign.verification.LogTimes;
 import dev.countersign.verification.SigningEvent;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -26,6 +27,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.LongStream;
 
 /**
  * In a pull request, files under a signed directory change only the way countersign changes them.
@@ -34,8 +36,8 @@ import java.util.TreeSet;
  *
  * <ul>
  *   <li><b>not older</b> than the version it replaces: its transparency-log time (the earliest
- *       {@code integratedTime} of its signature sets) is not before the base version's (the latest
- *       of its sets) ({@value #RULE_ROLLBACK});
+ *       proven {@code integratedTime} of its signature sets) is not before the base version's (the
+ *       latest proven of its sets) ({@value #RULE_ROLLBACK});
  *   <li><b>not a replay</b>: it carries no signing ({@link SigningEvent}: any valid form of a
  *       signature) that an earlier version of the same path carried (searched in the base's history
  *       as far as the clone has it) other than the base version ({@value #RULE_REPLAY});
@@ -66,18 +68,25 @@ final class SignedChangeRules {
   private final List<PolicyFile.DirectoryPair> pairs;
   private final ManifestReader reader;
   private final SignedManifestFormat format;
+  private final LogTimes logTimes;
 
+  /**
+   * @param logTimes proves the log times the not-older rule compares (its trusted root is asked for
+   *     only when a changed file's base version carries a bundle)
+   */
   SignedChangeRules(
       BaseCommit base,
       RepositoryFiles workTree,
       List<PolicyFile.DirectoryPair> pairs,
       ManifestReader reader,
-      SignedManifestFormat format) {
+      SignedManifestFormat format,
+      LogTimes logTimes) {
     this.base = base;
     this.workTree = workTree;
     this.pairs = List.copyOf(pairs);
     this.reader = reader;
     this.format = format;
+    this.logTimes = logTimes;
   }
 
   /**
@@ -149,24 +158,28 @@ final class SignedChangeRules {
   /** A signed file's first document, its decoded signatures, and the objects its message holds. */
   private record Decoded(ManifestDocument first, SignedContent content) {
 
-    /** The latest log time of its signature sets: when the version it replaces was last signed. */
-    OptionalLong lastLogged() {
-      return content.signatureSets().stream()
-          .filter(s -> s.bundle().isPresent())
-          .mapToLong(s -> s.bundle().get().integratedTime())
-          .max();
+    /**
+     * The latest proven log time of its signature sets: when the version it replaces was last
+     * signed.
+     */
+    OptionalLong lastLogged(LogTimes times) {
+      return proven(times).max();
     }
 
     /**
-     * The earliest log time of its signature sets. The earliest, because a set that does not verify
-     * (the gate only needs enough sets that do) could carry any time: an old signature with a
-     * made-up newer set appended must still count as old.
+     * The earliest proven log time of its signature sets. The earliest, because an old signature
+     * with a newer set of another signing appended must still count as old. Only proven times count
+     * ({@link LogTimes}): a bundle's time is a number anyone can edit.
      */
-    OptionalLong firstLogged() {
+    OptionalLong firstLogged(LogTimes times) {
+      return proven(times).min();
+    }
+
+    private LongStream proven(LogTimes times) {
       return content.signatureSets().stream()
-          .filter(s -> s.bundle().isPresent())
-          .mapToLong(s -> s.bundle().get().integratedTime())
-          .min();
+          .map(set -> times.of(content.message(), set))
+          .filter(OptionalLong::isPresent)
+          .mapToLong(OptionalLong::getAsLong);
     }
 
     /**
@@ -198,19 +211,19 @@ final class SignedChangeRules {
     if (previous.isEmpty()) {
       return Optional.empty();
     }
-    OptionalLong then = previous.get().lastLogged();
+    OptionalLong then = previous.get().lastLogged(logTimes);
     if (then.isEmpty()) {
       return Optional.empty();
     }
-    OptionalLong now = file.firstLogged();
+    OptionalLong now = file.firstLogged(logTimes);
     if (now.isEmpty()) {
       return Optional.of(
           error(
               path,
               file,
               RULE_ROLLBACK,
-              "carries no transparency-log time, so it cannot be shown to be newer than the version"
-                  + " it replaces (logged "
+              "carries no transparency-log time the trusted root proves, so it cannot be shown to"
+                  + " be newer than the version it replaces (logged "
                   + Instant.ofEpochSecond(then.getAsLong())
                   + ")",
               "perhaps you should let the signing workflow sign the change in the unsigned"

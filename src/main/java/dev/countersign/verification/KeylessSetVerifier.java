@@ -178,6 +178,25 @@ final class KeylessSetVerifier {
         });
   }
 
+  /**
+   * Whether {@code set}'s bundle proves when this signature over this message was logged: the SET
+   * verifies with a log of the trusted root, valid at its integratedTime, and the entry binds the
+   * message and the signature string. Who signed is not asked: that is the signature check's.
+   *
+   * @return why it does not, or empty when it does
+   */
+  Optional<String> checkLogged(byte[] message, SignatureSetAnnotations set) {
+    if (set.bundle().isEmpty()) {
+      return Optional.of("has no bundle");
+    }
+    RekorBundle bundle = set.bundle().get();
+    return checkSet(bundle)
+        .or(
+            () ->
+                checkEntry(
+                    bundle.body(), message, set.signatureBase64(), body -> Optional.empty()));
+  }
+
   private Optional<String> checkSet(RekorBundle bundle) {
     return proofs.checkSet(bundle);
   }

@@ -9,18 +9,14 @@ import dev.countersign.support.ExitCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.bouncycastle.asn1.nist.NISTNamedCurves;
 import org.bouncycastle.crypto.signers.StandardDSAEncoding;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,17 +35,15 @@ class CheckPullRequestTest {
   private static final String ATTACKER_PASSWORD = "attacker";
 
   @TempDir Path tmp;
+  private PullRequestGate gate;
   private GitFixture git;
   private GateRepository seed;
-  private String baseSha;
-  private int checkouts;
 
   @BeforeEach
   void origin() throws Exception {
-    git = new GitFixture(tmp.resolve("git"));
-    seed = GateRepository.create(tmp.resolve("seed"), tmp.resolve("scratch"));
-    git.commitToOrigin("main", filesOf(seed.root()), Set.of(), "countersign set-up");
-    baseSha = git.originHead("main");
+    gate = new PullRequestGate(tmp);
+    git = gate.git();
+    seed = gate.seed();
   }
 
   // --- the base branch's rules judge the pull request ----------------------------------------
@@ -99,7 +93,7 @@ class CheckPullRequestTest {
     Files.writeString(
         event,
         "{\"action\":\"checks_requested\",\"merge_group\":{\"base_sha\":\""
-            + baseSha
+            + gate.baseSha()
             + "\",\"base_ref\":\"refs/heads/main\",\"head_ref\":\"refs/heads/gh-readonly-queue/main/pr-7\"}}");
 
     CliRun run =
@@ -222,7 +216,7 @@ class CheckPullRequestTest {
         Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
         Set.of(),
         "v2");
-    baseSha = git.originHead("main");
+    gate.baseIsMain();
 
     CliRun run = check(pullRequest(Map.of("signed/app/config.yaml", v1), Set.of(), 0), Map.of());
 
@@ -244,7 +238,7 @@ class CheckPullRequestTest {
         Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
         Set.of(),
         "v2");
-    baseSha = git.originHead("main");
+    gate.baseIsMain();
     String flipped = flipSignature(v1);
     assertThat(flipped).isNotEqualTo(v1);
 
@@ -267,7 +261,7 @@ class CheckPullRequestTest {
     seed.sign("app/multi.yaml", both);
     String signed = seed.read("signed/app/multi.yaml");
     git.commitToOrigin("main", Map.of("signed/app/multi.yaml", signed), Set.of(), "multi");
-    baseSha = git.originHead("main");
+    gate.baseIsMain();
     String dropped = signed.substring(0, signed.lastIndexOf("---\n"));
 
     CliRun run =
@@ -319,7 +313,7 @@ class CheckPullRequestTest {
     String content = GateRepository.CONFIG_MAP.replace("app-config", "new-config");
     git.commitToOrigin(
         "main", Map.of("unsigned/app/new.yaml", content), Set.of(), "reviewed and merged");
-    baseSha = git.originHead("main");
+    gate.baseIsMain();
     seed.sign("app/new.yaml", content);
 
     CliRun run =
@@ -362,44 +356,23 @@ class CheckPullRequestTest {
             Map.of("unsigned/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"),
             Set.of(),
             1);
-    baseSha = "0123456789abcdef0123456789abcdef01234567";
+    gate.baseSha("0123456789abcdef0123456789abcdef01234567");
 
     CliRun run = check(ws, Map.of());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
-    assertThat(run.all()).contains("The base commit " + baseSha + " is not in the clone");
+    assertThat(run.all()).contains("The base commit " + gate.baseSha() + " is not in the clone");
   }
 
   // --- helpers -------------------------------------------------------------------------------
 
-  /** Pushes a pull request branch {@code pr} on top of main and checks it out (detached). */
   private Path pullRequest(Map<String, String> writes, Set<String> deletes, int depth)
       throws Exception {
-    String branch = "pr-" + (++checkouts);
-    git.branchOnOrigin(branch, "main");
-    git.commitToOrigin(branch, writes, deletes, "the pull request");
-    return git.cloneBranch("ws-" + checkouts, branch, depth);
+    return gate.pullRequest(writes, deletes, depth);
   }
 
-  /** {@code countersign check} as the Action runs it on a pull_request event for {@code ws}. */
   private CliRun check(Path ws, Map<String, String> extra) throws IOException {
-    Path event = tmp.resolve("event-" + System.nanoTime() + ".json");
-    Files.writeString(
-        event,
-        "{\"action\":\"synchronize\",\"number\":7,\"pull_request\":{\"number\":7,"
-            + "\"base\":{\"ref\":\"main\",\"sha\":\""
-            + baseSha
-            + "\"},\"head\":{\"ref\":\"pr\",\"sha\":\"ignored\"}}}");
-    Map<String, String> env = new HashMap<>();
-    env.put("GITHUB_ACTIONS", "true");
-    env.put("GITHUB_EVENT_NAME", "pull_request");
-    env.put("GITHUB_EVENT_PATH", event.toString());
-    env.put("GITHUB_WORKSPACE", ws.toString());
-    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
-    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
-    env.put("INPUT_COMMAND", "check");
-    env.putAll(extra);
-    return CliRun.run(env, "action");
+    return gate.check(ws, extra);
   }
 
   /** {@code signedFile} with its ECDSA signature (r, s) replaced by the other valid (r, n - s). */
@@ -442,17 +415,5 @@ class CheckPullRequestTest {
             file.toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     return Files.readString(file);
-  }
-
-  private static Map<String, String> filesOf(Path root) throws IOException {
-    Map<String, String> files = new TreeMap<>();
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path file : walk.filter(Files::isRegularFile).toList()) {
-        files.put(
-            root.relativize(file).toString().replace('\\', '/'),
-            Files.readString(file, StandardCharsets.UTF_8));
-      }
-    }
-    return files;
   }
 }
