@@ -25,7 +25,7 @@ import java.util.TreeMap;
  */
 public record BaseCommit(GitWorkspace git, String commitId) {
 
-  /** How far back {@link #history} looks for earlier versions of a path. */
+  /** How far back {@link #history} looks for earlier versions. */
   static final int HISTORY_DEPTH = 10_000;
 
   public BaseCommit {
@@ -39,15 +39,15 @@ public record BaseCommit(GitWorkspace git, String commitId) {
   }
 
   /**
-   * Earlier contents of each of {@code paths} as far as the local history goes (and at most {@value
-   * #HISTORY_DEPTH} commits back), the base's own first; one walk for all paths.
+   * Every content the files at or under {@code paths} (files or directories) held, as far as the
+   * local history goes (and at most {@value #HISTORY_DEPTH} commits back), by repository-relative
+   * file path, the base's own first; one walk for all paths.
    */
   Map<Path, List<GitWorkspace.FileVersion>> history(Collection<Path> paths) {
     Map<Path, List<GitWorkspace.FileVersion>> byPath = new HashMap<>();
-    Map<String, Path> names = new HashMap<>();
-    paths.forEach(p -> names.put(RepositoryPaths.slashed(p.normalize()), p));
-    git.history(commitId, names.keySet(), HISTORY_DEPTH)
-        .forEach((name, versions) -> byPath.put(names.get(name), versions));
+    List<String> names = paths.stream().map(p -> RepositoryPaths.slashed(p.normalize())).toList();
+    git.history(commitId, names, HISTORY_DEPTH)
+        .forEach((name, versions) -> byPath.put(Path.of(name), versions));
     return byPath;
   }
 

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -117,18 +118,12 @@ final class SignedChangeRules {
           .ifPresent(file -> changes.add(new Changed(path, entry.getValue(), file, before)));
     }
     if (!changes.isEmpty()) {
-      Map<Path, List<GitWorkspace.FileVersion>> history =
-          base.history(changes.stream().map(Changed::path).toList());
+      Map<String, Retired> retired = retiredSignings(baseFiles);
       Map<String, List<Slot>> slots = slots(baseFiles);
       for (Changed change : changes) {
         Optional<Decoded> previous = change.before().flatMap(b -> decode(change.path(), b));
         notOlder(change.path(), change.file(), previous).ifPresent(findings::add);
-        noReplay(
-                change.path(),
-                change.file(),
-                change.before(),
-                history.getOrDefault(change.path(), List.of()))
-            .ifPresent(findings::add);
+        noReplay(change.path(), change.file(), retired).ifPresent(findings::add);
         ownPath(change.path(), change.pair(), change.file(), slots).ifPresent(findings::add);
       }
     }
@@ -245,25 +240,73 @@ final class SignedChangeRules {
     return Optional.empty();
   }
 
-  private Optional<GateFinding> noReplay(
-      Path path, Decoded file, Optional<byte[]> before, List<GitWorkspace.FileVersion> history) {
-    Set<String> signings = file.signings();
-    for (GitWorkspace.FileVersion version : history) {
-      if (before.isPresent() && Arrays.equals(version.bytes(), before.get())) {
+  /** Where a signing was last seen before the base retired it. */
+  private record Retired(Path path, String commitId) {}
+
+  /**
+   * The signings that earlier versions of any file under a signed directory carried and that no
+   * file under a signed directory of the base carries any more (replaced or deleted), each with
+   * where it was seen: putting one back is a replay, wherever it is put. Searched as far as the
+   * clone's history goes.
+   */
+  private Map<String, Retired> retiredSignings(RepositoryFiles baseFiles) {
+    List<Path> signedDirectories = pairs.stream().map(PolicyFile.DirectoryPair::signed).toList();
+    Set<String> current = new HashSet<>();
+    Map<Path, byte[]> currentFiles = new HashMap<>();
+    for (Path dir : signedDirectories) {
+      for (Map.Entry<Path, byte[]> file : baseFiles.filesUnder(dir).entrySet()) {
+        currentFiles.put(file.getKey(), file.getValue());
+        decode(file.getKey(), file.getValue()).ifPresent(d -> current.addAll(d.signings()));
+      }
+    }
+    Map<String, Retired> retired = new HashMap<>();
+    for (Map.Entry<Path, List<GitWorkspace.FileVersion>> file :
+        new TreeMap<>(base.history(signedDirectories)).entrySet()) {
+      Path path = file.getKey();
+      if (!isManifestName(path)) {
         continue;
       }
-      Optional<Decoded> old = decode(path, version.bytes());
-      if (old.isPresent() && old.get().signings().stream().anyMatch(signings::contains)) {
-        return Optional.of(
-            error(
-                path,
-                file,
-                RULE_REPLAY,
-                "replays an earlier signed version of this file (as committed in "
-                    + CommitIds.abbreviate(version.commitId())
-                    + ") instead of the base branch's",
-                RESIGN_HINT));
+      for (GitWorkspace.FileVersion version : file.getValue()) {
+        if (Arrays.equals(version.bytes(), currentFiles.get(path))) {
+          continue;
+        }
+        decode(path, version.bytes())
+            .ifPresent(
+                old ->
+                    old.signings().stream()
+                        .filter(signing -> !current.contains(signing))
+                        .forEach(
+                            signing ->
+                                retired.putIfAbsent(
+                                    signing, new Retired(path, version.commitId()))));
       }
+    }
+    return retired;
+  }
+
+  private Optional<GateFinding> noReplay(Path path, Decoded file, Map<String, Retired> retired) {
+    for (String signing : file.signings()) {
+      Retired seen = retired.get(signing);
+      if (seen == null) {
+        continue;
+      }
+      String commit = CommitIds.abbreviate(seen.commitId());
+      return Optional.of(
+          error(
+              path,
+              file,
+              RULE_REPLAY,
+              seen.path().equals(path)
+                  ? "replays an earlier signed version of this file (as committed in "
+                      + commit
+                      + ") instead of the base branch's"
+                  : "replays the signature of "
+                      + RepositoryPaths.slashed(seen.path())
+                      + " as committed in "
+                      + commit
+                      + ", which the base branch no longer has: retired signed content put back"
+                      + " at another path",
+              RESIGN_HINT));
     }
     return Optional.empty();
   }

@@ -135,11 +135,11 @@ public interface GitWorkspace extends GitPushes {
   Optional<String> findCommit(String revision);
 
   /**
-   * The distinct contents each of {@code paths} held in the commits reachable from {@code commitId}
-   * (newest first, as far as the local history goes and at most {@code maxCommits} commits back),
-   * each with the newest commit that held it; one walk of the history for all paths. The content at
-   * {@code commitId} itself comes first when the path exists there. Paths that never held a regular
-   * file map to an empty list.
+   * The distinct contents of every regular file at or under {@code paths} (files or directories) in
+   * the commits reachable from {@code commitId}, side branches included, as far as the local
+   * history goes and at most {@code maxCommits} commits back: by file path, each content with the
+   * commit that introduced it, newest first; one walk of the history for all paths. The contents at
+   * {@code commitId} itself come first. A path that never held a regular file has no entry.
    */
   Map<String, List<FileVersion>> history(String commitId, Collection<String> paths, int maxCommits);
 

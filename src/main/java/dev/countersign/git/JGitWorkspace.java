@@ -72,6 +72,7 @@ import org.eclipse.jgit.transport.TagOpt;
 import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 import org.eclipse.jgit.treewalk.TreeWalk;
+import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilterGroup;
 import org.eclipse.jgit.treewalk.filter.TreeFilter;
@@ -503,47 +504,76 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   public Map<String, List<FileVersion>> history(
       String commitId, Collection<String> paths, int maxCommits) {
     Map<String, List<FileVersion>> versions = new TreeMap<>();
-    Map<String, Set<ObjectId>> seen = new HashMap<>();
-    for (String path : paths) {
-      versions.put(ChangeSet.checkedPath(path), new ArrayList<>());
-      seen.put(ChangeSet.checkedPath(path), new HashSet<>());
-    }
-    if (versions.isEmpty()) {
+    List<String> scope = paths.stream().map(ChangeSet::checkedPath).distinct().toList();
+    if (scope.isEmpty()) {
       return versions;
     }
-    org.eclipse.jgit.treewalk.filter.TreeFilter filter =
-        org.eclipse.jgit.treewalk.filter.PathFilterGroup.createFromStrings(versions.keySet());
+    Map<String, Set<ObjectId>> seen = new HashMap<>();
+    TreeFilter under = PathFilterGroup.createFromStrings(scope);
     try (RevWalk walk = new RevWalk(repository)) {
-      walk.markStart(walk.parseCommit(resolve(commitId)));
+      RevCommit start = walk.parseCommit(resolve(commitId));
+      // Every commit is read as its change to its first parent (side branches are walked too),
+      // so a version is found once, where it was introduced; the start commit whole, first.
+      collect(walk, start, null, under, versions, seen);
+      walk.markStart(start);
       int count = 0;
       for (RevCommit commit : walk) {
         if (++count > maxCommits) {
           break;
         }
-        try (TreeWalk tw = new TreeWalk(repository)) {
-          tw.addTree(commit.getTree());
-          tw.setRecursive(true);
-          tw.setFilter(filter);
-          while (tw.next()) {
-            String path = tw.getPathString();
-            if (versions.containsKey(path)
-                && isRegularFile(tw.getFileMode(0))
-                && seen.get(path).add(tw.getObjectId(0).copy())) {
-              versions
-                  .get(path)
-                  .add(
-                      new FileVersion(
-                          commit.name(), load(tw.getObjectReader(), tw.getObjectId(0), path)));
-            }
+        RevCommit parent = commit.getParentCount() == 0 ? null : commit.getParent(0);
+        try {
+          if (parent != null) {
+            walk.parseHeaders(parent);
           }
+        } catch (org.eclipse.jgit.errors.MissingObjectException shallowBoundary) {
+          // The parent is beyond a shallow clone's boundary: this commit is read whole.
+          parent = null;
         }
+        collect(walk, commit, parent, under, versions, seen);
       }
       return versions;
     } catch (org.eclipse.jgit.errors.MissingObjectException shallowEnd) {
       // The local history ends here (a shallow clone): what was found is all there is.
       return versions;
     } catch (IOException e) {
-      throw readProblem(commitId + ":" + versions.keySet(), e);
+      throw readProblem(commitId + ":" + scope, e);
+    }
+  }
+
+  /**
+   * Adds the regular files under {@code under} that {@code commit} holds and {@code parent} (when
+   * given) does not hold with the same content.
+   */
+  private void collect(
+      RevWalk walk,
+      RevCommit commit,
+      RevCommit parent,
+      TreeFilter under,
+      Map<String, List<FileVersion>> versions,
+      Map<String, Set<ObjectId>> seen)
+      throws IOException {
+    try (TreeWalk tw = new TreeWalk(walk.getObjectReader())) {
+      if (parent == null) {
+        tw.addTree(commit.getTree());
+        tw.setFilter(under);
+      } else {
+        tw.addTree(commit.getTree());
+        tw.addTree(parent.getTree());
+        tw.setFilter(AndTreeFilter.create(under, TreeFilter.ANY_DIFF));
+      }
+      tw.setRecursive(true);
+      while (tw.next()) {
+        String path = tw.getPathString();
+        if (isRegularFile(tw.getFileMode(0))
+            && seen.computeIfAbsent(path, p -> new HashSet<>()).add(tw.getObjectId(0).copy())) {
+          versions
+              .computeIfAbsent(path, p -> new ArrayList<>())
+              .add(
+                  new FileVersion(
+                      commit.name(), load(tw.getObjectReader(), tw.getObjectId(0), path)));
+        }
+      }
     }
   }
 

@@ -253,6 +253,51 @@ class CheckPullRequestTest {
   }
 
   @Test
+  void retiredSignedContentPutBackAtANewPath_fails() throws Exception {
+    // Signed once, deleted by a reviewed change; the base no longer holds the object anywhere, so
+    // the own-path rule has nothing to compare with. Today's governance would refuse it unsigned.
+    seed.sign("app/netpol.yaml", GateRepository.ALLOW_ALL_INGRESS);
+    String retired = seed.read("signed/app/netpol.yaml");
+    git.commitToOrigin("main", Map.of("signed/app/netpol.yaml", retired), Set.of(), "signed");
+    git.commitToOrigin("main", Map.of(), Set.of("signed/app/netpol.yaml"), "retire allow-all");
+    gate.baseIsMain();
+
+    CliRun run =
+        check(
+            pullRequest(Map.of("signed/app/netpol-restored.yaml", retired), Set.of(), 0), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/netpol-restored.yaml,")
+        .contains("replays the signature of signed/app/netpol.yaml as committed in ")
+        .contains("retired signed content put back at another path");
+  }
+
+  @Test
+  void control_aPromotionCopyingWhatTheBaseHoldsToAnotherPairsSignedDirectory_passes()
+      throws Exception {
+    String twoPairs =
+        GateRepository.POLICY.replace(
+            "  - unsigned: unsigned\n    signed: signed\n",
+            "  - unsigned: unsigned\n    signed: signed\n"
+                + "  - unsigned: prod/unsigned\n    signed: prod/signed\n");
+    git.commitToOrigin(
+        "main", Map.of(".countersign/policy.yaml", twoPairs), Set.of(), "a prod environment");
+    gate.baseIsMain();
+
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of("prod/signed/app/config.yaml", seed.read("signed/app/config.yaml")),
+                Set.of(),
+                0),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  @Test
   void droppingOneDocumentFromAValidlySignedMultiDocumentFile_fails() throws Exception {
     String both =
         GateRepository.CONFIG_MAP.replace("app-config", "first")
