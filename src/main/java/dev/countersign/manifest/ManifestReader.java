@@ -26,8 +26,10 @@ import java.util.List;
  * Kubernetes object, bytes that are not UTF-8, a UTF-8 byte order mark, CR or CRLF line endings
  * (signed output must be byte-stable and reviewable, so we ask for LF files instead of silently
  * rewriting them), malformed YAML, duplicate keys, alias bombs, nesting deeper than {@link
- * #MAX_DEPTH}, {@code !!binary} and unknown tags, and documents that are not mappings with string
- * {@code apiVersion} and {@code kind}.
+ * #MAX_DEPTH}, {@code !!binary} and unknown tags, documents that are not mappings with string
+ * {@code apiVersion} and {@code kind}, a {@code metadata} that is not a mapping, a non-string
+ * {@code metadata.name}, and a {@code metadata.annotations} or {@code metadata.labels} that is not
+ * a mapping of strings (null, for the field or a value, is kept: the API server accepts it).
  *
  * <p>Thread-safe; holds no state beyond its limits.
  */

@@ -136,7 +136,8 @@ public final class SignedManifestFormat {
    * input, same annotations: same bytes. LF only, one trailing newline.
    *
    * @throws IllegalArgumentException when a header line contains a line break, or a document's
-   *     {@code metadata} or {@code metadata.annotations} is not a mapping
+   *     {@code metadata} or {@code metadata.annotations} is not a mapping (the reader refuses both
+   *     with the file and line, so only a document built in memory can get here)
    */
   public byte[] render(
       List<ManifestDocument> documents,
@@ -371,7 +372,9 @@ public final class SignedManifestFormat {
   /**
    * A mutable deep copy of {@code document}'s content with this domain's signature annotations
    * removed unless {@code keepExisting}, then {@code added} merged in; {@code metadata.annotations}
-   * is dropped when it ends up empty.
+   * is dropped when it ends up empty. {@link ManifestReader} refuses a {@code metadata} or {@code
+   * metadata.annotations} that is not a mapping, naming the file and line; the checks here guard
+   * documents built in memory.
    */
   private Map<String, Object> withAnnotations(
       ManifestDocument document, Map<String, String> added, boolean keepExisting) {

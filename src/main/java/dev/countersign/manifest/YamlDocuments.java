@@ -196,7 +196,61 @@ final class YamlDocuments {
               + describe(m.get("name")),
           "perhaps you should quote it");
     }
+    if (metadata instanceof Map<?, ?> m) {
+      requireStringMap(m, "annotations", "annotation", index, line, fieldLines);
+      requireStringMap(m, "labels", "label", index, line, fieldLines);
+    }
     return new ManifestDocument(content, line, fieldLines);
+  }
+
+  /**
+   * Refuses {@code metadata.<field>} when it is present and not a mapping, or holds a value that is
+   * not a string: the API server decodes annotations and labels as {@code map[string]string} and
+   * rejects anything else, and every later step (the message, the signed file) relies on a mapping.
+   * A null field ({@code annotations:}) or a null value is left as it is, as the API server accepts
+   * both (as no annotations, or an empty value).
+   *
+   * @param entry how one entry is named in messages ("annotation", "label")
+   */
+  private void requireStringMap(
+      Map<?, ?> metadata,
+      String field,
+      String entry,
+      int index,
+      int line,
+      Map<String, Integer> fieldLines) {
+    Object value = metadata.get(field);
+    if (value == null) {
+      return;
+    }
+    String path = "metadata." + field;
+    if (!(value instanceof Map<?, ?> map)) {
+      throw new InputProblem(
+          displayPath,
+          YamlValues.lineOf(fieldLines, path, line),
+          path + " of document " + index + " must be a mapping, not " + describe(value),
+          "perhaps you should write it as key: value lines under "
+              + path
+              + "; Kubernetes takes a mapping of strings to strings there");
+    }
+    for (Map.Entry<?, ?> item : map.entrySet()) {
+      Object itemValue = item.getValue();
+      if (itemValue != null && !(itemValue instanceof String)) {
+        throw new InputProblem(
+            displayPath,
+            YamlValues.lineOf(fieldLines, path + "." + item.getKey(), line),
+            entry
+                + " \""
+                + item.getKey()
+                + "\" of document "
+                + index
+                + " must be a string, not "
+                + describe(itemValue),
+            "perhaps you should quote the value; Kubernetes takes only strings as "
+                + entry
+                + " values");
+      }
+    }
   }
 
   private void requireString(
@@ -228,8 +282,8 @@ final class YamlDocuments {
     if (value == null) {
       return "null";
     }
-    if (value instanceof String) {
-      return "an empty string";
+    if (value instanceof String s) {
+      return s.isEmpty() ? "an empty string" : "a string";
     }
     if (value instanceof Map<?, ?>) {
       return "a mapping";

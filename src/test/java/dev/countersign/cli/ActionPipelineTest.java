@@ -290,6 +290,47 @@ class ActionPipelineTest {
     assertNoTokenLeak(run);
   }
 
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "annotations: [1]       | 6 | metadata.annotations of document 1 must be a mapping, not a"
+            + " list",
+        "annotations: s         | 6 | metadata.annotations of document 1 must be a mapping, not a"
+            + " string",
+        "labels: [app]          | 6 | metadata.labels of document 1 must be a mapping, not a list",
+        "annotations: {a: [1]}  | 6 | annotation \"a\" of document 1 must be a string, not a list",
+      })
+  void annotationsOrLabelsNotAMappingOfStrings_isAnnotatedOnItsLine_andNothingIsSignedOrPushed(
+      String field, int line, String what) throws Exception {
+    String odd =
+        configMap("odd", "x")
+            .replace("  namespace: apps\n", "  namespace: apps\n  " + field + "\n");
+    git.commitToOrigin("main", Map.of("unsigned/odd.yaml", odd), Set.of(), "odd metadata");
+    String before = git.originHead("main");
+    stack.resetStats();
+    Path ws = git.clone("ws", 1, true);
+
+    CliRun run = CliRun.run(actionEnv(ws, "pull_request", mergedPullRequestEvent()), "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=unsigned/odd.yaml,line="
+                + line
+                + ",title=invalid manifest::unsigned/odd.yaml:"
+                + line
+                + ": "
+                + what);
+    assertThat(run.all()).doesNotContain("this is a bug in countersign");
+    assertThat(git.originHead("main")).isEqualTo(before);
+    assertThat(git.originFiles("main")).containsKey("unsigned/odd.yaml");
+    assertThat(ws.resolve("unsigned/odd.yaml")).exists();
+    assertThat(ws.resolve("signed")).doesNotExist();
+    assertThat(stack.stats().logEntries()).isZero();
+    assertNoTokenLeak(run);
+  }
+
   @Test
   void keyInputWithTwoLines_isAUsageErrorForRun_andNothingIsSignedOrPushed() throws Exception {
     // promote takes one public key per line; run signs with one private key, so a second line is

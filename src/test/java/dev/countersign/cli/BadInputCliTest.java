@@ -2,6 +2,7 @@ package dev.countersign.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.countersign.git.GitFixture;
 import dev.countersign.keys.KeyPairFiles;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.support.ExitCode;
@@ -16,12 +17,14 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.bouncycastle.asn1.x509.GeneralName;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -38,6 +41,9 @@ class BadInputCliTest {
   private static final String VALID =
       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\ndata:\n  a: b\n";
   private static final FakeSigstore SIGSTORE = new FakeSigstore();
+
+  /** A document's first four lines, up to its name: what comes next is metadata's line 5. */
+  private static final String NAMED = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n";
 
   @TempDir Path tmp;
   private Path key;
@@ -129,6 +135,26 @@ class BadInputCliTest {
             },
             "link.yaml",
             "symbolic link"),
+        sign(
+            "metadata.annotations is a list",
+            text("annotations.yaml", NAMED + "  annotations: [1]\n"),
+            "annotations.yaml:5:",
+            "metadata.annotations of document 1 must be a mapping, not a list"),
+        sign(
+            "metadata.annotations is a string",
+            text("annotations.yaml", NAMED + "  annotations: \"s\"\n"),
+            "annotations.yaml:5:",
+            "metadata.annotations of document 1 must be a mapping, not a string"),
+        sign(
+            "metadata.labels is a list",
+            text("labels.yaml", NAMED + "  labels: [app]\n"),
+            "labels.yaml:5:",
+            "metadata.labels of document 1 must be a mapping, not a list"),
+        sign(
+            "an annotation value is a number",
+            text("value.yaml", NAMED + "  annotations:\n    replicas: 3\n"),
+            "value.yaml:6:",
+            "annotation \"replicas\" of document 1 must be a string, not the integer 3"),
         sign(
             "binary tag",
             text("binary.yaml", VALID + "  blob: !!binary aGVsbG8=\n"),
@@ -347,6 +373,43 @@ class BadInputCliTest {
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.err()).contains("--parallel 0");
     assertThat(out).doesNotExist();
+  }
+
+  @ParameterizedTest(name = "run: {0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "annotations: [1]     | 5 | metadata.annotations of document 1 must be a mapping, not a"
+            + " list",
+        "annotations: \"s\"    | 5 | metadata.annotations of document 1 must be a mapping, not a"
+            + " string",
+        "labels: [app]        | 5 | metadata.labels of document 1 must be a mapping, not a list",
+        "annotations: {a: 1}  | 5 | annotation \"a\" of document 1 must be a string, not the"
+            + " integer 1",
+      })
+  void run_annotationsOrLabelsNotAMappingOfStrings_exits6NamingTheLine_andChangesNothing(
+      String field, int line, String what) throws Exception {
+    GitFixture git = new GitFixture(tmp.resolve("git"));
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/a-valid.yaml", VALID, "unsigned/odd.yaml", NAMED + "  " + field + "\n"),
+        Set.of(),
+        "add manifests");
+    String before = git.originHead("main");
+    Path ws = git.clone("ws", 0, false);
+
+    CliRun run =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", ""), "run", "--repo", ws.toString(), "--key", key.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.err())
+        .contains("error: unsigned/odd.yaml:" + line + ": " + what)
+        .doesNotContain("this is a bug in countersign");
+    assertThat(git.originHead("main")).isEqualTo(before);
+    assertThat(ws.resolve("unsigned/odd.yaml")).exists();
+    assertThat(ws.resolve("unsigned/a-valid.yaml")).exists();
+    assertThat(ws.resolve("signed")).doesNotExist();
   }
 
   /** {@code countersign sign --key K ARGS...}, with the key's empty password. */

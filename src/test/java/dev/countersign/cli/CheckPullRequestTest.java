@@ -22,6 +22,8 @@ import org.bouncycastle.crypto.signers.StandardDSAEncoding;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The merge gate on pull requests, end to end through the Action entry: a bare origin whose main
@@ -184,6 +186,44 @@ class CheckPullRequestTest {
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "annotations: [1]    | 6 | metadata.annotations of document 1 must be a mapping, not a"
+            + " list",
+        "annotations: \"s\"   | 6 | metadata.annotations of document 1 must be a mapping, not a"
+            + " string",
+        "labels: [app]       | 6 | metadata.labels of document 1 must be a mapping, not a list",
+        "labels: {tier: 1}   | 6 | label \"tier\" of document 1 must be a string, not the integer"
+            + " 1",
+      })
+  void pullRequestAddingAManifestWhoseAnnotationsOrLabelsAreNotAMappingOfStrings_failsOnThatLine(
+      String field, int line, String what) throws Exception {
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of(
+                    "unsigned/odd.yaml",
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: odd\n  namespace: shop\n  "
+                        + field
+                        + "\ndata:\n  a: b\n"),
+                Set.of(),
+                1),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .containsPattern(
+            "(?m)^::error file=unsigned/odd\\.yaml,line="
+                + line
+                + ",title=countersign manifest::"
+                + Pattern.quote(what)
+                + ", perhaps you should .* \\(countersign/readable-manifest\\)$")
+        .contains("check failed: 1 error, 0 warnings");
+    assertThat(run.all()).doesNotContain("this is a bug in countersign");
   }
 
   @Test

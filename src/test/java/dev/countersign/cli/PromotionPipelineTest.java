@@ -415,6 +415,28 @@ class PromotionPipelineTest {
     assertThat(verifyKeyed(onBranch, "refresh").exitCode()).isZero();
   }
 
+  @Test
+  void scheduledRefresh_ofAManifestWhoseAnnotationsAreNotAMapping_exits6_andProposesNothing()
+      throws Exception {
+    String mainHead = git.originHead("main");
+    String generated =
+        allowlist("203.0.113.0/24")
+            .replace("  namespace: payments\n", "  namespace: payments\n  annotations: [1]\n");
+
+    CliRun run = refresh(generated, "ws1");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=unsigned/egress/allowlist.yaml,line=6,title=invalid manifest::"
+                + "unsigned/egress/allowlist.yaml:6: metadata.annotations of document 1 must be a"
+                + " mapping, not a list");
+    assertThat(run.all()).doesNotContain("this is a bug in countersign");
+    assertThat(git.originHead("main")).isEqualTo(mainHead);
+    assertThat(git.originHead(BOT)).isNull();
+    github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
   // --- helpers -------------------------------------------------------------------------------
 
   private CliRun refresh(String generated, String workspace) throws Exception {

@@ -150,6 +150,68 @@ class BadInputTest {
             "unsigned/bad.yaml:4: metadata.name of document 1 must be a string, not the boolean"
                 + " true; YAML 1.1 reads yes/no/on/off/y/n as booleans"),
         Arguments.of(
+            "metadata.annotations is a list",
+            text(HEAD + "metadata:\n  name: a\n  annotations: [1]\n"),
+            "unsigned/bad.yaml:5: metadata.annotations of document 1 must be a mapping, not a"
+                + " list"),
+        Arguments.of(
+            "metadata.annotations is a block list",
+            text(HEAD + "metadata:\n  name: a\n  annotations:\n  - a: b\n"),
+            "unsigned/bad.yaml:5: metadata.annotations of document 1 must be a mapping, not a"
+                + " list"),
+        Arguments.of(
+            "metadata.annotations is a string",
+            text(HEAD + "metadata:\n  name: a\n  annotations: \"s\"\n"),
+            "unsigned/bad.yaml:5: metadata.annotations of document 1 must be a mapping, not a"
+                + " string"),
+        Arguments.of(
+            "metadata.annotations is an empty string",
+            text(HEAD + "metadata:\n  name: a\n  annotations: ''\n"),
+            "unsigned/bad.yaml:5: metadata.annotations of document 1 must be a mapping, not an"
+                + " empty string"),
+        Arguments.of(
+            "metadata.labels is a list",
+            text(HEAD + "metadata:\n  name: a\n  labels: [app]\n"),
+            "unsigned/bad.yaml:5: metadata.labels of document 1 must be a mapping, not a list"),
+        Arguments.of(
+            "metadata.labels is a number",
+            text(HEAD + "metadata:\n  name: a\n  labels: 3\n"),
+            "unsigned/bad.yaml:5: metadata.labels of document 1 must be a mapping, not the integer"
+                + " 3"),
+        Arguments.of(
+            "an annotation value is a number",
+            text(HEAD + "metadata:\n  name: a\n  annotations:\n    example.com/replicas: 3\n"),
+            "unsigned/bad.yaml:6: annotation \"example.com/replicas\" of document 1 must be a"
+                + " string, not the integer 3"),
+        Arguments.of(
+            "an annotation value is a list",
+            text(HEAD + "metadata:\n  name: a\n  annotations:\n    a: b\n    c: [1]\n"),
+            "unsigned/bad.yaml:7: annotation \"c\" of document 1 must be a string, not a list"),
+        Arguments.of(
+            "a signature annotation value is a number",
+            text(
+                HEAD
+                    + "metadata:\n  name: a\n  annotations:\n"
+                    + "    cosign.sigstore.dev/message: H4sI\n"
+                    + "    cosign.sigstore.dev/signature: 12\n"),
+            "unsigned/bad.yaml:7: annotation \"cosign.sigstore.dev/signature\" of document 1 must"
+                + " be a string, not the integer 12"),
+        Arguments.of(
+            "a label value is a YAML 1.1 boolean",
+            text(HEAD + "metadata:\n  name: a\n  labels:\n    enabled: yes\n"),
+            "unsigned/bad.yaml:6: label \"enabled\" of document 1 must be a string, not the"
+                + " boolean true; YAML 1.1 reads yes/no/on/off/y/n as booleans"),
+        Arguments.of(
+            "annotations not a mapping in the second document",
+            text(
+                HEAD
+                    + "metadata:\n  name: a\n---\n"
+                    + HEAD
+                    + "metadata:\n  name: b\n"
+                    + "  annotations: [1]\n"),
+            "unsigned/bad.yaml:10: metadata.annotations of document 2 must be a mapping, not a"
+                + " list"),
+        Arguments.of(
             "list document",
             text("- apiVersion: v1\n  kind: ConfigMap\n"),
             "unsigned/bad.yaml:1: document 1 is a list, not a Kubernetes object (a mapping)"),
@@ -275,6 +337,14 @@ class BadInputTest {
             set0("message", base64(gzip("apiVersion: v1\n".getBytes(StandardCharsets.UTF_8)))),
             "annotation cosign.sigstore.dev/message does not hold a usable manifest:"
                 + " cosign.sigstore.dev/message:1: document 1 has no \"kind\""),
+        Arguments.of(
+            "message whose annotations are a list",
+            set0(
+                "message",
+                base64(gzip((MESSAGE + "  annotations: [1]\n").getBytes(StandardCharsets.UTF_8)))),
+            "annotation cosign.sigstore.dev/message does not hold a usable manifest:"
+                + " cosign.sigstore.dev/message:5: metadata.annotations of document 1 must be a"
+                + " mapping, not a list"),
         Arguments.of(
             "gzip bomb message",
             set0("message", base64(gzip(new byte[5 * 1024 * 1024]))),

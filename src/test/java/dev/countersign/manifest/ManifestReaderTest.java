@@ -273,6 +273,42 @@ class ManifestReaderTest {
         .containsEntry("long", longValue);
   }
 
+  static Stream<Arguments> nullOrEmptyAnnotationsAndLabels() {
+    Map<String, Object> nullValue = new java.util.HashMap<>();
+    nullValue.put("a", null);
+    return Stream.of(
+        // The API server decodes a null map as no map and a null value as "": both are accepted,
+        // and the message keeps them as written (an empty annotations mapping is dropped from it).
+        Arguments.of("  annotations:\n", "annotations", null, "  annotations: null\n"),
+        Arguments.of("  annotations: ~\n", "annotations", null, "  annotations: null\n"),
+        Arguments.of("  annotations: {}\n", "annotations", Map.of(), ""),
+        Arguments.of("  labels:\n", "labels", null, "  labels: null\n"),
+        Arguments.of("  labels: {}\n", "labels", Map.of(), "  labels: {}\n"),
+        Arguments.of(
+            "  annotations:\n    a:\n", "annotations", nullValue, "  annotations:\n    a: null\n"),
+        Arguments.of("  labels:\n    a:\n", "labels", nullValue, "  labels:\n    a: null\n"),
+        Arguments.of(
+            "  labels:\n    app: \"3\"\n",
+            "labels",
+            Map.of("app", "3"),
+            "  labels:\n    app: \"3\"\n"));
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @MethodSource("nullOrEmptyAnnotationsAndLabels")
+  void parse_nullOrEmptyAnnotationsAndLabels_areKept_andSignedAsBefore(
+      String metadata, String field, Object expected, String inMessage) {
+    ManifestDocument document =
+        parseOne("apiVersion: v1\nkind: ConfigMap\nmetadata:\n" + metadata + "  name: x\n");
+
+    assertThat(document.metadata()).containsKey(field);
+    assertThat(document.metadata().get(field)).isEqualTo(expected);
+    byte[] message =
+        new SignedManifestFormat(AnnotationDomain.DEFAULT, reader).message(List.of(document));
+    assertThat(new String(message, StandardCharsets.UTF_8))
+        .isEqualTo("apiVersion: v1\nkind: ConfigMap\nmetadata:\n" + inMessage + "  name: x\n");
+  }
+
   private ManifestDocument parseOne(String yaml) {
     List<ManifestDocument> documents =
         reader.parse(yaml.getBytes(StandardCharsets.UTF_8), Path.of("test.yaml"));
