@@ -112,8 +112,13 @@ public interface GitWorkspace extends GitPushes {
    */
   Optional<String> fetchIfExists(GitRemote remote, String branch);
 
-  /** True when the two commits hold exactly the same tree (same files, same bytes). */
-  boolean sameTree(String commitA, String commitB);
+  /**
+   * True when the two commits make the same change: the same parents, in the same order, and
+   * exactly the same tree (every file, its bytes and mode); their messages, authors and dates may
+   * differ. Parents are read from the commits themselves, so a commit at this clone's shallow
+   * boundary still has them.
+   */
+  boolean sameChange(String commitA, String commitB);
 
   /**
    * Detaches HEAD at {@code commitId} and makes index and work tree match its tree (like {@code git

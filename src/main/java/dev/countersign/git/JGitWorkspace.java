@@ -255,17 +255,25 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
-  public boolean sameTree(String commitA, String commitB) {
-    try (RevWalk walk = new RevWalk(repository)) {
-      return walk.parseCommit(resolve(commitA))
-          .getTree()
-          .equals(walk.parseCommit(resolve(commitB)).getTree());
+  public boolean sameChange(String commitA, String commitB) {
+    try (ObjectReader reader = repository.newObjectReader()) {
+      RevCommit a = rawCommit(reader, commitA);
+      RevCommit b = rawCommit(reader, commitB);
+      return a.getTree().equals(b.getTree()) && Arrays.equals(a.getParents(), b.getParents());
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not read commits " + commitA + " and " + commitB + " in " + directory,
           "perhaps you should check that the repository is not corrupt",
           e);
     }
+  }
+
+  /**
+   * The commit as its object says, parents included: a {@link RevWalk} of this repository would
+   * give a commit at the shallow boundary none.
+   */
+  private RevCommit rawCommit(ObjectReader reader, String revision) throws IOException {
+    return RevCommit.parse(reader.open(resolve(revision), Constants.OBJ_COMMIT).getCachedBytes());
   }
 
   /**
@@ -778,6 +786,11 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       update.setExpectedOldObjectId(head == null ? ObjectId.zeroId() : head);
       update.setRefLogIdent(person(request.committer(), now));
       update.setRefLogMessage("commit (countersign): " + firstLine(request.message()), false);
+      // The commit is HEAD's child by construction, and the expected old value still guards the
+      // update. Forced, because jgit's fast-forward check walks parents and sees none at a shallow
+      // boundary: a commit identical to one fetched one commit deep (same change, same second, as
+      // when a bot branch already holds it) would be REJECTED.
+      update.setForceUpdate(true);
       RefUpdate.Result result = update.update(walk);
       if (result != RefUpdate.Result.NEW
           && result != RefUpdate.Result.FAST_FORWARD

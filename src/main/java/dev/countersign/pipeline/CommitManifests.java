@@ -2,11 +2,9 @@ package dev.countersign.pipeline;
 
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestTree;
-import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import java.util.SortedMap;
 
 /**
@@ -55,19 +53,6 @@ public record CommitManifests(GitWorkspace workspace, ManifestTree tree) {
   private static InternalProblem missing(String commit, String path) {
     return new InternalProblem(
         "The tree of " + commit + " listed " + path + " but holds no such file");
-  }
-
-  /**
-   * {@link #read}, or empty when the directory holds entries {@link ManifestTree} refuses: for
-   * branches countersign owns (a pull request branch), where anything planted by someone else
-   * simply means "not what countersign would have written" and is replaced, never read.
-   */
-  public Optional<SortedMap<String, byte[]>> readIfUsable(String commit, String directory) {
-    try {
-      return Optional.of(read(commit, directory));
-    } catch (InputProblem refused) {
-      return Optional.empty();
-    }
   }
 
   private static ManifestTree.Entry entry(GitWorkspace.TreeEntry entry) {

@@ -137,20 +137,7 @@ public record PromotionJob(
             plan,
             botTip,
             proposed.onBase(
-                baseCommit,
-                authorship,
-                "countersign: promote " + source + " to " + target,
-                tip -> holds(tip, target, desired))));
-  }
-
-  /** True when the bot branch's target directory is exactly {@code desired}. */
-  private boolean holds(String botTip, String target, SortedMap<String, byte[]> desired) {
-    Optional<SortedMap<String, byte[]>> onBranch = manifests().readIfUsable(botTip, target);
-    if (onBranch.isPresent() && Manifests.sameFiles(onBranch.get(), desired)) {
-      progress.info(publisher.settings().botBranch() + " already holds this promotion");
-      return true;
-    }
-    return false;
+                baseCommit, authorship, "countersign: promote " + source + " to " + target)));
   }
 
   private List<DocumentVerdict> verify(SortedMap<String, byte[]> sources) {

@@ -4,7 +4,6 @@ import dev.countersign.git.ChangeSet;
 import dev.countersign.git.CommitAuthorship;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Predicate;
 
 /**
  * What a bot branch changes on top of the base, built file by file: the pull request's rows and the
@@ -43,12 +42,12 @@ final class ProposedChanges {
    * baseCommit}, committed with {@code subject} and a body listing them by path.
    */
   PullRequestPublisher.Changes onBase(
-      String baseCommit, CommitAuthorship authorship, String subject, Predicate<String> heldBy) {
+      String baseCommit, CommitAuthorship authorship, String subject) {
     StringBuilder body = new StringBuilder();
     plan()
         .changes()
         .forEach(c -> body.append(c.change().word()).append(' ').append(c.path()).append('\n'));
     return new PullRequestPublisher.Changes(
-        baseCommit, changes, authorship.request(subject, body.toString()), heldBy);
+        baseCommit, changes, authorship.request(subject, body.toString()));
   }
 }

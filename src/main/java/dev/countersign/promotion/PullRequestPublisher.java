@@ -15,7 +15,6 @@ import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Predicate;
 
 /**
  * Create-or-update of one promotion pull request on a fixed bot branch. The callers ({@link
@@ -31,8 +30,10 @@ import java.util.function.Predicate;
  *       (absent: only if the branch still does not exist), so a push someone else made since is
  *       never overwritten; then the pull request is opened ({@code created}), or its title and body
  *       updated ({@code updated}, also when opening found one already open);
- *   <li>the bot branch already holds the content: the pull request is opened if missing, updated if
- *       its title, body or labels differ, else nothing at all is sent ({@code noop}).
+ *   <li>the bot branch already holds the content (its tip has the base tip as its parent and
+ *       exactly the tree of the new commit, files outside the signed directories included): the
+ *       pull request is opened if missing, updated if its title, body or labels differ, else
+ *       nothing at all is sent ({@code noop}).
  * </ul>
  *
  * <p>Order: everything is read and computed first (the open pull request included), so a failing
@@ -71,26 +72,19 @@ public record PullRequestPublisher(
   public record Nothing() implements BranchContent {}
 
   /**
-   * The base tip plus {@code changes}, committed (reset, apply, commit) only when the bot branch
-   * does not hold it already.
-   *
-   * @param heldBy true for a bot branch tip that already holds this content
+   * The base tip plus {@code changes}, committed in the workspace (reset, apply, commit; nothing
+   * pushed yet) so the bot branch can be compared with it.
    */
-  public record Changes(
-      String baseCommit, ChangeSet changes, CommitRequest request, Predicate<String> heldBy)
+  public record Changes(String baseCommit, ChangeSet changes, CommitRequest request)
       implements BranchContent {
     public Changes {
       Objects.requireNonNull(baseCommit, "baseCommit");
       Objects.requireNonNull(changes, "changes");
       Objects.requireNonNull(request, "request");
-      Objects.requireNonNull(heldBy, "heldBy");
     }
   }
 
-  /**
-   * A commit the caller made already on the base tip (the pipeline's signing commit at HEAD); a bot
-   * branch whose tip has the same tree holds it already.
-   */
+  /** A commit the caller made already on the base tip (the pipeline's signing commit at HEAD). */
   public record Commit(String commitId) implements BranchContent {
     public Commit {
       Objects.requireNonNull(commitId, "commitId");
@@ -99,9 +93,9 @@ public record PullRequestPublisher(
 
   /**
    * The one way a bot branch is published (as create-pull-request's {@code createOrUpdateBranch}):
-   * unless the bot branch holds {@code content} already, it is committed on the base tip and
-   * force-pushed with a lease on {@code botTip}; then the pull request is opened, updated, closed
-   * or left alone as the class comment says.
+   * {@code content} is committed on the base tip and, unless the bot branch already holds that
+   * commit's change ({@link #holds}), force-pushed with a lease on {@code botTip}; then the pull
+   * request is opened, updated, closed or left alone as the class comment says.
    *
    * @param plan what the pull request proposes relative to the base; empty means the base already
    *     has everything (then {@code content} and {@code botTip} are not looked at)
@@ -113,26 +107,33 @@ public record PullRequestPublisher(
     if (plan.isEmpty()) {
       return publish(plan, Optional.empty(), Optional.empty());
     }
-    Optional<String> newCommit;
+    String commit;
     if (content instanceof Changes changes) {
-      if (botTip.filter(changes.heldBy()).isPresent()) {
-        newCommit = Optional.empty();
-      } else {
-        workspace.resetTo(changes.baseCommit());
-        workspace.apply(changes.changes());
-        newCommit = Optional.of(workspace.commit(changes.request()));
-      }
-    } else if (content instanceof Commit commit) {
-      // The proposed signatures were reused when the content is unchanged, so the new commit then
-      // holds what the bot branch already has: push nothing.
-      newCommit =
-          botTip.filter(t -> workspace.sameTree(t, commit.commitId())).isPresent()
-              ? Optional.empty()
-              : Optional.of(commit.commitId());
+      workspace.resetTo(changes.baseCommit());
+      workspace.apply(changes.changes());
+      commit = workspace.commit(changes.request());
+    } else if (content instanceof Commit made) {
+      commit = made.commitId();
     } else {
       throw new IllegalArgumentException("A plan with changes needs content to publish");
     }
-    return publish(plan, newCommit, botTip);
+    return publish(plan, holds(botTip, commit) ? Optional.empty() : Optional.of(commit), botTip);
+  }
+
+  /**
+   * The one test of "the bot branch already holds it": its tip makes the same change as {@code
+   * commit}, the commit this run would push (same parent, the base tip, and the same whole tree,
+   * not only the signed or target directories). Signatures that still cover the content are reused,
+   * so an untouched bot branch passes and nothing is pushed; a commit anyone else added (a file
+   * anywhere, an edit, history that a later commit undid) fails it, and the branch is rebuilt from
+   * the base and force-pushed with the lease.
+   */
+  private boolean holds(Optional<String> botTip, String commit) {
+    if (botTip.filter(tip -> workspace.sameChange(tip, commit)).isEmpty()) {
+      return false;
+    }
+    progress.info(settings.botBranch() + " already holds this change");
+    return true;
   }
 
   /**

@@ -7,7 +7,6 @@ import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
-import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.pipeline.Progress;
 import dev.countersign.pipeline.SignatureReuse;
@@ -31,13 +30,15 @@ import java.util.TreeMap;
  * no change; one that the bot branch's file covers reuses that file as it is (nothing is signed).
  * "Covers" is {@link SignatureReuse}: the file verifies for this run's signer and its documents are
  * exactly the generated content, so a file planted on either branch is signed over, never kept. So
- * an unchanged allowlist signs nothing, commits nothing and leaves the pull request alone ({@code
+ * an unchanged allowlist signs nothing, pushes nothing and leaves the pull request alone ({@code
  * noop}); a changed one adds exactly one commit (base + the new signed files) to the bot branch and
- * updates the body; one reverted to what the base has closes it.
+ * updates the body; one reverted to what the base has closes it. Whether the bot branch already
+ * holds the proposal is {@link PullRequestPublisher}'s whole-tree check, so anything else on it
+ * (files outside the signed directories included) is dropped by rebuilding it.
  *
  * <p>Only the signed files are committed; the generated unsigned files are read from the work tree
  * and never committed. The work tree is reset to the base tip before committing (the files were
- * read first).
+ * read first); the commit stays local when the bot branch already holds it.
  *
  * @param workspace where the work tree is read and the refresh committed (the publisher's)
  * @param signer signs what changed
@@ -55,11 +56,6 @@ public record RefreshJob(
     SignatureReuse reuse,
     CommitAuthorship authorship,
     Progress progress) {
-
-  /** The manifests of commits in {@link #workspace}, as {@link #reader} limits them. */
-  private CommitManifests manifests() {
-    return new CommitManifests(workspace, ManifestTree.of(reader));
-  }
 
   /**
    * @param dirs unsigned-to-signed pairs; the unsigned side is read from the work tree
@@ -141,27 +137,7 @@ public record RefreshJob(
             authorship,
             "countersign: refresh "
                 + files
-                + (files == 1 ? " signed manifest" : " signed manifests"),
-            tip -> holds(tip, baseCommit, dirs, writes)));
-  }
-
-  /** True when the bot branch's signed directories are exactly the base's plus {@code writes}. */
-  private boolean holds(
-      String botTip, String baseCommit, List<DirPair> dirs, SortedMap<String, byte[]> writes) {
-    for (DirPair pair : dirs) {
-      SortedMap<String, byte[]> expected = manifests().read(baseCommit, pair.to());
-      writes.forEach(
-          (path, bytes) -> {
-            if (path.startsWith(pair.to() + "/")) {
-              expected.put(path, bytes);
-            }
-          });
-      Optional<SortedMap<String, byte[]>> onBranch = manifests().readIfUsable(botTip, pair.to());
-      if (onBranch.isEmpty() || !Manifests.sameFiles(onBranch.get(), expected)) {
-        return false;
-      }
-    }
-    return true;
+                + (files == 1 ? " signed manifest" : " signed manifests")));
   }
 
   /**

@@ -142,6 +142,63 @@ class PromoteCommandTest {
   }
 
   @Test
+  void filesABranchPusherAddedOutsideTheTarget_areDroppedFromTheBotBranch() throws Exception {
+    String mainHead = git.originHead("main");
+    CliRun first = promote(git.clone("ws", 0, false), "--key", publicKey.toString());
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    SortedMap<String, String> proposed = git.originFiles(BOT);
+    // A branch pusher leaves envs/prod/signed alone and adds files the body never lists.
+    git.commitToOrigin(
+        BOT,
+        Map.of(
+            "envs/prod/unsigned/evil.yaml", ActionPipelineTest.configMap("evil", "1"),
+            ".countersign/policy.yaml", "kind: TrustPolicy\n",
+            ".github/workflows/x.yml", "on: push\n"),
+        Set.of(),
+        "planted");
+
+    CliRun again = promote(git.clone("ws2", 0, false), "--key", publicKey.toString());
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.out()).contains("result: updated").doesNotContain("is up to date");
+    assertThat(git.originFiles(BOT)).isEqualTo(proposed);
+    assertThat(git.originCommit(BOT).getParent(0).getName()).isEqualTo(mainHead);
+    assertThat(git.originCommitCount(BOT)).isEqualTo(git.originCommitCount("main") + 1);
+    assertThat(github.hosted(273).orElseThrow().open()).isTrue();
+  }
+
+  @Test
+  void aNonManifestFileABranchPusherEditedInTheTarget_isRestoredOnTheBotBranch() throws Exception {
+    CliRun first = promote(git.clone("ws", 0, false), "--key", publicKey.toString());
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    git.commitToOrigin(
+        BOT, Map.of("envs/prod/signed/README.md", "run ./install.sh first\n"), Set.of(), "edit");
+
+    CliRun again = promote(git.clone("ws2", 0, false), "--key", publicKey.toString());
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.out()).contains("result: updated");
+    assertThat(git.originFiles(BOT).get("envs/prod/signed/README.md"))
+        .isEqualTo("not a manifest\n");
+  }
+
+  @Test
+  void control_anUntouchedBotBranch_isReusedAsItIs() throws Exception {
+    CliRun first = promote(git.clone("ws", 0, false), "--key", publicKey.toString());
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    String tip = git.originHead(BOT);
+    github.server().resetRequests();
+
+    CliRun again = promote(git.clone("ws2", 0, false), "--key", publicKey.toString());
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.out()).contains("result: noop");
+    assertThat(git.originHead(BOT)).isEqualTo(tip);
+    github.server().verify(0, patchRequestedFor(anyUrl()));
+    github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  @Test
   void tamperedSourceFile_stopsThePromotion_namesTheFile_andPushesNothing() throws Exception {
     // Hand edit after signing: the data no longer matches the signed message.
     git.commitToOrigin(

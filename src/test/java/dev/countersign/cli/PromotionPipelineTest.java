@@ -389,6 +389,48 @@ class PromotionPipelineTest {
   }
 
   @Test
+  void pullRequestMode_withACommitABranchPusherAddedAndReverted_rebuildsOnTheBase()
+      throws Exception {
+    git.commitToOrigin(
+        "main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
+    String mainHead = git.originHead("main");
+    CliRun first =
+        CliRun.run(
+            env(Map.of()),
+            "run",
+            "--repo",
+            git.clone("ws1", 0, false).toString(),
+            "--key",
+            privateKey.toString(),
+            "--mode",
+            "pull-request");
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    // Same tree as countersign's commit, but the planted file is in the pull request's history.
+    git.commitToOrigin(
+        BOT,
+        Map.of("unsigned/evil.yaml", ActionPipelineTest.configMap("evil", "1")),
+        Set.of(),
+        "a");
+    git.commitToOrigin(BOT, Map.of(), Set.of("unsigned/evil.yaml"), "b");
+
+    CliRun again =
+        CliRun.run(
+            env(Map.of()),
+            "run",
+            "--repo",
+            git.clone("ws2", 0, false).toString(),
+            "--key",
+            privateKey.toString(),
+            "--mode",
+            "pull-request");
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "updated");
+    assertThat(git.originCommit(BOT).getParent(0).getName()).isEqualTo(mainHead);
+    assertThat(git.originCommitCount(BOT)).isEqualTo(git.originCommitCount("main") + 1);
+  }
+
+  @Test
   void scheduledRefresh_withAForgedFileOnTheBotBranch_signsTheGeneratedContentAgain()
       throws Exception {
     git.commitToOrigin(
@@ -435,6 +477,100 @@ class PromotionPipelineTest {
     assertThat(git.originHead("main")).isEqualTo(mainHead);
     assertThat(git.originHead(BOT)).isNull();
     github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  @Test
+  void scheduledRefresh_withFilesABranchPusherAddedOutsideSignedDir_rebuildsTheBotBranch()
+      throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
+        Set.of(),
+        "signed allowlist v1");
+    String mainHead = git.originHead("main");
+    int mainCommits = git.originCommitCount("main");
+    CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    String proposed = git.originFiles(BOT).get("signed/egress/allowlist.yaml");
+    // A branch pusher leaves signed/ alone and adds an unsigned manifest (signed on merge by the
+    // trusted identity), a trust policy and a workflow to the pull request countersign presents as
+    // its own.
+    git.commitToOrigin(
+        BOT,
+        Map.of(
+            "unsigned/evil.yaml", ActionPipelineTest.configMap("evil", "1"),
+            ".countersign/policy.yaml", "kind: TrustPolicy\n",
+            ".github/workflows/x.yml", "on: push\n"),
+        Set.of(),
+        "planted");
+
+    CliRun again = refresh(allowlist("203.0.113.0/24"), "ws2");
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.all()).doesNotContain("is up to date");
+    String tip = git.originHead(BOT);
+    assertThat(outputs())
+        .containsEntry("result", "updated")
+        .containsEntry("commit-sha", tip)
+        .containsEntry("pull-request-head-sha", tip);
+    SortedMap<String, String> onBranch = git.originFiles(BOT);
+    assertThat(onBranch.keySet()).containsExactly("README.md", "signed/egress/allowlist.yaml");
+    // The proposed file still covers the generated content: kept as it is, not signed again.
+    assertThat(onBranch.get("signed/egress/allowlist.yaml")).isEqualTo(proposed);
+    assertThat(git.originCommit(BOT).getParent(0).getName()).isEqualTo(mainHead);
+    assertThat(git.originCommitCount(BOT)).isEqualTo(mainCommits + 1);
+    assertThat(verifyKeyed(onBranch, "rebuilt").exitCode()).isZero();
+    HostedPullRequest pr = github.hosted(273).orElseThrow();
+    assertThat(pr.open()).isTrue();
+    assertThat(pr.head()).isEqualTo(BOT);
+  }
+
+  @Test
+  void scheduledRefresh_withACommitABranchPusherAddedAndReverted_rebuildsOnTheBase()
+      throws Exception {
+    // The tree is countersign's again, but the history carries the planted file (a rebase merge
+    // would replay it onto main).
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
+        Set.of(),
+        "signed allowlist v1");
+    String mainHead = git.originHead("main");
+    CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    git.commitToOrigin(
+        BOT,
+        Map.of("unsigned/evil.yaml", ActionPipelineTest.configMap("evil", "1")),
+        Set.of(),
+        "a");
+    git.commitToOrigin(BOT, Map.of(), Set.of("unsigned/evil.yaml"), "b");
+
+    CliRun again = refresh(allowlist("203.0.113.0/24"), "ws2");
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "updated");
+    assertThat(git.originCommit(BOT).getParent(0).getName()).isEqualTo(mainHead);
+  }
+
+  @Test
+  void control_scheduledRefresh_anUntouchedBotBranch_isReusedAsItIs() throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
+        Set.of(),
+        "signed allowlist v1");
+    CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    String tip = git.originHead(BOT);
+    long changingRequests = changingRequests();
+
+    CliRun again = refresh(allowlist("203.0.113.0/24"), "ws2");
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.all()).contains("No-op: pull request #273 is up to date");
+    assertThat(outputs()).containsEntry("result", "noop").containsEntry("commit-sha", "");
+    assertThat(git.originHead(BOT)).isEqualTo(tip);
+    assertThat(changingRequests()).isEqualTo(changingRequests);
   }
 
   // --- helpers -------------------------------------------------------------------------------

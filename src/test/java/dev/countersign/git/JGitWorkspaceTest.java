@@ -25,6 +25,7 @@ import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevWalk;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -224,6 +225,50 @@ class JGitWorkspaceTest {
       assertThat(fixture.originCommit("main").getParent(0).name()).isEqualTo(concurrent);
       assertThat(fixture.originFiles("main"))
           .containsKeys("other.txt", "signed/a.yaml", "second.txt");
+    }
+  }
+
+  @Test
+  void sameChange_sameParentAndTree_holdsAtTheShallowBoundary_anotherParentOrTreeDoesNot()
+      throws Exception {
+    String bot;
+    try (JGitWorkspace other = open(fixture.clone("other", 0, false))) {
+      bot = commitOneFile(other, "signed/a.yaml", "a");
+      other.push(fixture.remote(), "bot");
+    }
+    Path clone = fixture.clone("ws", 1, true);
+    String rebased;
+    try (JGitWorkspace ws = open(clone)) {
+      String base = ws.fetch(fixture.remote(), "main");
+      assertThat(ws.fetchIfExists(fixture.remote(), "bot")).contains(bot);
+      assertThat(clone.resolve(".git/shallow")).content().contains(bot);
+
+      // The same change in the same second is the same commit, fetched one commit deep: committing
+      // it again moves HEAD to it all the same.
+      ws.resetTo(base);
+      assertThat(commitOneFile(ws, "signed/a.yaml", "a")).isEqualTo(bot);
+      ws.resetTo(base);
+      ws.apply(ChangeSet.empty().write("signed/a.yaml", "a".getBytes(StandardCharsets.UTF_8)));
+      String reworded = ws.commit(new CommitRequest("another message\n", AUTHOR, AUTHOR));
+      // Another file besides; the same tree on another parent (a file added, then removed).
+      String wider = commitOneFile(ws, "unsigned/evil.yaml", "evil");
+      ws.resetTo(base);
+      commitOneFile(ws, "unsigned/evil.yaml", "evil");
+      ws.apply(
+          ChangeSet.empty()
+              .delete("unsigned/evil.yaml")
+              .write("signed/a.yaml", "a".getBytes(StandardCharsets.UTF_8)));
+      rebased = ws.commit(new CommitRequest("undo\n", AUTHOR, BOT));
+
+      assertThat(reworded).isNotEqualTo(bot);
+      assertThat(ws.sameChange(bot, reworded)).isTrue();
+      assertThat(ws.sameChange(bot, wider)).isFalse();
+      assertThat(ws.sameChange(bot, rebased)).isFalse();
+    }
+    try (Repository repo = GitFixture.open(clone);
+        RevWalk walk = new RevWalk(repo)) {
+      assertThat(walk.parseCommit(repo.resolve(rebased)).getTree())
+          .isEqualTo(walk.parseCommit(repo.resolve(bot)).getTree());
     }
   }
 
