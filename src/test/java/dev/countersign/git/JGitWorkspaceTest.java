@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
+import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
@@ -269,6 +270,49 @@ class JGitWorkspaceTest {
         RevWalk walk = new RevWalk(repo)) {
       assertThat(walk.parseCommit(repo.resolve(rebased)).getTree())
           .isEqualTo(walk.parseCommit(repo.resolve(bot)).getTree());
+    }
+  }
+
+  @Test
+  void history_ofADirectory_listsEveryVersionUnderIt_sideBranchesIncluded_theStartsFilesFirst()
+      throws Exception {
+    fixture.commitToOrigin("main", Map.of("signed/a.yaml", "a: 1\n"), Set.of(), "a1");
+    fixture.branchOnOrigin("side", "main");
+    fixture.commitToOrigin("side", Map.of("signed/a.yaml", "a: side\n"), Set.of(), "on a side");
+    fixture.commitToOrigin("main", Map.of("signed/b.yaml", "b: 1\n"), Set.of(), "b1");
+    fixture.commitToOrigin("main", Map.of("signed/a.yaml", "a: 2\n"), Set.of(), "a2");
+    fixture.commitToOrigin("main", Map.of(), Set.of("signed/b.yaml"), "b gone");
+    Path clone = fixture.clone("ws", 0, false);
+    String head;
+    try (Git git = Git.open(clone.toFile())) {
+      git.fetch().setRefSpecs("refs/heads/side:refs/remotes/origin/side").call();
+      head =
+          git.merge()
+              .include(git.getRepository().resolve("refs/remotes/origin/side"))
+              .setStrategy(org.eclipse.jgit.merge.MergeStrategy.OURS)
+              .setMessage("merge side, keeping ours")
+              .call()
+              .getNewHead()
+              .name();
+    }
+
+    try (JGitWorkspace ws = open(clone)) {
+      Map<String, List<GitWorkspace.FileVersion>> history =
+          ws.history(head, List.of("signed"), 100);
+
+      assertThat(history).containsOnlyKeys("signed/a.yaml", "signed/b.yaml");
+      assertThat(history.get("signed/a.yaml"))
+          .extracting(v -> new String(v.bytes(), StandardCharsets.UTF_8))
+          .containsExactly("a: 2\n", "a: side\n", "a: 1\n");
+      assertThat(history.get("signed/a.yaml").get(0).commitId()).isEqualTo(head);
+      assertThat(history.get("signed/b.yaml"))
+          .extracting(v -> new String(v.bytes(), StandardCharsets.UTF_8))
+          .containsExactly("b: 1\n");
+    }
+    // A shallow clone knows only its tip: what is there now.
+    try (JGitWorkspace shallow = open(fixture.clone("shallow", 1, true))) {
+      assertThat(shallow.history(shallow.headCommitId(), List.of("signed"), 100))
+          .containsOnlyKeys("signed/a.yaml");
     }
   }
 
