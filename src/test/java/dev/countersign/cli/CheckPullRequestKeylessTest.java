@@ -13,17 +13,13 @@ import dev.countersign.testing.RequiresSigstoreStack;
 import dev.countersign.testing.SigstoreTestStack;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,6 +37,7 @@ class CheckPullRequestKeylessTest {
   private final SigstoreTestStack stack;
   private final List<SigstoreKeylessSigner> signers = new ArrayList<>();
   @TempDir Path tmp;
+  private PullRequestGate gate;
   private GitFixture git;
   private GateRepository seed;
 
@@ -51,7 +48,6 @@ class CheckPullRequestKeylessTest {
   @BeforeEach
   void origin() throws Exception {
     stack.clearFaults();
-    git = new GitFixture(tmp.resolve("git"));
     seed =
         GateRepository.createKeyless(
             tmp.resolve("seed"),
@@ -59,7 +55,8 @@ class CheckPullRequestKeylessTest {
             signer(),
             stack.identitySan(),
             stack.identityIssuer());
-    git.commitToOrigin("main", filesOf(seed.root()), Set.of(), "countersign set-up");
+    gate = new PullRequestGate(tmp, seed);
+    git = gate.git();
   }
 
   @AfterEach
@@ -160,22 +157,8 @@ class CheckPullRequestKeylessTest {
   }
 
   private CliRun check(Path ws, String baseSha) throws IOException {
-    Path event = tmp.resolve("event-" + System.nanoTime() + ".json");
-    Files.writeString(
-        event,
-        "{\"pull_request\":{\"number\":9,\"base\":{\"ref\":\"main\",\"sha\":\""
-            + baseSha
-            + "\"}}}");
-    Map<String, String> env = new HashMap<>();
-    env.put("GITHUB_ACTIONS", "true");
-    env.put("GITHUB_EVENT_NAME", "pull_request");
-    env.put("GITHUB_EVENT_PATH", event.toString());
-    env.put("GITHUB_WORKSPACE", ws.toString());
-    env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
-    env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
-    env.put("INPUT_COMMAND", "check");
-    env.put("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString());
-    return CliRun.run(env, "action");
+    gate.baseSha(baseSha);
+    return gate.check(ws, Map.of("INPUT_TRUSTED_ROOT", stack.trustedRoot().toString()));
   }
 
   private Supplier<MessageSigner> signer() {
@@ -190,17 +173,5 @@ class CheckPullRequestKeylessTest {
       signers.add(signer);
       return signer;
     };
-  }
-
-  private static Map<String, String> filesOf(Path root) throws IOException {
-    Map<String, String> files = new TreeMap<>();
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path file : walk.filter(Files::isRegularFile).toList()) {
-        files.put(
-            root.relativize(file).toString().replace('\\', '/'),
-            Files.readString(file, StandardCharsets.UTF_8));
-      }
-    }
-    return files;
   }
 }

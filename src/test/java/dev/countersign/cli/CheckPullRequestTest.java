@@ -248,15 +248,7 @@ class CheckPullRequestTest {
 
   @Test
   void rollbackToAnOlderValidlySignedVersion_fails() throws Exception {
-    String v1 = seed.read("signed/app/config.yaml");
-    seed.sign(
-        "app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
-    git.commitToOrigin(
-        "main",
-        Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
-        Set.of(),
-        "v2");
-    gate.baseIsMain();
+    String v1 = mainMovesOnToV2();
 
     CliRun run = check(pullRequest(Map.of("signed/app/config.yaml", v1), Set.of(), 0), Map.of());
 
@@ -270,15 +262,7 @@ class CheckPullRequestTest {
   void rollbackWithTheOldSignatureFlippedToItsOtherValidForm_fails() throws Exception {
     // (r, n - s) verifies as well as (r, s) and anyone can compute it: as text it is a signature
     // no earlier version carried, but it is the same signing.
-    String v1 = seed.read("signed/app/config.yaml");
-    seed.sign(
-        "app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
-    git.commitToOrigin(
-        "main",
-        Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
-        Set.of(),
-        "v2");
-    gate.baseIsMain();
+    String v1 = mainMovesOnToV2();
     String flipped = flipSignature(v1);
     assertThat(flipped).isNotEqualTo(v1);
 
@@ -450,6 +434,24 @@ class CheckPullRequestTest {
   }
 
   // --- helpers -------------------------------------------------------------------------------
+
+  /**
+   * main replaces the signed config with a newly signed v2, which the next pull requests target.
+   *
+   * @return the signed v1 it replaced
+   */
+  private String mainMovesOnToV2() throws Exception {
+    String v1 = seed.read("signed/app/config.yaml");
+    seed.sign(
+        "app/config.yaml", GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: hi"));
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/app/config.yaml", seed.read("signed/app/config.yaml")),
+        Set.of(),
+        "v2");
+    gate.baseIsMain();
+    return v1;
+  }
 
   private Path pullRequest(Map<String, String> writes, Set<String> deletes, int depth)
       throws Exception {

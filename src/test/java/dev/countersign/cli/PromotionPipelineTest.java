@@ -63,11 +63,7 @@ class PromotionPipelineTest {
   @Test
   void scheduledRefresh_createsThenNoopThenUpdatesThenClosesThePullRequest() throws Exception {
     // main already carries the signed allowlist generated from v1.
-    git.commitToOrigin(
-        "main",
-        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
-        Set.of(),
-        "signed allowlist v1");
+    signedAllowlistV1OnMain();
     int mainCommits = git.originCommitCount("main");
     String mainHead = git.originHead("main");
 
@@ -140,11 +136,7 @@ class PromotionPipelineTest {
 
   @Test
   void scheduledRefresh_withoutAnyDifference_opensNothing() throws Exception {
-    git.commitToOrigin(
-        "main",
-        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
-        Set.of(),
-        "signed allowlist v1");
+    signedAllowlistV1OnMain();
 
     CliRun run = refresh(allowlist("198.51.100.0/24"), "ws");
 
@@ -258,16 +250,7 @@ class PromotionPipelineTest {
   void pullRequestMode_withAnOpenPullRequestWhoseContentLanded_closesIt() throws Exception {
     git.commitToOrigin(
         "main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
-    CliRun first =
-        CliRun.run(
-            env(Map.of()),
-            "run",
-            "--repo",
-            git.clone("ws1", 0, false).toString(),
-            "--key",
-            privateKey.toString(),
-            "--mode",
-            "pull-request");
+    CliRun first = proposeSigning("ws1");
     assertThat(first.exitCode()).as(first.all()).isZero();
     assertThat(outputs()).containsEntry("result", "created");
     // Someone signs main by other means: nothing is left to propose.
@@ -277,16 +260,7 @@ class PromotionPipelineTest {
         Set.of("unsigned/a.yaml"),
         "signed elsewhere");
 
-    CliRun second =
-        CliRun.run(
-            env(Map.of()),
-            "run",
-            "--repo",
-            git.clone("ws2", 0, false).toString(),
-            "--key",
-            privateKey.toString(),
-            "--mode",
-            "pull-request");
+    CliRun second = proposeSigning("ws2");
 
     assertThat(second.exitCode()).as(second.all()).isZero();
     assertThat(outputs()).containsEntry("result", "closed");
@@ -298,16 +272,7 @@ class PromotionPipelineTest {
       throws Exception {
     git.commitToOrigin(
         "main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
-    CliRun first =
-        CliRun.run(
-            env(Map.of()),
-            "run",
-            "--repo",
-            git.clone("ws1", 0, false).toString(),
-            "--key",
-            privateKey.toString(),
-            "--mode",
-            "pull-request");
+    CliRun first = proposeSigning("ws1");
     assertThat(first.exitCode()).as(first.all()).isZero();
     String proposed = git.originFiles(BOT).get("signed/a.yaml");
     // Anyone who can push a branch replaces the proposed file: the message annotation is right,
@@ -336,16 +301,7 @@ class PromotionPipelineTest {
         Set.of(),
         "planted");
 
-    CliRun again =
-        CliRun.run(
-            env(Map.of()),
-            "run",
-            "--repo",
-            git.clone("ws2", 0, false).toString(),
-            "--key",
-            privateKey.toString(),
-            "--mode",
-            "pull-request");
+    CliRun again = proposeSigning("ws2");
 
     assertThat(again.exitCode()).as(again.all()).isZero();
     SortedMap<String, String> onBranch = git.originFiles(BOT);
@@ -359,29 +315,11 @@ class PromotionPipelineTest {
   void control_anUntouchedBotBranch_isReusedAsItIs() throws Exception {
     git.commitToOrigin(
         "main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
-    CliRun first =
-        CliRun.run(
-            env(Map.of()),
-            "run",
-            "--repo",
-            git.clone("ws1", 0, false).toString(),
-            "--key",
-            privateKey.toString(),
-            "--mode",
-            "pull-request");
+    CliRun first = proposeSigning("ws1");
     assertThat(first.exitCode()).as(first.all()).isZero();
     String tip = git.originHead(BOT);
 
-    CliRun again =
-        CliRun.run(
-            env(Map.of()),
-            "run",
-            "--repo",
-            git.clone("ws2", 0, false).toString(),
-            "--key",
-            privateKey.toString(),
-            "--mode",
-            "pull-request");
+    CliRun again = proposeSigning("ws2");
 
     assertThat(again.exitCode()).as(again.all()).isZero();
     assertThat(git.originHead(BOT)).isEqualTo(tip);
@@ -394,16 +332,7 @@ class PromotionPipelineTest {
     git.commitToOrigin(
         "main", Map.of("unsigned/a.yaml", ActionPipelineTest.configMap("a", "1")), Set.of(), "add");
     String mainHead = git.originHead("main");
-    CliRun first =
-        CliRun.run(
-            env(Map.of()),
-            "run",
-            "--repo",
-            git.clone("ws1", 0, false).toString(),
-            "--key",
-            privateKey.toString(),
-            "--mode",
-            "pull-request");
+    CliRun first = proposeSigning("ws1");
     assertThat(first.exitCode()).as(first.all()).isZero();
     // Same tree as countersign's commit, but the planted file is in the pull request's history.
     git.commitToOrigin(
@@ -413,16 +342,7 @@ class PromotionPipelineTest {
         "a");
     git.commitToOrigin(BOT, Map.of(), Set.of("unsigned/evil.yaml"), "b");
 
-    CliRun again =
-        CliRun.run(
-            env(Map.of()),
-            "run",
-            "--repo",
-            git.clone("ws2", 0, false).toString(),
-            "--key",
-            privateKey.toString(),
-            "--mode",
-            "pull-request");
+    CliRun again = proposeSigning("ws2");
 
     assertThat(again.exitCode()).as(again.all()).isZero();
     assertThat(outputs()).containsEntry("result", "updated");
@@ -433,11 +353,7 @@ class PromotionPipelineTest {
   @Test
   void scheduledRefresh_withAForgedFileOnTheBotBranch_signsTheGeneratedContentAgain()
       throws Exception {
-    git.commitToOrigin(
-        "main",
-        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
-        Set.of(),
-        "signed allowlist v1");
+    signedAllowlistV1OnMain();
     CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
     assertThat(first.exitCode()).as(first.all()).isZero();
     String proposed = git.originFiles(BOT).get("signed/egress/allowlist.yaml");
@@ -482,11 +398,7 @@ class PromotionPipelineTest {
   @Test
   void scheduledRefresh_withFilesABranchPusherAddedOutsideSignedDir_rebuildsTheBotBranch()
       throws Exception {
-    git.commitToOrigin(
-        "main",
-        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
-        Set.of(),
-        "signed allowlist v1");
+    signedAllowlistV1OnMain();
     String mainHead = git.originHead("main");
     int mainCommits = git.originCommitCount("main");
     CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
@@ -530,11 +442,7 @@ class PromotionPipelineTest {
       throws Exception {
     // The tree is countersign's again, but the history carries the planted file (a rebase merge
     // would replay it onto main).
-    git.commitToOrigin(
-        "main",
-        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
-        Set.of(),
-        "signed allowlist v1");
+    signedAllowlistV1OnMain();
     String mainHead = git.originHead("main");
     CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
     assertThat(first.exitCode()).as(first.all()).isZero();
@@ -554,11 +462,7 @@ class PromotionPipelineTest {
 
   @Test
   void control_scheduledRefresh_anUntouchedBotBranch_isReusedAsItIs() throws Exception {
-    git.commitToOrigin(
-        "main",
-        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
-        Set.of(),
-        "signed allowlist v1");
+    signedAllowlistV1OnMain();
     CliRun first = refresh(allowlist("203.0.113.0/24"), "ws1");
     assertThat(first.exitCode()).as(first.all()).isZero();
     String tip = git.originHead(BOT);
@@ -574,6 +478,28 @@ class PromotionPipelineTest {
   }
 
   // --- helpers -------------------------------------------------------------------------------
+
+  /** main carries the signed allowlist generated from v1, as an earlier run left it. */
+  private void signedAllowlistV1OnMain() throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
+        Set.of(),
+        "signed allowlist v1");
+  }
+
+  /** {@code run --mode pull-request} with the test key, in a new full clone {@code workspace}. */
+  private CliRun proposeSigning(String workspace) throws Exception {
+    return CliRun.run(
+        env(Map.of()),
+        "run",
+        "--repo",
+        git.clone(workspace, 0, false).toString(),
+        "--key",
+        privateKey.toString(),
+        "--mode",
+        "pull-request");
+  }
 
   private CliRun refresh(String generated, String workspace) throws Exception {
     return refresh(generated, workspace, Map.of());

@@ -27,10 +27,16 @@ final class PullRequestGate {
   private String baseSha;
   private int checkouts;
 
+  /** main set up from a keyed {@link GateRepository} in {@code tmp}. */
   PullRequestGate(Path tmp) throws Exception {
+    this(tmp, GateRepository.create(tmp.resolve("seed"), tmp.resolve("scratch")));
+  }
+
+  /** main set up from {@code seed}. */
+  PullRequestGate(Path tmp, GateRepository seed) throws Exception {
     this.tmp = tmp;
     this.git = new GitFixture(tmp.resolve("git"));
-    this.seed = GateRepository.create(tmp.resolve("seed"), tmp.resolve("scratch"));
+    this.seed = seed;
     git.commitToOrigin("main", filesOf(seed.root()), Set.of(), "countersign set-up");
     baseSha = git.originHead("main");
   }
