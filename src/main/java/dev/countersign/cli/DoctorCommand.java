@@ -38,7 +38,7 @@ final class DoctorCommand extends Subcommand {
       paramLabel = "BRANCH",
       description =
           "The branch scheduled and dispatched runs sign on (default: a pull request's base, the"
-              + " pushed or checked-out branch, else main).")
+              + " pushed branch, else origin's default branch, else a checked-out main or master).")
   String branch;
 
   @Mixin FindingOutput output;
@@ -78,8 +78,7 @@ final class DoctorCommand extends Subcommand {
                             .get("GITHUB_REF")
                             .filter(r -> r.startsWith("refs/heads/"))
                             .map(r -> r.substring("refs/heads/".length())))
-                .or(checkout::branch)
-                .orElse("main");
+                .orElseGet(() -> checkout.mergeBranch("doctor"));
 
     GateReport report =
         new ChainDoctor(

@@ -3,6 +3,7 @@ package dev.countersign.cli;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.init.GitHubRepository;
 import dev.countersign.support.Env;
+import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -31,18 +32,49 @@ final class GitHubRepositoryOptions {
   String name;
 
   /**
-   * What a work tree's git checkout says: its origin URL and checked-out branch, both empty where
-   * the directory is no git checkout.
+   * What a work tree's git checkout says: its origin URL, checked-out branch and origin's default
+   * branch, each empty where the checkout does not say (or the directory is no git checkout).
    */
-  record Checkout(Optional<String> originUrl, Optional<String> branch) {
+  record Checkout(
+      Optional<String> originUrl, Optional<String> branch, Optional<String> originDefaultBranch) {
 
     static Checkout of(Path workTree, Clock clock) {
       if (!Files.exists(workTree.resolve(".git"))) {
-        return new Checkout(Optional.empty(), Optional.empty());
+        return new Checkout(Optional.empty(), Optional.empty(), Optional.empty());
       }
       try (JGitWorkspace workspace = JGitWorkspace.open(workTree, clock)) {
-        return new Checkout(workspace.remoteUrl("origin"), workspace.currentBranch());
+        return new Checkout(
+            workspace.remoteUrl("origin"),
+            workspace.currentBranch(),
+            workspace.remoteDefaultBranch("origin"));
       }
+    }
+
+    /**
+     * The branch pull requests merge into, which the generated workflows sign on and the trust
+     * policy trusts: origin's default branch; else the checked-out branch when it is main or
+     * master; else main outside a git checkout.
+     *
+     * @throws UsageProblem when only some other checked-out branch could say: a working branch (the
+     *     one adoption is prepared on, say) would then be signed on every push, unreviewed, and
+     *     trusted
+     */
+    String mergeBranch(String command) {
+      if (originDefaultBranch.isPresent()) {
+        return originDefaultBranch.get();
+      }
+      if (branch.isEmpty() || branch.get().equals("main") || branch.get().equals("master")) {
+        return branch.orElse("main");
+      }
+      throw new UsageProblem(
+          "Cannot tell which branch pull requests merge into while starting countersign "
+              + command
+              + ": origin's default branch is not recorded (no refs/remotes/origin/HEAD) and the"
+              + " checked-out branch is "
+              + branch.get()
+              + "; trusting signing on a working branch would sign every push to it unreviewed",
+          "perhaps you should pass --branch BRANCH, the protected branch pull requests merge into"
+              + " (or run git remote set-head origin --auto)");
     }
 
     /** The origin, for a message saying why it named no GitHub repository. */

@@ -30,8 +30,8 @@ import picocli.CommandLine.Option;
           + " repository.",
       "They name the same signer identities; the Kyverno ClusterPolicy (with its dry-run RBAC)"
           + " covers the kinds and namespaces found.",
-      "Reads the owner and name from the origin URL, the branch from HEAD and the manifests in the"
-          + " unsigned and signed",
+      "Reads the owner and name from the origin URL, the branch from origin's default branch and"
+          + " the manifests in the unsigned and signed",
       "directories; options override. Refuses to overwrite existing files unless --force."
     })
 final class InitCommand extends Subcommand {
@@ -58,8 +58,8 @@ final class InitCommand extends Subcommand {
       names = "--branch",
       paramLabel = "BRANCH",
       description =
-          "The branch pull requests merge into and the signer runs on (default: the checked-out"
-              + " branch, else main).")
+          "The branch pull requests merge into and the signer runs on (default: origin's default"
+              + " branch, else a checked-out main or master, else main outside git).")
   String branch;
 
   @Mixin DirectoryOptions directories;
@@ -139,7 +139,7 @@ final class InitCommand extends Subcommand {
               + checkout.describeOrigin(),
           "perhaps you should pass --owner OWNER --name NAME (the signer identity names them)");
     }
-    String branchName = branch != null ? branch : checkout.branch().orElse("main");
+    String branchName = branch != null ? branch : checkout.mergeBranch("init");
 
     DirPair pair = directories.pair();
     InitOptions base =

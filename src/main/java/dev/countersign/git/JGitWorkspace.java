@@ -297,6 +297,27 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         .filter(u -> !u.isBlank());
   }
 
+  /**
+   * The branch remote {@code name}'s HEAD points at, as the clone recorded it ({@code
+   * refs/remotes/NAME/HEAD}, which git clone sets to the repository's default branch); empty when
+   * it was never recorded.
+   */
+  public Optional<String> remoteDefaultBranch(String name) {
+    String prefix = Constants.R_REMOTES + name + "/";
+    try {
+      Ref head = repository.exactRef(prefix + Constants.HEAD);
+      if (head == null || !head.isSymbolic()) {
+        return Optional.empty();
+      }
+      String target = head.getTarget().getName();
+      return target.startsWith(prefix)
+          ? Optional.of(target.substring(prefix.length()))
+          : Optional.empty();
+    } catch (IOException e) {
+      throw readProblem(prefix + Constants.HEAD, e);
+    }
+  }
+
   @Override
   public String headCommitId() {
     try {

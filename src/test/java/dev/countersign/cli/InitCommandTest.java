@@ -190,16 +190,40 @@ class InitCommandTest {
   }
 
   @Test
+  void init_onTheBranchAdoptionIsPreparedOn_trustsOriginsDefaultBranch_notTheWorkingBranch()
+      throws Exception {
+    // The usual way in: a branch for the adoption pull request. Trusting signing on it would
+    // sign every push to it, unreviewed, with an identity the policies accept.
+    checkout("adopt-countersign", "https://github.com/acme/deploy.git", "main");
+
+    assertThat(run(Env.empty(), "init", "--repo", repo.toString())).isEqualTo(0);
+
+    assertThat(out.toString())
+        .contains(
+            "signer:"
+                + " https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main")
+        .doesNotContain("adopt-countersign");
+    assertThat(Files.readString(repo.resolve(".countersign/policy.yaml")))
+        .contains("@refs/heads/main")
+        .doesNotContain("adopt-countersign");
+  }
+
+  @Test
+  void init_onAWorkingBranch_withoutOriginsDefaultBranch_isAUsageErrorAskingForBranch()
+      throws Exception {
+    checkout("adopt-countersign", "https://github.com/acme/deploy.git", null);
+
+    assertThat(run(Env.empty(), "init", "--repo", repo.toString())).isEqualTo(2);
+
+    assertThat(err.toString())
+        .contains("the checked-out branch is adopt-countersign")
+        .contains("--branch BRANCH");
+    assertThat(repo.resolve(".countersign/policy.yaml")).doesNotExist();
+  }
+
+  @Test
   void init_readsOwnerNameAndBranchFromTheCheckout_sshOrigin() throws Exception {
-    try (org.eclipse.jgit.api.Git git =
-        org.eclipse.jgit.api.Git.init()
-            .setInitialBranch("trunk")
-            .setDirectory(repo.toFile())
-            .call()) {
-      var config = git.getRepository().getConfig();
-      config.setString("remote", "origin", "url", "git@github.com:Octo-Org/web.shop.git");
-      config.save();
-    }
+    checkout("trunk", "git@github.com:Octo-Org/web.shop.git", "trunk");
 
     assertThat(
             run(
@@ -308,5 +332,25 @@ class InitCommandTest {
     String[] all = Arrays.copyOf(args, args.length + more.length);
     System.arraycopy(more, 0, all, args.length, more.length);
     return all;
+  }
+
+  /**
+   * A checkout of {@code originUrl} on {@code branch}; with {@code originDefault}, the
+   * refs/remotes/origin/HEAD a clone records for the repository's default branch.
+   */
+  private void checkout(String branch, String originUrl, String originDefault) throws Exception {
+    try (org.eclipse.jgit.api.Git git =
+        org.eclipse.jgit.api.Git.init()
+            .setInitialBranch(branch)
+            .setDirectory(repo.toFile())
+            .call()) {
+      var config = git.getRepository().getConfig();
+      config.setString("remote", "origin", "url", originUrl);
+      config.save();
+      if (originDefault != null) {
+        var head = git.getRepository().updateRef("refs/remotes/origin/HEAD");
+        head.link("refs/remotes/origin/" + originDefault);
+      }
+    }
   }
 }
