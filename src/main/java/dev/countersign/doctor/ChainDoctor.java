@@ -21,6 +21,7 @@ import dev.countersign.policy.PolicyFileLoader;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
+import dev.countersign.verification.IdentityRule;
 import dev.countersign.workflow.WorkflowFile;
 import dev.countersign.workflow.Workflows;
 import java.io.ByteArrayInputStream;
@@ -40,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -74,6 +76,11 @@ public final class ChainDoctor {
   public static final String RULE_PINNED = "chain/action-pinned";
   public static final String RULE_SIGNER = "chain/signed-file-signer";
   public static final String RULE_UNREADABLE = "chain/readable-file";
+  public static final String RULE_TRUST_REGEXP = "chain/trust-policy-regexp";
+  public static final String RULE_TRUSTED_BRANCH = "chain/trusted-branch";
+
+  /** Stands in for a branch, workflow or repository nobody reviewed, in {@link #broadSigners}. */
+  private static final String PROBE = "countersign-doctor-probe";
 
   private static final Pattern FULL_SHA = Pattern.compile("[0-9a-f]{40}");
   private static final Pattern GLOB = Pattern.compile("[*?\\[\\]!]");
@@ -141,6 +148,8 @@ public final class ChainDoctor {
       permissions(workflow, findings);
       pinning(workflow, findings);
     }
+
+    broadSigners(policy, identities, findings);
 
     for (Identity identity : identities) {
       boolean trusted =
@@ -655,6 +664,103 @@ public final class ChainDoctor {
         document.describe(),
         "is signed by " + String.join(", ", sans) + ", which " + refuser,
         hint);
+  }
+
+  /**
+   * Trust policy signers that accept more than this repository's signing workflows on the branch
+   * pull requests merge into: a regular expression that also matches the same workflow on another
+   * branch or for a pull request, another workflow file, or another repository (an error: check
+   * passes what any of those signs); an exact subject of this repository on another branch (a
+   * warning: every push to that branch is signed and trusted, so it must be protected too).
+   */
+  private void broadSigners(
+      PolicyFile policy, List<Identity> identities, List<GateFinding> findings) {
+    if (repository.isEmpty()) {
+      return;
+    }
+    String repositoryUrl =
+        "https://github.com/" + repository.get().owner() + "/" + repository.get().name();
+    String workflow =
+        identities.isEmpty()
+            ? "sign-on-merge.yml"
+            : identities.get(0).workflow().file().getFileName().toString();
+    String branchRef = "@refs/heads/" + defaultBranch;
+    Map<String, String> probes = new LinkedHashMap<>();
+    probes.put(
+        "another branch",
+        repositoryUrl + "/.github/workflows/" + workflow + "@refs/heads/" + PROBE);
+    probes.put(
+        "a pull request", repositoryUrl + "/.github/workflows/" + workflow + "@refs/pull/1/merge");
+    probes.put(
+        "another workflow file",
+        repositoryUrl + "/.github/workflows/" + PROBE + ".yml" + branchRef);
+    probes.put(
+        "another repository",
+        "https://github.com/"
+            + repository.get().owner()
+            + "/"
+            + PROBE
+            + "/.github/workflows/"
+            + workflow
+            + branchRef);
+    Pattern ownRef =
+        Pattern.compile(
+            Pattern.quote(repositoryUrl) + "/\\.github/workflows/[^@]+@refs/heads/(.+)",
+            Pattern.CASE_INSENSITIVE);
+    for (PolicyFile.Signer signer : policy.signers()) {
+      IdentityRule rule = signer.rule();
+      if (!rule.matchesIssuer(InitOptions.GITHUB_ACTIONS_ISSUER)) {
+        continue; // not a GitHub Actions signer: its subjects are not workflows
+      }
+      if (rule.subjectIsRegex()) {
+        probes.entrySet().stream()
+            .filter(probe -> rule.matches(probe.getValue(), InitOptions.GITHUB_ACTIONS_ISSUER))
+            .findFirst()
+            .ifPresent(
+                probe ->
+                    findings.add(
+                        finding(
+                            policy.source(),
+                            signer.line(),
+                            RULE_TRUST_REGEXP,
+                            "",
+                            "the trust policy's signer "
+                                + rule
+                                + " also accepts "
+                                + probe.getKey()
+                                + " (it matches "
+                                + probe.getValue()
+                                + "), so check passes what that signs",
+                            "perhaps you should list each signing workflow's exact subject on "
+                                + defaultBranch
+                                + " instead")));
+        continue;
+      }
+      Matcher own = ownRef.matcher(rule.subject());
+      if (own.matches() && !own.group(1).equals(defaultBranch)) {
+        findings.add(
+            new GateFinding(
+                policy.source(),
+                Math.max(0, signer.line()),
+                GateFinding.Check.CHAIN,
+                RULE_TRUSTED_BRANCH,
+                "",
+                Hints.append(
+                    "the trust policy accepts signing on "
+                        + own.group(1)
+                        + ", not on "
+                        + defaultBranch
+                        + " where pull requests merge: every push to "
+                        + own.group(1)
+                        + " is signed with an accepted identity",
+                    "perhaps you should protect "
+                        + own.group(1)
+                        + " like "
+                        + defaultBranch
+                        + ", or remove the signer if it was not meant"),
+                GateFinding.Severity.WARNING));
+      }
+    }
   }
 
   private static GateFinding finding(

@@ -57,12 +57,17 @@ public final class IdentityRule {
 
   /** Both sides match; a missing value (null) matches nothing. */
   public boolean matches(String san, String certificateIssuer) {
-    return matchesSubject(san) && matches(issuer, issuerPattern, certificateIssuer);
+    return matchesSubject(san) && matchesIssuer(certificateIssuer);
   }
 
   /** The subject side alone, for a signer whose issuer is not known (a certificate's SAN only). */
   public boolean matchesSubject(String san) {
     return matches(subject, subjectPattern, san);
+  }
+
+  /** The issuer side alone. */
+  public boolean matchesIssuer(String certificateIssuer) {
+    return matches(issuer, issuerPattern, certificateIssuer);
   }
 
   private static boolean matches(String expected, Pattern pattern, String actual) {

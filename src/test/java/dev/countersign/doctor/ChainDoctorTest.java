@@ -80,12 +80,78 @@ class ChainDoctorTest {
   void trustPolicyWithoutTheWorkflowIdentity_isReportedAtItsSigners() throws IOException {
     replace(".countersign/policy.yaml", "@refs/heads/main", "@refs/heads/master");
 
-    GateFinding finding = single(ChainDoctor.RULE_TRUST_IDENTITY);
+    List<GateFinding> findings = examine().findings();
+    // The signer it has instead trusts another branch: reported too, as a warning.
+    assertThat(findings)
+        .extracting(GateFinding::rule)
+        .containsExactlyInAnyOrder(
+            ChainDoctor.RULE_TRUST_IDENTITY, ChainDoctor.RULE_TRUSTED_BRANCH);
+    GateFinding finding =
+        findings.stream()
+            .filter(f -> f.rule().equals(ChainDoctor.RULE_TRUST_IDENTITY))
+            .findFirst()
+            .orElseThrow();
 
     assertThat(finding.location())
         .isEqualTo(".countersign/policy.yaml:" + lineOf(".countersign/policy.yaml", "signers:"));
     assertThat(finding.message())
         .contains(SIGN + ":" + lineOf(SIGN, "uses: countersign/countersign"), SUBJECT);
+  }
+
+  @Test
+  void trustPolicySubjectRegexpThatAlsoMatchesAnotherBranch_isAnErrorAtTheSigner()
+      throws IOException {
+    // Matches the signing workflow on main, and on every other branch too.
+    replace(
+        ".countersign/policy.yaml",
+        "subject: " + SUBJECT,
+        "subjectRegExp: https://github\\.com/acme/deploy/\\.github/workflows/.*");
+
+    GateFinding finding = single(ChainDoctor.RULE_TRUST_REGEXP);
+
+    assertThat(finding.severity()).isEqualTo(GateFinding.Severity.ERROR);
+    assertThat(finding.line()).isEqualTo(lineOf(".countersign/policy.yaml", "- issuer:"));
+    assertThat(finding.message())
+        .contains("also accepts another branch")
+        .contains("@refs/heads/countersign-doctor-probe");
+  }
+
+  @Test
+  void control_aTightTrustPolicyRegexp_isNotReported() throws IOException {
+    replace(
+        ".countersign/policy.yaml",
+        "subject: " + SUBJECT,
+        "subjectRegExp:"
+            + " https://github\\.com/acme/deploy/\\.github/workflows/sign-on-merge\\.yml@refs/heads/main");
+
+    assertThat(examine().findings()).isEmpty();
+  }
+
+  @Test
+  void trustPolicySubjectOnAnotherBranchOfThisRepository_isAWarning() throws IOException {
+    String policy = Files.readString(repo.resolve(".countersign/policy.yaml"));
+    replace(
+        ".countersign/policy.yaml",
+        "    subject: " + SUBJECT + "\n",
+        "    subject: "
+            + SUBJECT
+            + "\n  - issuer: https://token.actions.githubusercontent.com\n    subject: "
+            + SUBJECT.replace("@refs/heads/main", "@refs/heads/adopt-countersign")
+            + "\n");
+    assertThat(policy).isNotEqualTo(Files.readString(repo.resolve(".countersign/policy.yaml")));
+
+    GateReport report = examine();
+
+    assertThat(report.findings())
+        .singleElement()
+        .satisfies(
+            finding -> {
+              assertThat(finding.rule()).isEqualTo(ChainDoctor.RULE_TRUSTED_BRANCH);
+              assertThat(finding.severity()).isEqualTo(GateFinding.Severity.WARNING);
+              assertThat(finding.message())
+                  .contains("accepts signing on adopt-countersign, not on main");
+            });
+    assertThat(report.passed()).isTrue();
   }
 
   @Test
