@@ -2,6 +2,7 @@ package dev.countersign.cli;
 
 import dev.countersign.action.Annotation;
 import dev.countersign.action.Reporter;
+import dev.countersign.gate.BaseCommit;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.git.JGitWorkspace;
@@ -72,8 +73,9 @@ final class PromoteCommand extends Subcommand {
       names = "--policy",
       paramLabel = "FILE",
       description =
-          "Trust policy, relative to the repository (default: .countersign/policy.yaml when no"
-              + " --key or --certificate-identity is given).")
+          "Trust policy, relative to the repository, read with its keys from the base commit the"
+              + " sources come from, never the work tree (default: .countersign/policy.yaml when"
+              + " no --key or --certificate-identity is given).")
   Path policy;
 
   @Mixin PublicKeyOption keys;
@@ -86,11 +88,10 @@ final class PromoteCommand extends Subcommand {
   int call(Runtime runtime) {
     Env env = runtime.env();
     Reporter reporter = git.reporter(runtime);
-    Path workTree = git.workTree(env);
     ManifestReader reader = format.reader();
-    PromotionTrust trust =
-        PromotionTrust.resolve(
-            workTree,
+    // Checked before anything is fetched; resolved against the fetched base commit.
+    PromotionTrust.Request trust =
+        new PromotionTrust.Request(
             Optional.ofNullable(policy),
             new PromotionTrust.Signers(keys.files, identity.rule()),
             format::format,
@@ -123,8 +124,7 @@ final class PromoteCommand extends Subcommand {
                   publishing,
                   publisher,
                   reader,
-                  trust.verifier(),
-                  new SignatureFacts(reader, trust.format(), trust.policy().keys()),
+                  commit -> trustAt(publishing, commit, trust, reader),
                   git.authorship(env, false),
                   reporter)
               .run(from, to, gitRemote);
@@ -158,5 +158,20 @@ final class PromoteCommand extends Subcommand {
       return PullRequestOptions.report(
           runtime, reporter, ((PromotionJob.Published) outcome).result(), settings);
     }
+  }
+
+  /**
+   * The trust that judges the sources of {@code commit}: the policy file and its keys read from
+   * that commit's git objects, as {@code publish} and {@code check} read theirs, never from the
+   * work tree.
+   */
+  private static PromotionJob.Trust trustAt(
+      GitWorkspace workspace,
+      String commit,
+      PromotionTrust.Request request,
+      ManifestReader reader) {
+    PromotionTrust trust = request.resolve(new BaseCommit(workspace, commit).files());
+    return new PromotionJob.Trust(
+        trust.verifier(), new SignatureFacts(reader, trust.format(), trust.policy().keys()));
   }
 }

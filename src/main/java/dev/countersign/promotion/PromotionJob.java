@@ -22,36 +22,51 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * {@code countersign promote}: proposes, through a pull request, that the signed manifests of one
  * environment directory become those of another ({@code envs/staging/signed} to {@code
  * envs/prod/signed}).
  *
- * <p>Works on the base branch as the remote has it (fetched), never on the work tree. Every source
- * file is verified against the trust policy first; one that fails (tampered, unsigned, signed by
- * someone the policy does not name) stops the promotion before anything is written or pushed. Files
- * are copied byte for byte, so they verify under their new path as they did under the old one;
- * target files with no source are removed. The pull request is then created or updated by {@link
+ * <p>Works on the base branch as the remote has it (fetched), never on the work tree: the sources
+ * and the trust that judges them ({@link #trustAt}) come from the same fetched commit. Every source
+ * file is verified against that trust first; one that fails (tampered, unsigned, signed by someone
+ * the policy does not name) stops the promotion before anything is written or pushed. Files are
+ * copied byte for byte, so they verify under their new path as they did under the old one; target
+ * files with no source are removed. The pull request is then created or updated by {@link
  * PullRequestPublisher}.
  *
  * @param workspace where the base branch is read and the promotion committed (the publisher's)
- * @param verifier checks every source file against the trust policy
- * @param facts the signature facts shown in the pull request table
+ * @param trustAt the trust of the fetched base commit, given its full id: the trust policy, its
+ *     keys and annotation domain as that commit has them (or the signers given as flags), never the
+ *     work tree's; asked once per run, after the fetch
  * @param authorship who commits the promotion
  */
 public record PromotionJob(
     GitWorkspace workspace,
     PullRequestPublisher publisher,
     ManifestReader reader,
-    ManifestVerifier verifier,
-    SignatureFacts facts,
+    Function<String, Trust> trustAt,
     CommitAuthorship authorship,
     Progress progress) {
 
   /** The manifests of commits in {@link #workspace}, as {@link #reader} limits them. */
   private CommitManifests manifests() {
     return new CommitManifests(workspace, ManifestTree.of(reader));
+  }
+
+  /**
+   * What judges one promotion.
+   *
+   * @param verifier checks every source file against the trust policy
+   * @param facts the signature facts shown in the pull request table
+   */
+  public record Trust(ManifestVerifier verifier, SignatureFacts facts) {
+    public Trust {
+      Objects.requireNonNull(verifier, "verifier");
+      Objects.requireNonNull(facts, "facts");
+    }
   }
 
   /** How a promotion ended. */
@@ -100,6 +115,9 @@ public record PromotionJob(
             + base
             + " at "
             + CommitIds.abbreviate(baseCommit));
+    // The base commit's trust, not the work tree's: the checkout may be older than the base or
+    // carry an uncommitted edit of the policy.
+    Trust trust = Objects.requireNonNull(trustAt.apply(baseCommit), "trust");
 
     SortedMap<String, byte[]> sources = manifests().read(baseCommit, source);
     if (sources.isEmpty()) {
@@ -108,7 +126,7 @@ public record PromotionJob(
           "perhaps you should check --from (a repository-relative directory of signed manifests)"
               + " and --base");
     }
-    List<DocumentVerdict> failures = verify(sources);
+    List<DocumentVerdict> failures = verify(sources, trust.verifier());
     if (!failures.isEmpty()) {
       return new Rejected(failures, sources.size());
     }
@@ -118,7 +136,7 @@ public record PromotionJob(
     sources.forEach((path, bytes) -> desired.put(target + path.substring(source.length()), bytes));
     SortedMap<String, byte[]> current = manifests().read(baseCommit, target);
 
-    ProposedChanges proposed = new ProposedChanges(facts);
+    ProposedChanges proposed = new ProposedChanges(trust.facts());
     for (Map.Entry<String, byte[]> file : desired.entrySet()) {
       byte[] now = current.get(file.getKey());
       if (now == null || !Arrays.equals(now, file.getValue())) {
@@ -140,7 +158,8 @@ public record PromotionJob(
                 baseCommit, authorship, "countersign: promote " + source + " to " + target)));
   }
 
-  private List<DocumentVerdict> verify(SortedMap<String, byte[]> sources) {
+  private List<DocumentVerdict> verify(
+      SortedMap<String, byte[]> sources, ManifestVerifier verifier) {
     List<DocumentVerdict> failures = new ArrayList<>();
     progress.group("Verifying " + sources.size() + " source file(s)");
     try {

@@ -356,6 +356,116 @@ class PromoteCommandTest {
   }
 
   @Test
+  void keyTheBaseRevokedAfterTheCheckout_stopsThePromotion_fromTheOldCheckout() throws Exception {
+    // Attack: the checkout is older than main (a queued or re-run job); its policy still trusts
+    // the key main has since revoked. The base's policy judges, so the revoked key's file stops.
+    trustOldKeyWithALegacyFile();
+    Path oldCheckout = git.clone("ws", 0, false);
+    revokeOldKey();
+
+    CliRun run = promote(oldCheckout);
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.err())
+        .contains("envs/staging/signed/legacy.yaml")
+        .contains(
+            "Promotion stopped: 1 of 3 source file(s) did not verify"
+                + " (envs/staging/signed/legacy.yaml); nothing was pushed");
+    assertThat(git.originHead(BOT)).isNull();
+    assertThat(github.hosted(273)).isEmpty();
+    github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  @Test
+  void control_keyTheBaseStillTrusts_promotesFromAnOldCheckout() throws Exception {
+    Path oldCheckout = git.clone("ws", 0, false);
+    String newer = signed("newer.yaml", ActionPipelineTest.configMap("newer", "1"));
+    git.commitToOrigin(
+        "main", Map.of("envs/staging/signed/newer.yaml", newer), Set.of(), "newer in staging");
+
+    CliRun run = promote(oldCheckout);
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("result: created");
+    assertThat(git.originFiles(BOT).get("envs/prod/signed/newer.yaml")).isEqualTo(newer);
+  }
+
+  @Test
+  void keyTheBaseAddedAfterTheCheckout_isTrusted_fromTheOldCheckout() throws Exception {
+    // The other direction of the same rule: a key rotated in on main after the checkout counts,
+    // though the old checkout's policy does not name it.
+    Path oldCheckout = git.clone("ws", 0, false);
+    trustOldKeyWithALegacyFile();
+
+    CliRun run = promote(oldCheckout);
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("result: created");
+    assertThat(git.originFiles(BOT)).containsKey("envs/prod/signed/legacy.yaml");
+  }
+
+  @Test
+  void uncommittedPolicyEditAddingAKey_doesNotMakeARejectedFilePromote() throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "envs/staging/signed/legacy.yaml",
+            signedBy(
+                otherPrivateKey(), "legacy.yaml", ActionPipelineTest.configMap("legacy", "1"))),
+        Set.of(),
+        "a file signed by a key the policy does not name");
+    Path ws = git.clone("ws", 0, false);
+    Files.writeString(ws.resolve(".countersign/old.pub"), Files.readString(otherPublicKey()));
+    Files.writeString(ws.resolve(".countersign/policy.yaml"), policyTrusting("old.pub"));
+
+    CliRun run = promote(ws);
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.err())
+        .contains(
+            "Promotion stopped: 1 of 3 source file(s) did not verify"
+                + " (envs/staging/signed/legacy.yaml)");
+    assertThat(git.originHead(BOT)).isNull();
+    assertThat(github.hosted(273)).isEmpty();
+  }
+
+  @Test
+  void policyOptionNamingAFileOnlyTheWorkTreeHas_isAUsageError() throws Exception {
+    Path ws = git.clone("ws", 0, false);
+    Files.writeString(ws.resolve(".countersign/old.pub"), Files.readString(otherPublicKey()));
+    Files.writeString(ws.resolve(".countersign/lenient.yaml"), policyTrusting("old.pub"));
+
+    CliRun run = promote(ws, "--policy", ".countersign/lenient.yaml");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err())
+        .containsPattern(
+            "error: No trust policy found at \\.countersign/lenient\\.yaml in base commit"
+                + " [0-9a-f]{12} while starting countersign promote\n"
+                + "hint: perhaps you should commit it to the base branch \\(promote reads the"
+                + " policy from there, not from the work tree\\)");
+    assertThat(git.originHead(BOT)).isNull();
+  }
+
+  @Test
+  void asTheAction_keyTheBaseRevokedAfterTheCheckout_stopsThePromotion() throws Exception {
+    trustOldKeyWithALegacyFile();
+    Map<String, String> env = actionEnv(); // checks out main as it is now
+    env.put("INPUT_TOKEN", TOKEN);
+    revokeOldKey();
+
+    CliRun run = CliRun.run(env, "action");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out()).contains("::error file=envs/staging/signed/legacy.yaml,line=4::");
+    assertThat(run.err()).contains("Promotion stopped: 1 of 3 source file(s) did not verify");
+    assertThat(Files.readString(tmp.resolve("output"))).contains("result=rejected\n");
+    assertThat(git.originHead(BOT)).isNull();
+    assertThat(github.hosted(273)).isEmpty();
+    github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  @Test
   void sameDirectoryTwice_isAUsageError() throws Exception {
     CliRun run =
         CliRun.run(
@@ -371,6 +481,54 @@ class PromoteCommandTest {
             publicKey.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+  }
+
+  /**
+   * Main trusts the test key and the other key ({@code .countersign/old.pub}), and staging holds
+   * {@code legacy.yaml}, signed by the other key.
+   */
+  private void trustOldKeyWithALegacyFile() throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            ".countersign/old.pub",
+            Files.readString(otherPublicKey()),
+            ".countersign/policy.yaml",
+            policyTrusting("old.pub"),
+            "envs/staging/signed/legacy.yaml",
+            signedBy(
+                otherPrivateKey(), "legacy.yaml", ActionPipelineTest.configMap("legacy", "1"))),
+        Set.of(),
+        "trust the old key too");
+  }
+
+  /** Main revokes the other key: its policy lists only the test key, and old.pub is deleted. */
+  private void revokeOldKey() throws IOException {
+    git.commitToOrigin(
+        "main",
+        Map.of(".countersign/policy.yaml", policyTrusting()),
+        Set.of(".countersign/old.pub"),
+        "revoke the old key");
+  }
+
+  /** A policy trusting {@code .countersign/cosign.pub} and the given files beside it. */
+  private static String policyTrusting(String... moreKeys) {
+    StringBuilder policy =
+        new StringBuilder(
+            "apiVersion: countersign.dev/v1alpha1\n"
+                + "kind: TrustPolicy\n"
+                + "keys:\n"
+                + "  - path: .countersign/cosign.pub\n");
+    for (String key : moreKeys) {
+      policy.append("  - path: .countersign/").append(key).append('\n');
+    }
+    return policy.toString();
+  }
+
+  /** The private key of {@link #otherPublicKey()}. */
+  private Path otherPrivateKey() throws Exception {
+    otherPublicKey();
+    return tmp.resolve("keys/other.key");
   }
 
   /** A public key that signed nothing here. */
@@ -418,16 +576,16 @@ class PromoteCommandTest {
   }
 
   private String signed(String name, String manifest) throws IOException {
+    return signedBy(privateKey, name, manifest);
+  }
+
+  private String signedBy(Path key, String name, String manifest) throws IOException {
     Path file = tmp.resolve("seed-" + System.nanoTime()).resolve(name);
     Files.createDirectories(file.getParent());
     Files.writeString(file, manifest);
     CliRun sign =
         CliRun.run(
-            Map.of("COSIGN_PASSWORD", PASSWORD),
-            "sign",
-            "--key",
-            privateKey.toString(),
-            file.toString());
+            Map.of("COSIGN_PASSWORD", PASSWORD), "sign", "--key", key.toString(), file.toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     return Files.readString(file);
   }
