@@ -7,10 +7,11 @@ import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
@@ -18,13 +19,22 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -41,9 +51,12 @@ import java.util.regex.Pattern;
  * budgeted.
  *
  * <p>Safety: HTTPS always, plain HTTP only for loopback registries and only when asked ({@code
- * --plain-http}); redirects (blob downloads from a CDN) are followed by hand without the {@code
- * Authorization} header; responses are size-capped; every blob and digest-addressed manifest read
- * is checked against its digest. Thread-safe.
+ * --plain-http}); every URL the registry hands back (token realm, redirect, upload location) passes
+ * one check before anything is sent there ({@link #registryGiven}: http or https with a host, plain
+ * HTTP only from a plain-HTTP registry to loopback); redirects (blob downloads from a CDN) are
+ * followed by hand without the {@code Authorization} header; each request, headers and body, has
+ * one deadline; responses are size-capped; every blob and digest-addressed manifest read is checked
+ * against its digest. Thread-safe.
  */
 public final class DistributionRegistry implements Registry {
 
@@ -60,11 +73,13 @@ public final class DistributionRegistry implements Registry {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   private static final ObjectMapper JSON = Json.mapper();
   private static final Pattern CHALLENGE_PARAM = Pattern.compile("([A-Za-z_]+)=\"([^\"]*)\"");
+  private static final Pattern TOKEN = Pattern.compile("[\\x21-\\x7E]+");
 
   private final String registry;
   private final URI base;
   private final Optional<RegistryCredentials> credentials;
   private final HttpClient http;
+  private final Duration timeout;
   private final Map<String, String> tokens = new ConcurrentHashMap<>();
   private final AtomicInteger blobWrites = new AtomicInteger();
   private final AtomicInteger manifestWrites = new AtomicInteger();
@@ -76,6 +91,18 @@ public final class DistributionRegistry implements Registry {
    */
   public DistributionRegistry(
       OciReference reference, boolean plainHttp, Optional<RegistryCredentials> credentials) {
+    this(reference, plainHttp, credentials, TIMEOUT);
+  }
+
+  /**
+   * Like the public constructor, with {@code timeout} as the deadline of each request, from sending
+   * it to the last byte of its answer (tests pass a short one).
+   */
+  DistributionRegistry(
+      OciReference reference,
+      boolean plainHttp,
+      Optional<RegistryCredentials> credentials,
+      Duration timeout) {
     if (plainHttp && !reference.isLoopback()) {
       throw new UsageProblem(
           "--plain-http is only allowed for a registry on this machine (localhost, 127.0.0.1, ::1),"
@@ -86,6 +113,7 @@ public final class DistributionRegistry implements Registry {
     this.registry = reference.registry();
     this.base = URI.create((plainHttp ? "http://" : "https://") + registry);
     this.credentials = credentials;
+    this.timeout = timeout;
     this.http =
         HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(15))
@@ -95,11 +123,12 @@ public final class DistributionRegistry implements Registry {
 
   @Override
   public boolean blobExists(String repository, String digest) {
-    Reply response = pull("HEAD", repository, "blobs", digest, null, 0);
+    String action = "checking for blob " + digest + " in " + repository;
+    Reply response = pull("HEAD", repository, "blobs", digest, null, 0, action);
     if (response.statusCode() == 404) {
       return false;
     }
-    expect(response, 200, "checking for blob " + digest + " in " + repository);
+    expect(response, 200, action);
     return true;
   }
 
@@ -113,7 +142,8 @@ public final class DistributionRegistry implements Registry {
             path(repository, "blobs", "uploads/"),
             HttpRequest.BodyPublishers.noBody(),
             Map.of("Content-Length", "0"),
-            0);
+            0,
+            action);
     expect(start, 202, action);
     String location =
         start
@@ -127,7 +157,7 @@ public final class DistributionRegistry implements Registry {
                             + " started an upload without a Location header while "
                             + action,
                         null));
-    URI upload = base.resolve(location);
+    URI upload = registryGiven(base, location, "upload location", action);
     if (!sameOrigin(upload)) {
       throw new RemoteProblem(
           "Registry "
@@ -149,15 +179,17 @@ public final class DistributionRegistry implements Registry {
             put,
             HttpRequest.BodyPublishers.ofByteArray(bytes),
             Map.of("Content-Type", "application/octet-stream"),
-            0);
+            0,
+            action);
     expect(done, 201, action);
     blobWrites.incrementAndGet();
   }
 
   @Override
   public byte[] blob(String repository, String digest, long maxBytes) {
-    Reply response = pull("GET", repository, "blobs", digest, null, maxBytes);
-    expect(response, 200, "downloading blob " + digest + " from " + repository);
+    String action = "downloading blob " + digest + " from " + repository;
+    Reply response = pull("GET", repository, "blobs", digest, null, maxBytes, action);
+    expect(response, 200, action);
     byte[] bytes = response.body();
     String actual = Sha256.digest(bytes);
     if (!actual.equals(digest)) {
@@ -168,11 +200,12 @@ public final class DistributionRegistry implements Registry {
 
   @Override
   public Optional<String> manifestDigest(String repository, String reference) {
-    Reply response = pull("HEAD", repository, "manifests", reference, ACCEPT, 0);
+    String action = "looking up " + repository + ":" + reference;
+    Reply response = pull("HEAD", repository, "manifests", reference, ACCEPT, 0, action);
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
-    expect(response, 200, "looking up " + repository + ":" + reference);
+    expect(response, 200, action);
     Optional<String> digest = response.headers().firstValue("Docker-Content-Digest");
     if (digest.isPresent() && OciReference.DIGEST.matcher(digest.get()).matches()) {
       return digest;
@@ -182,11 +215,13 @@ public final class DistributionRegistry implements Registry {
 
   @Override
   public Optional<Manifest> manifest(String repository, String reference) {
-    Reply response = pull("GET", repository, "manifests", reference, ACCEPT, MAX_MANIFEST_BYTES);
+    String action = "downloading manifest " + repository + ":" + reference;
+    Reply response =
+        pull("GET", repository, "manifests", reference, ACCEPT, MAX_MANIFEST_BYTES, action);
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
-    expect(response, 200, "downloading manifest " + repository + ":" + reference);
+    expect(response, 200, action);
     byte[] bytes = response.body();
     String digest = Sha256.digest(bytes);
     if (reference.startsWith("sha256:") && !reference.equals(digest)) {
@@ -207,7 +242,8 @@ public final class DistributionRegistry implements Registry {
             path(repository, "manifests", reference),
             HttpRequest.BodyPublishers.ofByteArray(bytes),
             Map.of("Content-Type", mediaType),
-            MAX_MANIFEST_BYTES);
+            MAX_MANIFEST_BYTES,
+            action);
     if (response.statusCode() != 201
         && !reference.startsWith("sha256:")
         && refusesTagUpdate(response)) {
@@ -289,7 +325,8 @@ public final class DistributionRegistry implements Registry {
       String kind,
       String reference,
       String accept,
-      long maxBytes) {
+      long maxBytes,
+      String action) {
     return send(
         repository,
         "pull",
@@ -298,7 +335,8 @@ public final class DistributionRegistry implements Registry {
         accept,
         null,
         Map.of(),
-        maxBytes);
+        maxBytes,
+        action);
   }
 
   /** A write: {@code method} on {@code uri} with pull and push rights. */
@@ -308,8 +346,9 @@ public final class DistributionRegistry implements Registry {
       URI uri,
       HttpRequest.BodyPublisher body,
       Map<String, String> headers,
-      long maxBytes) {
-    return send(repository, "pull,push", method, uri, null, body, headers, maxBytes);
+      long maxBytes,
+      String action) {
+    return send(repository, "pull,push", method, uri, null, body, headers, maxBytes, action);
   }
 
   private URI path(String repository, String kind, String reference) {
@@ -319,6 +358,72 @@ public final class DistributionRegistry implements Registry {
   private boolean sameOrigin(URI uri) {
     return uri.getScheme().equals(base.getScheme())
         && uri.getRawAuthority().equalsIgnoreCase(base.getRawAuthority());
+  }
+
+  /**
+   * A URL the registry handed us (a token realm, a redirect, an upload location), resolved against
+   * {@code from}: the one check for all of them, made before anything is sent there. It must parse,
+   * name an {@code http} or {@code https} host, and may be plain HTTP only when the registry itself
+   * is (a loopback registry with {@code --plain-http}) and its host is loopback too, so credentials
+   * and artifacts never travel unencrypted to another host, nor from HTTPS down to HTTP.
+   *
+   * @param what what the registry sent, for the message ("token realm", "redirect", ...)
+   * @throws RemoteProblem naming what the registry sent (printable only), when it fails the check
+   */
+  private URI registryGiven(URI from, String text, String what, String action) {
+    return registryGiven(registry, base, from, text, what, action);
+  }
+
+  /**
+   * {@link #registryGiven(URI, String, String, String)} for registry {@code registry} at {@code
+   * base}.
+   */
+  static URI registryGiven(
+      String registry, URI base, URI from, String text, String what, String action) {
+    String quoted = "(\"" + printable(text) + "\") while " + action;
+    String hint = "perhaps the registry is misconfigured; tell its operator";
+    URI uri;
+    try {
+      uri = from.resolve(new URI(text));
+    } catch (URISyntaxException | IllegalArgumentException e) {
+      throw new RemoteProblem(
+          "Registry " + registry + " sent a malformed " + what + " " + quoted, hint, e);
+    }
+    String scheme = Optional.ofNullable(uri.getScheme()).orElse("").toLowerCase(Locale.ROOT);
+    if (!scheme.equals("https") && !scheme.equals("http")) {
+      throw new RemoteProblem(
+          "Registry "
+              + registry
+              + " sent a "
+              + what
+              + " whose scheme is not http or https "
+              + quoted,
+          hint);
+    }
+    if (uri.getHost() == null || uri.getPort() > 65535) {
+      throw new RemoteProblem(
+          "Registry " + registry + " sent a malformed " + what + " " + quoted, hint);
+    }
+    String host = uri.getHost();
+    String bare = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+    if (scheme.equals("http")
+        && !(base.getScheme().equals("http")
+            && OciReference.isLoopbackHost(bare.toLowerCase(Locale.ROOT)))) {
+      throw new RemoteProblem(
+          "Registry "
+              + registry
+              + " sent a "
+              + what
+              + (base.getScheme().equals("http")
+                  ? " over plain HTTP to another host ("
+                  : " that leaves HTTPS for plain HTTP (")
+              + printable(host)
+              + ") while "
+              + action,
+          "refusing to send credentials or artifacts unencrypted: plain HTTP is only for a registry"
+              + " and its services on this machine (--plain-http)");
+    }
+    return uri;
   }
 
   private static boolean refusesTagUpdate(Reply response) {
@@ -340,13 +445,17 @@ public final class DistributionRegistry implements Registry {
       String accept,
       HttpRequest.BodyPublisher body,
       Map<String, String> headers,
-      long maxBytes) {
+      long maxBytes,
+      String action) {
     String scope = "repository:" + repository + ":" + actions;
-    Reply response = exchange(method, uri, accept, body, headers, maxBytes, authorization(scope));
+    Reply response =
+        exchange(method, uri, accept, body, headers, maxBytes, authorization(scope), action);
     if (response.statusCode() == 401) {
       String challenge = response.headers().firstValue("WWW-Authenticate").orElse("");
-      String authorization = authenticate(challenge, scope);
-      response = exchange(method, uri, accept, body, headers, maxBytes, Optional.of(authorization));
+      String authorization = authenticate(challenge, scope, action);
+      response =
+          exchange(
+              method, uri, accept, body, headers, maxBytes, Optional.of(authorization), action);
       if (response.statusCode() == 401) {
         throw denied(scope, response);
       }
@@ -362,7 +471,7 @@ public final class DistributionRegistry implements Registry {
   }
 
   /** Answers a 401 challenge; remembers the result for {@code scope}. */
-  private String authenticate(String challenge, String scope) {
+  private String authenticate(String challenge, String scope, String action) {
     String lower = challenge.toLowerCase(Locale.ROOT);
     String authorization;
     if (lower.startsWith("basic")) {
@@ -378,17 +487,8 @@ public final class DistributionRegistry implements Registry {
         throw new RemoteProblem(
             "Registry " + registry + " asked for a bearer token without naming a realm", null);
       }
-      URI realmUri = URI.create(realm);
-      boolean loopbackHttp = "http".equals(realmUri.getScheme()) && base.getScheme().equals("http");
-      if (!"https".equals(realmUri.getScheme()) && !loopbackHttp) {
-        throw new RemoteProblem(
-            "Registry "
-                + registry
-                + " sends credentials to a token service over plain HTTP ("
-                + realmUri.getHost()
-                + ")",
-            "refusing to send credentials unencrypted; use an HTTPS registry");
-      }
+      // Checked before anything is sent: the realm receives the credentials.
+      URI realmUri = registryGiven(base, realm, "token realm", action);
       StringBuilder query = new StringBuilder();
       if (params.containsKey("service")) {
         query
@@ -397,8 +497,9 @@ public final class DistributionRegistry implements Registry {
             .append('&');
       }
       query.append("scope=").append(URLEncoder.encode(scope, StandardCharsets.UTF_8));
-      URI tokenUri = URI.create(realm + (realm.contains("?") ? "&" : "?") + query);
-      HttpRequest.Builder request = HttpRequest.newBuilder(tokenUri).timeout(TIMEOUT).GET();
+      String checkedRealm = realmUri.toString();
+      URI tokenUri = URI.create(checkedRealm + (checkedRealm.contains("?") ? "&" : "?") + query);
+      HttpRequest.Builder request = HttpRequest.newBuilder(tokenUri).timeout(timeout).GET();
       credentials.ifPresent(c -> request.header("Authorization", c.basic()));
       Reply response =
           call(
@@ -427,13 +528,21 @@ public final class DistributionRegistry implements Registry {
         throw new RemoteProblem(
             "The token service of registry " + registry + " returned no token", null);
       }
+      if (!TOKEN.matcher(token).matches()) {
+        // It goes into a header: a line break or a non-ASCII character would not be sent anyway.
+        throw new RemoteProblem(
+            "The token service of registry "
+                + registry
+                + " returned a token that is not printable ASCII",
+            null);
+      }
       authorization = "Bearer " + token;
     } else {
       throw new RemoteProblem(
           "Registry "
               + registry
               + " asked for an unsupported authentication scheme ("
-              + challenge.split(" ")[0]
+              + printable(challenge.split(" ")[0])
               + ")",
           null);
     }
@@ -469,13 +578,14 @@ public final class DistributionRegistry implements Registry {
       HttpRequest.BodyPublisher body,
       Map<String, String> headers,
       long maxBytes,
-      Optional<String> authorization) {
+      Optional<String> authorization,
+      String action) {
     URI target = uri;
     boolean sendAuthorization = true;
     for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
       HttpRequest.Builder request =
           HttpRequest.newBuilder(target)
-              .timeout(TIMEOUT)
+              .timeout(timeout)
               .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : body);
       if (accept != null) {
         request.header("Accept", accept);
@@ -489,7 +599,7 @@ public final class DistributionRegistry implements Registry {
       if (sendAuthorization) {
         authorization.ifPresent(a -> request.header("Authorization", a));
       }
-      Reply response = call(request.build(), maxBytes, method + " " + target.getPath());
+      Reply response = call(request.build(), maxBytes, action);
       int status = response.statusCode();
       boolean redirect =
           status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
@@ -500,16 +610,7 @@ public final class DistributionRegistry implements Registry {
       if (location.isEmpty()) {
         return response;
       }
-      URI next = target.resolve(location.get());
-      if ("http".equals(next.getScheme()) && "https".equals(target.getScheme())) {
-        throw new RemoteProblem(
-            "Registry "
-                + registry
-                + " redirected from HTTPS to plain HTTP ("
-                + next.getHost()
-                + ")",
-            null);
-      }
+      URI next = registryGiven(target, location.get(), "redirect", action);
       // Credentials are for the registry only, never for the storage it redirects to.
       sendAuthorization = sendAuthorization && sameOrigin(next);
       target = next;
@@ -519,38 +620,124 @@ public final class DistributionRegistry implements Registry {
             + registry
             + " redirected more than "
             + MAX_REDIRECTS
-            + " times for "
-            + uri.getPath(),
+            + " times while "
+            + action,
         null);
   }
 
+  /**
+   * Sends {@code request} and reads its body within one deadline ({@link #timeout}) for the whole
+   * exchange: {@link HttpRequest#timeout} alone covers only the wait for the headers, so a registry
+   * that trickles its body would otherwise hold the run forever.
+   */
   private Reply call(HttpRequest request, long maxBytes, String action) {
+    long limit = Math.max(maxBytes, 64 * 1024);
+    CompletableFuture<HttpResponse<byte[]>> pending =
+        http.sendAsync(request, info -> new BoundedBody(limit));
     try {
-      HttpResponse<InputStream> response =
-          http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-      byte[] bytes;
-      try (InputStream in = response.body()) {
-        long limit = Math.max(maxBytes, 64 * 1024);
-        bytes = in.readNBytes((int) Math.min(limit + 1, Integer.MAX_VALUE - 8));
-        if (bytes.length > limit) {
-          throw new RemoteProblem(
-              "Registry " + registry + " sent more than " + limit + " bytes while " + action,
-              "the artifact is larger than countersign accepts");
-        }
-      }
-      return new Reply(response.statusCode(), response.headers(), bytes);
-    } catch (HttpConnectTimeoutException | ConnectException e) {
-      throw unreachable(action, e);
-    } catch (HttpTimeoutException e) {
-      throw new RemoteProblem(
-          "Registry " + registry + " did not answer in time while " + action,
-          "perhaps you should retry",
-          e);
-    } catch (IOException e) {
-      throw unreachable(action, e);
+      HttpResponse<byte[]> response = pending.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      return new Reply(response.statusCode(), response.headers(), response.body());
+    } catch (TimeoutException e) {
+      pending.cancel(true);
+      throw slow(action, e);
     } catch (InterruptedException e) {
+      pending.cancel(true);
       Thread.currentThread().interrupt();
       throw new RemoteProblem("Interrupted while " + action + " at registry " + registry, null, e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      while (cause instanceof CompletionException && cause.getCause() != null) {
+        cause = cause.getCause();
+      }
+      if (cause instanceof BoundedBody.TooLarge) {
+        throw new RemoteProblem(
+            "Registry " + registry + " sent more than " + limit + " bytes while " + action,
+            "the artifact is larger than countersign accepts");
+      }
+      if (cause instanceof HttpConnectTimeoutException || cause instanceof ConnectException) {
+        throw unreachable(action, (Exception) cause);
+      }
+      if (cause instanceof HttpTimeoutException) {
+        throw slow(action, cause);
+      }
+      if (cause instanceof IOException) {
+        throw unreachable(action, (Exception) cause);
+      }
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      throw new IllegalStateException(cause);
+    }
+  }
+
+  private RemoteProblem slow(String action, Throwable cause) {
+    return new RemoteProblem(
+        "Registry " + registry + " did not answer in time while " + action,
+        "perhaps you should retry",
+        cause);
+  }
+
+  /**
+   * Collects a response body of at most {@code limit} bytes; a longer one is cancelled at the first
+   * byte over the limit, so a hostile registry cannot fill the memory.
+   */
+  private static final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
+
+    /** The body is longer than the limit. */
+    static final class TooLarge extends IOException {
+      private static final long serialVersionUID = 1L;
+
+      TooLarge() {
+        super("response body over the limit");
+      }
+    }
+
+    private final long limit;
+    private final CompletableFuture<byte[]> result = new CompletableFuture<>();
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private Flow.Subscription subscription;
+
+    BoundedBody(long limit) {
+      this.limit = limit;
+    }
+
+    @Override
+    public CompletionStage<byte[]> getBody() {
+      return result;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription s) {
+      subscription = s;
+      s.request(1);
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> buffers) {
+      if (result.isDone()) {
+        return;
+      }
+      for (ByteBuffer buffer : buffers) {
+        if (bytes.size() + (long) buffer.remaining() > limit) {
+          subscription.cancel();
+          result.completeExceptionally(new TooLarge());
+          return;
+        }
+        byte[] chunk = new byte[buffer.remaining()];
+        buffer.get(chunk);
+        bytes.write(chunk, 0, chunk.length);
+      }
+      subscription.request(1);
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      result.completeExceptionally(error);
+    }
+
+    @Override
+    public void onComplete() {
+      result.complete(bytes.toByteArray());
     }
   }
 

@@ -122,7 +122,15 @@ public record OciReference(
    * text, without a DNS lookup.
    */
   public boolean isLoopback() {
-    String host = host();
+    return isLoopbackHost(host());
+  }
+
+  /**
+   * The loopback rule of {@link #isLoopback()} for a bare host (no port, no brackets), e.g. one a
+   * registry names in a token realm or a redirect: the one place that decides what "this machine"
+   * is.
+   */
+  public static boolean isLoopbackHost(String host) {
     if (host.equals("localhost")) {
       return true;
     }

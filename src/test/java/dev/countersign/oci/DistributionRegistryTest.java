@@ -2,22 +2,35 @@ package dev.countersign.oci;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.RemoteProblem;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The registry client against HTTP fakes shaped as the distribution spec and Docker's token
@@ -35,6 +48,7 @@ class DistributionRegistryTest {
   private final List<String> tokenQueries = new CopyOnWriteArrayList<>();
   private final List<String> storageAuthorization = new CopyOnWriteArrayList<>();
   private volatile byte[] stored = BLOB;
+  private volatile String issued = "tok-123";
 
   @BeforeEach
   void start() throws IOException {
@@ -60,7 +74,8 @@ class DistributionRegistryTest {
             return;
           }
           tokenQueries.add(exchange.getRequestURI().getRawQuery());
-          respond(exchange, 200, "{\"token\":\"tok-123\"}".getBytes(StandardCharsets.UTF_8));
+          respond(
+              exchange, 200, ("{\"token\":\"" + issued + "\"}").getBytes(StandardCharsets.UTF_8));
         });
     registry.createContext(
         "/v2/",
@@ -125,6 +140,17 @@ class DistributionRegistryTest {
   }
 
   @Test
+  void tokenWithALineBreak_isARemoteProblem_notACrash() {
+    issued = "tok-123\\r\\nX-Injected: 1";
+    assertThatThrownBy(() -> client(BOT).blob("team/app", DIGEST, 1024))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessage(
+            "The token service of registry 127.0.0.1:"
+                + registry.getAddress().getPort()
+                + " returned a token that is not printable ASCII");
+  }
+
+  @Test
   void alteredContent_isAContentMismatch() {
     stored = "other bytes".getBytes(StandardCharsets.UTF_8);
     assertThatThrownBy(() -> client(BOT).blob("team/app", DIGEST, 1024))
@@ -168,6 +194,137 @@ class DistributionRegistryTest {
                 new DistributionRegistry(
                     OciReference.parse("ghcr.io/team/app", "--to"), true, Optional.empty()))
         .hasMessageContaining("--plain-http is only allowed");
+  }
+
+  static Stream<Arguments> refusedUrls() {
+    String plain = "http://127.0.0.1:5000/v2/team/app/blobs/" + DIGEST;
+    String tls = "https://ghcr.io/v2/team/app/blobs/" + DIGEST;
+    return Stream.of(
+        Arguments.of(
+            plain,
+            "http://192.0.2.2:5056/token",
+            "sent a token realm over plain HTTP to another host (192.0.2.2) while pulling"),
+        Arguments.of(
+            plain,
+            "http://localhost.example/token",
+            "sent a token realm over plain HTTP to another host (localhost.example) while pulling"),
+        Arguments.of(
+            tls,
+            "http://localhost:5056/token",
+            "sent a token realm that leaves HTTPS for plain HTTP (localhost) while pulling"),
+        Arguments.of(
+            tls,
+            "http://cdn.example/blob",
+            "sent a token realm that leaves HTTPS for plain HTTP (cdn.example) while pulling"),
+        Arguments.of(
+            plain,
+            "https://bad host/token",
+            "sent a malformed token realm (\"https://bad host/token\") while pulling"),
+        Arguments.of(
+            plain,
+            "https://bad_host/token",
+            "sent a malformed token realm (\"https://bad_host/token\") while pulling"),
+        Arguments.of(
+            plain,
+            "https://127.0.0.1:99999/token",
+            "sent a malformed token realm (\"https://127.0.0.1:99999/token\") while pulling"),
+        Arguments.of(
+            plain,
+            "https://x/\u001b[31m",
+            "sent a malformed token realm (\"https://x/?[31m\") while pulling"),
+        Arguments.of(
+            plain,
+            "mailto:x@y",
+            "sent a token realm whose scheme is not http or https (\"mailto:x@y\") while pulling"),
+        Arguments.of(
+            tls,
+            "file:///etc/passwd",
+            "sent a token realm whose scheme is not http or https (\"file:///etc/passwd\") while"
+                + " pulling"));
+  }
+
+  /** The one check for every URL a registry hands the client: what it refuses, and why. */
+  @ParameterizedTest
+  @MethodSource("refusedUrls")
+  void registryGivenUrl_isRefused(String from, String given, String message) {
+    URI request = URI.create(from);
+    URI base = request.resolve("/");
+    assertThatThrownBy(
+            () ->
+                DistributionRegistry.registryGiven(
+                    "reg", base, request, given, "token realm", "pulling"))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessage("Registry reg " + message);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "http://127.0.0.1:5000/v2/a, http://[::1]:5056/token, http://[::1]:5056/token",
+    "http://127.0.0.1:5000/v2/a, http://localhost:1/t?x=1, http://localhost:1/t?x=1",
+    "http://127.0.0.1:5000/v2/a, https://cdn.example/blob, https://cdn.example/blob",
+    "http://127.0.0.1:5000/v2/a, /v2/a/blobs/uploads/u?_state=s,"
+        + " http://127.0.0.1:5000/v2/a/blobs/uploads/u?_state=s",
+    "https://ghcr.io/v2/a, https://ghcr.io/token, https://ghcr.io/token",
+  })
+  void registryGivenUrl_isAccepted(String from, String given, String resolved) {
+    URI request = URI.create(from);
+    assertThat(
+            DistributionRegistry.registryGiven(
+                "reg", request.resolve("/"), request, given, "redirect", "pulling"))
+        .isEqualTo(URI.create(resolved));
+  }
+
+  /**
+   * A registry that sends its headers at once and then its body one byte per {@code everyMillis}
+   * (or never, for 0): the deadline covers the whole exchange, not only the headers.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {100, 0})
+  void tricklingBody_endsAtTheDeadline_asDidNotAnswerInTime(long everyMillis) throws IOException {
+    ExecutorService handlers = Executors.newCachedThreadPool();
+    HttpServer trickle =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    trickle.setExecutor(handlers);
+    trickle.createContext(
+        "/",
+        exchange -> {
+          exchange.sendResponseHeaders(200, 100_000);
+          OutputStream body = exchange.getResponseBody();
+          try {
+            for (int i = 0; i < 100_000; i++) {
+              Thread.sleep(everyMillis == 0 ? 60_000 : everyMillis);
+              body.write('x');
+              body.flush();
+            }
+          } catch (InterruptedException | IOException e) {
+            // the client gave up (or the test ended): stop trickling
+          } finally {
+            exchange.close();
+          }
+        });
+    trickle.start();
+    try {
+      DistributionRegistry client =
+          new DistributionRegistry(
+              OciReference.parse("127.0.0.1:" + trickle.getAddress().getPort() + "/team/app", "-"),
+              true,
+              Optional.empty(),
+              Duration.ofMillis(500));
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(10),
+          () ->
+              assertThatThrownBy(() -> client.blob("team/app", DIGEST, 1024))
+                  .isInstanceOf(RemoteProblem.class)
+                  .hasMessage(
+                      "Registry 127.0.0.1:"
+                          + trickle.getAddress().getPort()
+                          + " did not answer in time while downloading blob "
+                          + DIGEST
+                          + " from team/app"));
+    } finally {
+      trickle.stop(0);
+      handlers.shutdownNow();
+    }
   }
 
   private static void respond(HttpExchange exchange, int status, byte[] body) throws IOException {
