@@ -164,6 +164,11 @@ class HostileRegistryTest {
             .flatMap(i -> Collections.list(i.getInetAddresses()).stream())
             .filter(a -> a instanceof Inet4Address && !a.isLoopbackAddress())
             .findFirst();
+    // Under CI=true nothing may pass by skipping (the same rule as the Sigstore stack's tests).
+    boolean inCi = "true".equalsIgnoreCase(System.getProperty("countersign.ci", "").trim());
+    if (inCi) {
+      assertThat(found).as("CI=true: a non-loopback IPv4 address of this machine").isPresent();
+    }
     assumeTrue(found.isPresent(), "this machine has no non-loopback IPv4 address");
     return found.get();
   }
