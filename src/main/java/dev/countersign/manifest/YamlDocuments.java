@@ -364,13 +364,32 @@ final class YamlDocuments {
       IdentityHashMap<Node, Boolean> active) {
     Map<String, Object> map = new LinkedHashMap<>();
     Map<String, Integer> keyLines = new HashMap<>();
-    List<Node> merges = new ArrayList<>();
+    Node merge = null;
+    int mergeLine = 0;
+    // Keys set before the merge key: the YAML spec keeps their values over merged ones, but
+    // go-yaml (kubectl, Argo CD, sigs.k8s.io/yaml) applies << where it stands and overwrites them.
+    Map<String, Integer> setBeforeMerge = new HashMap<>();
     for (NodeTuple tuple : node.getValue()) {
       Node keyNode = tuple.getKeyNode();
       if (keyNode instanceof ScalarNode s
           && PLAIN.equals(s.getTag())
           && "<<".equals(s.getValue())) {
-        merges.add(tuple.getValueNode());
+        int line = keyNode.getStartMark().getLine() + 1;
+        if (merge != null) {
+          throw new InputProblem(
+              displayPath,
+              line,
+              "duplicate merge key <<"
+                  + (path.isEmpty() ? "" : " in " + path)
+                  + " (first at line "
+                  + mergeLine
+                  + ")",
+              "perhaps you should merge a list instead (<<: [*a, *b]); Kubernetes tools disagree"
+                  + " on which one wins");
+        }
+        merge = tuple.getValueNode();
+        mergeLine = line;
+        setBeforeMerge.putAll(keyLines);
         continue;
       }
       String key = keyText(keyNode);
@@ -389,7 +408,7 @@ final class YamlDocuments {
       map.put(key, convert(tuple.getValueNode(), fieldPath, depth + 1, fieldLines, active));
     }
     // Merge keys (<<): explicit keys win, then earlier merged mappings win over later ones.
-    for (Node merge : merges) {
+    if (merge != null) {
       List<Node> sources = merge instanceof SequenceNode seq ? seq.getValue() : List.of(merge);
       for (Node source : sources) {
         if (!(source instanceof MappingNode)) {
@@ -402,6 +421,23 @@ final class YamlDocuments {
         @SuppressWarnings("unchecked")
         Map<String, Object> merged =
             (Map<String, Object>) convert(source, path, depth, new HashMap<>(), active);
+        for (String key : merged.keySet()) {
+          Integer explicitLine = setBeforeMerge.get(key);
+          if (explicitLine != null) {
+            throw new InputProblem(
+                displayPath,
+                explicitLine,
+                "key \""
+                    + key
+                    + "\""
+                    + (path.isEmpty() ? "" : " in " + path)
+                    + " is set before the merge key << at line "
+                    + mergeLine
+                    + ", which sets it too: the YAML spec keeps this value, Kubernetes' parser"
+                    + " (go-yaml) the merged one",
+                "perhaps you should put << first in the mapping, where both read it the same");
+          }
+        }
         merged.forEach(map::putIfAbsent);
       }
     }

@@ -277,6 +277,24 @@ class CheckPullRequestTest {
   }
 
   @Test
+  void mergeKeySlippedIntoASignedFileAfterTheKeyItOverrides_fails() throws Exception {
+    // The YAML spec keeps greeting: hello (what was signed); go-yaml, which kubectl and Argo CD
+    // use, applies << where it stands and would apply greeting: evil.
+    String signed = seed.read("signed/app/config.yaml");
+    assertThat(signed).contains("  greeting: hello\n");
+    String slipped =
+        signed.replace("  greeting: hello\n", "  greeting: hello\n  <<: {greeting: evil}\n");
+
+    CliRun run =
+        check(pullRequest(Map.of("signed/app/config.yaml", slipped), Set.of(), 0), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/config.yaml,")
+        .contains("is set before the merge key <<");
+  }
+
+  @Test
   void retiredSignedContentPutBackAtANewPath_fails() throws Exception {
     // Signed once, deleted by a reviewed change; the base no longer holds the object anywhere, so
     // the own-path rule has nothing to compare with. Today's governance would refuse it unsigned.

@@ -81,6 +81,16 @@ class BadInputTest {
             "unsigned/bad.yaml:6: duplicate key \"name\" in spec.containers.0 (first defined at"
                 + " line 5)"),
         Arguments.of(
+            "a key set before a merge key that sets it too (go-yaml would take the merged value)",
+            text(HEAD + "data:\n  mode: safe\n  <<: {mode: evil}\n"),
+            "unsigned/bad.yaml:4: key \"mode\" in data is set before the merge key << at line 5,"
+                + " which sets it too: the YAML spec keeps this value, Kubernetes' parser (go-yaml)"
+                + " the merged one"),
+        Arguments.of(
+            "two merge keys in one mapping",
+            text(HEAD + "data:\n  <<: {a: x}\n  <<: {a: y}\n"),
+            "unsigned/bad.yaml:5: duplicate merge key << in data (first at line 4)"),
+        Arguments.of(
             "alias bomb (alias count)",
             text(HEAD + aliasBomb(9, 7)),
             "unsigned/bad.yaml: uses more than 50 aliases to mappings or sequences (a YAML alias"
