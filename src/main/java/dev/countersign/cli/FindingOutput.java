@@ -6,12 +6,12 @@ import dev.countersign.action.WorkspaceOwnership;
 import dev.countersign.gate.GateFinding;
 import dev.countersign.gate.GateReport;
 import dev.countersign.gate.GateReportFormats;
+import dev.countersign.support.AtomicWrites;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.EnvironmentProblem;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -76,7 +76,7 @@ final class FindingOutput {
       try (WorkspaceOwnership.HandBack handBack =
           WorkspaceOwnership.forProcess(workTree)
               .handBackOnExit(workTree, runtime.err()::println)) {
-        writeSarif(report, command);
+        writeSarif(workTree, report, command);
       }
     }
     return report.passed() ? ExitCode.OK.code() : ExitCode.REJECTED.code();
@@ -106,15 +106,17 @@ final class FindingOutput {
     reporter.output("warnings", Long.toString(report.warnings()));
   }
 
-  private void writeSarif(GateReport report, String command) {
+  /**
+   * The SARIF file, written without following links: inside the checkout a link is the pull request
+   * author's, and the step runs as root.
+   */
+  private void writeSarif(Path workTree, GateReport report, String command) {
     try {
-      Path parent = sarifFile.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
-      Files.writeString(
-          sarifFile, GateReportFormats.sarif(report, version()), StandardCharsets.UTF_8);
-    } catch (IOException e) {
+      AtomicWrites.writeFile(
+          workTree,
+          sarifFile,
+          GateReportFormats.sarif(report, version()).getBytes(StandardCharsets.UTF_8));
+    } catch (EnvironmentProblem e) {
       throw new EnvironmentProblem(
           "Could not write the SARIF file "
               + sarifFile

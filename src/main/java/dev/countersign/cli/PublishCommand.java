@@ -166,7 +166,8 @@ final class PublishCommand extends Subcommand {
               + " cluster to verify a signature that does not exist",
           "publish signed (drop --no-sign), or drop --emit-manifest");
     }
-    emit.ifPresent(s -> EmittedManifest.checkWritable(emitManifest, force));
+    emit.ifPresent(
+        s -> EmittedManifest.checkWritable(repo.workTree(runtime.env()), emitManifest, force));
     Optional<Supplier<MessageSigner>> signerFactory =
         noSign ? Optional.empty() : Optional.of(signer.signerFactory(runtime, reporter));
     Path workTree = repo.workTree(runtime.env());
@@ -207,7 +208,7 @@ final class PublishCommand extends Subcommand {
                     result.reference(),
                     registryOptions.plainHttp,
                     new EmittedManifest.Signer(result.signer().orElseThrow(), result.issuer()));
-            EmittedManifest.write(emitManifest, text);
+            EmittedManifest.write(workTree, emitManifest, text);
             runtime
                 .out()
                 .println(

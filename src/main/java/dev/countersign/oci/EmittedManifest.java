@@ -1,14 +1,12 @@
 package dev.countersign.oci;
 
+import dev.countersign.support.AtomicWrites;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -95,10 +93,14 @@ public final class EmittedManifest {
   }
 
   /**
-   * @throws UsageProblem when {@code file} exists and {@code force} is false (before anything is
-   *     pushed)
+   * Refuses, before anything is pushed, what {@link #write} would refuse or overwrite.
+   *
+   * @throws dev.countersign.support.problems.InputProblem when the file, or inside the checkout
+   *     {@code tree} a directory on the way to it, is a symbolic link
+   * @throws UsageProblem when {@code file} exists and {@code force} is false
    */
-  public static void checkWritable(Path file, boolean force) {
+  public static void checkWritable(Path tree, Path file, boolean force) {
+    AtomicWrites.checkFile(tree, file);
     if (!force && Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
       throw new UsageProblem(
           "Refusing to overwrite " + file + " (--emit-manifest)",
@@ -160,24 +162,14 @@ public final class EmittedManifest {
     return y.toString();
   }
 
-  /** Writes {@code text} to {@code file} atomically (never through a symbolic link). */
-  public static void write(Path file, String text) {
-    Path dir = file.toAbsolutePath().getParent();
+  /**
+   * Writes {@code text} to {@code file} atomically, never through a symbolic link (from {@code
+   * tree} down when the file is in that checkout; see {@link AtomicWrites#writeFile}).
+   */
+  public static void write(Path tree, Path file, String text) {
     try {
-      Files.createDirectories(dir);
-      Path temp = Files.createTempFile(dir, ".countersign-", ".tmp");
-      try {
-        Files.write(temp, text.getBytes(StandardCharsets.UTF_8));
-        try {
-          Files.move(
-              temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (AtomicMoveNotSupportedException e) {
-          Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-        }
-      } finally {
-        Files.deleteIfExists(temp);
-      }
-    } catch (IOException e) {
+      AtomicWrites.writeFile(tree, file, text.getBytes(StandardCharsets.UTF_8));
+    } catch (EnvironmentProblem e) {
       throw new EnvironmentProblem(
           "Could not write " + file + " (--emit-manifest): " + e.getMessage(),
           "perhaps you should check the directory exists and is writable; the artifact is published"

@@ -35,6 +35,37 @@ public final class AtomicWrites {
     roots.put(file, root.toAbsolutePath().normalize());
   }
 
+  /**
+   * Writes one file all or nothing, never through a link. A {@code target} inside {@code tree} (a
+   * checkout, whose links a pull request author controls) is checked from {@code tree} down; one
+   * elsewhere (a place the workflow author chose) from its own directory down.
+   *
+   * @throws InputProblem when the target or, inside the tree, a directory on the way is a link
+   * @throws EnvironmentProblem when it cannot be written; nothing was changed
+   */
+  public static void writeFile(Path tree, Path target, byte[] bytes) {
+    AtomicWrites write = new AtomicWrites();
+    write.stage(rootFor(tree, target), target, bytes);
+    write.commit();
+  }
+
+  /**
+   * Checks now what {@link #writeFile} will check when it writes, so a command can refuse before it
+   * does anything else.
+   *
+   * @throws InputProblem when the target or, inside the tree, a directory on the way is a link
+   */
+  public static void checkFile(Path tree, Path target) {
+    NoFollowPaths.inside(rootFor(tree, target), target.toAbsolutePath());
+  }
+
+  /** {@code tree} for a target inside it, else the target's own directory. */
+  private static Path rootFor(Path tree, Path target) {
+    Path base = tree.toAbsolutePath().normalize();
+    Path file = target.toAbsolutePath().normalize();
+    return file.startsWith(base) && !file.equals(base) ? base : file.getParent();
+  }
+
   public boolean isEmpty() {
     return staged.isEmpty();
   }

@@ -295,6 +295,25 @@ class CheckPullRequestTest {
   }
 
   @Test
+  void sarifFileALinkInThePullRequestPointsAway_isRefused_andTheLinkedFileIsUntouched()
+      throws Exception {
+    // The Action runs as root; the pull request's link would aim the SARIF write at the runner's
+    // files.
+    Path outside = tmp.resolve("runner-home/.gitconfig");
+    Files.createDirectories(outside.getParent());
+    Files.writeString(outside, "[user]\n\tname = runner\n");
+    git.branchOnOrigin("sarif-link", "main");
+    git.commitSymlinkToOrigin("sarif-link", "countersign.sarif", outside.toString());
+    Path ws = git.cloneBranch("ws-sarif-link", "sarif-link", 1);
+
+    CliRun run = check(ws, Map.of("INPUT_SARIF_FILE", ws.resolve("countersign.sarif").toString()));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.all()).contains("countersign.sarif").contains("is a symbolic link");
+    assertThat(Files.readString(outside)).isEqualTo("[user]\n\tname = runner\n");
+  }
+
+  @Test
   void retiredSignedContentPutBackAtANewPath_fails() throws Exception {
     // Signed once, deleted by a reviewed change; the base no longer holds the object anywhere, so
     // the own-path rule has nothing to compare with. Today's governance would refuse it unsigned.

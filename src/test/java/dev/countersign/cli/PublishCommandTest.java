@@ -370,6 +370,28 @@ class PublishCommandTest {
   }
 
   @Test
+  void emitManifestThroughADirectoryLinkInTheCheckout_isRefused_beforeAnythingIsPushed()
+      throws Exception {
+    // The step runs as root: a link in the checkout must not carry the write out of it.
+    Path repo = signedRepository("emitlink", "l");
+    Path outside = Files.createDirectories(tmp.resolve("outside-the-checkout"));
+    Files.createSymbolicLink(repo.resolve("gitops"), outside);
+    List<String> before = registry.snapshot();
+
+    CliRun run =
+        publishKeyless(
+            repo,
+            registry.host() + "/team/emitlink:latest",
+            "--emit-manifest",
+            repo.resolve("gitops/ocirepository.yaml").toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.err()).contains("gitops").contains("is a symbolic link");
+    assertThat(outside).isEmptyDirectory();
+    assertThat(registry.snapshot()).isEqualTo(before);
+  }
+
+  @Test
   void noSign_withEmitManifest_isRefused_beforeAnythingIsPushed() throws Exception {
     Path repo = signedRepository("nosign", "h");
     List<String> before = registry.snapshot();
