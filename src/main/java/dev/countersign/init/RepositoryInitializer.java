@@ -1,14 +1,17 @@
 package dev.countersign.init;
 
 import dev.countersign.admission.KubernetesKinds;
+import dev.countersign.support.AtomicWrites;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -209,13 +212,14 @@ public final class RepositoryInitializer {
    *
    * @return the relative paths written, in order
    * @throws UsageProblem when a file exists and {@code force} is off (nothing is written then)
-   * @throws EnvironmentProblem when a file cannot be written
+   * @throws InputProblem when a file or a directory on the way to it is a symbolic link
+   * @throws EnvironmentProblem when a file cannot be written (then none is)
    */
   public List<Path> write(Path repositoryRoot, InitOptions options) {
     Map<Path, String> files = render(options);
     if (!options.force()) {
       for (Path relative : files.keySet()) {
-        if (Files.exists(repositoryRoot.resolve(relative))) {
+        if (Files.exists(repositoryRoot.resolve(relative), LinkOption.NOFOLLOW_LINKS)) {
           throw new UsageProblem(
               "Refusing to overwrite "
                   + RepositoryPaths.slashed(relative)
@@ -224,24 +228,17 @@ public final class RepositoryInitializer {
         }
       }
     }
+    // All or nothing, and never through a link: a checkout's links are whoever committed them.
+    AtomicWrites writes = new AtomicWrites();
     List<Path> written = new ArrayList<>();
     for (Map.Entry<Path, String> file : files.entrySet()) {
-      Path target = repositoryRoot.resolve(file.getKey());
-      try {
-        Files.createDirectories(target.getParent());
-        Files.writeString(target, file.getValue(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new EnvironmentProblem(
-            "Could not write "
-                + RepositoryPaths.slashed(file.getKey())
-                + " while running countersign init ("
-                + e.getClass().getSimpleName()
-                + ")",
-            "perhaps you should check that the repository directory is writable",
-            e);
-      }
+      writes.stage(
+          repositoryRoot,
+          repositoryRoot.resolve(file.getKey()),
+          file.getValue().getBytes(StandardCharsets.UTF_8));
       written.add(file.getKey());
     }
+    writes.commit();
     return written;
   }
 

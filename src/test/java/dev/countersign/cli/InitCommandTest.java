@@ -190,6 +190,21 @@ class InitCommandTest {
   }
 
   @Test
+  void init_whereTheCheckoutHasALinkedWorkflowsDirectory_refusesIt_andWritesNothing(
+      @TempDir Path outside) throws Exception {
+    Files.createDirectories(repo.resolve(".github"));
+    Files.createSymbolicLink(repo.resolve(".github/workflows"), outside);
+
+    int code =
+        run(Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString());
+
+    assertThat(code).isEqualTo(6);
+    assertThat(err.toString()).contains(".github/workflows").contains("is a symbolic link");
+    assertThat(outside).isEmptyDirectory();
+    assertThat(repo.resolve(".countersign")).doesNotExist();
+  }
+
+  @Test
   void init_onTheBranchAdoptionIsPreparedOn_trustsOriginsDefaultBranch_notTheWorkingBranch()
       throws Exception {
     // The usual way in: a branch for the adoption pull request. Trusting signing on it would
