@@ -87,7 +87,8 @@ public final class Main {
   /**
    * Runs one command line and returns its exit code; what tests and the Action entry call. In
    * GitHub Actions ({@code GITHUB_ACTIONS=true}) the runtime's writers are wrapped in {@link
-   * WorkflowLog}s first.
+   * WorkflowLog}s first. Never throws: an {@link Error} escaping the command is reported as an
+   * internal error (exit 5) like an unexpected exception.
    */
   public static int run(Runtime runtime, String... args) {
     Runtime effective =
@@ -96,6 +97,11 @@ public final class Main {
             : runtime;
     try {
       return RootCommand.commandLine(effective, args).execute(args);
+    } catch (Error error) {
+      // picocli hands its exception handler Exceptions only; an Error (a StackOverflowError, an
+      // OutOfMemoryError) would otherwise leave as the JVM's stack trace and exit 1, which reads
+      // as "rejected". It is a bug: exit 5 with the same message and hint as any other.
+      return new ProblemHandler(effective).report(error, List.of(args).contains("--stacktrace"));
     } finally {
       finish(effective.out());
       finish(effective.err());

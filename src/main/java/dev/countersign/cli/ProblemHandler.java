@@ -33,9 +33,10 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
 
   /**
    * Prints {@code exception} (an annotation too in GitHub Actions) and returns its exit code; the
-   * stack trace with {@code stacktrace} or RUNNER_DEBUG=1.
+   * stack trace with {@code stacktrace} or RUNNER_DEBUG=1. Anything but a countersign problem,
+   * including an {@link Error} that {@link Main#run} caught, is a bug: exit 5.
    */
-  int report(Exception exception, boolean stacktrace) {
+  int report(Throwable exception, boolean stacktrace) {
     PrintWriter err = runtime.err();
     stacktrace = stacktrace || runtime.env().isTrue("RUNNER_DEBUG");
     int code;
@@ -78,10 +79,13 @@ final class ProblemHandler implements CommandLine.IExecutionExceptionHandler {
       }
       code = problem.exitCode().code();
     } else {
+      // A StackOverflowError has no message: no ": null" then.
       printLabelled(
           err,
           "error: ",
-          "unexpected " + exception.getClass().getSimpleName() + ": " + exception.getMessage());
+          "unexpected "
+              + exception.getClass().getSimpleName()
+              + (exception.getMessage() == null ? "" : ": " + exception.getMessage()));
       err.println(
           "hint: this is a bug in countersign; please report it with the output of --stacktrace");
       code = ExitCode.INTERNAL.code();

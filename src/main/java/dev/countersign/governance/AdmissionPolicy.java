@@ -52,8 +52,9 @@ public record AdmissionPolicy(
   }
 
   /**
-   * A rule of {@code resourceRules}. {@code "*"} matches anything; {@code resourceNames} narrows by
-   * object name when not empty.
+   * A rule of {@code resourceRules}. {@code "*"} matches anything; a {@code resources} entry is
+   * {@code resource} or {@code resource/subresource}, as in Kubernetes; {@code resourceNames}
+   * narrows by object name when not empty.
    */
   public record ResourceRule(
       List<String> apiGroups,
@@ -75,8 +76,22 @@ public record AdmissionPolicy(
       return (operations.contains("*") || operations.contains("CREATE"))
           && (apiGroups.contains("*") || apiGroups.contains(group))
           && (apiVersions.contains("*") || apiVersions.contains(version))
-          && (resources.contains("*") || resources.contains(resource))
+          && resources.stream().anyMatch(entry -> coversObject(entry, resource))
           && (resourceNames.isEmpty() || resourceNames.contains(name));
+    }
+
+    /**
+     * Kubernetes' rule matcher splits an entry at its first {@code /} into resource and
+     * subresource, each {@code *} or exact: {@code *} and {@code pods} match the object itself (no
+     * subresource), {@code *}{@code /*} and {@code pods/*} the object and every subresource, {@code
+     * pods/status} and {@code *}{@code /status} only a subresource, which a manifest never is.
+     */
+    private static boolean coversObject(String entry, String resource) {
+      int slash = entry.indexOf('/');
+      String resourcePart = slash < 0 ? entry : entry.substring(0, slash);
+      String subresourcePart = slash < 0 ? "" : entry.substring(slash + 1);
+      return (resourcePart.equals("*") || resourcePart.equals(resource))
+          && (subresourcePart.equals("*") || subresourcePart.isEmpty());
     }
   }
 

@@ -1,5 +1,8 @@
 package dev.countersign.governance;
 
+import com.google.re2j.Matcher;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import dev.cel.bundle.Cel;
 import dev.cel.bundle.CelFactory;
 import dev.cel.common.CelAbstractSyntaxTree;
@@ -31,9 +34,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Evaluates ValidatingAdmissionPolicies against manifests offline, as the API server would for a
@@ -46,8 +46,12 @@ import java.util.regex.PatternSyntaxException;
  * must evaluate to true. The CEL environment has {@code object}, {@code oldObject} (null), {@code
  * request} (a minimal CREATE request), {@code params}, {@code namespaceObject} (null) and {@code
  * variables}; the standard macros, the strings, sets and optional extensions, and Kubernetes' regex
- * functions {@code find}/{@code findAll}. {@code authorizer} is not available offline: expressions
- * using it are reported as not compiling.
+ * functions {@code find}/{@code findAll}. Every regex function ({@code matches} too, which cel-java
+ * binds itself) runs on RE2J, a port of RE2, the engine of Go's regexp that the API server uses:
+ * the same syntax and semantics ({@code $} only at the end of the text), linear time, no recursion.
+ * {@code object} and {@code params} are seen as the API server's decoding leaves them ({@link
+ * CelValues}). {@code authorizer} is not available offline: expressions using it are reported as
+ * not compiling.
  *
  * <p>All expressions are compiled once, in the constructor; those that do not compile are reported
  * by {@link #policyProblems()} and skipped afterwards. Immutable and thread-safe.
@@ -450,13 +454,7 @@ public final class AdmissionPolicyEvaluator {
                     SimpleType.INT)))
         .addFunctionBindings(
             CelFunctionBinding.from(
-                "string_find_string",
-                String.class,
-                String.class,
-                (text, regex) -> {
-                  Matcher matcher = pattern(regex).matcher(text);
-                  return matcher.find() ? matcher.group() : "";
-                }),
+                "string_find_string", String.class, String.class, AdmissionPolicyEvaluator::find),
             CelFunctionBinding.from(
                 "string_find_all_string",
                 String.class,
@@ -469,6 +467,11 @@ public final class AdmissionPolicyEvaluator {
         .build();
   }
 
+  /**
+   * RE2J, not java.util.regex: Kubernetes compiles with Go's regexp (RE2), and java.util.regex
+   * differs in syntax and semantics ({@code $} also matches before a final newline) and backtracks
+   * recursively, so a long value under a common pattern overflowed the stack.
+   */
   private static Pattern pattern(String regex) throws CelEvaluationException {
     try {
       return Pattern.compile(regex);
@@ -478,12 +481,40 @@ public final class AdmissionPolicyEvaluator {
     }
   }
 
+  /** Kubernetes' {@code find}: Go's {@code FindString}, the leftmost match or {@code ""}. */
+  private static String find(String text, String regex) throws CelEvaluationException {
+    Matcher matcher = pattern(regex).matcher(text);
+    return matcher.find() ? matcher.group() : "";
+  }
+
+  /**
+   * Kubernetes' {@code findAll}: Go's {@code FindAllString}, at most {@code limit} matches (all
+   * when negative). Go's loop, not {@link Matcher#find()}'s: an empty match that abuts the previous
+   * match is skipped (Java keeps it), and an empty match moves on by one code point, not one char.
+   */
   private static List<String> findAll(String text, String regex, long limit)
       throws CelEvaluationException {
     Matcher matcher = pattern(regex).matcher(text);
     List<String> matches = new ArrayList<>();
-    while ((limit < 0 || matches.size() < limit) && matcher.find()) {
-      matches.add(matcher.group());
+    int position = 0;
+    int previousEnd = -1;
+    while ((limit < 0 || matches.size() < limit)
+        && position <= text.length()
+        && matcher.find(position)) {
+      boolean accept = true;
+      if (matcher.end() == position) {
+        accept = matcher.start() != previousEnd;
+        position =
+            position < text.length()
+                ? position + Character.charCount(text.codePointAt(position))
+                : position + 1;
+      } else {
+        position = matcher.end();
+      }
+      previousEnd = matcher.end();
+      if (accept) {
+        matches.add(matcher.group());
+      }
     }
     return matches;
   }
@@ -524,7 +555,9 @@ public final class AdmissionPolicyEvaluator {
       String version = slash < 0 ? apiVersion : apiVersion.substring(slash + 1);
       Map<String, String> labels = new LinkedHashMap<>();
       if (document.metadata().get("labels") instanceof Map<?, ?> map) {
-        map.forEach((k, v) -> labels.put(String.valueOf(k), String.valueOf(v)));
+        // As CEL sees them: a label set to null is the empty string (CelValues).
+        map.forEach(
+            (k, v) -> labels.put(String.valueOf(k), String.valueOf(CelValues.stringMapEntry(v))));
       }
       return new ObjectCoordinates(
           document.group(),

@@ -426,4 +426,146 @@ class CheckCommandTest {
             "hint: perhaps you should run \"countersign init\" and commit its files, or pass"
                 + " --policy FILE");
   }
+
+  /**
+   * A long value under the common DNS-subdomain regex: java.util.regex's recursion overflowed the
+   * stack and the check died without a finding; RE2 (the API server's engine, here RE2J) rejects it
+   * in linear time.
+   */
+  @Test
+  void check_longValueUnderDnsSubdomainRegex_exits1WithTheFinding() {
+    repo.write(
+        "policies/dns-host.yaml",
+        """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata:
+          name: dns-host
+        spec:
+          matchConstraints:
+            resourceRules:
+            - apiGroups: [""]
+              apiVersions: ["v1"]
+              operations: ["CREATE"]
+              resources: ["configmaps"]
+          validations:
+          - expression: >-
+              object.metadata.annotations.host.find('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$') != ''
+            message: "host must be a DNS subdomain"
+        """);
+    repo.write(
+        "unsigned/app/hosts.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hosts\n  annotations:\n    host: "
+            + "a.".repeat(30_000)
+            + "\n");
+
+    int code = run(Env.empty(), "check", "--repo", work.toString());
+
+    assertThat(code).isEqualTo(1);
+    assertThat(outLines())
+        .containsExactly(
+            "error unsigned/app/hosts.yaml:1 [governance] ConfigMap/hosts: host must be a DNS"
+                + " subdomain (dns-host/validations/0)",
+            "signed:   2 files, 2 of 2 documents verified",
+            "unsigned: 1 file, 1 document, 3 governance policies applied",
+            "check failed: 1 error, 0 warnings");
+    assertThat(err.toString()).isEmpty();
+  }
+
+  /**
+   * Three ways the offline check used to pass what the API server refuses: {@code $} before a final
+   * newline, probes left empty (null) counted as present, and {@code *}{@code /*} in resourceRules
+   * matching nothing.
+   */
+  @Test
+  void check_whatTheApiServerRefuses_exits1WithEachFinding() {
+    repo.write(
+        "policies/cluster-rules.yaml",
+        """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata:
+          name: corp-owner
+        spec:
+          matchConstraints:
+            resourceRules:
+            - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"]}
+          validations:
+          - expression: >-
+              object.metadata.annotations.owner.find('^[a-z]+@corp\\\\.com$') != ''
+            message: "owner must be a corp.com address"
+        ---
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata:
+          name: probes
+        spec:
+          matchConstraints:
+            resourceRules:
+            - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}
+          validations:
+          - expression: >-
+              object.spec.template.spec.containers.all(c, has(c.livenessProbe) && has(c.readinessProbe))
+            message: "every container needs probes"
+        ---
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata:
+          name: team-everywhere
+        spec:
+          matchConstraints:
+            resourceRules:
+            - {apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*/*"]}
+          validations:
+          - expression: "has(object.metadata.labels) && 'team' in object.metadata.labels"
+            message: "every object needs a team label"
+        """);
+    repo.write(
+        "unsigned/app/cluster.yaml",
+        """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: owners
+          labels: {team: shop}
+          annotations:
+            owner: "root@corp.com\\n"
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+          labels: {team: shop}
+        spec:
+          template:
+            spec:
+              containers:
+              - name: web
+                image: web:1
+                livenessProbe:
+                readinessProbe:
+        ---
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: db
+        stringData:
+          password: hunter2
+        """);
+
+    int code = run(Env.empty(), "check", "--repo", work.toString());
+
+    assertThat(code).isEqualTo(1);
+    assertThat(outLines())
+        .containsExactly(
+            "error unsigned/app/cluster.yaml:1 [governance] ConfigMap/owners: owner must be a"
+                + " corp.com address (corp-owner/validations/0)",
+            "error unsigned/app/cluster.yaml:9 [governance] Deployment/web: every container needs"
+                + " probes (probes/validations/0)",
+            "error unsigned/app/cluster.yaml:23 [governance] Secret/db: every object needs a team"
+                + " label (team-everywhere/validations/0)",
+            "signed:   2 files, 2 of 2 documents verified",
+            "unsigned: 1 file, 3 documents, 5 governance policies applied",
+            "check failed: 3 errors, 0 warnings");
+  }
 }

@@ -1,6 +1,7 @@
 package dev.countersign.governance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.policy.YamlTree;
@@ -15,7 +16,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class AdmissionPolicyEvaluatorTest {
 
@@ -216,8 +219,8 @@ class AdmissionPolicyEvaluatorTest {
             resourceRules:
             - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"]}
           validations:
-          - expression: "object.metadata.annotations == null"
-            message: "null is CEL null"
+          - expression: "!has(object.metadata.annotations) && object.data.list[0] == null"
+            message: "a null field is absent, a null list item CEL null"
           - expression: "object.data.big > 9223372036854775807u && object.data.small == 8"
             message: "numbers convert"
           - expression: "object.data.flag && object.data.ratio == 0.5"
@@ -227,7 +230,8 @@ class AdmissionPolicyEvaluatorTest {
         YamlTree.parseAll(
                 Path.of("c.yaml"),
                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\ndata:\n"
-                    + "  big: 18446744073709551615\n  small: 010\n  flag: yes\n  ratio: .5\n")
+                    + "  big: 18446744073709551615\n  small: 010\n  flag: yes\n  ratio: .5\n"
+                    + "  list: [null]\n")
             .get(0);
     AdmissionPolicyEvaluator evaluator =
         new AdmissionPolicyEvaluator(
@@ -235,6 +239,218 @@ class AdmissionPolicyEvaluatorTest {
 
     assertThat(evaluator.policyProblems()).isEmpty();
     assertThat(evaluator.evaluate(Path.of("c.yaml"), document)).isEmpty();
+  }
+
+  /** The DNS-subdomain regex many policies use, as a CEL string literal. */
+  private static final String DNS_SUBDOMAIN =
+      "'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'";
+
+  /**
+   * java.util.regex matched the DNS-subdomain regex's repeated group by recursion, a few stack
+   * frames per repetition, and a 60 KB value overflowed the stack; RE2, which the API server uses,
+   * runs in linear time without backtracking.
+   */
+  @Test
+  void evaluate_dnsSubdomainRegexOnLongValue_rejectsWithoutOverflowingTheStack() {
+    String host = "object.metadata.annotations.host";
+    String policy =
+        configMapPolicy(
+            validation("find", host + ".find(" + DNS_SUBDOMAIN + ") != ''"),
+            validation("matches", host + ".matches(" + DNS_SUBDOMAIN + ")"),
+            validation("findAll", host + ".findAll(" + DNS_SUBDOMAIN + ").size() == 1"));
+    // 60 KB; the trailing dot makes it no DNS subdomain.
+    String manifest = configMap("  annotations:\n    host: " + "a.".repeat(30_000) + "\n");
+
+    assertThat(messages(policy, manifest)).containsExactly("find", "matches", "findAll");
+  }
+
+  /** RE2's {@code $} (without the m flag) matches only at the end, never before a final newline. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "'root@corp.com\\n', 'find, matches, findAll'",
+    "'root@corp.com', ''",
+  })
+  void evaluate_dollarAnchor_matchesOnlyAtTheEndAsInRe2(String owner, String expected) {
+    String regex = "'^[a-z]+@corp\\\\.com$'";
+    String field = "object.metadata.annotations.owner";
+    String policy =
+        configMapPolicy(
+            validation("find", field + ".find(" + regex + ") != ''"),
+            validation("matches", field + ".matches(" + regex + ")"),
+            validation("findAll", field + ".findAll(" + regex + ").size() == 1"));
+    String manifest = configMap("  annotations:\n    owner: \"" + owner + "\"\n");
+
+    assertThat(messages(policy, manifest))
+        .containsExactlyElementsOf(expected.isEmpty() ? List.of() : List.of(expected.split(", ")));
+  }
+
+  /**
+   * Kubernetes' regex functions are Go's {@code FindString} and {@code FindAllString}: an empty
+   * match right after the previous match is skipped, an empty match advances by one character (code
+   * point), and {@code matches} searches as {@code find} does.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(
+      strings = {
+        "'abc'.findAll('a*') == ['a', '', '']",
+        "'abc'.findAll('') == ['', '', '', '']",
+        "'aXbXc'.findAll('X*') == ['', 'X', 'X', '']",
+        "'aXbXc'.findAll('X*', 3) == ['', 'X', 'X']",
+        "'a1b22'.findAll('[0-9]+') == ['1', '22']",
+        "'a1b22'.findAll('[0-9]+', 0) == []",
+        "'\u00e9\ud83d\ude00'.findAll('') == ['', '', '']",
+        "'abc'.find('b+') == 'b' && 'abc'.find('x') == ''",
+        "'abc'.matches('b') && !'abc'.matches('^b')",
+        "'A\\nb'.find('(?i)^a$') == '' && 'A\\nb'.find('(?im)^a$') == 'A'",
+      })
+  void evaluate_regexFunctions_followGoRegexpSemantics(String expression) {
+    assertThat(messages(configMapPolicy(validation("differs", expression)), configMap("")))
+        .isEmpty();
+  }
+
+  @Test
+  void evaluate_invalidRegex_isARuntimeErrorNamingTheRegex() {
+    String policy = configMapPolicy(validation("", "'abc'.find('(') == ''"));
+
+    assertThat(messages(policy, configMap("")))
+        .singleElement(STRING)
+        .startsWith(
+            "expression ''abc'.find('(') == ''' resulted in error: invalid regular expression"
+                + " '(': ");
+  }
+
+  /**
+   * The API server decodes a manifest into its typed object, which has no place for a null: a field
+   * or map entry set to null is absent there, so {@code has()} is false. Labels and annotations are
+   * string maps, where a null decodes to the empty string (for the objectSelector too).
+   */
+  @Test
+  void evaluate_nullFields_areAbsentAndNullLabelsAreEmptyStrings() {
+    String policy =
+        """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata: {name: probes}
+        spec:
+          matchConstraints:
+            resourceRules:
+            - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}
+            objectSelector:
+              matchExpressions:
+              - {key: team, operator: In, values: [""]}
+          validations:
+          - expression: "object.spec.template.spec.containers.all(c, has(c.livenessProbe) && has(c.readinessProbe))"
+            message: "every container needs probes"
+          - expression: "!has(object.spec.replicas) && !has(object.spec.template.metadata.annotations)"
+            message: "null fields are absent"
+          - expression: "object.metadata.labels['team'] == '' && object.spec.template.metadata.labels.app == ''"
+            message: "null labels are empty strings"
+        """;
+    String manifest =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+          labels:
+            team:
+        spec:
+          replicas:
+          template:
+            metadata:
+              annotations:
+              labels:
+                app:
+            spec:
+              containers:
+              - name: web
+                image: web:1
+                livenessProbe:
+                readinessProbe:
+        """;
+
+    assertThat(messages(policy, manifest)).containsExactly("every container needs probes");
+  }
+
+  /**
+   * A {@code resources} entry is {@code resource/subresource}, as in Kubernetes: {@code *}{@code
+   * /*} is every resource and subresource, {@code secrets/*} a Secret and its subresources, while
+   * {@code *}{@code /status} names only subresources, which a manifest never is.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "'*/*', true",
+    "'*', true",
+    "secrets/*, true",
+    "secrets, true",
+    "'*/status', false",
+    "secrets/status, false",
+    "configmaps/*, false",
+    "configmaps, false",
+  })
+  void resourceRule_resourceAndSubresource_matchAsInKubernetes(String entry, boolean matches) {
+    AdmissionPolicy.ResourceRule rule =
+        new AdmissionPolicy.ResourceRule(
+            List.of("*"), List.of("*"), List.of(entry), List.of("CREATE"), List.of());
+
+    assertThat(rule.matches("", "v1", "secrets", "db")).isEqualTo(matches);
+  }
+
+  @Test
+  void evaluate_allResourcesAndSubresources_appliesToAnUnlabelledSecret() {
+    String policy =
+        """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata: {name: require-team}
+        spec:
+          matchConstraints:
+            resourceRules:
+            - {apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*/*"]}
+          validations:
+          - expression: "has(object.metadata.labels) && 'team' in object.metadata.labels"
+            message: "every object needs a team label"
+        """;
+    String secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  a: b\n";
+
+    assertThat(messages(policy, secret)).containsExactly("every object needs a team label");
+  }
+
+  /** A policy on ConfigMaps with the given {@code spec.validations} entries. */
+  private static String configMapPolicy(String... validations) {
+    return """
+    apiVersion: admissionregistration.k8s.io/v1
+    kind: ValidatingAdmissionPolicy
+    metadata: {name: regex}
+    spec:
+      matchConstraints:
+        resourceRules:
+        - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"]}
+      validations:
+    """
+        + String.join("", validations);
+  }
+
+  /** One {@code validations} entry; the expression as a block scalar, so YAML escapes nothing. */
+  private static String validation(String message, String expression) {
+    return "  - message: \"" + message + "\"\n    expression: |-\n      " + expression + "\n";
+  }
+
+  /** A ConfigMap {@code c} whose metadata ends with {@code metadata}. */
+  private static String configMap(String metadata) {
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n" + metadata;
+  }
+
+  /** The messages of the findings of {@code policy} on {@code manifest}, both YAML text. */
+  private static List<String> messages(String policy, String manifest) {
+    AdmissionPolicyEvaluator evaluator =
+        new AdmissionPolicyEvaluator(
+            new AdmissionPolicyLoader().parse(Path.of("p.yaml"), policy), Optional.empty());
+    assertThat(evaluator.policyProblems()).isEmpty();
+    ManifestDocument document = YamlTree.parseAll(Path.of("m.yaml"), manifest).get(0);
+    return evaluator.evaluate(Path.of("m.yaml"), document).stream()
+        .map(PolicyFinding::message)
+        .toList();
   }
 
   private static AdmissionPolicyEvaluator evaluator(String policy) {
