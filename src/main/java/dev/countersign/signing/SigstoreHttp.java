@@ -1,16 +1,23 @@
 package dev.countersign.signing;
 
 import dev.countersign.support.problems.UsageProblem;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.HttpsURLConnection;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
@@ -33,6 +40,9 @@ import javax.net.ssl.TrustManagerFactory;
  * JRE's {@code cacerts}) at its first https request, and keeps one TLS socket factory, so its
  * connections can be reused.
  *
+ * <p>Each request, from connecting to the last byte of the answer, has one deadline (90 s; see
+ * {@link #exchange}), besides the connect and per-read timeouts and the 16 MiB cap on answers.
+ *
  * <p>Thread-safe: every call opens its own connection object; idle connections are reused.
  */
 final class SigstoreHttp {
@@ -50,6 +60,40 @@ final class SigstoreHttp {
   private static final int CONNECT_TIMEOUT_MS = 30_000;
   private static final int READ_TIMEOUT_MS = 60_000;
   private static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+  /**
+   * The deadline of each whole request (connect, TLS, request, headers, body): the old connect and
+   * read timeouts together, so a request that used to fit both still does; a service that trickles
+   * its answer fails instead of holding the run (and, in Actions, the OIDC token) for hours.
+   */
+  private static final Duration DEADLINE = Duration.ofSeconds(90);
+
+  // The phases of a request, as its watchdog sees them.
+  private static final int AWAITING_ANSWER = 0;
+  private static final int READING_BODY = 1;
+  private static final int EXPIRED = 2;
+
+  /**
+   * The one timer of every request's deadline, shared by all instances (keyless signing has up to
+   * {@link RekorUploads#OWN_LOG_IN_FLIGHT} requests in flight): one daemon thread, started at the
+   * first request and parked in Java between deadlines, so it neither costs a thread per request
+   * nor holds the JVM at exit. Each request adds one task and cancels it when done; cancelled tasks
+   * leave the queue at once, so it holds only the requests in flight.
+   */
+  private static final ScheduledThreadPoolExecutor DEADLINES = deadlines();
+
+  private static ScheduledThreadPoolExecutor deadlines() {
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            task -> {
+              Thread thread = new Thread(task, "countersign-http-deadlines");
+              thread.setDaemon(true);
+              return thread;
+            });
+    timer.setRemoveOnCancelPolicy(true);
+    return timer;
+  }
 
   /** A response: status, body (UTF-8), and the {@code Location} and {@code Retry-After} headers. */
   record Response(int status, String body, Optional<String> location, Optional<String> retryAfter) {
@@ -69,6 +113,7 @@ final class SigstoreHttp {
   // Told when a request has its connection, just before the request is written and the answer
   // awaited (once per request).
   private final Runnable onConnected;
+  private final Duration deadline;
 
   /** A transport for the run's requests. */
   SigstoreHttp() {
@@ -81,7 +126,13 @@ final class SigstoreHttp {
    * on the request needs next to no CPU of its own.
    */
   SigstoreHttp(Runnable onConnected) {
+    this(onConnected, DEADLINE);
+  }
+
+  /** Like {@link #SigstoreHttp(Runnable)}, with {@code deadline} for each whole request. */
+  SigstoreHttp(Runnable onConnected, Duration deadline) {
     this.onConnected = onConnected;
+    this.deadline = deadline;
   }
 
   // Made on the first https request (guarded by this): a run whose services are all plain http
@@ -120,14 +171,75 @@ final class SigstoreHttp {
     return exchange(uri, "POST", headers, json.getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * One request within {@link #deadline}: connect, TLS, request, headers and body. Past the
+   * deadline it fails with a {@link SocketTimeoutException} ("did not answer in time"), which
+   * callers treat like any other timeout (a transient failure that may be tried again).
+   *
+   * <p>Where the deadline is enforced: {@code HttpURLConnection} takes its connect and read
+   * timeouts when the request starts (changing them later does nothing to the open socket) and
+   * gives no access to its socket. So both timeouts are bounded by the deadline; until the answer's
+   * headers are in, the shared {@link #DEADLINES} timer disconnects the request at the deadline
+   * (that closes the socket and wakes a blocked write or header read; a connect under way ends by
+   * its timeout, and the request stops there); while the body is read, the read loop checks the
+   * deadline after every read (disconnecting there would not wake a blocked read: it waits for the
+   * stream's lock), so a body read under way at the deadline ends at the latest by its read
+   * timeout.
+   */
   private Response exchange(URI uri, String method, Map<String, String> headers, byte[] body)
       throws IOException {
     HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
     if (connection instanceof HttpsURLConnection https) {
       https.setSSLSocketFactory(tls());
     }
-    connection.setConnectTimeout(CONNECT_TIMEOUT_MS);
-    connection.setReadTimeout(READ_TIMEOUT_MS);
+    long deadlineAt = System.nanoTime() + deadline.toNanos();
+    int deadlineMs = (int) Math.min(Integer.MAX_VALUE, Math.max(1, deadline.toMillis()));
+    connection.setConnectTimeout(Math.min(CONNECT_TIMEOUT_MS, deadlineMs));
+    connection.setReadTimeout(Math.min(READ_TIMEOUT_MS, deadlineMs));
+    AtomicInteger phase = new AtomicInteger(AWAITING_ANSWER);
+    ScheduledFuture<?> watchdog =
+        DEADLINES.schedule(
+            () -> {
+              if (phase.compareAndSet(AWAITING_ANSWER, EXPIRED)) {
+                connection.disconnect();
+              }
+            },
+            deadline.toNanos(),
+            TimeUnit.NANOSECONDS);
+    try {
+      return exchange(connection, method, headers, body, uri, phase, deadlineAt);
+    } catch (IOException | RuntimeException e) {
+      // A disconnect by the watchdog surfaces as whatever the JDK was doing at the time ("Socket
+      // closed", even a RuntimeException from its internals): report it as the timeout it is.
+      if (phase.get() == EXPIRED
+          || (e instanceof IOException && System.nanoTime() - deadlineAt >= 0)) {
+        if (phase.get() != EXPIRED) {
+          connection.disconnect(); // not back to the keep-alive cache half read
+        }
+        SocketTimeoutException timeout =
+            new SocketTimeoutException(
+                hostAndPort(uri)
+                    + " did not answer in time ("
+                    + describe(deadline)
+                    + " for the whole request)");
+        timeout.initCause(e);
+        throw timeout;
+      }
+      throw e;
+    } finally {
+      watchdog.cancel(false);
+    }
+  }
+
+  private Response exchange(
+      HttpURLConnection connection,
+      String method,
+      Map<String, String> headers,
+      byte[] body,
+      URI uri,
+      AtomicInteger phase,
+      long deadlineAt)
+      throws IOException {
     connection.setInstanceFollowRedirects(false);
     connection.setUseCaches(false);
     connection.setRequestMethod(method);
@@ -141,19 +253,33 @@ final class SigstoreHttp {
       }
     }
     connection.connect(); // a no-op when writing the body connected it
+    if (phase.get() == EXPIRED) {
+      // the watchdog fired while connecting, when there was no socket yet to close
+      throw new SocketTimeoutException("deadline passed while connecting"); // see exchange
+    }
     onConnected.run();
     int status = connection.getResponseCode();
     // Read the body to its end (also on errors) so that the connection goes back to the cache.
     InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream();
+    if (!phase.compareAndSet(AWAITING_ANSWER, READING_BODY)) {
+      throw new SocketTimeoutException("deadline passed before the body"); // see exchange
+    }
     String text = "";
     if (in != null) {
       try (in) {
-        byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
-        if (bytes.length > MAX_BODY_BYTES) {
-          connection.disconnect();
-          throw new IOException(uri + " answered with more than " + MAX_BODY_BYTES + " bytes");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+          if (System.nanoTime() - deadlineAt >= 0) {
+            throw new SocketTimeoutException("deadline passed in the body"); // see exchange
+          }
+          bytes.write(buffer, 0, n);
+          if (bytes.size() > MAX_BODY_BYTES) {
+            connection.disconnect();
+            throw new IOException(uri + " answered with more than " + MAX_BODY_BYTES + " bytes");
+          }
         }
-        text = new String(bytes, StandardCharsets.UTF_8);
+        text = bytes.toString(StandardCharsets.UTF_8);
       }
     }
     return new Response(
@@ -161,5 +287,15 @@ final class SigstoreHttp {
         text,
         Optional.ofNullable(connection.getHeaderField("Location")),
         Optional.ofNullable(connection.getHeaderField("Retry-After")));
+  }
+
+  private static String hostAndPort(URI uri) {
+    return uri.getPort() < 0 ? uri.getHost() : uri.getHost() + ":" + uri.getPort();
+  }
+
+  private static String describe(Duration duration) {
+    return duration.toMillis() % 1000 == 0
+        ? duration.toSeconds() + " s"
+        : duration.toMillis() + " ms";
   }
 }
