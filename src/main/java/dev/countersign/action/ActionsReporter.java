@@ -1,5 +1,6 @@
 package dev.countersign.action;
 
+import dev.countersign.support.MarkdownText;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InternalProblem;
 import java.io.IOException;
@@ -192,7 +193,10 @@ public final class ActionsReporter implements Reporter {
     return kept + note;
   }
 
-  /** A GitHub-flavoured Markdown table; pipes are escaped and newlines become {@code <br>}. */
+  /**
+   * A GitHub-flavoured Markdown table whose cells are made inert ({@link MarkdownText#cell}): no
+   * markup, pipes escaped, line breaks as {@code <br>}.
+   */
   public static String markdownTable(List<String> headers, List<List<String>> rows) {
     StringBuilder sb = new StringBuilder();
     sb.append(row(headers));
@@ -202,14 +206,7 @@ public final class ActionsReporter implements Reporter {
   }
 
   private static String row(List<String> cells) {
-    return cells.stream()
-        .map(
-            c ->
-                c.replace("\\", "\\\\")
-                    .replace("|", "\\|")
-                    .replace("\r\n", "<br>")
-                    .replace("\n", "<br>"))
-        .collect(Collectors.joining(" | ", "| ", " |\n"));
+    return cells.stream().map(MarkdownText::cell).collect(Collectors.joining(" | ", "| ", " |\n"));
   }
 
   private void command(String name, Map<String, String> properties, String message) {

@@ -4,6 +4,7 @@ import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionResult;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequest;
+import dev.countersign.support.MarkdownText;
 
 /**
  * Turns a {@link PromotionResult} into step outputs and the job summary.
@@ -34,7 +35,7 @@ public final class PromotionReport {
         new StringBuilder("### countersign: pull request ")
             .append(result.outcome().word())
             .append("\n\n");
-    md.append(result.detail()).append('\n');
+    md.append(MarkdownText.cell(result.detail())).append('\n');
     result
         .pullRequest()
         .ifPresent(pr -> md.append("\nPull request: ").append(pr.url()).append('\n'));

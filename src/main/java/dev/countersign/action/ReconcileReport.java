@@ -2,6 +2,7 @@ package dev.countersign.action;
 
 import dev.countersign.pipeline.ReconcileResult;
 import dev.countersign.signing.SignReport;
+import dev.countersign.support.MarkdownText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -47,7 +48,8 @@ public final class ReconcileReport {
   static String summary(ReconcileResult result, Map<String, SignReport.Entry> details) {
     StringBuilder md =
         new StringBuilder("### countersign: ").append(name(result.outcome())).append("\n\n");
-    md.append(result.detail().lines().findFirst().orElse("")).append("\n\n");
+    // The detail may quote a remote's answer: inert, like every other text countersign relays.
+    md.append(MarkdownText.cell(result.detail().lines().findFirst().orElse(""))).append("\n\n");
     // Before the table: a summary too long for GitHub is cut at the end, and the commit matters
     // most.
     result.commitId().ifPresent(c -> md.append("Commit: `").append(c).append("`\n\n"));

@@ -3,6 +3,7 @@ package dev.countersign.gate;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.support.LogSafeJson;
+import dev.countersign.support.MarkdownText;
 import dev.countersign.support.problems.InternalProblem;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -205,10 +206,10 @@ public final class GateReportFormats {
           row(
               f.severity().label(),
               f.check().label(),
-              cell(f.uri()),
+              f.uri(),
               f.line() > 0 ? String.valueOf(f.line()) : "",
-              cell(f.object()),
-              cell(f.message())));
+              f.object(),
+              f.message()));
     }
     return out.toString();
   }
@@ -249,16 +250,14 @@ public final class GateReportFormats {
     };
   }
 
-  /** One Markdown table row of {@code cells}, written as they are. */
+  /**
+   * One Markdown table row of {@code cells}, each made inert ({@link MarkdownText#cell}): file
+   * names, object names and messages come from the pull request under review.
+   */
   private static String row(Object... cells) {
     return Arrays.stream(cells)
-        .map(String::valueOf)
+        .map(c -> MarkdownText.cell(String.valueOf(c)))
         .collect(Collectors.joining(" | ", "| ", " |\n"));
-  }
-
-  /** Table cells cannot hold pipes or line breaks. */
-  private static String cell(String text) {
-    return text.replace("|", "\\|").replace("\r", "").replace("\n", "<br>");
   }
 
   private static String plural(long count, String singular) {

@@ -1,5 +1,6 @@
 package dev.countersign.promotion;
 
+import dev.countersign.support.MarkdownText;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -80,13 +81,13 @@ public final class PromotionBody {
     out.append("| --- | --- | --- | --- | --- |\n");
     for (FileChange change : plan.changes()) {
       out.append("| ")
-          .append(code(change.path()))
+          .append(MarkdownText.code(change.path()))
           .append(" | ")
           .append(change.change().word())
           .append(" | ")
-          .append(change.messageDigest().map(PromotionBody::code).orElse("-"))
+          .append(change.messageDigest().map(MarkdownText::code).orElse("-"))
           .append(" | ")
-          .append(change.signer().map(PromotionBody::code).orElse("-"))
+          .append(change.signer().map(MarkdownText::code).orElse("-"))
           .append(" | ")
           .append(
               change.rekorLogIndex().isPresent()
@@ -143,17 +144,6 @@ public final class PromotionBody {
                 .append(' ')
                 .append(change.word()));
     return text.toString();
-  }
-
-  /**
-   * A Markdown code span that survives a table cell: {@code |} would end the cell even inside
-   * backticks, so it is escaped; a value holding backticks gets a longer fence.
-   */
-  private static String code(String value) {
-    String cell = value.replace("\r", " ").replace("\n", " ").replace("|", "\\|");
-    String fence = cell.contains("`") ? "`` " : "`";
-    String close = cell.contains("`") ? " ``" : "`";
-    return fence + cell + close;
   }
 
   /** POSIX single quotes: nothing inside is interpreted, a quote is closed, escaped, reopened. */

@@ -119,6 +119,24 @@ class ActionsReporterTest {
   }
 
   @Test
+  void markdownTable_cellsHoldingMarkup_areInert() {
+    String table =
+        ActionsReporter.markdownTable(
+            List.of("manifest"),
+            List.of(
+                List.of("signed/<h1>ok</h1>[x](https://evil.example)![i](t.png).yaml"),
+                List.of("signed/a\\|b.yaml")));
+
+    assertThat(table)
+        .isEqualTo(
+            "| manifest |\n"
+                + "| --- |\n"
+                + "| signed/&lt;h1&gt;ok&lt;/h1&gt;\\[x\\]\\(https\\://evil.example\\)"
+                + "\\!\\[i\\]\\(t.png\\).yaml |\n"
+                + "| signed/a\\\\\\|b.yaml |\n");
+  }
+
+  @Test
   void forEnvironment_outsideActions_printsPlainLinesAndDropsOutputs() {
     Reporter r =
         Reporter.forEnvironment(

@@ -65,7 +65,8 @@ class ReconcileReportTest {
                 + "| manifest | result | message digest | signer | Rekor log index |\n"
                 + "| --- | --- | --- | --- | --- |\n"
                 + "| signed/a.yaml | signed | sha256:aa |"
-                + " https://github.com/o/r/.github/workflows/s.yml@refs/heads/main | 1001 |\n"
+                // Identities are text, not autolinks or mentions.
+                + " https\\://github.com/o/r/.github/workflows/s.yml\\@refs/heads/main | 1001 |\n"
                 + "| signed/b.yaml | signed |  |  |  |\n"
                 + "| signed/c.yaml | signature unchanged |  |  |  |\n\n");
   }

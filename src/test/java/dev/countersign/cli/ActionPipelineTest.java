@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.countersign.git.GitFixture;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.MarkdownText;
 import dev.countersign.testing.RequiresSigstoreStack;
 import dev.countersign.testing.SigstoreTestStack;
 import java.io.IOException;
@@ -111,7 +112,7 @@ class ActionPipelineTest {
     assertThat(summary)
         .contains("| manifest | result | message digest | signer | Rekor log index |")
         .contains("| signed/egress/payments.yaml | signed | sha256:")
-        .contains(stack.identitySan());
+        .contains(MarkdownText.cell(stack.identitySan()));
     assertThat(run.out()).contains("::group::");
     assertGroupsAreNotNested(run.out());
     assertNoTokenLeak(run);

@@ -91,7 +91,7 @@ class GitHubFaultsTest {
     assertThat(pr.open()).isTrue();
     assertThat(pr.head()).isEqualTo(BOT);
     assertThat(pr.body())
-        .contains("| `signed/config/flags.yaml` | added |")
+        .contains("| <code>signed/config/flags.yaml</code> | added |")
         .contains("This pull request adds newly signed manifests")
         .doesNotContain("promotes");
     assertThat(s.github.hosted(274)).isEmpty();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.countersign.git.GitFixture;
 import dev.countersign.github.FakeGitHub;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.MarkdownText;
 import dev.countersign.testing.RequiresSigstoreStack;
 import dev.countersign.testing.SigstoreTestStack;
 import java.io.IOException;
@@ -67,9 +68,10 @@ class PromoteCommandKeylessTest {
     String body = github.hosted(273).orElseThrow().body();
     assertThat(body)
         .containsPattern(
-            "\\| `envs/prod/signed/app.yaml` \\| added \\| `sha256:[0-9a-f]{64}` \\| `"
-                + Pattern.quote(stack.identitySan())
-                + "` \\| [0-9]+ \\|")
+            "\\| <code>envs/prod/signed/app.yaml</code> \\| added \\|"
+                + " <code>sha256:[0-9a-f]{64}</code> \\| <code>"
+                + Pattern.quote(MarkdownText.cell(stack.identitySan()))
+                + "</code> \\| [0-9]+ \\|")
         .contains("--certificate-identity " + stack.identitySan())
         .contains("--certificate-oidc-issuer " + SigstoreTestStack.GITHUB_ISSUER);
     assertThat(git.originFiles(BOT)).containsKey("envs/prod/signed/app.yaml");

@@ -106,10 +106,11 @@ class PromoteCommandTest {
     assertThat(pr.labels()).containsExactly("promotion");
     assertThat(pr.body())
         .containsPattern(
-            "\\| `envs/prod/signed/app.yaml` \\| changed \\| `sha256:[0-9a-f]{64}` \\|"
-                + " `sha256:[0-9a-f]{64}` \\| - \\|")
-        .containsPattern("\\| `envs/prod/signed/flags.yaml` \\| added \\| `sha256:")
-        .contains("| `envs/prod/signed/retired.yaml` | removed | - | - | - |")
+            "\\| <code>envs/prod/signed/app.yaml</code> \\| changed \\|"
+                + " <code>sha256:[0-9a-f]{64}</code> \\| <code>sha256:[0-9a-f]{64}</code> \\| -"
+                + " \\|")
+        .containsPattern("\\| <code>envs/prod/signed/flags.yaml</code> \\| added \\| <code>sha256:")
+        .contains("| <code>envs/prod/signed/retired.yaml</code> | removed | - | - | - |")
         .contains("countersign verify envs/prod/signed --key");
 
     // The promoted files verify with `countersign verify` under their new path.
@@ -298,11 +299,42 @@ class PromoteCommandTest {
         .contains("pull-request-url=https://github.com/" + FakeGitHub.REPOSITORY + "/pull/273\n")
         .contains("commit-sha=" + git.originHead(BOT) + "\n");
     assertThat(Files.readString(tmp.resolve("summary")))
-        .contains("| `envs/prod/signed/flags.yaml` | added |");
+        .contains("| <code>envs/prod/signed/flags.yaml</code> | added |");
     HostedPullRequest pr = github.hosted(273).orElseThrow();
     assertThat(pr.draft()).isTrue();
     assertThat(pr.teamReviewers()).containsExactlyInAnyOrder("platform", "security");
     assertThat(run.out()).startsWith("::add-mask::" + TOKEN);
+  }
+
+  @Test
+  void asTheAction_fileNameWithBackticksAndACommentOpener_staysInertInTheBodyAndSummary()
+      throws Exception {
+    // Two backticks in a row ended the old code span early; "<!--" then hid the rest of the body.
+    String hostile = "envs/staging/signed/a``<!--b.yaml";
+    git.commitToOrigin(
+        "main",
+        Map.of(hostile, signed("hostile.yaml", ActionPipelineTest.configMap("hostile", "1"))),
+        Set.of(),
+        "a hostile name");
+    Map<String, String> env = actionEnv();
+    env.put("INPUT_KEY", publicKey.toString());
+
+    CliRun run = CliRun.run(env, "action");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    String body = github.hosted(273).orElseThrow().body();
+    // The table, between the marker (our only comment) and the verify commands' fence.
+    String table = body.substring(body.indexOf('\n'), body.indexOf("```sh"));
+    assertThat(table)
+        .as(body)
+        .contains("| <code>envs/prod/signed/a\\`\\`&lt;\\!--b.yaml</code> | added |")
+        .doesNotContain("<!--")
+        .doesNotContain("``");
+    String summary = Files.readString(tmp.resolve("summary"));
+    assertThat(summary.substring(0, summary.indexOf("```sh")))
+        .contains("| <code>envs/prod/signed/a\\`\\`&lt;\\!--b.yaml</code> | added |")
+        .doesNotContain("<!--")
+        .doesNotContain("``");
   }
 
   @Test

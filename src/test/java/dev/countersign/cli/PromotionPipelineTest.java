@@ -84,8 +84,9 @@ class PromotionPipelineTest {
         .startsWith("<!-- countersign:promotion -->")
         .contains("| File | Change | Message digest | Signer | Rekor log index |")
         .containsPattern(
-            "\\| `signed/egress/allowlist.yaml` \\| changed \\| `sha256:[0-9a-f]{64}` \\|"
-                + " `sha256:[0-9a-f]{64}` \\| - \\|")
+            "\\| <code>signed/egress/allowlist.yaml</code> \\| changed \\|"
+                + " <code>sha256:[0-9a-f]{64}</code> \\| <code>sha256:[0-9a-f]{64}</code> \\| -"
+                + " \\|")
         .contains("countersign verify signed");
     assertThat(git.originHead("main")).isEqualTo(mainHead);
     assertThat(git.originCommitCount(BOT)).isEqualTo(mainCommits + 1);
@@ -198,8 +199,8 @@ class PromotionPipelineTest {
     assertThat(pr.labels()).contains("countersign");
     assertThat(pr.reviewers()).contains("octocat");
     assertThat(pr.body())
-        .contains("| `signed/config/flags.yaml` | added |")
-        .contains("| `unsigned/config/flags.yaml` | removed |")
+        .contains("| <code>signed/config/flags.yaml</code> | added |")
+        .contains("| <code>unsigned/config/flags.yaml</code> | removed |")
         .contains("countersign verify signed");
     assertThat(verifyKeyed(onBranch, "v").exitCode()).isZero();
 

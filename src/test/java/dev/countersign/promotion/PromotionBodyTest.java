@@ -11,6 +11,11 @@ class PromotionBodyTest {
 
   private static final String WORKFLOW =
       "https://github.com/acme/deploy/.github/workflows/sign.yml@refs/heads/main";
+
+  /** {@link #WORKFLOW} as a table cell shows it: text, not an autolink or a mention. */
+  private static final String WORKFLOW_IN_MARKDOWN =
+      "https\\://github.com/acme/deploy/.github/workflows/sign.yml\\@refs/heads/main";
+
   private static final String DIGEST_A = "sha256:" + "a".repeat(64);
   private static final String DIGEST_B = "sha256:" + "0123456789abcdef".repeat(4);
 
@@ -31,17 +36,17 @@ class PromotionBodyTest {
                 + "\n"
                 + "| File | Change | Message digest | Signer | Rekor log index |\n"
                 + "| --- | --- | --- | --- | --- |\n"
-                + "| `deploy/signed/api.yaml` | changed | `"
+                + "| <code>deploy/signed/api.yaml</code> | changed | <code>"
                 + DIGEST_B
-                + "` | `"
-                + WORKFLOW
-                + "` | 1234567 |\n"
-                + "| `deploy/signed/old.yaml` | removed | - | - | - |\n"
-                + "| `deploy/signed/web/ingress.yaml` | added | `"
+                + "</code> | <code>"
+                + WORKFLOW_IN_MARKDOWN
+                + "</code> | 1234567 |\n"
+                + "| <code>deploy/signed/old.yaml</code> | removed | - | - | - |\n"
+                + "| <code>deploy/signed/web/ingress.yaml</code> | added | <code>"
                 + DIGEST_A
-                + "` | `"
-                + WORKFLOW
-                + "` | 42 |\n"
+                + "</code> | <code>"
+                + WORKFLOW_IN_MARKDOWN
+                + "</code> | 42 |\n"
                 + "\n"
                 + "To verify the signatures locally before merging:\n"
                 + "\n"
@@ -76,7 +81,10 @@ class PromotionBodyTest {
     String body = PromotionBody.render(plan, "my dir");
 
     assertThat(body)
-        .contains("| `signed/a\\|b.yaml` | added | `" + DIGEST_A + "` | `it's \\| me` | 7 |\n")
+        .contains(
+            "| <code>signed/a\\|b.yaml</code> | added | <code>"
+                + DIGEST_A
+                + "</code> | <code>it's \\| me</code> | 7 |\n")
         .contains("countersign verify 'my dir' --certificate-identity 'it'\\''s | me' ");
   }
 
@@ -167,7 +175,12 @@ class PromotionBodyTest {
             "prod");
 
     assertThat(body)
-        .contains("| `prod/a.yaml` | added | `" + DIGEST_A + "` | `" + fingerprint + "` | - |")
+        .contains(
+            "| <code>prod/a.yaml</code> | added | <code>"
+                + DIGEST_A
+                + "</code> | <code>"
+                + fingerprint
+                + "</code> | - |")
         .contains("countersign verify prod --key cosign.pub  # the public key " + fingerprint)
         .doesNotContain("--certificate-identity");
   }

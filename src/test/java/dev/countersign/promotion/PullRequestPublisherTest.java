@@ -63,7 +63,9 @@ class PullRequestPublisherTest {
       assertThat(opened.reviewers()).containsExactly("octocat");
       assertThat(opened.teamReviewers()).containsExactly("platform");
       assertThat(opened.draft()).isTrue();
-      assertThat(opened.body()).startsWith(PromotionBody.MARKER).contains("`prod/a.yaml`");
+      assertThat(opened.body())
+          .startsWith(PromotionBody.MARKER)
+          .contains("<code>prod/a.yaml</code>");
     }
   }
 
@@ -158,7 +160,8 @@ class PullRequestPublisherTest {
 
       assertThat(result.outcome()).isEqualTo(PromotionResult.Outcome.UPDATED);
       assertThat(host.updated()).hasSize(1);
-      assertThat(host.updated().get(0).draft().body()).contains("`prod/old.yaml` | removed");
+      assertThat(host.updated().get(0).draft().body())
+          .contains("<code>prod/old.yaml</code> | removed");
     }
   }
 
