@@ -330,12 +330,7 @@ public final class DistributionRegistry implements Registry {
     return send(
         repository,
         "pull",
-        method,
-        path(repository, kind, reference),
-        accept,
-        null,
-        Map.of(),
-        maxBytes,
+        new Call(method, path(repository, kind, reference), accept, null, Map.of(), maxBytes),
         action);
   }
 
@@ -348,8 +343,21 @@ public final class DistributionRegistry implements Registry {
       Map<String, String> headers,
       long maxBytes,
       String action) {
-    return send(repository, "pull,push", method, uri, null, body, headers, maxBytes, action);
+    return send(
+        repository, "pull,push", new Call(method, uri, null, body, headers, maxBytes), action);
   }
+
+  /**
+   * One request to the registry: {@code accept} and {@code body} may be null; the answer is read up
+   * to {@code maxBytes}.
+   */
+  private record Call(
+      String method,
+      URI uri,
+      String accept,
+      HttpRequest.BodyPublisher body,
+      Map<String, String> headers,
+      long maxBytes) {}
 
   private URI path(String repository, String kind, String reference) {
     return base.resolve("/v2/" + repository + "/" + kind + "/" + reference);
@@ -437,25 +445,13 @@ public final class DistributionRegistry implements Registry {
             || body.contains("tag_invalid"));
   }
 
-  private Reply send(
-      String repository,
-      String actions,
-      String method,
-      URI uri,
-      String accept,
-      HttpRequest.BodyPublisher body,
-      Map<String, String> headers,
-      long maxBytes,
-      String action) {
+  private Reply send(String repository, String actions, Call call, String action) {
     String scope = "repository:" + repository + ":" + actions;
-    Reply response =
-        exchange(method, uri, accept, body, headers, maxBytes, authorization(scope), action);
+    Reply response = exchange(call, authorization(scope), action);
     if (response.statusCode() == 401) {
       String challenge = response.headers().firstValue("WWW-Authenticate").orElse("");
       String authorization = authenticate(challenge, scope, action);
-      response =
-          exchange(
-              method, uri, accept, body, headers, maxBytes, Optional.of(authorization), action);
+      response = exchange(call, Optional.of(authorization), action);
       if (response.statusCode() == 401) {
         throw denied(scope, response);
       }
@@ -571,39 +567,34 @@ public final class DistributionRegistry implements Registry {
             + " push rights (GitHub: permissions: packages: write)");
   }
 
-  private Reply exchange(
-      String method,
-      URI uri,
-      String accept,
-      HttpRequest.BodyPublisher body,
-      Map<String, String> headers,
-      long maxBytes,
-      Optional<String> authorization,
-      String action) {
-    URI target = uri;
+  private Reply exchange(Call call, Optional<String> authorization, String action) {
+    URI target = call.uri();
     boolean sendAuthorization = true;
     for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
       HttpRequest.Builder request =
           HttpRequest.newBuilder(target)
               .timeout(timeout)
-              .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : body);
-      if (accept != null) {
-        request.header("Accept", accept);
+              .method(
+                  call.method(),
+                  call.body() == null ? HttpRequest.BodyPublishers.noBody() : call.body());
+      if (call.accept() != null) {
+        request.header("Accept", call.accept());
       }
-      headers.forEach(
-          (name, value) -> {
-            if (!name.equalsIgnoreCase("Content-Length")) {
-              request.header(name, value);
-            }
-          });
+      call.headers()
+          .forEach(
+              (name, value) -> {
+                if (!name.equalsIgnoreCase("Content-Length")) {
+                  request.header(name, value);
+                }
+              });
       if (sendAuthorization) {
         authorization.ifPresent(a -> request.header("Authorization", a));
       }
-      Reply response = call(request.build(), maxBytes, action);
+      Reply response = call(request.build(), call.maxBytes(), action);
       int status = response.statusCode();
       boolean redirect =
           status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
-      if (!redirect || !(method.equals("GET") || method.equals("HEAD"))) {
+      if (!redirect || !(call.method().equals("GET") || call.method().equals("HEAD"))) {
         return response;
       }
       Optional<String> location = response.headers().firstValue("Location");
