@@ -118,8 +118,9 @@ final class SignedChangeRules {
           .ifPresent(file -> changes.add(new Changed(path, entry.getValue(), file, before)));
     }
     if (!changes.isEmpty()) {
-      Map<String, Retired> retired = retiredSignings(baseFiles);
-      Map<String, List<Slot>> slots = slots(baseFiles);
+      List<BaseManifest> manifests = baseManifests(baseFiles);
+      Map<String, Retired> retired = retiredSignings(manifests);
+      Map<String, List<Slot>> slots = slots(manifests);
       for (Changed change : changes) {
         Optional<Decoded> previous = change.before().flatMap(b -> decode(change.path(), b));
         notOlder(change.path(), change.file(), previous).ifPresent(findings::add);
@@ -192,10 +193,18 @@ final class SignedChangeRules {
 
   private Optional<Decoded> decode(Path path, byte[] bytes) {
     try {
-      List<ManifestDocument> documents = reader.parse(bytes, path);
-      if (documents.isEmpty()) {
-        return Optional.empty();
-      }
+      return decode(reader.parse(bytes, path));
+    } catch (InputProblem | IllegalArgumentException unreadable) {
+      return Optional.empty();
+    }
+  }
+
+  /** The first document's signatures, when it carries any that decode. */
+  private Optional<Decoded> decode(List<ManifestDocument> documents) {
+    if (documents.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
       return format.decode(documents.get(0)).map(content -> new Decoded(documents.get(0), content));
     } catch (InputProblem | IllegalArgumentException unreadable) {
       return Optional.empty();
@@ -243,20 +252,45 @@ final class SignedChangeRules {
   /** Where a signing was last seen before the base retired it. */
   private record Retired(Path path, String commitId) {}
 
+  /** A readable manifest of the base under one of the pairs' directories, parsed once. */
+  private record BaseManifest(Path directory, Path file, List<ManifestDocument> documents) {}
+
+  /**
+   * The base's manifests under every pair's unsigned and signed directory, in path order; files
+   * that do not read as manifests are left out (the gate reports the work tree's, not the base's).
+   */
+  private List<BaseManifest> baseManifests(RepositoryFiles baseFiles) {
+    List<BaseManifest> manifests = new ArrayList<>();
+    for (PolicyFile.DirectoryPair pair : pairs) {
+      for (Path dir : List.of(pair.unsigned(), pair.signed())) {
+        for (Map.Entry<Path, byte[]> file : new TreeMap<>(baseFiles.filesUnder(dir)).entrySet()) {
+          if (!isManifestName(file.getKey())) {
+            continue;
+          }
+          try {
+            manifests.add(
+                new BaseManifest(dir, file.getKey(), reader.parse(file.getValue(), file.getKey())));
+          } catch (InputProblem unreadable) {
+            // Not a manifest the base holds; nothing to compare with.
+          }
+        }
+      }
+    }
+    return manifests;
+  }
+
   /**
    * The signings that earlier versions of any file under a signed directory carried and that no
    * file under a signed directory of the base carries any more (replaced or deleted), each with
    * where it was seen: putting one back is a replay, wherever it is put. Searched as far as the
    * clone's history goes.
    */
-  private Map<String, Retired> retiredSignings(RepositoryFiles baseFiles) {
+  private Map<String, Retired> retiredSignings(List<BaseManifest> manifests) {
     List<Path> signedDirectories = pairs.stream().map(PolicyFile.DirectoryPair::signed).toList();
     Set<String> current = new HashSet<>();
-    Map<Path, byte[]> currentFiles = new HashMap<>();
-    for (Path dir : signedDirectories) {
-      for (Map.Entry<Path, byte[]> file : baseFiles.filesUnder(dir).entrySet()) {
-        currentFiles.put(file.getKey(), file.getValue());
-        decode(file.getKey(), file.getValue()).ifPresent(d -> current.addAll(d.signings()));
+    for (BaseManifest manifest : manifests) {
+      if (signedDirectories.contains(manifest.directory())) {
+        decode(manifest.documents()).ifPresent(d -> current.addAll(d.signings()));
       }
     }
     Map<String, Retired> retired = new HashMap<>();
@@ -267,8 +301,8 @@ final class SignedChangeRules {
         continue;
       }
       for (GitWorkspace.FileVersion version : file.getValue()) {
-        if (Arrays.equals(version.bytes(), currentFiles.get(path))) {
-          continue;
+        if (version.commitId().equals(base.commitId())) {
+          continue; // what the base holds now: its signings are in current
         }
         decode(path, version.bytes())
             .ifPresent(
@@ -337,25 +371,12 @@ final class SignedChangeRules {
   }
 
   /** Every object the base branch holds under a signed or unsigned directory, with where it is. */
-  private Map<String, List<Slot>> slots(RepositoryFiles baseFiles) {
+  private Map<String, List<Slot>> slots(List<BaseManifest> manifests) {
     Map<String, List<Slot>> slots = new LinkedHashMap<>();
-    for (PolicyFile.DirectoryPair pair : pairs) {
-      for (Path dir : List.of(pair.unsigned(), pair.signed())) {
-        for (Map.Entry<Path, byte[]> file : new TreeMap<>(baseFiles.filesUnder(dir)).entrySet()) {
-          if (!isManifestName(file.getKey())) {
-            continue;
-          }
-          List<ManifestDocument> documents;
-          try {
-            documents = reader.parse(file.getValue(), file.getKey());
-          } catch (InputProblem unreadable) {
-            continue;
-          }
-          Slot slot = new Slot(file.getKey(), dir.relativize(file.getKey()));
-          for (ManifestDocument document : documents) {
-            slots.computeIfAbsent(key(document), k -> new ArrayList<>()).add(slot);
-          }
-        }
+    for (BaseManifest manifest : manifests) {
+      Slot slot = new Slot(manifest.file(), manifest.directory().relativize(manifest.file()));
+      for (ManifestDocument document : manifest.documents()) {
+        slots.computeIfAbsent(key(document), k -> new ArrayList<>()).add(slot);
       }
     }
     return slots;
