@@ -30,7 +30,7 @@ public final class OciTestRegistryExtension implements ExecutionCondition, Param
     if (sharedRegistry() != null) {
       return ConditionEvaluationResult.enabled("a registry runs at " + shared.host());
     }
-    if (inCi()) {
+    if (CiMode.active()) {
       return ConditionEvaluationResult.enabled("CI=true: a missing OCI registry is a failure");
     }
     return ConditionEvaluationResult.disabled("No OCI registry for tests: " + unavailable);
@@ -48,7 +48,7 @@ public final class OciTestRegistryExtension implements ExecutionCondition, Param
       throw new AssertionError(
           "No OCI registry for tests: "
               + unavailable
-              + (inCi() ? " (CI=true, so this fails instead of skipping)" : ""));
+              + (CiMode.active() ? " (CI=true, so this fails instead of skipping)" : ""));
     }
     return registry;
   }
@@ -79,9 +79,5 @@ public final class OciTestRegistryExtension implements ExecutionCondition, Param
       }
     }
     return shared;
-  }
-
-  static boolean inCi() {
-    return "true".equalsIgnoreCase(System.getProperty("countersign.ci", "").trim());
   }
 }

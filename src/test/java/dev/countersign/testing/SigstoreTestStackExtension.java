@@ -32,7 +32,7 @@ public final class SigstoreTestStackExtension implements ExecutionCondition, Par
       return ConditionEvaluationResult.enabled(
           "the Sigstore test stack is running at " + shared.baseUrl());
     }
-    if (inCi()) {
+    if (CiMode.active()) {
       // Run the test so that it fails (in parameter resolution or below) with the reason.
       return ConditionEvaluationResult.enabled(
           "CI=true: a missing Sigstore test stack is a failure");
@@ -58,7 +58,7 @@ public final class SigstoreTestStackExtension implements ExecutionCondition, Par
       throw new AssertionError(
           "The Sigstore test stack is not available: "
               + unavailable
-              + (inCi() ? " (CI=true, so this fails instead of skipping)" : ""));
+              + (CiMode.active() ? " (CI=true, so this fails instead of skipping)" : ""));
     }
     return stack;
   }
@@ -93,11 +93,5 @@ public final class SigstoreTestStackExtension implements ExecutionCondition, Par
       }
     }
     return shared;
-  }
-
-  // Surefire passes the CI environment variable as a system property (pom.xml), so test code
-  // needs no System.getenv either.
-  private static boolean inCi() {
-    return "true".equalsIgnoreCase(System.getProperty("countersign.ci", "").trim());
   }
 }
