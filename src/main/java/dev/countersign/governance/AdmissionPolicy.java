@@ -18,6 +18,7 @@ import java.util.Optional;
  * @param objectSelector {@code spec.matchConstraints.objectSelector}
  * @param namespaceSelector {@code spec.matchConstraints.namespaceSelector}; offline there is no
  *     namespace object, so it is recorded but treated as matching
+ * @param matchPolicy {@code spec.matchConstraints.matchPolicy}, {@code Equivalent} by default
  * @param paramKind whether {@code spec.paramKind} is set
  * @param failOnError {@code spec.failurePolicy} is {@code Fail} (the default); when false an
  *     expression that errors is reported as a warning instead of a rejection
@@ -33,6 +34,7 @@ public record AdmissionPolicy(
     List<ResourceRule> excludeResourceRules,
     LabelSelector objectSelector,
     LabelSelector namespaceSelector,
+    MatchPolicy matchPolicy,
     boolean paramKind,
     boolean failOnError,
     List<NamedExpression> matchConditions,
@@ -46,9 +48,20 @@ public record AdmissionPolicy(
     excludeResourceRules = List.copyOf(excludeResourceRules);
     Objects.requireNonNull(objectSelector, "objectSelector");
     Objects.requireNonNull(namespaceSelector, "namespaceSelector");
+    Objects.requireNonNull(matchPolicy, "matchPolicy");
     matchConditions = List.copyOf(matchConditions);
     variables = List.copyOf(variables);
     validations = List.copyOf(validations);
+  }
+
+  /**
+   * How {@code resourceRules} match: {@code Exact} only the group and version they name, {@code
+   * Equivalent} also the same resource requested through another version or group, which the API
+   * server converts to the named one before evaluating the policy.
+   */
+  public enum MatchPolicy {
+    EXACT,
+    EQUIVALENT
   }
 
   /**
@@ -78,6 +91,36 @@ public record AdmissionPolicy(
           && (apiVersions.contains("*") || apiVersions.contains(version))
           && resources.stream().anyMatch(entry -> coversObject(entry, resource))
           && (resourceNames.isEmpty() || resourceNames.contains(name));
+    }
+
+    /**
+     * For {@code matchPolicy: Equivalent}: the API version ({@code apps/v1}, {@code v1}, {@code
+     * kyverno.io/*}) under which this rule covers a CREATE of the object's resource served in
+     * another version or group ({@link EquivalentResources}); empty when it covers none but the
+     * object's own.
+     */
+    public Optional<String> equivalentMatch(
+        String group, String version, String resource, String name) {
+      if (!(operations.contains("*") || operations.contains("CREATE"))
+          || resources.stream().noneMatch(entry -> coversObject(entry, resource))
+          || !(resourceNames.isEmpty() || resourceNames.contains(name))) {
+        return Optional.empty();
+      }
+      for (String otherGroup : EquivalentResources.groupsServing(group, resource)) {
+        if (!apiGroups.contains("*") && !apiGroups.contains(otherGroup)) {
+          continue;
+        }
+        for (String entry : apiVersions) {
+          Optional<String> served = EquivalentResources.servedVersion(otherGroup, entry);
+          boolean objectsOwn =
+              otherGroup.equals(group) && (entry.equals("*") || entry.equals(version));
+          if (served.isPresent() && !objectsOwn) {
+            return Optional.of(
+                otherGroup.isEmpty() ? served.get() : otherGroup + "/" + served.get());
+          }
+        }
+      }
+      return Optional.empty();
     }
 
     /**

@@ -25,6 +25,7 @@ import dev.countersign.governance.AdmissionPolicy.NamedExpression;
 import dev.countersign.governance.AdmissionPolicy.Validation;
 import dev.countersign.governance.PolicyFinding.Severity;
 import dev.countersign.manifest.ManifestDocument;
+import dev.countersign.support.problems.Hints;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,15 +44,17 @@ import java.util.function.ToIntFunction;
  * name by {@link ResourceNames}), {@code excludeResourceRules}, {@code objectSelector} (on the
  * object's labels; {@code namespaceSelector} is treated as matching because there is no namespace
  * object offline), then every {@code matchConditions} expression must be true, then each validation
- * must evaluate to true. The CEL environment has {@code object}, {@code oldObject} (null), {@code
- * request} (a minimal CREATE request), {@code params}, {@code namespaceObject} (null) and {@code
- * variables}; the standard macros, the strings, sets and optional extensions, and Kubernetes' regex
- * functions {@code find}/{@code findAll}. Every regex function ({@code matches} too, which cel-java
- * binds itself) runs on RE2J, a port of RE2, the engine of Go's regexp that the API server uses:
- * the same syntax and semantics ({@code $} only at the end of the text), linear time, no recursion.
- * {@code object} and {@code params} are seen as the API server's decoding leaves them ({@link
- * CelValues}). {@code authorizer} is not available offline: expressions using it are reported as
- * not compiling.
+ * must evaluate to true. A policy that matches the object only through {@code matchPolicy:
+ * Equivalent} (another version or group of the same resource, {@link EquivalentResources}) would
+ * see it converted, which is not possible offline: that is an error finding, not a pass. The CEL
+ * environment has {@code object}, {@code oldObject} (null), {@code request} (a minimal CREATE
+ * request), {@code params}, {@code namespaceObject} (null) and {@code variables}; the standard
+ * macros, the strings, sets and optional extensions, and Kubernetes' regex functions {@code
+ * find}/{@code findAll}. Every regex function ({@code matches} too, which cel-java binds itself)
+ * runs on RE2J, a port of RE2, the engine of Go's regexp that the API server uses: the same syntax
+ * and semantics ({@code $} only at the end of the text), linear time, no recursion. {@code object}
+ * and {@code params} are seen as the API server's decoding leaves them ({@link CelValues}). {@code
+ * authorizer} is not available offline: expressions using it are reported as not compiling.
  *
  * <p>All expressions are compiled once, in the constructor; those that do not compile are reported
  * by {@link #policyProblems()} and skipped afterwards. Immutable and thread-safe.
@@ -122,13 +125,55 @@ public final class AdmissionPolicyEvaluator {
     int line = lineOf.applyAsInt("");
     List<PolicyFinding> findings = new ArrayList<>();
     for (CompiledPolicy policy : policies) {
-      if (policy.applies(coordinates)) {
+      if (!policy.selects(coordinates)) {
+        continue;
+      }
+      if (policy.matchesAsWritten(coordinates)) {
         Map<String, Object> perPolicy = new HashMap<>(activation);
         perPolicy.put("params", policy.policy().paramKind() ? params : NullValue.NULL_VALUE);
         new Run(policy, file, line, coordinates.describe(), perPolicy, findings).run();
+      } else {
+        policy
+            .matchesOnlyAs(coordinates)
+            .ifPresent(
+                as -> findings.add(unconvertible(policy.policy(), file, line, coordinates, as)));
       }
     }
     return findings;
+  }
+
+  /**
+   * The finding for a policy that matches the object only through {@code matchPolicy: Equivalent}:
+   * the API server would evaluate it on the object converted to {@code as}, and a conversion
+   * between versions (autoscaling/v1 to v2 restructures the spec; a CRD may convert by webhook) is
+   * not something to guess. Refused whatever the failurePolicy: the cluster's verdict is unknown,
+   * not an evaluation error.
+   */
+  private static PolicyFinding unconvertible(
+      AdmissionPolicy policy, Path file, int line, ObjectCoordinates object, String as) {
+    String written = object.apiVersion();
+    String rewrite =
+        as.endsWith("/*")
+            ? "write it in a version of " + as.substring(0, as.length() - 2) + " the policy names"
+            : "write it as " + as;
+    return new PolicyFinding(
+        file,
+        line,
+        policy.name(),
+        PolicyFinding.WHOLE_POLICY,
+        object.describe(),
+        Hints.append(
+            "applies to this "
+                + written
+                + " "
+                + object.kind()
+                + " as "
+                + as
+                + " (matchPolicy: Equivalent): the API server would convert the object to "
+                + as
+                + " and evaluate the policy on the result, which countersign cannot do offline",
+            Hints.suggest(rewrite + ", or name " + written + " in the policy's resourceRules")),
+        Severity.ERROR);
   }
 
   /** One evaluation of one policy against one object; collects its findings. */
@@ -531,10 +576,32 @@ public final class AdmissionPolicyEvaluator {
       List<CompiledExpression> variables,
       List<CompiledValidation> validations) {
 
-    boolean applies(ObjectCoordinates object) {
-      boolean included = policy.resourceRules().stream().anyMatch(object::matches);
-      boolean excluded = policy.excludeResourceRules().stream().anyMatch(object::matches);
-      return included && !excluded && policy.objectSelector().matches(object.labels());
+    /**
+     * Not excluded, and the objectSelector matches. Exclusions count only as written: whether the
+     * cluster serves a version an exclusion names, and so excludes its equivalents, is unknown.
+     */
+    boolean selects(ObjectCoordinates object) {
+      return policy.excludeResourceRules().stream().noneMatch(object::matches)
+          && policy.objectSelector().matches(object.labels());
+    }
+
+    /** A resource rule covers the object in its own group and version. */
+    boolean matchesAsWritten(ObjectCoordinates object) {
+      return policy.resourceRules().stream().anyMatch(object::matches);
+    }
+
+    /**
+     * With {@code matchPolicy: Equivalent}, the API version under which a resource rule covers the
+     * object's resource when none covers the object as written.
+     */
+    Optional<String> matchesOnlyAs(ObjectCoordinates object) {
+      if (policy.matchPolicy() != AdmissionPolicy.MatchPolicy.EQUIVALENT) {
+        return Optional.empty();
+      }
+      return policy.resourceRules().stream()
+          .map(object::equivalentMatch)
+          .flatMap(Optional::stream)
+          .findFirst();
     }
   }
 
@@ -571,6 +638,14 @@ public final class AdmissionPolicyEvaluator {
 
     boolean matches(AdmissionPolicy.ResourceRule rule) {
       return rule.matches(group, version, resource, name);
+    }
+
+    Optional<String> equivalentMatch(AdmissionPolicy.ResourceRule rule) {
+      return rule.equivalentMatch(group, version, resource, name);
+    }
+
+    String apiVersion() {
+      return group.isEmpty() ? version : group + "/" + version;
     }
 
     String describe() {

@@ -149,6 +149,14 @@ public final class AdmissionPolicyLoader {
           "failurePolicy \"" + failurePolicy + "\" must be Fail or Ignore",
           null);
     }
+    String matchPolicy =
+        schema.string(constraints, "spec.matchConstraints", "matchPolicy").orElse("Equivalent");
+    if (!matchPolicy.equals("Exact") && !matchPolicy.equals("Equivalent")) {
+      throw schema.problem(
+          "spec.matchConstraints.matchPolicy",
+          "matchPolicy \"" + matchPolicy + "\" must be Exact or Equivalent",
+          null);
+    }
     List<AdmissionPolicy.Validation> validations = new ArrayList<>();
     for (Schema.Item item : schema.mappings(spec, "spec", "validations")) {
       validations.add(
@@ -175,6 +183,9 @@ public final class AdmissionPolicyLoader {
         rules(schema, constraints, "spec.matchConstraints", "excludeResourceRules"),
         selector(schema, constraints, "spec.matchConstraints", "objectSelector"),
         selector(schema, constraints, "spec.matchConstraints", "namespaceSelector"),
+        matchPolicy.equals("Exact")
+            ? AdmissionPolicy.MatchPolicy.EXACT
+            : AdmissionPolicy.MatchPolicy.EQUIVALENT,
         spec.get("paramKind") != null,
         failurePolicy.equals("Fail"),
         named(schema, spec, "matchConditions"),

@@ -568,4 +568,56 @@ class CheckCommandTest {
             "unsigned: 1 file, 3 documents, 5 governance policies applied",
             "check failed: 3 errors, 0 warnings");
   }
+
+  /**
+   * matchPolicy Equivalent (the default): the cluster judges an autoscaling/v1 HPA by a policy on
+   * autoscaling/v2 after converting it, so writing the older version is no way around the policy.
+   */
+  @Test
+  void check_equivalentApiVersionOfAGatedResource_exits1InsteadOfPassingUnjudged() {
+    repo.write(
+        "policies/hpa.yaml",
+        """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata:
+          name: hpa-ceiling
+        spec:
+          matchConstraints:
+            resourceRules:
+            - {apiGroups: [autoscaling], apiVersions: [v2], operations: [CREATE], resources: [horizontalpodautoscalers]}
+          validations:
+          - expression: "object.spec.maxReplicas <= 10"
+            message: "at most 10 replicas"
+        """);
+    String hpa =
+        """
+        apiVersion: autoscaling/%s
+        kind: HorizontalPodAutoscaler
+        metadata:
+          name: %s
+          namespace: shop
+        spec:
+          scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+          minReplicas: 1
+          maxReplicas: %d
+        """;
+    repo.write("unsigned/app/hpa-v1.yaml", hpa.formatted("v1", "web-v1", 500));
+    repo.write("unsigned/app/hpa-v2.yaml", hpa.formatted("v2", "web-v2", 10));
+
+    int code = run(Env.empty(), "check", "--repo", work.toString());
+
+    assertThat(code).isEqualTo(1);
+    assertThat(outLines())
+        .containsExactly(
+            "error unsigned/app/hpa-v1.yaml:1 [governance] HorizontalPodAutoscaler/shop/web-v1:"
+                + " applies to this autoscaling/v1 HorizontalPodAutoscaler as autoscaling/v2"
+                + " (matchPolicy: Equivalent): the API server would convert the object to"
+                + " autoscaling/v2 and evaluate the policy on the result, which countersign cannot"
+                + " do offline, perhaps you should write it as autoscaling/v2, or name"
+                + " autoscaling/v1 in the policy's resourceRules (hpa-ceiling)",
+            "signed:   2 files, 2 of 2 documents verified",
+            "unsigned: 2 files, 2 documents, 3 governance policies applied",
+            "check failed: 1 error, 0 warnings");
+  }
 }

@@ -1,10 +1,12 @@
 package dev.countersign.governance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.policy.YamlTree;
+import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -414,6 +416,165 @@ class AdmissionPolicyEvaluatorTest {
     String secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  a: b\n";
 
     assertThat(messages(policy, secret)).containsExactly("every object needs a team label");
+  }
+
+  /**
+   * A policy whose rule names one version of a resource, with the manifest written in another
+   * version or group that the API server serves as the same resource.
+   */
+  private static String maxReplicasPolicy(String rule, String matchPolicy) {
+    return """
+    apiVersion: admissionregistration.k8s.io/v1
+    kind: ValidatingAdmissionPolicy
+    metadata: {name: max-replicas}
+    spec:
+      matchConstraints:
+    %s    resourceRules:
+        - %s
+      validations:
+      - expression: "object.spec.maxReplicas <= 10"
+        message: "at most 10 replicas"
+    """
+        .formatted(matchPolicy.isEmpty() ? "" : "    matchPolicy: " + matchPolicy + "\n", rule);
+  }
+
+  /** An object of {@code apiVersion} and {@code kind} named {@code big} with 100 replicas. */
+  private static String hundredReplicas(String apiVersion, String kind) {
+    return "apiVersion: %s\nkind: %s\nmetadata:\n  name: big\n  namespace: shop\nspec:\n  maxReplicas: 100\n"
+        .formatted(apiVersion, kind);
+  }
+
+  private static final String HPA_V2 =
+      "{apiGroups: [autoscaling], apiVersions: [v2], operations: [CREATE], resources:"
+          + " [horizontalpodautoscalers]}";
+
+  /**
+   * matchPolicy Equivalent, Kubernetes' default: the API server converts an object written in
+   * another version (or a group that serves the same resource) to the version the rule names and
+   * evaluates the policy on the result. countersign cannot convert offline, so it refuses with a
+   * finding that says so instead of passing an object the policy never saw.
+   */
+  @ParameterizedTest(name = "{0} {1} under {2} {3}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // The manifest in the version the rule names: judged as written (control).
+        "autoscaling/v2 | HorizontalPodAutoscaler | " + HPA_V2 + " | '' | at most 10 replicas",
+        // Another served version of the same group.
+        "autoscaling/v1 | HorizontalPodAutoscaler | " + HPA_V2 + " | '' | CONVERT autoscaling/v2",
+        "autoscaling/v1 | HorizontalPodAutoscaler | "
+            + HPA_V2
+            + " | Equivalent | CONVERT"
+            + " autoscaling/v2",
+        // matchPolicy Exact: the other version is not matched, in the cluster either (control).
+        "autoscaling/v1 | HorizontalPodAutoscaler | " + HPA_V2 + " | Exact | ''",
+        // A group that serves the same resource (Kubernetes' cohabiting resources).
+        "extensions/v1beta1 | Deployment | {apiGroups: [apps], apiVersions: [v1], operations:"
+            + " [CREATE], resources: [deployments]} | '' | CONVERT apps/v1",
+        "extensions/v1beta1 | NetworkPolicy | {apiGroups: [networking.k8s.io], apiVersions: [v1],"
+            + " operations: ['*'], resources: [networkpolicies]} | '' | CONVERT"
+            + " networking.k8s.io/v1",
+        "events.k8s.io/v1 | Event | {apiGroups: [''], apiVersions: [v1], operations: [CREATE],"
+            + " resources: [events]} | '' | CONVERT v1",
+        // A custom resource in another version of its group (Kyverno's exceptions).
+        "kyverno.io/v2beta1 | PolicyException | {apiGroups: [kyverno.io], apiVersions: [v2],"
+            + " operations: [CREATE], resources: [policyexceptions]} | '' | CONVERT kyverno.io/v2",
+        // Another resource, or a group that does not serve it: not matched (controls).
+        "autoscaling/v1 | Scale | " + HPA_V2 + " | '' | ''",
+        "example.com/v1 | HorizontalPodAutoscaler | " + HPA_V2 + " | '' | ''",
+        // The core group has only v1: a rule on every group's v2 does not reach a ConfigMap.
+        "v1 | ConfigMap | {apiGroups: ['*'], apiVersions: [v2], operations: [CREATE], resources:"
+            + " ['*']} | '' | ''",
+        "autoscaling/v1 | HorizontalPodAutoscaler | {apiGroups: ['*'], apiVersions: [v2],"
+            + " operations: [CREATE], resources: ['*']} | '' | CONVERT autoscaling/v2",
+      })
+  void evaluate_equivalentVersionOrGroup_isRefusedUnlessMatchPolicyExact(
+      String apiVersion, String kind, String rule, String matchPolicy, String expected) {
+    List<String> messages =
+        messages(maxReplicasPolicy(rule, matchPolicy), hundredReplicas(apiVersion, kind));
+
+    if (expected.startsWith("CONVERT ")) {
+      String as = expected.substring("CONVERT ".length());
+      assertThat(messages)
+          .singleElement(STRING)
+          .startsWith(
+              "applies to this "
+                  + apiVersion
+                  + " "
+                  + kind
+                  + " as "
+                  + as
+                  + " (matchPolicy: Equivalent): the API server would convert the object to "
+                  + as
+                  + " and evaluate the policy on the result, which countersign cannot do"
+                  + " offline");
+    } else {
+      assertThat(messages)
+          .containsExactlyElementsOf(expected.isEmpty() ? List.of() : List.of(expected));
+    }
+  }
+
+  @Test
+  void evaluate_equivalentMatch_isAnErrorOnTheWholePolicyEvenUnderFailurePolicyIgnore() {
+    String policy =
+        maxReplicasPolicy(HPA_V2, "").replace("spec:\n", "spec:\n  failurePolicy: Ignore\n");
+    AdmissionPolicyEvaluator evaluator =
+        new AdmissionPolicyEvaluator(
+            new AdmissionPolicyLoader().parse(Path.of("p.yaml"), policy), Optional.empty());
+    ManifestDocument hpa =
+        YamlTree.parseAll(
+                Path.of("h.yaml"), hundredReplicas("autoscaling/v1", "HorizontalPodAutoscaler"))
+            .get(0);
+
+    assertThat(evaluator.evaluate(Path.of("h.yaml"), hpa))
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.severity()).isEqualTo(PolicyFinding.Severity.ERROR);
+              assertThat(f.ruleId()).isEqualTo("max-replicas");
+              assertThat(f.object()).isEqualTo("HorizontalPodAutoscaler/shop/big");
+              assertThat(f.message())
+                  .endsWith(
+                      "perhaps you should write it as autoscaling/v2, or name autoscaling/v1 in"
+                          + " the policy's resourceRules");
+            });
+  }
+
+  /**
+   * excludeResourceRules count only exact matches offline: whether the cluster serves the version
+   * an exclusion names (and so excludes its equivalents) is unknown, and guessing yes would let an
+   * object through that the cluster judges.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "autoscaling/v1, ''",
+    "autoscaling/v2, at most 10 replicas",
+  })
+  void evaluate_exclusionOfAnEquivalentVersion_excludesOnlyTheVersionItNames(
+      String apiVersion, String expected) {
+    String policy =
+        maxReplicasPolicy(
+                "{apiGroups: [autoscaling], apiVersions: ['*'], operations: [CREATE], resources:"
+                    + " [horizontalpodautoscalers]}",
+                "")
+            .replace(
+                "  validations:",
+                "    excludeResourceRules:\n    - {apiGroups: [autoscaling], apiVersions: [v1],"
+                    + " operations: ['*'], resources: [horizontalpodautoscalers]}\n"
+                    + "  validations:");
+
+    assertThat(messages(policy, hundredReplicas(apiVersion, "HorizontalPodAutoscaler")))
+        .containsExactlyElementsOf(expected.isEmpty() ? List.of() : List.of(expected));
+  }
+
+  @Test
+  void load_unknownMatchPolicy_isRefusedWithItsLine() {
+    String policy = maxReplicasPolicy(HPA_V2, "Fuzzy");
+
+    assertThatThrownBy(() -> new AdmissionPolicyLoader().parse(Path.of("p.yaml"), policy))
+        .isInstanceOf(InputProblem.class)
+        .hasMessageContaining("p.yaml:6")
+        .hasMessageContaining("matchPolicy \"Fuzzy\" must be Exact or Equivalent");
   }
 
   /** A policy on ConfigMaps with the given {@code spec.validations} entries. */
