@@ -18,9 +18,13 @@ import dev.cel.common.types.SimpleType;
 import dev.cel.common.values.NullValue;
 import dev.cel.extensions.CelExtensions;
 import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelAttributePattern;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
+import dev.cel.runtime.CelUnknownSet;
+import dev.cel.runtime.PartialVars;
 import dev.cel.runtime.Program;
+import dev.countersign.admission.KubernetesKinds;
 import dev.countersign.governance.AdmissionPolicy.NamedExpression;
 import dev.countersign.governance.AdmissionPolicy.Validation;
 import dev.countersign.governance.PolicyFinding.Severity;
@@ -48,13 +52,15 @@ import java.util.function.ToIntFunction;
  * Equivalent} (another version or group of the same resource, {@link EquivalentResources}) would
  * see it converted, which is not possible offline: that is an error finding, not a pass. The CEL
  * environment has {@code object}, {@code oldObject} (null), {@code request} (a minimal CREATE
- * request), {@code params}, {@code namespaceObject} (null) and {@code variables}; the standard
- * macros, the strings, sets and optional extensions, and Kubernetes' regex functions {@code
- * find}/{@code findAll}. Every regex function ({@code matches} too, which cel-java binds itself)
- * runs on RE2J, a port of RE2, the engine of Go's regexp that the API server uses: the same syntax
- * and semantics ({@code $} only at the end of the text), linear time, no recursion. {@code object}
- * and {@code params} are seen as the API server's decoding leaves them ({@link CelValues}). {@code
- * authorizer} is not available offline: expressions using it are reported as not compiling.
+ * request), {@code params}, {@code namespaceObject} (null for cluster-scoped objects; for
+ * namespaced ones a CEL unknown, so an outcome that depends on it is an error finding rather than a
+ * guess) and {@code variables}; the standard macros, the strings, sets and optional extensions, and
+ * Kubernetes' regex functions {@code find}/{@code findAll}. Every regex function ({@code matches}
+ * too, which cel-java binds itself) runs on RE2J, a port of RE2, the engine of Go's regexp that the
+ * API server uses: the same syntax and semantics ({@code $} only at the end of the text), linear
+ * time, no recursion. {@code object} and {@code params} are seen as the API server's decoding
+ * leaves them ({@link CelValues}). {@code authorizer} is not available offline: expressions using
+ * it are reported as not compiling.
  *
  * <p>All expressions are compiled once, in the constructor; those that do not compile are reported
  * by {@link #policyProblems()} and skipped afterwards. Immutable and thread-safe.
@@ -73,6 +79,11 @@ public final class AdmissionPolicyEvaluator {
           NullValue.class, "null");
 
   private static final int MAX_ITERATIONS = 100_000;
+
+  /** Why an outcome that depends on {@link ObjectCoordinates#unknownOffline} is not decided. */
+  private static final String UNKNOWN_OFFLINE =
+      "depends on namespaceObject, the object's Namespace in the cluster, which countersign does"
+          + " not have offline (or on the namespace the manifest leaves to the apply)";
 
   private final List<CompiledPolicy> policies;
   private final List<PolicyFinding> policyProblems;
@@ -122,6 +133,7 @@ public final class AdmissionPolicyEvaluator {
     activation.put("oldObject", NullValue.NULL_VALUE);
     activation.put("namespaceObject", NullValue.NULL_VALUE);
     activation.put("request", CelValues.toCel(coordinates.request()));
+    List<CelAttributePattern> unknowns = coordinates.unknownOffline();
     int line = lineOf.applyAsInt("");
     List<PolicyFinding> findings = new ArrayList<>();
     for (CompiledPolicy policy : policies) {
@@ -131,7 +143,7 @@ public final class AdmissionPolicyEvaluator {
       if (policy.matchesAsWritten(coordinates)) {
         Map<String, Object> perPolicy = new HashMap<>(activation);
         perPolicy.put("params", policy.policy().paramKind() ? params : NullValue.NULL_VALUE);
-        new Run(policy, file, line, coordinates.describe(), perPolicy, findings).run();
+        new Run(policy, file, line, coordinates.describe(), perPolicy, unknowns, findings).run();
       } else {
         policy
             .matchesOnlyAs(coordinates)
@@ -184,6 +196,7 @@ public final class AdmissionPolicyEvaluator {
     private final int line;
     private final String object;
     private final Map<String, Object> activation;
+    private final List<CelAttributePattern> unknowns;
     private final List<PolicyFinding> findings;
     private final Map<String, String> variableErrors = new LinkedHashMap<>();
 
@@ -193,6 +206,7 @@ public final class AdmissionPolicyEvaluator {
         int line,
         String object,
         Map<String, Object> activation,
+        List<CelAttributePattern> unknowns,
         List<PolicyFinding> findings) {
       this.compiled = compiled;
       this.policy = compiled.policy();
@@ -200,6 +214,7 @@ public final class AdmissionPolicyEvaluator {
       this.line = line;
       this.object = object;
       this.activation = activation;
+      this.unknowns = new ArrayList<>(unknowns);
       this.findings = findings;
     }
 
@@ -237,8 +252,14 @@ public final class AdmissionPolicyEvaluator {
         }
         activation.put("variables", Map.copyOf(variables));
         try {
-          Object value = eval(variable.program(), activation);
-          variables.put(variable.name(), value);
+          Object value = eval(variable.program(), activation, unknowns);
+          if (value instanceof CelUnknownSet) {
+            // Unknown offline: so is every expression whose outcome depends on it.
+            unknowns.add(
+                CelAttributePattern.fromQualifiedIdentifier("variables." + variable.name()));
+          } else {
+            variables.put(variable.name(), value);
+          }
         } catch (CelEvaluationException e) {
           variableErrors.put(variable.name(), describe(e));
         }
@@ -275,9 +296,19 @@ public final class AdmissionPolicyEvaluator {
         Function<CelEvaluationException, String> explain) {
       Object result;
       try {
-        result = eval(program, activation);
+        result = eval(program, activation, unknowns);
       } catch (CelEvaluationException e) {
         report(index, errorSeverity(), label + " resulted in error: " + explain.apply(e));
+        return Optional.empty();
+      }
+      if (result instanceof CelUnknownSet) {
+        // Not an evaluation error: the cluster would decide, so failurePolicy does not apply.
+        report(
+            index,
+            Severity.ERROR,
+            Hints.append(
+                label + " " + UNKNOWN_OFFLINE,
+                Hints.suggest("make the object comply whatever its namespace is and holds")));
         return Optional.empty();
       }
       if (!(result instanceof Boolean value)) {
@@ -295,7 +326,7 @@ public final class AdmissionPolicyEvaluator {
       Validation validation = compiledValidation.validation();
       if (compiledValidation.messageProgram() != null) {
         try {
-          Object message = eval(compiledValidation.messageProgram(), activation);
+          Object message = eval(compiledValidation.messageProgram(), activation, unknowns);
           if (message instanceof String s && !s.isBlank()) {
             return s.strip();
           }
@@ -331,10 +362,13 @@ public final class AdmissionPolicyEvaluator {
    * cel-java signals evaluation errors with CelEvaluationException, but a few paths (conversions of
    * unusual values) throw unchecked exceptions; both are a failed expression, not a crash.
    */
-  private static Object eval(Program program, Map<String, Object> activation)
+  private static Object eval(
+      Program program, Map<String, Object> activation, List<CelAttributePattern> unknowns)
       throws CelEvaluationException {
     try {
-      return program.eval(activation);
+      return unknowns.isEmpty()
+          ? program.eval(activation)
+          : program.eval(PartialVars.of(activation, unknowns.toArray(CelAttributePattern[]::new)));
     } catch (RuntimeException e) {
       throw new CelEvaluationException(e.getClass().getSimpleName() + ": " + e.getMessage(), e);
     }
@@ -464,6 +498,7 @@ public final class AdmissionPolicyEvaluator {
             .enableHeterogeneousNumericComparisons(true)
             .enableOptionalSyntax(true)
             .comprehensionMaxIterations(MAX_ITERATIONS)
+            .enableUnknownTracking(true)
             .build();
     CelType dynMap = MapType.create(SimpleType.STRING, SimpleType.DYN);
     return CelFactory.standardCelBuilder()
@@ -646,6 +681,26 @@ public final class AdmissionPolicyEvaluator {
 
     String apiVersion() {
       return group.isEmpty() ? version : group + "/" + version;
+    }
+
+    /**
+     * What the API server knows about a namespaced object and this manifest does not: its Namespace
+     * ({@code namespaceObject}, null only for cluster-scoped objects), and, when the manifest names
+     * no namespace, the one it is applied to ({@code request.namespace}, {@code
+     * object.metadata.namespace}). An outcome that depends on these is unknown, not a pass. Kinds
+     * countersign does not know are taken as namespaced.
+     */
+    List<CelAttributePattern> unknownOffline() {
+      if (KubernetesKinds.isClusterScoped(kind)) {
+        return List.of();
+      }
+      List<CelAttributePattern> unknown = new ArrayList<>();
+      unknown.add(CelAttributePattern.fromQualifiedIdentifier("namespaceObject"));
+      if (namespace.isEmpty()) {
+        unknown.add(CelAttributePattern.fromQualifiedIdentifier("request.namespace"));
+        unknown.add(CelAttributePattern.fromQualifiedIdentifier("object.metadata.namespace"));
+      }
+      return List.copyOf(unknown);
     }
 
     String describe() {

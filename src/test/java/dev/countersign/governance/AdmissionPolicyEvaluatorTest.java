@@ -577,6 +577,146 @@ class AdmissionPolicyEvaluatorTest {
         .hasMessageContaining("matchPolicy \"Fuzzy\" must be Exact or Equivalent");
   }
 
+  /**
+   * namespaceObject is the object's Namespace in the cluster, which countersign does not have: an
+   * outcome that depends on it is unknown offline. It is refused as an error whatever the
+   * failurePolicy (the cluster would not fail, it would decide), while an outcome that holds for
+   * every namespace is decided as usual.
+   */
+  @ParameterizedTest(name = "{0} replicas {1} failurePolicy {2}")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "namespaceObject.metadata.labels.env != 'prod' ; 1 ; Ignore ; UNKNOWN",
+        "namespaceObject.metadata.labels.env != 'prod' ; 1 ; Fail ; UNKNOWN",
+        "namespaceObject == null || namespaceObject.metadata.labels.env != 'prod' ; 1 ; Fail ;"
+            + " UNKNOWN",
+        "variables.prod == false ; 1 ; Ignore ; UNKNOWN",
+        // Decided whatever the namespace's labels (controls).
+        "namespaceObject.metadata.labels.env != 'prod' ; 3 ; Ignore ; ''",
+        "namespaceObject == null || namespaceObject.metadata.labels.env != 'prod' ; 3 ; Fail ; ''",
+        "variables.prod == false ; 3 ; Fail ; ''",
+      })
+  void evaluate_outcomeThatDependsOnTheNamespace_isRefusedWhateverTheFailurePolicy(
+      String namespaceCondition, int replicas, String failurePolicy, String expected) {
+    String policy =
+        """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata: {name: prod-replicas}
+        spec:
+          failurePolicy: %s
+          matchConstraints:
+            resourceRules:
+            - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+          variables:
+          - name: prod
+            expression: "namespaceObject.metadata.labels.env == 'prod'"
+          validations:
+          - expression: "%s || object.spec.replicas >= 2"
+            message: "production needs 2 replicas"
+        """
+            .formatted(failurePolicy, namespaceCondition);
+    String deployment =
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n"
+            + "spec:\n  replicas: "
+            + replicas
+            + "\n";
+
+    List<String> findings = severitiesAndMessages(policy, deployment);
+
+    if (expected.equals("UNKNOWN")) {
+      assertThat(findings)
+          .singleElement(STRING)
+          .startsWith(
+              "ERROR expression '"
+                  + namespaceCondition
+                  + " || object.spec.replicas >= 2' depends on namespaceObject, the object's"
+                  + " Namespace in the cluster, which countersign does not have offline");
+    } else {
+      assertThat(findings).isEmpty();
+    }
+  }
+
+  /**
+   * A manifest without metadata.namespace is created in the namespace it is applied to, which the
+   * API server writes into the object and the request before admission: unknown offline.
+   */
+  @ParameterizedTest(name = "metadata [{0}]")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "'' ; Ignore ; ERROR expression 'request.namespace != 'kube-system' &&"
+            + " object.metadata.namespace != 'kube-system'' depends on namespaceObject",
+        "'  namespace: shop\n' ; Ignore ; ''",
+        "'  namespace: kube-system\n' ; Ignore ; ERROR not in kube-system",
+      })
+  void evaluate_namespaceLeftToTheApply_isUnknownNotAnError(
+      String namespace, String failurePolicy, String expected) {
+    String policy =
+        """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata: {name: not-kube-system}
+        spec:
+          failurePolicy: %s
+          matchConstraints:
+            resourceRules:
+            - {apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+          validations:
+          - expression: "request.namespace != 'kube-system' && object.metadata.namespace != 'kube-system'"
+            message: "not in kube-system"
+        """
+            .formatted(failurePolicy);
+    String configMap =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n" + namespace.replace("\\n", "\n");
+
+    List<String> findings = severitiesAndMessages(policy, configMap);
+
+    if (expected.isEmpty()) {
+      assertThat(findings).isEmpty();
+    } else {
+      assertThat(findings).singleElement(STRING).startsWith(expected);
+    }
+  }
+
+  /** For a cluster-scoped object the API server passes namespaceObject as null, as here. */
+  @Test
+  void evaluate_clusterScopedObject_seesNamespaceObjectNull() {
+    String policy =
+        """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata: {name: cluster-roles}
+        spec:
+          matchConstraints:
+            resourceRules:
+            - {apiGroups: ['*'], apiVersions: ['*'], operations: [CREATE], resources: ['*']}
+          validations:
+          - expression: "namespaceObject == null || namespaceObject.metadata.labels.env != 'prod'"
+            message: "not in prod"
+        """;
+
+    assertThat(
+            severitiesAndMessages(
+                policy,
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n"
+                    + "  name: reader\n"))
+        .isEmpty();
+  }
+
+  /** Each finding of {@code policy} on {@code manifest} as "SEVERITY message". */
+  private static List<String> severitiesAndMessages(String policy, String manifest) {
+    AdmissionPolicyEvaluator evaluator =
+        new AdmissionPolicyEvaluator(
+            new AdmissionPolicyLoader().parse(Path.of("p.yaml"), policy), Optional.empty());
+    assertThat(evaluator.policyProblems()).isEmpty();
+    ManifestDocument document = YamlTree.parseAll(Path.of("m.yaml"), manifest).get(0);
+    return evaluator.evaluate(Path.of("m.yaml"), document).stream()
+        .map(f -> f.severity() + " " + f.message())
+        .toList();
+  }
+
   /** A policy on ConfigMaps with the given {@code spec.validations} entries. */
   private static String configMapPolicy(String... validations) {
     return """
