@@ -179,7 +179,8 @@ public interface GitWorkspace extends GitPushes {
    * {@code commitId} as a change to its first parent.
    *
    * @throws dev.countersign.support.problems.InternalProblem when it has no parent, or changes
-   *     something other than regular files (a symbolic link, a submodule, an executable bit)
+   *     something other than regular files (a symbolic link, a submodule, an executable bit set); a
+   *     file that was executable and is now a plain file is a write
    */
   CommitContent commitContent(String commitId);
 

@@ -1088,7 +1088,9 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         if (after == FileMode.MISSING) {
           changes = changes.delete(tw.getPathString());
         } else if (after == FileMode.REGULAR_FILE
-            && (before == FileMode.MISSING || before == FileMode.REGULAR_FILE)) {
+            && (before == FileMode.MISSING || isRegularFile(before))) {
+          // An executable file countersign rewrote is staged as a plain one: the API's tree
+          // entry (mode 100644) makes the same change.
           changes =
               changes.write(
                   tw.getPathString(),

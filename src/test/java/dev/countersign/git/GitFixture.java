@@ -105,6 +105,19 @@ public final class GitFixture {
 
   private final Map<String, ObjectId> gitlinks = new java.util.HashMap<>();
 
+  /** Commits {@code text} at {@code path} as an executable file (mode 100755). */
+  public String commitExecutableToOrigin(String branch, String path, String text)
+      throws IOException {
+    executables.add(path);
+    try {
+      return commitToOrigin(branch, Map.of(path, text), Set.of(), "executable " + path);
+    } finally {
+      executables.remove(path);
+    }
+  }
+
+  private final Set<String> executables = new java.util.HashSet<>();
+
   /**
    * Creates branch {@code name} on origin at the tip of {@code from} (as a pull request's head
    * starts).
@@ -178,6 +191,9 @@ public final class GitFixture {
       for (Map.Entry<String, byte[]> w : writes.entrySet()) {
         entries.put(w.getKey(), ins.insert(Constants.OBJ_BLOB, w.getValue()));
         modes.remove(w.getKey());
+        if (executables.contains(w.getKey())) {
+          modes.put(w.getKey(), FileMode.EXECUTABLE_FILE);
+        }
       }
       for (Map.Entry<String, String> link : symlinks.entrySet()) {
         entries.put(

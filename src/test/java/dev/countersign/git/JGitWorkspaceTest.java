@@ -650,4 +650,26 @@ class JGitWorkspaceTest {
           .hasMessageStartingWith("b.yaml: is a symbolic link");
     }
   }
+
+  @Test
+  void commitContent_rewritingAnExecutableFile_isAPlainWrite_asForARegularOne() throws Exception {
+    fixture.commitToOrigin("main", Map.of("signed/regular.yaml", "kind: R\n"), Set.of(), "r");
+    fixture.commitExecutableToOrigin("main", "signed/executable.yaml", "kind: X\n");
+    try (JGitWorkspace ws = open(fixture.clone("ws", 0, false))) {
+      ws.apply(
+          ChangeSet.empty()
+              .write("signed/regular.yaml", "kind: R2\n".getBytes(StandardCharsets.UTF_8))
+              .write("signed/executable.yaml", "kind: X2\n".getBytes(StandardCharsets.UTF_8))
+              .delete("unsigned/a.yaml"));
+      String id = ws.commit(new CommitRequest("re-sign\n", AUTHOR, BOT));
+
+      CommitContent content = ws.commitContent(id);
+
+      assertThat(content.changes().writes())
+          .containsOnlyKeys("signed/executable.yaml", "signed/regular.yaml");
+      assertThat(content.changes().writes().get("signed/executable.yaml"))
+          .isEqualTo("kind: X2\n".getBytes(StandardCharsets.UTF_8));
+      assertThat(content.changes().deletes()).containsExactly("unsigned/a.yaml");
+    }
+  }
 }
