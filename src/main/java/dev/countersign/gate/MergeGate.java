@@ -51,11 +51,13 @@ import java.util.function.Supplier;
  *
  * <p>Every failure is a {@link GateFinding} located by repository-relative file and line; only
  * input the gate refuses to judge (a link, an unusable name or an oversized file under a signed or
- * unsigned directory, see {@link ManifestTree}) and configuration that stops the gate from deciding
- * (a missing key file, a malformed governance policy file, an unreachable trust root) is thrown.
- * Reads files only; the trusted root is obtained only when keyless signers are configured and there
- * are signed files to verify, or when a signed file the change modifies replaces a version that
- * carries a transparency-log bundle (whose time the not-older rule must prove).
+ * unsigned directory, see {@link ManifestTree}; with a base commit, a work tree whose manifests are
+ * not exactly the checked-out commit's, see {@link CheckedOutCommit}) and configuration that stops
+ * the gate from deciding (a missing key file, a malformed governance policy file, an unreachable
+ * trust root) is thrown. Reads files only; the trusted root is obtained only when keyless signers
+ * are configured and there are signed files to verify, or when a signed file the change modifies
+ * replaces a version that carries a transparency-log bundle (whose time the not-older rule must
+ * prove).
  */
 public final class MergeGate {
 
@@ -125,6 +127,10 @@ public final class MergeGate {
     List<InputProblem> refused = new ArrayList<>();
     Map<Path, PolicyFile.DirectoryPair> signedFiles = manifestsUnder(true, refused);
     Map<Path, PolicyFile.DirectoryPair> unsignedFiles = manifestsUnder(false, refused);
+    if (refused.isEmpty() && base.isPresent()) {
+      // The signing workflow signs the commit's bytes; the gate reads git's rendering of them.
+      refused.addAll(checkedOutCommitDifferences(signedFiles.keySet(), unsignedFiles.keySet()));
+    }
     if (!refused.isEmpty()) {
       throw InputProblem.combine(refused);
     }
@@ -243,6 +249,23 @@ public final class MergeGate {
       }
     }
     return files;
+  }
+
+  /**
+   * Why the work tree's manifests are not exactly the checked-out commit's under every signed and
+   * unsigned directory ({@link CheckedOutCommit}).
+   */
+  private List<InputProblem> checkedOutCommitDifferences(
+      Collection<Path> signedFiles, Collection<Path> unsignedFiles) {
+    List<Path> directories = new ArrayList<>();
+    for (PolicyFile.DirectoryPair pair : policy.directories()) {
+      directories.add(pair.signed());
+      directories.add(pair.unsigned());
+    }
+    List<Path> judged = new ArrayList<>(signedFiles);
+    judged.addAll(unsignedFiles);
+    return new CheckedOutCommit(base.orElseThrow().git(), ManifestTree.of(reader))
+        .differences(directories, judged);
   }
 
   private GateFinding rejected(DocumentVerdict verdict, PolicyFile.DirectoryPair pair) {

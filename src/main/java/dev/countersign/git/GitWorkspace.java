@@ -84,6 +84,30 @@ public interface GitWorkspace extends GitPushes {
    */
   SortedMap<String, byte[]> readFiles(String commitId, Collection<String> paths);
 
+  /**
+   * Where the work tree does not hold the regular files at {@code paths} in the tree of {@code
+   * commitId} byte for byte: by path, for the paths that differ. It differs where git's checkout
+   * converted a file ({@code .gitattributes}: {@code eol}, {@code ident}, {@code
+   * working-tree-encoding}, a filter), where the file was edited or deleted since, and where the
+   * work tree has a file the commit has not. Compared as git compares them, by blob id: each file
+   * is streamed once, never held whole. No link is followed; a path that is a regular file on
+   * neither side is no difference.
+   *
+   * @throws dev.countersign.support.problems.InputProblem when a link is on the way to a path
+   */
+  SortedMap<String, WorkTreeDifference> workTreeDifferences(
+      String commitId, Collection<String> paths);
+
+  /** How a work tree file differs from the commit's. */
+  enum WorkTreeDifference {
+    /** Both have the file, with different bytes. */
+    CHANGED,
+    /** The commit has the file, the work tree has not. */
+    NOT_IN_WORK_TREE,
+    /** The work tree has the file, the commit has not. */
+    NOT_IN_COMMIT
+  }
+
   /** The full message of the commit {@code revision} resolves to (e.g. {@code HEAD}). */
   String lastCommitMessage(String revision);
 
@@ -155,7 +179,8 @@ public interface GitWorkspace extends GitPushes {
    * {@code commitId} as a change to its first parent.
    *
    * @throws dev.countersign.support.problems.InternalProblem when it has no parent, or changes
-   *     something other than regular files (a symbolic link, a submodule, an executable bit)
+   *     something other than regular files (a symbolic link, a submodule, an executable bit set); a
+   *     file that was executable and is now a plain file is a write
    */
   CommitContent commitContent(String commitId);
 

@@ -10,6 +10,7 @@ import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -18,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -493,6 +495,66 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
               : Optional.empty();
         },
         wanted.size() + " listed files of " + commitId);
+  }
+
+  @Override
+  public SortedMap<String, WorkTreeDifference> workTreeDifferences(
+      String commitId, Collection<String> paths) {
+    Set<String> wanted = new HashSet<>();
+    for (String path : paths) {
+      wanted.add(ChangeSet.checkedPath(path));
+    }
+    SortedMap<String, WorkTreeDifference> differences = new TreeMap<>();
+    if (wanted.isEmpty()) {
+      return differences;
+    }
+    Map<String, ObjectId> committed = new HashMap<>();
+    try (RevWalk walk = new RevWalk(repository);
+        TreeWalk tw = new TreeWalk(repository)) {
+      tw.addTree(walk.parseCommit(resolve(commitId)).getTree());
+      tw.setRecursive(true);
+      tw.setFilter(PathFilterGroup.createFromStrings(wanted));
+      while (tw.next()) {
+        // Exactly a listed path, as readFiles takes it.
+        String path = strictPath(tw.getRawPath());
+        if (wanted.contains(path)
+            && Arrays.equals(tw.getRawPath(), path.getBytes(StandardCharsets.UTF_8))
+            && isRegularFile(tw.getFileMode(0))) {
+          committed.put(path, tw.getObjectId(0));
+        }
+      }
+    } catch (IOException e) {
+      throw readProblem(wanted.size() + " listed files of " + commitId, e);
+    }
+    ObjectInserter.Formatter ids = new ObjectInserter.Formatter();
+    for (String path : wanted) {
+      Path file = workTreeFile(path);
+      Optional<ObjectId> inWorkTree = workTreeBlobId(ids, file, path);
+      ObjectId inCommit = committed.get(path);
+      if (inWorkTree.isEmpty() && inCommit != null) {
+        differences.put(path, WorkTreeDifference.NOT_IN_WORK_TREE);
+      } else if (inWorkTree.isPresent() && inCommit == null) {
+        differences.put(path, WorkTreeDifference.NOT_IN_COMMIT);
+      } else if (inWorkTree.isPresent() && !inWorkTree.get().equals(inCommit)) {
+        differences.put(path, WorkTreeDifference.CHANGED);
+      }
+    }
+    return differences;
+  }
+
+  /** The blob id of the regular file {@code file} as it is, streamed; empty when it is none. */
+  private Optional<ObjectId> workTreeBlobId(ObjectInserter.Formatter ids, Path file, String path) {
+    Optional<BasicFileAttributes> attributes = NoFollowPaths.lstat(file);
+    if (attributes.isEmpty() || !attributes.get().isRegularFile()) {
+      return Optional.empty();
+    }
+    try (InputStream in =
+        Files.newInputStream(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      return Optional.of(ids.idFor(Constants.OBJ_BLOB, attributes.get().size(), in));
+    } catch (IOException e) {
+      // Also a file that changed size while it was read: git's id needs the length up front.
+      throw InputProblem.unreadable(Path.of(path), e);
+    }
   }
 
   /**
@@ -1026,7 +1088,9 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         if (after == FileMode.MISSING) {
           changes = changes.delete(tw.getPathString());
         } else if (after == FileMode.REGULAR_FILE
-            && (before == FileMode.MISSING || before == FileMode.REGULAR_FILE)) {
+            && (before == FileMode.MISSING || isRegularFile(before))) {
+          // An executable file countersign rewrote is staged as a plain one: the API's tree
+          // entry (mode 100644) makes the same change.
           changes =
               changes.write(
                   tw.getPathString(),

@@ -77,6 +77,29 @@ final class PullRequestGate {
     return git.cloneBranch("ws-" + checkouts, branch, depth);
   }
 
+  /**
+   * {@link #pullRequest}, checked out with the git program as actions/checkout does, so the pull
+   * request's own {@code .gitattributes} apply to the work tree.
+   */
+  Path pullRequestCheckedOutByGit(Map<String, String> writes) throws Exception {
+    return pullRequestCheckedOutByGit(writes, Map.of());
+  }
+
+  /**
+   * {@link #pullRequestCheckedOutByGit(Map)} that also adds submodule entries: path to the commit
+   * id each names.
+   */
+  Path pullRequestCheckedOutByGit(Map<String, String> writes, Map<String, String> submodules)
+      throws Exception {
+    String branch = "pr-" + (++checkouts);
+    git.branchOnOrigin(branch, "main");
+    git.commitToOrigin(branch, writes, Set.of(), "the pull request");
+    for (Map.Entry<String, String> submodule : submodules.entrySet()) {
+      git.commitGitlinkToOrigin(branch, submodule.getKey(), submodule.getValue());
+    }
+    return git.checkoutWithGit("ws-" + checkouts, branch);
+  }
+
   /** {@code countersign check} as the Action runs it on a pull_request event for {@code ws}. */
   CliRun check(Path ws, Map<String, String> extra) throws IOException {
     Path event = tmp.resolve("event-" + System.nanoTime() + ".json");

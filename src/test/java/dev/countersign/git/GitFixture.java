@@ -90,6 +90,35 @@ public final class GitFixture {
   private final Map<String, String> symlinks = new java.util.HashMap<>();
 
   /**
+   * Commits a submodule entry (a gitlink, mode 160000) at {@code path} naming the commit {@code
+   * commitId}, which origin need not hold.
+   */
+  public String commitGitlinkToOrigin(String branch, String path, String commitId)
+      throws IOException {
+    gitlinks.put(path, ObjectId.fromString(commitId));
+    try {
+      return commitToOrigin(branch, Map.of(), Set.of(), "submodule " + path);
+    } finally {
+      gitlinks.remove(path);
+    }
+  }
+
+  private final Map<String, ObjectId> gitlinks = new java.util.HashMap<>();
+
+  /** Commits {@code text} at {@code path} as an executable file (mode 100755). */
+  public String commitExecutableToOrigin(String branch, String path, String text)
+      throws IOException {
+    executables.add(path);
+    try {
+      return commitToOrigin(branch, Map.of(path, text), Set.of(), "executable " + path);
+    } finally {
+      executables.remove(path);
+    }
+  }
+
+  private final Set<String> executables = new java.util.HashSet<>();
+
+  /**
    * Creates branch {@code name} on origin at the tip of {@code from} (as a pull request's head
    * starts).
    */
@@ -162,6 +191,9 @@ public final class GitFixture {
       for (Map.Entry<String, byte[]> w : writes.entrySet()) {
         entries.put(w.getKey(), ins.insert(Constants.OBJ_BLOB, w.getValue()));
         modes.remove(w.getKey());
+        if (executables.contains(w.getKey())) {
+          modes.put(w.getKey(), FileMode.EXECUTABLE_FILE);
+        }
       }
       for (Map.Entry<String, String> link : symlinks.entrySet()) {
         entries.put(
@@ -169,6 +201,11 @@ public final class GitFixture {
             ins.insert(Constants.OBJ_BLOB, link.getValue().getBytes(StandardCharsets.UTF_8)));
         modes.put(link.getKey(), FileMode.SYMLINK);
       }
+      gitlinks.forEach(
+          (path, id) -> {
+            entries.put(path, id);
+            modes.put(path, FileMode.GITLINK);
+          });
       DirCache dc = DirCache.newInCore();
       DirCacheBuilder b = dc.builder();
       entries.forEach(
@@ -251,6 +288,36 @@ public final class GitFixture {
       ru.forceUpdate();
     }
     return dir;
+  }
+
+  /**
+   * Checks out origin's {@code branch} into {@code name} as actions/checkout does, with the git
+   * program rather than jgit: a fresh repository, one commit fetched, then a forced checkout of it
+   * (detached). So the {@code .gitattributes} of the checked-out tree apply as they do on a runner
+   * ({@code eol}, {@code ident}, {@code working-tree-encoding}); no user or system configuration is
+   * read.
+   */
+  public Path checkoutWithGit(String name, String branch) throws Exception {
+    Path dir = root.resolve(name);
+    clones.add(dir);
+    runGit(root, "init", "--quiet", dir.toString());
+    runGit(dir, "remote", "add", "origin", originUrl());
+    runGit(dir, "fetch", "--quiet", "--depth=1", "origin", branch);
+    runGit(dir, "checkout", "--quiet", "--force", "--detach", "FETCH_HEAD");
+    return dir;
+  }
+
+  private static void runGit(Path dir, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("git", "-C", dir.toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().put("GIT_CONFIG_NOSYSTEM", "1");
+    builder.environment().put("GIT_CONFIG_GLOBAL", "/dev/null");
+    Process process = builder.start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (process.waitFor() != 0) {
+      throw new IllegalStateException("git " + String.join(" ", args) + " failed: " + out);
+    }
   }
 
   /** The files on origin's branch as path to UTF-8 text. */

@@ -581,4 +581,95 @@ class JGitWorkspaceTest {
       assertThat(ws.readFiles(head, List.of())).isEmpty();
     }
   }
+
+  @Test
+  void workTreeDifferences_freshCheckout_hasNone_evenWithExecutableBitsAndNonManifestEdits()
+      throws Exception {
+    String head =
+        fixture.commitToOrigin(
+            "main", Map.of("signed/team/x.yaml", "kind: X\n"), Set.of(), "signed");
+    Path clone = fixture.clone("ws", 0, false);
+    clone.resolve("signed/team/x.yaml").toFile().setExecutable(true);
+    Files.writeString(clone.resolve("README.md"), "edited\n");
+    try (JGitWorkspace ws = open(clone)) {
+      assertThat(
+              ws.workTreeDifferences(
+                  head, List.of("unsigned/a.yaml", "signed/team/x.yaml", "neither.yaml")))
+          .isEmpty();
+      assertThat(ws.workTreeDifferences(head, List.of())).isEmpty();
+    }
+  }
+
+  @Test
+  void workTreeDifferences_editedMissingAndUntrackedFiles_areEachNamed() throws Exception {
+    String head =
+        fixture.commitToOrigin(
+            "main",
+            Map.of("signed/team/x.yaml", "kind: X\n", "signed/team/y.yaml", "kind: Y\n"),
+            Set.of(),
+            "signed");
+    Path clone = fixture.clone("ws", 0, false);
+    // One byte more, the same length with another byte, gone, and new.
+    Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\r\n");
+    Files.writeString(clone.resolve("signed/team/x.yaml"), "kind: Z\n");
+    Files.delete(clone.resolve("signed/team/y.yaml"));
+    Files.writeString(clone.resolve("signed/team/new.yaml"), "kind: N\n");
+    try (JGitWorkspace ws = open(clone)) {
+      assertThat(
+              ws.workTreeDifferences(
+                  head,
+                  List.of(
+                      "unsigned/a.yaml",
+                      "signed/team/x.yaml",
+                      "signed/team/y.yaml",
+                      "signed/team/new.yaml")))
+          .containsExactly(
+              Map.entry("signed/team/new.yaml", GitWorkspace.WorkTreeDifference.NOT_IN_COMMIT),
+              Map.entry("signed/team/x.yaml", GitWorkspace.WorkTreeDifference.CHANGED),
+              Map.entry("signed/team/y.yaml", GitWorkspace.WorkTreeDifference.NOT_IN_WORK_TREE),
+              Map.entry("unsigned/a.yaml", GitWorkspace.WorkTreeDifference.CHANGED));
+    }
+  }
+
+  @Test
+  void workTreeDifferences_aLinkInTheWorkTree_isNeverFollowed() throws Exception {
+    String head = fixture.originHead("main");
+    Path clone = fixture.clone("ws", 0, false);
+    Path outside = Files.createDirectories(tmp.resolve("outside"));
+    Files.writeString(outside.resolve("a.yaml"), "kind: A\n");
+    Files.delete(clone.resolve("unsigned/a.yaml"));
+    Files.delete(clone.resolve("unsigned"));
+    Files.createSymbolicLink(clone.resolve("unsigned"), outside);
+    Files.createSymbolicLink(clone.resolve("b.yaml"), outside.resolve("a.yaml"));
+    try (JGitWorkspace ws = open(clone)) {
+      assertThatThrownBy(() -> ws.workTreeDifferences(head, List.of("unsigned/a.yaml")))
+          .isInstanceOf(dev.countersign.support.problems.InputProblem.class)
+          .hasMessageStartingWith("unsigned: is a symbolic link");
+      assertThatThrownBy(() -> ws.workTreeDifferences(head, List.of("b.yaml")))
+          .isInstanceOf(dev.countersign.support.problems.InputProblem.class)
+          .hasMessageStartingWith("b.yaml: is a symbolic link");
+    }
+  }
+
+  @Test
+  void commitContent_rewritingAnExecutableFile_isAPlainWrite_asForARegularOne() throws Exception {
+    fixture.commitToOrigin("main", Map.of("signed/regular.yaml", "kind: R\n"), Set.of(), "r");
+    fixture.commitExecutableToOrigin("main", "signed/executable.yaml", "kind: X\n");
+    try (JGitWorkspace ws = open(fixture.clone("ws", 0, false))) {
+      ws.apply(
+          ChangeSet.empty()
+              .write("signed/regular.yaml", "kind: R2\n".getBytes(StandardCharsets.UTF_8))
+              .write("signed/executable.yaml", "kind: X2\n".getBytes(StandardCharsets.UTF_8))
+              .delete("unsigned/a.yaml"));
+      String id = ws.commit(new CommitRequest("re-sign\n", AUTHOR, BOT));
+
+      CommitContent content = ws.commitContent(id);
+
+      assertThat(content.changes().writes())
+          .containsOnlyKeys("signed/executable.yaml", "signed/regular.yaml");
+      assertThat(content.changes().writes().get("signed/executable.yaml"))
+          .isEqualTo("kind: X2\n".getBytes(StandardCharsets.UTF_8));
+      assertThat(content.changes().deletes()).containsExactly("unsigned/a.yaml");
+    }
+  }
 }
