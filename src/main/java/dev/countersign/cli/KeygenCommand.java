@@ -5,7 +5,6 @@ import dev.countersign.keys.PrivateKeys;
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.UsageProblem;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PublicKey;
 import java.security.SecureRandom;
@@ -34,7 +33,10 @@ final class KeygenCommand extends Subcommand {
       description = "Write PREFIX.key and PREFIX.pub (default: ${DEFAULT-VALUE}).")
   Path prefix;
 
-  @Option(names = "--force", description = "Overwrite existing key files.")
+  @Option(
+      names = "--force",
+      description =
+          "Replace existing key files (both are replaced or neither; never through a link).")
   boolean force;
 
   @Option(
@@ -47,14 +49,15 @@ final class KeygenCommand extends Subcommand {
     Path privateFile = prefix.resolveSibling(prefix.getFileName() + ".key");
     Path publicFile = prefix.resolveSibling(prefix.getFileName() + ".pub");
     for (Path file : new Path[] {privateFile, publicFile}) {
-      if (Files.exists(file) && !force) {
+      // Before asking for a password; a link counts as a file here, even a dangling one.
+      if (KeyPairFiles.occupied(file) && !force) {
         throw new UsageProblem(
             "Refusing to overwrite " + file, "pass --force, or choose another --output-key-prefix");
       }
     }
     char[] password = noPassword ? new char[0] : password(runtime);
     PublicKey publicKey =
-        KeyPairFiles.generate(privateFile, publicFile, password, new SecureRandom());
+        KeyPairFiles.generate(privateFile, publicFile, password, new SecureRandom(), force);
     Arrays.fill(password, '\0');
     runtime.out().println("Private key written to " + privateFile);
     runtime

@@ -75,7 +75,9 @@ final class VerifyCommand extends Subcommand {
             + " server and",
         "controllers add (Kyverno's default ignore fields, anchored, plus --ignore-field). Without"
             + " it a file must equal",
-        "its signed message exactly, as files in a repository must."
+        "its signed message exactly, as files in a repository must. A spec value the message"
+            + " states must hold even where",
+        "a default ignores the field (the server only fills in what a manifest leaves out)."
       })
   boolean clusterObject;
 

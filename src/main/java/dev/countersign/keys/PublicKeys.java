@@ -3,23 +3,34 @@ package dev.countersign.keys;
 import dev.countersign.support.NamedFiles;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.InputProblem;
+import dev.countersign.support.problems.InternalProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.AlgorithmParameters;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.PublicKey;
+import java.security.interfaces.ECPublicKey;
+import java.security.interfaces.RSAPublicKey;
+import java.security.spec.ECGenParameterSpec;
+import java.security.spec.ECParameterSpec;
 import java.security.spec.X509EncodedKeySpec;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * Public keys as cosign writes them: a PEM {@code PUBLIC KEY} block (DER SubjectPublicKeyInfo),
- * ECDSA P-256 in practice, RSA accepted too. A file may also hold base64 of such a PEM.
+ * ECDSA P-256 in practice; P-384, P-521 and RSA of 2048 to 4096 bits are accepted too, weaker keys
+ * never. A file may also hold base64 of such a PEM.
  */
 public final class PublicKeys {
 
   private static final long MAX_KEY_FILE_BYTES = 64 * 1024;
+  private static final int MIN_RSA_BITS = 2048;
+  private static final int MAX_RSA_BITS = 4096;
+  private static final List<ECParameterSpec> NIST_CURVES = nistCurves();
 
   private PublicKeys() {}
 
@@ -81,15 +92,80 @@ public final class PublicKeys {
   }
 
   private static PublicKey fromSpki(byte[] der, Path source, int line) {
-    return ecOrRsa(factory -> factory.generatePublic(new X509EncodedKeySpec(der)))
-        .orElseThrow(
-            () ->
-                new InputProblem(
-                    source,
-                    line,
-                    "the PUBLIC KEY block is not an ECDSA or RSA key",
-                    "perhaps you should generate an ECDSA P-256 key with `countersign keygen` or"
-                        + " `cosign generate-key-pair`"));
+    PublicKey key =
+        ecOrRsa(factory -> factory.generatePublic(new X509EncodedKeySpec(der)))
+            .orElseThrow(
+                () ->
+                    new InputProblem(
+                        source,
+                        line,
+                        "the PUBLIC KEY block is not an ECDSA or RSA key",
+                        "perhaps you should generate an ECDSA P-256 key with `countersign keygen`"
+                            + " or `cosign generate-key-pair`"));
+    weakness(key)
+        .ifPresent(
+            problem -> {
+              throw new InputProblem(
+                  source,
+                  line,
+                  "the PUBLIC KEY block is " + problem,
+                  "perhaps you should generate an ECDSA P-256 key with `countersign keygen` or"
+                      + " `cosign generate-key-pair`");
+            });
+    return key;
+  }
+
+  /**
+   * Why {@code key} must not be trusted, or empty when it may: ECDSA on P-256, P-384 or P-521, or
+   * RSA of 2048 to 4096 bits (the keys sigstore's clients work with). A weaker key would let
+   * whoever breaks it (an RSA-512 modulus factors in hours) sign as a trusted signer, and nobody
+   * reviewing a PEM block can see its size; a larger one only costs verification time.
+   */
+  static Optional<String> weakness(PublicKey key) {
+    if (key instanceof RSAPublicKey rsa) {
+      int bits = rsa.getModulus().bitLength();
+      return bits >= MIN_RSA_BITS && bits <= MAX_RSA_BITS
+          ? Optional.empty()
+          : Optional.of(
+              "a "
+                  + bits
+                  + "-bit RSA key; only RSA keys of "
+                  + MIN_RSA_BITS
+                  + " to "
+                  + MAX_RSA_BITS
+                  + " bits are accepted");
+    }
+    if (key instanceof ECPublicKey ec) {
+      return NIST_CURVES.stream().anyMatch(curve -> sameCurve(curve, ec.getParams()))
+          ? Optional.empty()
+          : Optional.of(
+              "an ECDSA key on a "
+                  + ec.getParams().getCurve().getField().getFieldSize()
+                  + "-bit curve that is not P-256, P-384 or P-521; only those curves are"
+                  + " accepted");
+    }
+    return Optional.of("a " + key.getAlgorithm() + " key, not an ECDSA or RSA key");
+  }
+
+  private static boolean sameCurve(ECParameterSpec a, ECParameterSpec b) {
+    return a.getCurve().equals(b.getCurve())
+        && a.getGenerator().equals(b.getGenerator())
+        && a.getOrder().equals(b.getOrder())
+        && a.getCofactor() == b.getCofactor();
+  }
+
+  private static List<ECParameterSpec> nistCurves() {
+    try {
+      List<ECParameterSpec> curves = new ArrayList<>();
+      for (String name : List.of("secp256r1", "secp384r1", "secp521r1")) {
+        AlgorithmParameters parameters = AlgorithmParameters.getInstance("EC");
+        parameters.init(new ECGenParameterSpec(name));
+        curves.add(parameters.getParameterSpec(ECParameterSpec.class));
+      }
+      return List.copyOf(curves);
+    } catch (GeneralSecurityException e) {
+      throw new InternalProblem("the JDK lacks the NIST curves P-256, P-384 and P-521", null, e);
+    }
   }
 
   /** Makes a key with a {@link KeyFactory}; fails when the DER is not of its algorithm. */

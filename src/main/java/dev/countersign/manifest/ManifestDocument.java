@@ -120,7 +120,9 @@ public record ManifestDocument(
 
   /** "Kind/namespace/name" or "Kind/name", for messages. */
   public String describe() {
-    return kind() + "/" + namespace().map(ns -> ns + "/").orElse("") + name();
+    // Kind, namespace and name are the author's text: escaped, so that they cannot break a line of
+    // output (a forged "PASS" line, a workflow command).
+    return ManifestTree.escaped(kind() + "/" + namespace().map(ns -> ns + "/").orElse("") + name());
   }
 
   private String stringAt(String key) {

@@ -18,7 +18,8 @@ import java.util.Set;
  * Field-by-field comparison of a document with the document its signed message holds, as
  * k8s-manifest-sigstore's {@code directMatch} does it: both flattened to dotted leaf keys (list
  * indices as numbers; nulls and empty collections contribute nothing) and diffed. For {@link
- * ContentMatch#CLUSTER_OBJECT} the diff is then filtered by ignore fields, an absent {@code
+ * ContentMatch#CLUSTER_OBJECT} the diff is then filtered by ignore fields (the defaults for spec
+ * fields only where the message leaves the field out, see {@link IgnoreFields}), an absent {@code
  * metadata.namespace} in the message, and image references that differ only by {@code docker.io/}
  * or {@code :latest}; for {@link ContentMatch#EXACT} nothing is filtered (and the verifier also
  * compares the canonical form, which sees nulls and empty collections).
@@ -50,7 +51,6 @@ final class ContentComparison {
     Map<String, Object> after = flatten(live.content(), domain);
     Set<String> keys = new LinkedHashSet<>(before.keySet());
     keys.addAll(after.keySet());
-    List<String> patterns = tolerant ? ignore.patternsFor(live) : List.of();
     List<FieldDiff> diffs = new ArrayList<>();
     for (String key : keys) {
       Object b = before.get(key);
@@ -58,7 +58,7 @@ final class ContentComparison {
       if (sameValue(b, a)) {
         continue;
       }
-      if (patterns.stream().anyMatch(p -> IgnoreFields.matches(p, key))) {
+      if (tolerant && ignore.ignores(live, key, b != null)) {
         continue;
       }
       if (tolerant && key.equals("metadata.namespace") && b == null) {

@@ -28,11 +28,30 @@ import java.util.regex.PatternSyntaxException;
  * spec.template.spec.securityContext}. (k8s-manifest-sigstore itself searches each pattern as an
  * unanchored regular expression anywhere in the key, which unprotects far more than its authors
  * list; see docs/check.md.)
+ *
+ * <p>One difference from Kyverno: a default field outside {@code metadata} and {@code status}
+ * ({@code spec.type} of a Service, {@code spec.validationFailureAction} of a ClusterPolicy) is
+ * there because the server or a controller fills it in when the manifest leaves it out; neither
+ * rewrites a value the manifest states. So such a default covers only a field the signed message
+ * leaves out, and a value the message states must hold. Metadata and status are the server's and
+ * controllers' bookkeeping ({@code uid}, {@code resourceVersion}, Argo CD's instance label) and
+ * stay ignored whatever the message says, as do the fields the user adds.
  */
 final class IgnoreFields {
 
   /** One {@code ignoreFields} entry: patterns that apply to objects matching any selector. */
   record Binding(List<ObjectSelector> objects, List<String> fields) {}
+
+  /** How far an ignored field reaches. */
+  private enum Reach {
+    /** Any difference: the user's fields, and the defaults for metadata and status. */
+    ANY_VALUE,
+    /** Only a field the signed message leaves out: the defaults for everything else. */
+    UNSTATED_ONLY
+  }
+
+  /** A compiled field pattern, the objects it applies to, and its reach. */
+  private record Rule(List<ObjectSelector> objects, Pattern field, Reach reach) {}
 
   /**
    * {@code {group, version, kind, name, namespace}}; empty or "*" matches anything, "x*" a prefix.
@@ -63,10 +82,10 @@ final class IgnoreFields {
 
   private static final List<Binding> DEFAULTS = loadDefaults();
 
-  private final List<Binding> bindings;
+  private final List<Rule> rules;
 
-  private IgnoreFields(List<Binding> bindings) {
-    this.bindings = List.copyOf(bindings);
+  private IgnoreFields(List<Rule> rules) {
+    this.rules = List.copyOf(rules);
   }
 
   /**
@@ -81,32 +100,43 @@ final class IgnoreFields {
             "Ignore field \""
                 + field
                 + "\" is not a valid field path while reading the ignore fields",
-            ", perhaps you should use dotted paths with '*' as the only wildcard, e.g."
+            "perhaps you should use dotted paths with '*' as the only wildcard, e.g."
                 + " metadata.annotations.argocd.argoproj.io/tracking-id");
       }
     }
-    List<Binding> all = new ArrayList<>(DEFAULTS);
-    if (!extraFields.isEmpty()) {
-      all.add(
-          new Binding(List.of(new ObjectSelector("", "", "*", "", "")), List.copyOf(extraFields)));
+    List<Rule> all = new ArrayList<>();
+    for (Binding binding : DEFAULTS) {
+      for (String field : binding.fields()) {
+        all.add(new Rule(binding.objects(), compile(field).orElseThrow(), defaultReach(field)));
+      }
+    }
+    List<ObjectSelector> everyKind = List.of(new ObjectSelector("", "", "*", "", ""));
+    for (String field : extraFields) {
+      all.add(new Rule(everyKind, compile(field).orElseThrow(), Reach.ANY_VALUE));
     }
     return new IgnoreFields(all);
   }
 
-  /** The patterns that apply to {@code live}. */
-  List<String> patternsFor(ManifestDocument live) {
-    List<String> result = new ArrayList<>();
-    for (Binding binding : bindings) {
-      if (binding.objects().stream().anyMatch(o -> o.matches(live))) {
-        result.addAll(binding.fields());
+  /**
+   * True when a difference at {@code key} (dotted, list indices as numbers) does not count for
+   * {@code live}; {@code signedStatesIt} says whether the signed message has a value there.
+   */
+  boolean ignores(ManifestDocument live, String key, boolean signedStatesIt) {
+    for (Rule rule : rules) {
+      if ((rule.reach() == Reach.ANY_VALUE || !signedStatesIt)
+          && rule.field().matcher(key).matches()
+          && rule.objects().stream().anyMatch(o -> o.matches(live))) {
+        return true;
       }
     }
-    return result;
+    return false;
   }
 
-  /** True when {@code key} (dotted, list indices as numbers) is ignored for {@code live}. */
-  boolean ignores(ManifestDocument live, String key) {
-    return patternsFor(live).stream().anyMatch(p -> matches(p, key));
+  /** Bookkeeping (metadata, status) is ignored whatever the message says; see the class comment. */
+  private static Reach defaultReach(String field) {
+    return field.startsWith("metadata.") || field.equals("status")
+        ? Reach.ANY_VALUE
+        : Reach.UNSTATED_ONLY;
   }
 
   /** True when the anchored {@code pattern} covers {@code key} (see the class comment). */

@@ -234,7 +234,7 @@ public final class ManifestVerifier {
     if (candidates.isEmpty()) {
       String held =
           content.messageDocuments().stream()
-              .map(d -> d.kind() + "/" + d.name())
+              .map(ManifestDocument::describe)
               .collect(Collectors.joining(", ", "[", "]"));
       return reject(
           file,

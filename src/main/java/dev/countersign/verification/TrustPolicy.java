@@ -12,7 +12,7 @@ import java.util.List;
  * @param keys allowed public keys for keyed signatures
  * @param minSigners how many distinct signers (identities or keys) must verify; at least 1
  * @param extraIgnoreFields ignore-field patterns added to the Kyverno/k8s-manifest-sigstore
- *     defaults, with Kyverno's semantics (unanchored, '*' = any run)
+ *     defaults, anchored at the object's root (see {@code IgnoreFields})
  * @param domain the annotation domain
  * @param insecureIgnoreIdentity accept any keyless signer whose chain and log entry verify; only
  *     when explicitly asked for

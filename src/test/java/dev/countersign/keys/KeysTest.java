@@ -10,10 +10,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.Signature;
+import java.security.spec.ECGenParameterSpec;
 import java.util.Base64;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -136,6 +138,43 @@ class KeysTest {
             () -> KeyPairFiles.generate(priv, tmp.resolve("other.pub"), EMPTY, new SecureRandom()))
         .isInstanceOf(UsageProblem.class)
         .hasMessageContaining("Refusing to overwrite");
+  }
+
+  @Test
+  void parse_acceptsTheKeysSigstoreWorksWith() throws Exception {
+    for (String curve : new String[] {"secp256r1", "secp384r1", "secp521r1"}) {
+      KeyPairGenerator ec = KeyPairGenerator.getInstance("EC");
+      ec.initialize(new ECGenParameterSpec(curve));
+      PublicKey key = ec.generateKeyPair().getPublic();
+      assertThat(PublicKeys.parse(PublicKeys.toPem(key).getBytes(), Path.of("k.pub")))
+          .as(curve)
+          .isEqualTo(key);
+    }
+    PublicKey rsa = rsaKey(2048);
+    assertThat(PublicKeys.parse(PublicKeys.toPem(rsa).getBytes(), Path.of("k.pub"))).isEqualTo(rsa);
+  }
+
+  @Test
+  void parse_refusesKeysTooWeakToTrust_namingFileLineAndWhy() throws Exception {
+    byte[] rsa1024 = PublicKeys.toPem(rsaKey(1024)).getBytes();
+    assertThatThrownBy(() -> PublicKeys.parse(rsa1024, Path.of("policy.yaml"), 7))
+        .isInstanceOf(InputProblem.class)
+        .hasMessageContaining("policy.yaml:7")
+        .hasMessageContaining("1024-bit RSA key")
+        .hasMessageContaining("2048 to 4096 bits");
+    for (String weak : new String[] {"p192.pub", "secp256k1.pub"}) {
+      assertThatThrownBy(() -> PublicKeys.read(resource("weak/" + weak)))
+          .as(weak)
+          .isInstanceOf(InputProblem.class)
+          .hasMessageContaining(weak)
+          .hasMessageContaining("not P-256, P-384 or P-521");
+    }
+  }
+
+  private static PublicKey rsaKey(int bits) throws Exception {
+    KeyPairGenerator rsa = KeyPairGenerator.getInstance("RSA");
+    rsa.initialize(bits);
+    return rsa.generateKeyPair().getPublic();
   }
 
   @Test

@@ -116,6 +116,19 @@ class PolicyFileLoaderTest {
     assertThat(policy.keys()).containsExactly(key);
   }
 
+  @Test
+  void parse_inlineRsaKeyTooWeakToTrust_isRejectedAtItsLine() throws Exception {
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+    generator.initialize(1024);
+    String inline = pem(generator.generateKeyPair().getPublic()).replace("\n", "\n      ");
+    String policy = HEADER + "keys:\n  - pem: |\n      " + inline + "\n";
+
+    assertThatThrownBy(() -> loader.parse(SOURCE, policy))
+        .isInstanceOf(InputProblem.class)
+        .hasMessageContaining(SOURCE + ":4:")
+        .hasMessageContaining("1024-bit RSA key");
+  }
+
   static Stream<Arguments> rejections() {
     return Stream.of(
         Arguments.of(

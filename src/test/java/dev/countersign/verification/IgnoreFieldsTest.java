@@ -66,17 +66,43 @@ class IgnoreFieldsTest {
     ManifestDocument service = object("v1", "Service");
     ManifestDocument configMap = object("v1", "ConfigMap");
 
-    assertThat(defaults.ignores(service, "spec.clusterIP")).isTrue();
-    assertThat(defaults.ignores(configMap, "spec.clusterIP")).isFalse();
+    assertThat(defaults.ignores(service, "spec.clusterIP", false)).isTrue();
+    assertThat(defaults.ignores(configMap, "spec.clusterIP", false)).isFalse();
     assertThat(
             defaults.ignores(
-                configMap, "metadata.annotations.kubectl.kubernetes.io/last-applied-configuration"))
+                configMap,
+                "metadata.annotations.kubectl.kubernetes.io/last-applied-configuration",
+                false))
         .isTrue();
-    assertThat(defaults.ignores(configMap, "metadata.annotations.argocd.argoproj.io/tracking-id"))
+    assertThat(
+            defaults.ignores(
+                configMap, "metadata.annotations.argocd.argoproj.io/tracking-id", false))
         .isFalse();
-    assertThat(defaults.ignores(object("route.openshift.io/v1", "Route"), "spec.host")).isTrue();
-    assertThat(defaults.ignores(object("example.com/v1", "Route"), "spec.host")).isFalse();
-    assertThat(defaults.ignores(object("kyverno.io/v1", "ClusterPolicy"), "spec.background"))
+    assertThat(defaults.ignores(object("route.openshift.io/v1", "Route"), "spec.host", false))
+        .isTrue();
+    assertThat(defaults.ignores(object("example.com/v1", "Route"), "spec.host", false)).isFalse();
+    assertThat(defaults.ignores(object("kyverno.io/v1", "ClusterPolicy"), "spec.background", false))
+        .isTrue();
+  }
+
+  @Test
+  void defaultsOutsideMetadataAndStatus_coverOnlyFieldsTheMessageLeavesOut() {
+    IgnoreFields defaults = IgnoreFields.withDefaults(List.of());
+    ManifestDocument service = object("v1", "Service");
+    ManifestDocument policy = object("kyverno.io/v1", "ClusterPolicy");
+
+    // Filled in by the server: ignored; stated in the message: it must hold.
+    assertThat(defaults.ignores(service, "spec.type", false)).isTrue();
+    assertThat(defaults.ignores(service, "spec.type", true)).isFalse();
+    assertThat(defaults.ignores(policy, "spec.validationFailureAction", true)).isFalse();
+    assertThat(defaults.ignores(object("v1", "Pod"), "spec.tolerations.0.key", true)).isFalse();
+    // Bookkeeping stays ignored whatever the message says.
+    assertThat(defaults.ignores(service, "metadata.resourceVersion", true)).isTrue();
+    assertThat(defaults.ignores(service, "metadata.labels.app.kubernetes.io/instance", true))
+        .isTrue();
+    assertThat(defaults.ignores(service, "status.loadBalancer.ingress.0.ip", true)).isTrue();
+    // So do the fields the user names.
+    assertThat(IgnoreFields.withDefaults(List.of("spec.type")).ignores(service, "spec.type", true))
         .isTrue();
   }
 
@@ -86,7 +112,9 @@ class IgnoreFieldsTest {
         IgnoreFields.withDefaults(List.of("metadata.annotations.argocd.argoproj.io/tracking-id"));
     assertThat(
             extra.ignores(
-                object("v1", "ConfigMap"), "metadata.annotations.argocd.argoproj.io/tracking-id"))
+                object("v1", "ConfigMap"),
+                "metadata.annotations.argocd.argoproj.io/tracking-id",
+                true))
         .isTrue();
 
     assertThatThrownBy(() -> IgnoreFields.withDefaults(List.of("spec..x")))

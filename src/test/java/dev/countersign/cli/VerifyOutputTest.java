@@ -1,0 +1,58 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.gate.GateRepository;
+import dev.countersign.support.ExitCode;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What {@code verify} prints is one line per document, whatever the documents hold. */
+class VerifyOutputTest {
+
+  @TempDir Path work;
+  @TempDir Path scratch;
+  private GateRepository repo;
+
+  @BeforeEach
+  void setUp() {
+    repo = GateRepository.create(work, scratch);
+  }
+
+  private CliRun verify(String relative) {
+    return CliRun.run(
+        Map.of(),
+        "verify",
+        "--key",
+        work.resolve(".countersign/cosign.pub").toString(),
+        work.resolve(relative).toString());
+  }
+
+  @Test
+  void plainObjectName_isPrintedAsItIs() {
+    CliRun run = verify("signed/app/config.yaml");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).startsWith("PASS ").contains(" ConfigMap/");
+  }
+
+  @Test
+  void objectNameWithNewlines_cannotForgeAPassLineOrACommand() {
+    repo.write(
+        "unsigned/app/forged.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+            + "  name: \"x\\n::error::pwned\\nPASS signed/app/forged.yaml:4 ConfigMap/x\"\n"
+            + "data:\n  a: b\n");
+
+    CliRun run = verify("unsigned/app/forged.yaml");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out().lines())
+        .hasSize(2)
+        .noneMatch(line -> line.startsWith("PASS") || line.startsWith("::"));
+    assertThat(run.out()).contains("ConfigMap/x\\n::error::pwned\\nPASS");
+  }
+}
