@@ -163,6 +163,32 @@ class GitHubPullRequestHostTest {
   }
 
   @Test
+  void findOpen_whenTheRateLimitResetsBeyondAnyDate_isRemoteProblem_notAnInternalError() {
+    github.failNext(
+        "GET",
+        ".*/pulls",
+        403,
+        Map.of("x-ratelimit-remaining", "0", "x-ratelimit-reset", Long.toString(Long.MAX_VALUE)),
+        "{\"message\":\"API rate limit exceeded for installation ID 4242.\"}",
+        1);
+
+    assertThatThrownBy(() -> host(TOKEN).findOpen("promote/signed", "main"))
+        .isInstanceOfSatisfying(
+            RemoteProblem.class,
+            p -> {
+              assertThat(p.getMessage())
+                  .isEqualTo(
+                      "GitHub's rate limit stopped countersign (HTTP 403: API rate limit exceeded"
+                          + " for installation ID 4242.; GitHub asks to wait until epoch second "
+                          + Long.MAX_VALUE
+                          + ", longer than the 90 s countersign waits) while looking for an open"
+                          + " pull request from promote/signed into main");
+              assertThat(p.exitCode()).isEqualTo(ExitCode.REMOTE);
+            });
+    assertThat(sleeps).isEmpty();
+  }
+
+  @Test
   void create_whenLabelsNeverResolve_givesUpAfterBoundedBackoff_andTheOpenedPullRequestStands() {
     github.failNext(
         "POST",
