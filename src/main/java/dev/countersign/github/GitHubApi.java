@@ -8,6 +8,7 @@ import dev.countersign.support.problems.RemoteProblem;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -19,7 +20,6 @@ import org.kohsuke.github.GitHubAbuseLimitHandler;
 import org.kohsuke.github.GitHubBuilder;
 import org.kohsuke.github.GitHubRateLimitHandler;
 import org.kohsuke.github.HttpException;
-import org.kohsuke.github.connector.GitHubConnector;
 
 /**
  * One repository on GitHub's REST API through hub4j: the lazily built client, every request sent
@@ -45,6 +45,7 @@ public final class GitHubApi {
   private final GitHubRetryPolicy policy;
   private final Sleeper sleeper;
   private final Consumer<String> notices;
+  private final Duration deadline;
   private GitHub github;
   private GHRepository repository;
 
@@ -52,7 +53,8 @@ public final class GitHubApi {
    * @param apiUrl REST endpoint, {@code https://api.github.com} or a GHES {@code
    *     https://host/api/v3}
    * @param repositoryName {@code owner/name}
-   * @param token job token, App installation token or PAT; sent only to {@code apiUrl}
+   * @param token job token, App installation token or PAT; sent only to {@code apiUrl}'s origin
+   *     (see {@link GitHubHttp})
    * @param notices told about each retry and wait, one line each
    * @throws EnvironmentProblem when the token or repository name is missing or malformed
    */
@@ -63,6 +65,22 @@ public final class GitHubApi {
       GitHubRetryPolicy policy,
       Sleeper sleeper,
       Consumer<String> notices) {
+    this(apiUrl, repositoryName, token, policy, sleeper, notices, GitHubHttp.DEADLINE);
+  }
+
+  /**
+   * Like the public constructor, with {@code deadline} as the deadline of each request, from
+   * sending it to the last byte of its answer (tests pass a short one).
+   */
+  GitHubApi(
+      String apiUrl,
+      String repositoryName,
+      String token,
+      GitHubRetryPolicy policy,
+      Sleeper sleeper,
+      Consumer<String> notices,
+      Duration deadline) {
+    this.deadline = Objects.requireNonNull(deadline, "deadline");
     this.apiUrl = Objects.requireNonNull(apiUrl, "apiUrl");
     this.policy = Objects.requireNonNull(policy, "policy");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
@@ -129,7 +147,7 @@ public final class GitHubApi {
               // an empty login, so nothing asks who we are.
               .withAppInstallationToken(token)
               .withConnector(
-                  new RetryingConnector(GitHubConnector.DEFAULT, policy, sleeper, notices))
+                  new RetryingConnector(new GitHubHttp(apiUrl, deadline), policy, sleeper, notices))
               // The connector has already waited as long as the policy allows; hub4j must not
               // wait again (its WAIT handlers sleep up to an hour).
               .withRateLimitHandler(GitHubRateLimitHandler.FAIL)

@@ -2,10 +2,12 @@ package dev.countersign.github;
 
 import dev.countersign.support.RetryTiming;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
 
@@ -102,8 +104,7 @@ public final class GitHubRetryPolicy {
         return new GiveUp(
             Failure.RATE_LIMIT,
             "GitHub asks to wait "
-                + seconds(wait)
-                + resetTime(header)
+                + howLong(wait, header)
                 + ", longer than the "
                 + seconds(longestWait)
                 + " countersign waits");
@@ -150,30 +151,47 @@ public final class GitHubRetryPolicy {
     if (retryAfter != null) {
       return RetryTiming.retryAfter(retryAfter, clock.instant()).orElse(SECONDARY_LIMIT_WAIT);
     }
-    if ("0".equals(strip(header.apply("x-ratelimit-remaining")))) {
-      try {
-        Instant reset =
-            Instant.ofEpochSecond(Long.parseLong(strip(header.apply("x-ratelimit-reset"))));
-        // One second past the reset: GitHub's clock and ours are not the same clock.
-        return nonNegative(Duration.between(clock.instant(), reset)).plusSeconds(1);
-      } catch (NumberFormatException | NullPointerException noReset) {
-        return SECONDARY_LIMIT_WAIT;
-      }
+    OptionalLong reset = primaryReset(header);
+    if (reset.isPresent()) {
+      // In whole seconds, never through Instant: any long is a header value GitHub could send,
+      // and most of them are outside Instant's range. One second past the reset: GitHub's clock
+      // and ours are not the same clock.
+      long now = clock.instant().getEpochSecond();
+      long ahead = reset.getAsLong() <= now ? 0 : reset.getAsLong() - now;
+      return Duration.ofSeconds(Math.min(ahead, Long.MAX_VALUE - 1) + 1);
     }
     return SECONDARY_LIMIT_WAIT;
   }
 
-  private static String resetTime(Function<String, String> header) {
+  /**
+   * The {@code x-ratelimit-reset} epoch second of a primary limit ({@code x-ratelimit-remaining:
+   * 0}), when the wait comes from it (no {@code Retry-After}) and it is a number.
+   */
+  private static OptionalLong primaryReset(Function<String, String> header) {
     if (header.apply("Retry-After") != null
         || !"0".equals(strip(header.apply("x-ratelimit-remaining")))) {
-      return "";
+      return OptionalLong.empty();
     }
     try {
-      return " (until the limit resets at "
-          + Instant.ofEpochSecond(Long.parseLong(strip(header.apply("x-ratelimit-reset"))))
-          + ")";
+      return OptionalLong.of(Long.parseLong(strip(header.apply("x-ratelimit-reset"))));
     } catch (NumberFormatException | NullPointerException noReset) {
-      return "";
+      return OptionalLong.empty();
+    }
+  }
+
+  /** {@code wait} in words, with the reset time of a primary limit when it is a real time. */
+  private static String howLong(Duration wait, Function<String, String> header) {
+    OptionalLong reset = primaryReset(header);
+    if (reset.isEmpty()) {
+      return seconds(wait);
+    }
+    try {
+      return seconds(wait)
+          + " (until the limit resets at "
+          + Instant.ofEpochSecond(reset.getAsLong())
+          + ")";
+    } catch (DateTimeException beyondAnyDate) {
+      return "until epoch second " + reset.getAsLong();
     }
   }
 
@@ -183,10 +201,6 @@ public final class GitHubRetryPolicy {
 
   private Duration backoff(int attempt) {
     return RetryTiming.backoff(attempt, FIRST_BACKOFF, random);
-  }
-
-  private static Duration nonNegative(Duration d) {
-    return d.isNegative() ? Duration.ZERO : d;
   }
 
   private static String seconds(Duration d) {

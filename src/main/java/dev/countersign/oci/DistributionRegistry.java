@@ -2,12 +2,12 @@ package dev.countersign.oci;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.support.BoundedBody;
 import dev.countersign.support.Json;
 import dev.countersign.support.Sha256;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -19,20 +19,16 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -666,70 +662,6 @@ public final class DistributionRegistry implements Registry {
         "Registry " + registry + " did not answer in time while " + action,
         "perhaps you should retry",
         cause);
-  }
-
-  /**
-   * Collects a response body of at most {@code limit} bytes; a longer one is cancelled at the first
-   * byte over the limit, so a hostile registry cannot fill the memory.
-   */
-  private static final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
-
-    /** The body is longer than the limit. */
-    static final class TooLarge extends IOException {
-      private static final long serialVersionUID = 1L;
-
-      TooLarge() {
-        super("response body over the limit");
-      }
-    }
-
-    private final long limit;
-    private final CompletableFuture<byte[]> result = new CompletableFuture<>();
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    private Flow.Subscription subscription;
-
-    BoundedBody(long limit) {
-      this.limit = limit;
-    }
-
-    @Override
-    public CompletionStage<byte[]> getBody() {
-      return result;
-    }
-
-    @Override
-    public void onSubscribe(Flow.Subscription s) {
-      subscription = s;
-      s.request(1);
-    }
-
-    @Override
-    public void onNext(List<ByteBuffer> buffers) {
-      if (result.isDone()) {
-        return;
-      }
-      for (ByteBuffer buffer : buffers) {
-        if (bytes.size() + (long) buffer.remaining() > limit) {
-          subscription.cancel();
-          result.completeExceptionally(new TooLarge());
-          return;
-        }
-        byte[] chunk = new byte[buffer.remaining()];
-        buffer.get(chunk);
-        bytes.write(chunk, 0, chunk.length);
-      }
-      subscription.request(1);
-    }
-
-    @Override
-    public void onError(Throwable error) {
-      result.completeExceptionally(error);
-    }
-
-    @Override
-    public void onComplete() {
-      result.complete(bytes.toByteArray());
-    }
   }
 
   private RemoteProblem unreachable(String action, Exception e) {

@@ -22,6 +22,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -92,6 +93,10 @@ public final class FakeGitHub implements AutoCloseable {
       String method, Pattern path, int status, Map<String, String> headers, String body) {}
 
   private record Hook(String method, Pattern path, Runnable action) {}
+
+  private record Trickle(String method, Pattern path, Duration spread) {}
+
+  private final Deque<Trickle> trickles = new ArrayDeque<>();
 
   private final Deque<Hook> hooks = new ArrayDeque<>();
   private final List<String> requests = new ArrayList<>();
@@ -166,6 +171,18 @@ public final class FakeGitHub implements AutoCloseable {
       int times) {
     for (int i = 0; i < times; i++) {
       faults.add(new Fault(method, Pattern.compile(pathRegex), status, headers, body));
+    }
+  }
+
+  /**
+   * The next {@code times} requests matching {@code method} and {@code pathRegex} get their usual
+   * answer, but slowly: the headers at once and the body in pieces spread over {@code spread} (a
+   * network that trickles).
+   */
+  public synchronized void trickleNext(
+      String method, String pathRegex, Duration spread, int times) {
+    for (int i = 0; i < times; i++) {
+      trickles.add(new Trickle(method, Pattern.compile(pathRegex), spread));
     }
   }
 
@@ -286,12 +303,28 @@ public final class FakeGitHub implements AutoCloseable {
     public ResponseDefinition transform(ServeEvent event) {
       synchronized (FakeGitHub.this) {
         try {
-          return route(event.getRequest());
+          return trickled(event.getRequest(), route(event.getRequest()));
         } catch (IOException e) {
           return answer(400, "{\"message\":\"Problems parsing JSON\"}");
         }
       }
     }
+  }
+
+  private ResponseDefinition trickled(Request request, ResponseDefinition answer) {
+    String url = request.getUrl();
+    String path = url.indexOf('?') < 0 ? url : url.substring(0, url.indexOf('?'));
+    for (Iterator<Trickle> it = trickles.iterator(); it.hasNext(); ) {
+      Trickle trickle = it.next();
+      if (trickle.method().equals(request.getMethod().getName())
+          && trickle.path().matcher(path).matches()) {
+        it.remove();
+        return ResponseDefinitionBuilder.like(answer)
+            .withChunkedDribbleDelay(20, (int) trickle.spread().toMillis())
+            .build();
+      }
+    }
+    return answer;
   }
 
   private ResponseDefinition route(Request request) throws IOException {

@@ -1,10 +1,15 @@
 package dev.countersign.github;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.any;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlMatching;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.countersign.promotion.PullRequestDraft;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
@@ -14,10 +19,12 @@ import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.testing.HostedPullRequest;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.kohsuke.github.HttpException;
@@ -156,6 +163,32 @@ class GitHubPullRequestHostTest {
   }
 
   @Test
+  void findOpen_whenTheRateLimitResetsBeyondAnyDate_isRemoteProblem_notAnInternalError() {
+    github.failNext(
+        "GET",
+        ".*/pulls",
+        403,
+        Map.of("x-ratelimit-remaining", "0", "x-ratelimit-reset", Long.toString(Long.MAX_VALUE)),
+        "{\"message\":\"API rate limit exceeded for installation ID 4242.\"}",
+        1);
+
+    assertThatThrownBy(() -> host(TOKEN).findOpen("promote/signed", "main"))
+        .isInstanceOfSatisfying(
+            RemoteProblem.class,
+            p -> {
+              assertThat(p.getMessage())
+                  .isEqualTo(
+                      "GitHub's rate limit stopped countersign (HTTP 403: API rate limit exceeded"
+                          + " for installation ID 4242.; GitHub asks to wait until epoch second "
+                          + Long.MAX_VALUE
+                          + ", longer than the 90 s countersign waits) while looking for an open"
+                          + " pull request from promote/signed into main");
+              assertThat(p.exitCode()).isEqualTo(ExitCode.REMOTE);
+            });
+    assertThat(sleeps).isEmpty();
+  }
+
+  @Test
   void create_whenLabelsNeverResolve_givesUpAfterBoundedBackoff_andTheOpenedPullRequestStands() {
     github.failNext(
         "POST",
@@ -279,6 +312,127 @@ class GitHubPullRequestHostTest {
                 + " for an open pull request from promote/signed into main")
         .extracting(e -> ((CountersignException) e).hint().orElseThrow())
         .isEqualTo("perhaps you should retry, or check GITHUB_API_URL and the runner's network");
+  }
+
+  /** A host whose every request must be answered in full within {@code deadline}. */
+  private GitHubPullRequestHost hostWithDeadline(Duration deadline) {
+    return new GitHubPullRequestHost(
+        new GitHubApi(
+            github.baseUrl(),
+            FakeGitHub.REPOSITORY,
+            TOKEN,
+            new GitHubRetryPolicy(Clock.systemUTC(), RandomGenerator.of("L32X64MixRandom")),
+            sleeps::add,
+            line -> {},
+            deadline));
+  }
+
+  @Test
+  void findOpen_whenAnAnswerTricklesWithinTheDeadline_readsIt() {
+    github.seedOpen(PROMOTION);
+    github.trickleNext("GET", ".*/pulls", Duration.ofMillis(200), 1);
+
+    assertThat(hostWithDeadline(Duration.ofSeconds(5)).findOpen("promote/signed", "main"))
+        .get()
+        .extracting(pr -> pr.number())
+        .isEqualTo(273);
+    assertThat(sleeps).isEmpty();
+  }
+
+  @Test
+  void findOpen_whenTheFirstAnswerTricklesPastTheDeadline_abandonsIt_andUsesTheRetry() {
+    github.seedOpen(PROMOTION);
+    github.trickleNext("GET", ".*/pulls", Duration.ofSeconds(30), 1);
+    long start = System.nanoTime();
+
+    assertThat(hostWithDeadline(Duration.ofMillis(700)).findOpen("promote/signed", "main"))
+        .get()
+        .extracting(pr -> pr.number())
+        .isEqualTo(273);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    assertThat(github.requests()).filteredOn(r -> r.endsWith("/pulls")).hasSize(2);
+    assertThat(sleeps).hasSize(1);
+  }
+
+  @Test
+  void findOpen_whenEveryAnswerTricklesPastTheDeadline_isRemoteProblemAfterThreeTries() {
+    github.trickleNext("GET", ".*/pulls", Duration.ofSeconds(30), 3);
+    long start = System.nanoTime();
+
+    assertThatThrownBy(
+            () -> hostWithDeadline(Duration.ofMillis(700)).findOpen("promote/signed", "main"))
+        .isInstanceOfSatisfying(
+            RemoteProblem.class,
+            p -> {
+              assertThat(p.getMessage())
+                  .isEqualTo(
+                      "Could not reach GitHub at "
+                          + github.baseUrl()
+                          + " (HttpTimeoutException: 127.0.0.1:"
+                          + github.server().port()
+                          + " did not answer in time (700 ms for the whole request)) on 3 tries"
+                          + " in a row while looking for an open pull request from"
+                          + " promote/signed into main");
+              assertThat(p.exitCode()).isEqualTo(ExitCode.REMOTE);
+            });
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+    assertThat(github.requests()).filteredOn(r -> r.endsWith("/pulls")).hasSize(3);
+  }
+
+  @Test
+  void findOpen_followsANextPageLinkOnTheApi() {
+    github.seedOpen(PROMOTION);
+    github.failNext(
+        "GET",
+        ".*/pulls",
+        200,
+        Map.of(
+            "Link",
+            "<"
+                + github.baseUrl()
+                + "/repos/"
+                + FakeGitHub.REPOSITORY
+                + "/pulls?state=open&head="
+                + FakeGitHub.OWNER
+                + ":promote/signed&base=main&page=2>; rel=\"next\""),
+        "[]",
+        1);
+
+    assertThat(host(TOKEN).findOpen("promote/signed", "main"))
+        .get()
+        .extracting(pr -> pr.number())
+        .isEqualTo(273);
+    assertThat(github.requests()).filteredOn(r -> r.endsWith("/pulls")).hasSize(2);
+  }
+
+  @Test
+  void findOpen_whenANextPageLinkPointsAtAnotherHost_sendsNothingThere() {
+    WireMockServer elsewhere = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
+    elsewhere.start();
+    try {
+      elsewhere.stubFor(any(anyUrl()).willReturn(okJson("[]")));
+      String page = "http://127.0.0.1:" + elsewhere.port() + "/collect?page=2";
+      github.failNext(
+          "GET", ".*/pulls", 200, Map.of("Link", "<" + page + ">; rel=\"next\""), "[]", 1);
+
+      assertThatThrownBy(() -> host(TOKEN).findOpen("promote/signed", "main"))
+          .isInstanceOfSatisfying(
+              RemoteProblem.class,
+              p -> {
+                assertThat(p.getMessage())
+                    .isEqualTo(
+                        "countersign did not send GET "
+                            + page
+                            + ": it is not on the GitHub API at "
+                            + github.baseUrl()
+                            + ", and the token goes only there");
+                assertThat(p.exitCode()).isEqualTo(ExitCode.REMOTE);
+              });
+      assertThat(elsewhere.getAllServeEvents()).isEmpty();
+      assertThat(sleeps).isEmpty();
+    } finally {
+      elsewhere.stop();
+    }
   }
 
   @Test

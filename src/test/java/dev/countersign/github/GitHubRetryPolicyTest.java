@@ -109,6 +109,41 @@ class GitHubRetryPolicyTest {
   }
 
   @Test
+  void aResetBeyondAnyRepresentableTime_isGivenUpOn_notACrash() {
+    for (String reset : new String[] {Long.toString(Long.MAX_VALUE), "31556889864403200"}) {
+      assertThat(
+              policy.afterResponse(
+                  1,
+                  403,
+                  headers(Map.of("x-ratelimit-remaining", "0", "x-ratelimit-reset", reset)),
+                  "API rate limit exceeded"))
+          .isInstanceOfSatisfying(
+              GitHubRetryPolicy.GiveUp.class,
+              giveUp -> {
+                assertThat(giveUp.failure()).isEqualTo(GitHubRetryPolicy.Failure.RATE_LIMIT);
+                assertThat(giveUp.why())
+                    .startsWith("GitHub asks to wait until epoch second " + reset)
+                    .endsWith(", longer than the 90 s countersign waits");
+              });
+    }
+  }
+
+  @Test
+  void aResetInThePast_isWaitedOnlyTheSecondForClockSkew() {
+    for (String reset : new String[] {"0", Long.toString(Long.MIN_VALUE), "-5"}) {
+      assertThat(
+              policy.afterResponse(
+                  1,
+                  403,
+                  headers(Map.of("x-ratelimit-remaining", "0", "x-ratelimit-reset", reset)),
+                  ""))
+          .isEqualTo(
+              new GitHubRetryPolicy.Retry(
+                  GitHubRetryPolicy.Failure.RATE_LIMIT, Duration.ofSeconds(1)));
+    }
+  }
+
+  @Test
   void aForbiddenAnswerWithQuotaLeft_isNotARateLimit() {
     assertThat(
             GitHubRetryPolicy.isRateLimit(
