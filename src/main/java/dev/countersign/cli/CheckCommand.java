@@ -2,6 +2,7 @@ package dev.countersign.cli;
 
 import dev.countersign.action.GitHubEvent;
 import dev.countersign.gate.BaseCommit;
+import dev.countersign.gate.ChangeUnderReview;
 import dev.countersign.gate.GateReport;
 import dev.countersign.gate.GateReportFormats;
 import dev.countersign.gate.MergeGate;
@@ -16,6 +17,7 @@ import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.TrustedRoot;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -100,6 +102,10 @@ final class CheckCommand extends Subcommand {
       // user must own them afterwards, whatever the outcome.
       try (OwnedWorkspace owned = repo.open(runtime)) {
         JGitWorkspace git = owned.git();
+        Optional<EventBase> changeEvent = event.get();
+        if (changeEvent.isPresent()) {
+          changeEvent.get().change().requireCheckedOut(git);
+        }
         BaseCommit base = new BaseCommit(git, resolveBase(event, git, revision.get()));
         RepositoryFiles rules =
             policyFrom == PolicySource.worktree
@@ -140,12 +146,37 @@ final class CheckCommand extends Subcommand {
 
   /**
    * What a change event (pull_request, pull_request_target, merge_group) says about the commit the
-   * change targets, read from the payload once.
+   * change targets and the change itself, read from the payload once.
    *
    * @param sha the base commit's full id, when the payload names one
    * @param branch the base branch, when the payload names one
+   * @param head the change's head commit, when the payload names one
+   * @param mergeCommits the commits GitHub built for this event to merge the head into the base
    */
-  private record EventBase(String event, Optional<String> sha, Optional<String> branch) {
+  private record EventBase(
+      String event,
+      Optional<String> sha,
+      Optional<String> branch,
+      Optional<String> head,
+      Set<String> mergeCommits) {
+
+    /**
+     * The change the event asks about.
+     *
+     * @throws EnvironmentProblem when the payload names no head commit
+     */
+    ChangeUnderReview change() {
+      return new ChangeUnderReview(
+          event,
+          head.orElseThrow(
+              () ->
+                  new EnvironmentProblem(
+                      "The "
+                          + event
+                          + " event names no head commit while starting countersign check",
+                      "perhaps you should run check on pull_request or merge_group events only")),
+          mergeCommits);
+    }
 
     /** Empty when the run is not on a change event. */
     static Optional<EventBase> read(Env env) {
@@ -164,12 +195,32 @@ final class CheckCommand extends Subcommand {
           mergeGroup
               ? payload.text("merge_group", "base_ref")
               : payload.text("pull_request", "base", "ref");
+      Optional<String> head =
+          fullId(
+              mergeGroup
+                  ? payload.text("merge_group", "head_sha")
+                  : payload.text("pull_request", "head", "sha"));
+      Set<String> mergeCommits = new HashSet<>();
+      if (!mergeGroup) {
+        fullId(payload.text("pull_request", "merge_commit_sha")).ifPresent(mergeCommits::add);
+      }
+      if (event.get().equals("pull_request")) {
+        // On pull_request, GITHUB_SHA is the merge commit GitHub built for this event; on
+        // pull_request_target it is the base branch's tip, which holds none of the change.
+        fullId(env.get("GITHUB_SHA")).ifPresent(mergeCommits::add);
+      }
       return Optional.of(
           new EventBase(
               event.get(),
               sha,
               ref.map(r -> r.startsWith("refs/heads/") ? r.substring("refs/heads/".length()) : r)
-                  .filter(r -> !r.isBlank())));
+                  .filter(r -> !r.isBlank()),
+              head,
+              mergeCommits));
+    }
+
+    private static Optional<String> fullId(Optional<String> text) {
+      return text.map(String::strip).filter(id -> id.matches("[0-9a-f]{40}"));
     }
   }
 

@@ -158,6 +158,15 @@ public interface GitWorkspace extends GitPushes {
   CommitFacts commitFacts(String revision);
 
   /**
+   * The full ids of the parents the commit {@code commitId} names, in order, read from the commit
+   * object itself: a shallow clone's boundary commit still names its parents, though it lacks them.
+   *
+   * @throws dev.countersign.support.problems.EnvironmentProblem when this repository does not have
+   *     the commit
+   */
+  List<String> parents(String commitId);
+
+  /**
    * The full id of the commit {@code revision} names in this repository (a commit id, a ref), or
    * empty when this repository does not have it (not fetched, or shallow history).
    */

@@ -575,6 +575,24 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
+  public List<String> parents(String commitId) {
+    try (ObjectReader reader = repository.newObjectReader()) {
+      // Parsed outside a walk of this repository: a walk reads .git/shallow and would report a
+      // boundary commit of a shallow clone as having no parents.
+      byte[] raw =
+          reader.open(ObjectId.fromString(commitId), Constants.OBJ_COMMIT).getCachedBytes();
+      RevCommit commit = RevCommit.parse(raw);
+      List<String> parents = new ArrayList<>();
+      for (RevCommit parent : commit.getParents()) {
+        parents.add(parent.name());
+      }
+      return List.copyOf(parents);
+    } catch (IOException e) {
+      throw readProblem(commitId, e);
+    }
+  }
+
+  @Override
   public Optional<String> findCommit(String revision) {
     try {
       ObjectId id = repository.resolve(revision + "^{commit}");

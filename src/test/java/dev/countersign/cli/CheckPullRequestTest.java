@@ -96,7 +96,9 @@ class CheckPullRequestTest {
         event,
         "{\"action\":\"checks_requested\",\"merge_group\":{\"base_sha\":\""
             + gate.baseSha()
-            + "\",\"base_ref\":\"refs/heads/main\",\"head_ref\":\"refs/heads/gh-readonly-queue/main/pr-7\"}}");
+            + "\",\"base_ref\":\"refs/heads/main\",\"head_sha\":\""
+            + GitFixture.headOf(ws)
+            + "\",\"head_ref\":\"refs/heads/gh-readonly-queue/main/pr-7\"}}");
 
     CliRun run =
         check(

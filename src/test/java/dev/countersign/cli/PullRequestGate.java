@@ -100,15 +100,28 @@ final class PullRequestGate {
     return git.checkoutWithGit("ws-" + checkouts, branch);
   }
 
-  /** {@code countersign check} as the Action runs it on a pull_request event for {@code ws}. */
+  /**
+   * {@code countersign check} as the Action runs it on a pull_request event for {@code ws}, whose
+   * checked-out commit is the pull request's head.
+   */
   CliRun check(Path ws, Map<String, String> extra) throws IOException {
+    return check(ws, GitFixture.headOf(ws), extra);
+  }
+
+  /**
+   * {@code countersign check} as the Action runs it on a pull_request event for {@code ws} whose
+   * payload names {@code head} as the pull request's head commit.
+   */
+  CliRun check(Path ws, String head, Map<String, String> extra) throws IOException {
     Path event = tmp.resolve("event-" + System.nanoTime() + ".json");
     Files.writeString(
         event,
         "{\"action\":\"synchronize\",\"number\":7,\"pull_request\":{\"number\":7,"
             + "\"base\":{\"ref\":\"main\",\"sha\":\""
             + baseSha
-            + "\"},\"head\":{\"ref\":\"pr\",\"sha\":\"ignored\"}}}");
+            + "\"},\"head\":{\"ref\":\"pr\",\"sha\":\""
+            + head
+            + "\"}}}");
     Map<String, String> env = new HashMap<>();
     env.put("GITHUB_ACTIONS", "true");
     env.put("GITHUB_EVENT_NAME", "pull_request");

@@ -465,21 +465,30 @@ class TrustBoundaryFilesTest {
 
   private CliRun check(Path ws, String output) throws IOException {
     Map<String, String> env =
-        ActionTestEnv.runner(stack, tmp, ws, "pull_request", openedPullRequestEvent(), "output");
+        ActionTestEnv.runner(
+            stack,
+            tmp,
+            ws,
+            "pull_request",
+            openedPullRequestEvent(GitFixture.headOf(ws)),
+            "output");
     env.put("INPUT_COMMAND", "check");
     env.put("INPUT_OUTPUT", output);
     return CliRun.run(env, "action");
   }
 
-  /** An opened pull request into this origin's main, based on the set-up commit. */
-  private String openedPullRequestEvent() throws IOException {
+  /**
+   * An opened pull request into this origin's main, based on the set-up commit, whose head is
+   * {@code head}.
+   */
+  private String openedPullRequestEvent(String head) throws IOException {
     ObjectMapper json = new ObjectMapper();
     ObjectNode payload =
         (ObjectNode) json.readTree(resource(EVENTS + "pull_request.opened.octokit.json"));
     ObjectNode base = (ObjectNode) payload.get("pull_request").get("base");
     base.put("ref", "main");
     base.put("sha", baseCommit);
-    ((ObjectNode) payload.get("pull_request").get("head")).put("sha", git.originHead("main"));
+    ((ObjectNode) payload.get("pull_request").get("head")).put("sha", head);
     return json.writeValueAsString(payload);
   }
 

@@ -237,6 +237,38 @@ public final class GitFixture {
     }
   }
 
+  /**
+   * Creates branch {@code name} on origin holding a merge as GitHub builds {@code
+   * refs/pull/N/merge}: one commit with the tips of {@code base} and {@code head} as parents, in
+   * that order, and {@code head}'s tree (right when {@code head} starts at {@code base}'s tip).
+   *
+   * @return the merge commit's id
+   */
+  public String mergeOnOrigin(String name, String base, String head) throws IOException {
+    try (Repository repo = openOrigin();
+        ObjectInserter ins = repo.newObjectInserter();
+        RevWalk walk = new RevWalk(repo)) {
+      RevCommit baseTip = walk.parseCommit(repo.resolve(Constants.R_HEADS + base));
+      RevCommit headTip = walk.parseCommit(repo.resolve(Constants.R_HEADS + head));
+      CommitBuilder cb = new CommitBuilder();
+      cb.setTreeId(headTip.getTree());
+      cb.setParentIds(baseTip, headTip);
+      cb.setAuthor(OTHER);
+      cb.setCommitter(OTHER);
+      cb.setMessage("Merge " + headTip.name() + " into " + baseTip.name());
+      ObjectId id = ins.insert(cb);
+      ins.flush();
+      RefUpdate ru = repo.updateRef(Constants.R_HEADS + name);
+      ru.setNewObjectId(id);
+      ru.setExpectedOldObjectId(ObjectId.zeroId());
+      RefUpdate.Result r = ru.update(walk);
+      if (r != RefUpdate.Result.NEW) {
+        throw new IllegalStateException("origin branch " + name + ": " + r);
+      }
+      return id.name();
+    }
+  }
+
   /** Clones origin's {@code main} into {@code name}; depth 0 means full history. */
   public Path clone(String name, int depth, boolean detached) throws Exception {
     return clone(name, depth, detached, false);
@@ -413,6 +445,13 @@ public final class GitFixture {
 
   public Repository openOrigin() throws IOException {
     return new FileRepositoryBuilder().setGitDir(origin.toFile()).setMustExist(true).build();
+  }
+
+  /** The commit a clone's HEAD points at (full hex id). */
+  public static String headOf(Path workTree) throws IOException {
+    try (Repository repo = open(workTree)) {
+      return repo.resolve(Constants.HEAD).name();
+    }
   }
 
   /** Opens a clone's repository for assertions. */
