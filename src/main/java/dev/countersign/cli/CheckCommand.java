@@ -72,8 +72,9 @@ final class CheckCommand extends Subcommand {
       names = "--base",
       paramLabel = "REV",
       description =
-          "The commit the change targets (default: from the pull_request or merge_group event)."
-              + " Enables the signed-directory rules.")
+          "The commit the change targets (default: what GitHub's merge checkout was built on,"
+              + " else the pull_request or merge_group event's base). Enables the signed-directory"
+              + " rules.")
   String baseRevision;
 
   @Mixin TrustedRootOption trustedRoot;
@@ -102,11 +103,13 @@ final class CheckCommand extends Subcommand {
       // user must own them afterwards, whatever the outcome.
       try (OwnedWorkspace owned = repo.open(runtime)) {
         JGitWorkspace git = owned.git();
-        Optional<EventBase> changeEvent = event.get();
-        if (changeEvent.isPresent()) {
-          changeEvent.get().change().requireCheckedOut(git);
-        }
-        BaseCommit base = new BaseCommit(git, resolveBase(event, git, revision.get()));
+        Optional<String> mergedInto =
+            event.get().flatMap(change -> change.change().requireCheckedOut(git));
+        // GitHub's merge names the base it was built on; the payload's base commit may be older
+        // and lack rules the base branch has since gained. An explicit --base still wins.
+        String baseCommit =
+            baseRevision == null ? mergedInto.orElse(revision.get()) : revision.get();
+        BaseCommit base = new BaseCommit(git, resolveBase(event, git, baseCommit));
         RepositoryFiles rules =
             policyFrom == PolicySource.worktree
                 ? RepositoryFiles.workTree(repository)

@@ -4,7 +4,9 @@ import static dev.countersign.git.CommitIds.abbreviate;
 
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.support.problems.EnvironmentProblem;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -20,7 +22,8 @@ import java.util.Set;
  *     merge_group.head_sha}), full hex id
  * @param mergeCommits commits GitHub built for this event to merge {@code head} into the base
  *     ({@code GITHUB_SHA} on {@code pull_request}, {@code pull_request.merge_commit_sha}); a
- *     checkout of one of them counts only when it names {@code head} as a parent
+ *     checkout of one of them counts only when it is a merge of the base's tip (first parent) and
+ *     {@code head} (second parent), as GitHub builds it
  */
 public record ChangeUnderReview(String event, String head, Set<String> mergeCommits) {
 
@@ -31,18 +34,24 @@ public record ChangeUnderReview(String event, String head, Set<String> mergeComm
   }
 
   /**
-   * Returns when HEAD of {@code git} is {@link #head}, or one of {@link #mergeCommits} with {@link
+   * Checks that HEAD of {@code git} is {@link #head}, or one of {@link #mergeCommits} with {@link
    * #head} as a parent.
    *
+   * @return for a merge, the commit it merged {@link #head} into (its first parent: the base
+   *     branch's tip when GitHub built it, which the payload's base commit may predate); empty when
+   *     HEAD is {@link #head}
    * @throws EnvironmentProblem otherwise, naming both commits
    */
-  public void requireCheckedOut(GitWorkspace git) {
+  public Optional<String> requireCheckedOut(GitWorkspace git) {
     String checkedOut = git.headCommitId();
     if (checkedOut.equals(head)) {
-      return;
+      return Optional.empty();
     }
-    if (mergeCommits.contains(checkedOut) && git.parents(checkedOut).contains(head)) {
-      return;
+    if (mergeCommits.contains(checkedOut)) {
+      List<String> parents = git.parents(checkedOut);
+      if (parents.size() == 2 && parents.get(1).equals(head)) {
+        return Optional.of(parents.get(0));
+      }
     }
     throw new EnvironmentProblem(
         "The checkout is commit "

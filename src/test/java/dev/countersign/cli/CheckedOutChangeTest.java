@@ -90,6 +90,27 @@ class CheckedOutChangeTest {
   }
 
   @Test
+  void mergeBuiltOnANewerBase_isJudgedByThatBasesRules_notThePayloadsOlderOne() throws Exception {
+    // The payload's base commit predates a policy main has since gained; GitHub built the merge
+    // on main as it is now, and that is what lands.
+    String policy = "policies/deny-allow-all-ingress.yaml";
+    String rule = gate.seed().read(policy);
+    git.commitToOrigin("main", Map.of(), Set.of(policy), "drop the policy for a while");
+    gate.baseIsMain();
+    git.commitToOrigin("main", Map.of(policy, rule), Set.of(), "bring the policy back");
+    String head = pullRequestHead();
+    String merge = git.mergeOnOrigin("pull-7-merge", "main", "feature");
+    Path ws = git.cloneBranch("merge", "pull-7-merge", 0);
+
+    CliRun run = gate.check(ws, head, Map.of("GITHUB_SHA", merge));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=" + ALLOW_ALL + ",")
+        .doesNotContain("this change adds a file of the gate's rules");
+  }
+
+  @Test
   void mergeCommitTheEventDoesNotName_isRefused() throws Exception {
     String head = pullRequestHead();
     git.mergeOnOrigin("pull-7-merge", "main", "feature");
