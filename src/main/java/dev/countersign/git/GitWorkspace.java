@@ -113,7 +113,10 @@ public interface GitWorkspace extends GitPushes {
 
   /**
    * Writes and deletes files in the work tree and stages exactly those bytes in the index (no clean
-   * filters or line-ending conversion). Other index entries are left alone.
+   * filters or line-ending conversion). Other index entries are left alone. Every file is written
+   * in full beside its target before any target is replaced: when writing fails (a full disk, a
+   * file that cannot be handed to the workspace's owner) what was written is removed again, and
+   * work tree and index are as they were, never holding a half-written file.
    */
   void apply(ChangeSet changes);
 
