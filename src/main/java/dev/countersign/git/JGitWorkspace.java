@@ -1157,6 +1157,89 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
+  public Checkout checkout() {
+    try {
+      Ref head = repository.exactRef(Constants.HEAD);
+      if (head == null || head.getObjectId() == null) {
+        throw new EnvironmentProblem(
+            "The repository in " + directory + " has no commit checked out",
+            "perhaps you should run actions/checkout with a ref that exists");
+      }
+      return new Checkout(
+          head.isSymbolic() ? Optional.of(head.getTarget().getName()) : Optional.empty(),
+          head.getObjectId().name());
+    } catch (IOException e) {
+      throw readProblem(Constants.HEAD, e);
+    }
+  }
+
+  @Override
+  public void restore(Checkout checkout) {
+    if (checkout().equals(checkout)) {
+      return;
+    }
+    try {
+      ObjectId target = resolve(checkout.commitId());
+      RefUpdate.Result moved;
+      if (checkout.branch().isPresent()) {
+        RefUpdate branch = repository.updateRef(checkout.branch().get());
+        branch.setNewObjectId(target);
+        branch.setRefLogMessage("countersign: back to where the run started", false);
+        RefUpdate.Result back = branch.forceUpdate();
+        if (back == RefUpdate.Result.LOCK_FAILURE || back == RefUpdate.Result.IO_FAILURE) {
+          moved = back;
+        } else {
+          moved = repository.updateRef(Constants.HEAD).link(checkout.branch().get());
+        }
+      } else {
+        RefUpdate detach = repository.updateRef(Constants.HEAD, true);
+        detach.setNewObjectId(target);
+        detach.setRefLogMessage("countersign: back to where the run started", false);
+        moved = detach.forceUpdate();
+      }
+      if (moved == RefUpdate.Result.LOCK_FAILURE || moved == RefUpdate.Result.IO_FAILURE) {
+        throw new EnvironmentProblem(
+            "Could not put HEAD back on "
+                + checkout.branch().orElse(checkout.commitId())
+                + " ("
+                + moved
+                + ") in "
+                + directory,
+            "perhaps you should make sure no other git process is using the repository");
+      }
+      git.reset().setMode(ResetCommand.ResetType.HARD).setRef(target.name()).call();
+    } catch (IOException | GitAPIException e) {
+      throw new EnvironmentProblem(
+          "Could not put the work tree in "
+              + directory
+              + " back to "
+              + checkout.branch().orElse(checkout.commitId()),
+          "perhaps you should check that the workspace is writable",
+          e);
+    }
+  }
+
+  @Override
+  public List<String> uncommittedChanges() {
+    try {
+      org.eclipse.jgit.api.Status status = git.status().call();
+      java.util.SortedSet<String> changed = new java.util.TreeSet<>();
+      changed.addAll(status.getAdded());
+      changed.addAll(status.getChanged());
+      changed.addAll(status.getRemoved());
+      changed.addAll(status.getMissing());
+      changed.addAll(status.getModified());
+      changed.addAll(status.getConflicting());
+      return List.copyOf(changed);
+    } catch (GitAPIException | org.eclipse.jgit.api.errors.JGitInternalException e) {
+      throw new EnvironmentProblem(
+          "Could not compare the work tree in " + directory + " with HEAD",
+          "perhaps you should check that the workspace is readable",
+          e);
+    }
+  }
+
+  @Override
   public CommitContent commitContent(String commitId) {
     try (RevWalk walk = new RevWalk(repository);
         TreeWalk tw = new TreeWalk(repository)) {

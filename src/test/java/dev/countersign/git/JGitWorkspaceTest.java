@@ -603,6 +603,45 @@ class JGitWorkspaceTest {
   }
 
   @Test
+  void restore_afterACommitAndAReset_putsHeadBackOnItsBranch_untrackedFilesStay() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("notes.txt"), "untracked\n");
+    try (JGitWorkspace ws = open(clone)) {
+      GitWorkspace.Checkout start = ws.checkout();
+      assertThat(start.branch()).hasValue("refs/heads/main");
+      String made = commitOneFile(ws, "signed/a.yaml", "kind: A\n");
+      ws.resetTo(made);
+
+      ws.restore(start);
+
+      assertThat(ws.checkout()).isEqualTo(start);
+      assertThat(ws.uncommittedChanges()).isEmpty();
+    }
+    assertThat(clone.resolve("signed/a.yaml")).doesNotExist();
+    assertThat(clone.resolve("notes.txt")).hasContent("untracked\n");
+    try (Repository repository = GitFixture.open(clone)) {
+      assertThat(repository.exactRef("refs/heads/main").getObjectId().name())
+          .isEqualTo(fixture.originHead("main"));
+    }
+  }
+
+  @Test
+  void restore_whenHeadNeverMoved_leavesUncommittedEditsAlone_whichAreListed() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("README.md"), "an edit\n");
+    Files.delete(clone.resolve("unsigned/a.yaml"));
+    Files.writeString(clone.resolve("untracked.txt"), "new\n");
+    try (JGitWorkspace ws = open(clone)) {
+      GitWorkspace.Checkout start = ws.checkout();
+
+      ws.restore(start);
+
+      assertThat(ws.uncommittedChanges()).containsExactly("README.md", "unsigned/a.yaml");
+    }
+    assertThat(clone.resolve("README.md")).hasContent("an edit\n");
+  }
+
+  @Test
   void entries_listsLinksDirectoriesAndSizesWithoutLoading_andTheDirectoryItselfWhenItIsALink()
       throws Exception {
     fixture.commitToOrigin("main", Map.of("signed/team/x.yaml", "kind: X\n"), Set.of(), "x");
