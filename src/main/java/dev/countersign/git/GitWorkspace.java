@@ -113,9 +113,38 @@ public interface GitWorkspace extends GitPushes {
 
   /**
    * Writes and deletes files in the work tree and stages exactly those bytes in the index (no clean
-   * filters or line-ending conversion). Other index entries are left alone.
+   * filters or line-ending conversion). Other index entries are left alone. Every file is written
+   * in full beside its target before any target is replaced: when writing fails (a full disk, a
+   * file that cannot be handed to the workspace's owner) what was written is removed again, and
+   * work tree and index are as they were, never holding a half-written file.
    */
   void apply(ChangeSet changes);
+
+  /** Where HEAD is now: the branch it is on (empty when detached) and the commit. */
+  Checkout checkout();
+
+  /**
+   * Where HEAD was, as {@link #checkout()} saw it.
+   *
+   * @param branch the full ref name ({@code refs/heads/main}), empty when HEAD was detached
+   */
+  record Checkout(Optional<String> branch, String commitId) {}
+
+  /**
+   * Puts HEAD back where {@code checkout} found it, after {@link #commit} or {@link #resetTo} moved
+   * it: the branch at its commit again (a commit made on it is dropped from it, not from the
+   * repository) and HEAD on it, or HEAD detached at the commit, with index and work tree matching
+   * that commit (like {@code git checkout --force}). Untracked files stay. Does nothing when HEAD
+   * has not moved, so edits that nothing here made are never reset.
+   */
+  void restore(Checkout checkout);
+
+  /**
+   * The tracked files whose staged or work tree content differs from HEAD (edited, deleted,
+   * staged), sorted: what {@link #resetTo} and {@link #restore} would overwrite. Untracked files
+   * are not listed.
+   */
+  List<String> uncommittedChanges();
 
   /**
    * Commits the index on top of HEAD (moving the branch, or the detached HEAD) and returns the new

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
@@ -111,6 +112,9 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   /** Held while jgit's global configuration loads; see {@link #loadGlobalConfiguration}. */
   private static final Object GLOBAL_CONFIGURATION = new Object();
+
+  /** Names of staged files; unguessable so that nothing can be waiting at one. */
+  private static final java.security.SecureRandom RANDOM_NAMES = new java.security.SecureRandom();
 
   private final Path directory;
   private final Repository repository;
@@ -780,19 +784,35 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     for (String path : changes.deletes()) {
       files.put(path, workTreeFile(path));
     }
-    // Directories already made or found to be directories: their files need no second walk.
-    Set<Path> readyParents = new HashSet<>();
+    Staging staging = new Staging();
+    String current = null;
+    boolean applied = false;
     DirCache index = null;
     try (ObjectInserter inserter = inserterFor(changes.writes().size())) {
+      // First every file in full beside its target and every blob, with no lock held: a full
+      // disk here leaves nothing behind (the finally below removes what was staged).
+      for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
+        current = write.getKey();
+        staging.write(files.get(current), write.getValue());
+      }
+      Map<String, ObjectId> blobs = new HashMap<>();
+      for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
+        current = write.getKey();
+        blobs.put(current, inserter.insert(Constants.OBJ_BLOB, write.getValue()));
+      }
+      current = null;
+      inserter.flush();
       index = repository.lockDirCache();
       DirCacheEditor editor = index.editor();
+      // Then renames, which need no space for content.
       for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
-        Path file = writeWorkTreeFile(files.get(write.getKey()), write.getValue(), readyParents);
-        ObjectId blob = inserter.insert(Constants.OBJ_BLOB, write.getValue());
+        current = write.getKey();
+        Path file = staging.commit(files.get(current));
+        ObjectId blob = blobs.get(current);
         Instant modified = Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toInstant();
         int length = write.getValue().length;
         editor.add(
-            new DirCacheEditor.PathEdit(write.getKey()) {
+            new DirCacheEditor.PathEdit(current) {
               @Override
               public void apply(DirCacheEntry entry) {
                 entry.setFileMode(FileMode.REGULAR_FILE);
@@ -803,23 +823,35 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
             });
       }
       for (String path : changes.deletes()) {
+        current = path;
         Files.deleteIfExists(files.get(path));
         editor.add(new DirCacheEditor.DeletePath(path));
       }
-      inserter.flush();
+      current = null;
       editor.commit(); // writes the index and releases the lock
       index = null;
+      applied = true;
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not write "
-              + changes
+              + (current == null ? changes.toString() : current)
               + " to the work tree in "
               + directory
-              + " while applying changes",
-          "perhaps you should check that the workspace is writable and no other git process holds"
-              + " .git/index.lock",
+              + " while applying "
+              + changes.writes().size()
+              + " write(s) and "
+              + changes.deletes().size()
+              + " deletion(s)"
+              + (staging.committed() ? "" : "; the work tree and index were left as they were")
+              + ": "
+              + e.getMessage(),
+          "perhaps you should check that the workspace is writable, has free space, and that no"
+              + " other git process holds .git/index.lock",
           e);
     } finally {
+      if (!applied) {
+        staging.discard();
+      }
       if (index != null) {
         index.unlock();
       }
@@ -827,26 +859,84 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   /**
-   * Writes one file ({@link #workTreeFile} checked it), creating its parents without following a
-   * link anywhere below the work tree's root; parents in {@code readyParents} were made or checked
-   * for an earlier file of the same change set, which writes only regular files.
+   * Files of one {@link #apply} written in full beside their targets ({@link #write}) and then
+   * renamed onto them ({@link #commit}); {@link #discard} removes what was not renamed, and the
+   * directories made for them when none of their files arrived.
    */
-  private Path writeWorkTreeFile(Path file, byte[] bytes, Set<Path> readyParents)
-      throws IOException {
-    List<Path> created = List.of();
-    if (readyParents.add(file.getParent())) {
-      created = NoFollowPaths.createParents(directory, file);
+  private final class Staging {
+    private final Map<Path, Path> staged = new HashMap<>();
+    private final Set<Path> readyParents = new HashSet<>();
+    private final List<Path> createdDirectories = new ArrayList<>();
+    private boolean committed;
+
+    /**
+     * Writes {@code bytes} to a new file beside {@code file} ({@link #workTreeFile} checked it),
+     * creating its parents without following a link anywhere below the work tree's root; parents
+     * made or checked for an earlier file need no second walk. What is at {@code file} itself must
+     * be a regular file or nothing, so the rename cannot fail on it later.
+     */
+    void write(Path file, byte[] bytes) throws IOException {
+      if (readyParents.add(file.getParent())) {
+        List<Path> created = NoFollowPaths.createParents(directory, file);
+        createdDirectories.addAll(created);
+        created.forEach(afterWrite);
+      }
+      NoFollowPaths.lstat(file)
+          .filter(existing -> !existing.isRegularFile())
+          .ifPresent(
+              existing -> {
+                throw new InputProblem(
+                    directory.relativize(file),
+                    0,
+                    "is in the work tree but is not a regular file, so the signed file cannot be"
+                        + " written there",
+                    "perhaps you should remove it from the work tree");
+              });
+      Path temporary =
+          file.resolveSibling(".countersign-" + Long.toHexString(RANDOM_NAMES.nextLong()) + ".tmp");
+      staged.put(file, temporary);
+      try (var out =
+          Files.newOutputStream(
+              temporary,
+              StandardOpenOption.CREATE_NEW,
+              StandardOpenOption.WRITE,
+              LinkOption.NOFOLLOW_LINKS)) {
+        out.write(bytes);
+      }
+      afterWrite.accept(temporary);
     }
-    Files.write(
-        file,
-        bytes,
-        StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE,
-        LinkOption.NOFOLLOW_LINKS);
-    created.forEach(afterWrite);
-    afterWrite.accept(file);
-    return file;
+
+    /** Renames the file staged for {@code file} onto it; returns {@code file}. */
+    Path commit(Path file) throws IOException {
+      committed = true;
+      // rename(2) replaces what is at the target, a link included, and never follows it.
+      Files.move(staged.get(file), file, StandardCopyOption.ATOMIC_MOVE);
+      staged.remove(file);
+      return file;
+    }
+
+    boolean committed() {
+      return committed;
+    }
+
+    void discard() {
+      for (Path temporary : staged.values()) {
+        try {
+          Files.deleteIfExists(temporary);
+        } catch (IOException e) {
+          // Best effort after a failure that is being reported; an untracked leftover is inert.
+        }
+      }
+      staged.clear();
+      for (int i = createdDirectories.size() - 1; i >= 0; i--) {
+        try {
+          Files.deleteIfExists(createdDirectories.get(i));
+        } catch (IOException notEmpty) {
+          // A file did arrive in it: it stays.
+        }
+      }
+      createdDirectories.clear();
+    }
   }
 
   /**
@@ -1080,6 +1170,89 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       throw new EnvironmentProblem(
           "Could not reset the work tree in " + directory + " to " + commitId,
           "perhaps you should check that the workspace is writable",
+          e);
+    }
+  }
+
+  @Override
+  public Checkout checkout() {
+    try {
+      Ref head = repository.exactRef(Constants.HEAD);
+      if (head == null || head.getObjectId() == null) {
+        throw new EnvironmentProblem(
+            "The repository in " + directory + " has no commit checked out",
+            "perhaps you should run actions/checkout with a ref that exists");
+      }
+      return new Checkout(
+          head.isSymbolic() ? Optional.of(head.getTarget().getName()) : Optional.empty(),
+          head.getObjectId().name());
+    } catch (IOException e) {
+      throw readProblem(Constants.HEAD, e);
+    }
+  }
+
+  @Override
+  public void restore(Checkout checkout) {
+    if (checkout().equals(checkout)) {
+      return;
+    }
+    try {
+      ObjectId target = resolve(checkout.commitId());
+      RefUpdate.Result moved;
+      if (checkout.branch().isPresent()) {
+        RefUpdate branch = repository.updateRef(checkout.branch().get());
+        branch.setNewObjectId(target);
+        branch.setRefLogMessage("countersign: back to where the run started", false);
+        RefUpdate.Result back = branch.forceUpdate();
+        if (back == RefUpdate.Result.LOCK_FAILURE || back == RefUpdate.Result.IO_FAILURE) {
+          moved = back;
+        } else {
+          moved = repository.updateRef(Constants.HEAD).link(checkout.branch().get());
+        }
+      } else {
+        RefUpdate detach = repository.updateRef(Constants.HEAD, true);
+        detach.setNewObjectId(target);
+        detach.setRefLogMessage("countersign: back to where the run started", false);
+        moved = detach.forceUpdate();
+      }
+      if (moved == RefUpdate.Result.LOCK_FAILURE || moved == RefUpdate.Result.IO_FAILURE) {
+        throw new EnvironmentProblem(
+            "Could not put HEAD back on "
+                + checkout.branch().orElse(checkout.commitId())
+                + " ("
+                + moved
+                + ") in "
+                + directory,
+            "perhaps you should make sure no other git process is using the repository");
+      }
+      git.reset().setMode(ResetCommand.ResetType.HARD).setRef(target.name()).call();
+    } catch (IOException | GitAPIException e) {
+      throw new EnvironmentProblem(
+          "Could not put the work tree in "
+              + directory
+              + " back to "
+              + checkout.branch().orElse(checkout.commitId()),
+          "perhaps you should check that the workspace is writable",
+          e);
+    }
+  }
+
+  @Override
+  public List<String> uncommittedChanges() {
+    try {
+      org.eclipse.jgit.api.Status status = git.status().call();
+      java.util.SortedSet<String> changed = new java.util.TreeSet<>();
+      changed.addAll(status.getAdded());
+      changed.addAll(status.getChanged());
+      changed.addAll(status.getRemoved());
+      changed.addAll(status.getMissing());
+      changed.addAll(status.getModified());
+      changed.addAll(status.getConflicting());
+      return List.copyOf(changed);
+    } catch (GitAPIException | org.eclipse.jgit.api.errors.JGitInternalException e) {
+      throw new EnvironmentProblem(
+          "Could not compare the work tree in " + directory + " with HEAD",
+          "perhaps you should check that the workspace is readable",
           e);
     }
   }

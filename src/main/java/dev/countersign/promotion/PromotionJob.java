@@ -35,7 +35,9 @@ import java.util.function.Function;
  * the policy does not name) stops the promotion before anything is written or pushed. Files are
  * copied byte for byte, so they verify under their new path as they did under the old one; target
  * files with no source are removed. The pull request is then created or updated by {@link
- * PullRequestPublisher}.
+ * PullRequestPublisher}. The promotion commit is made in the checkout, which is put back where it
+ * was afterwards (after a failure too); uncommitted changes there, which making it would overwrite,
+ * stop the run first.
  *
  * @param workspace where the base branch is read and the promotion committed (the publisher's)
  * @param trustAt the trust of the fetched base commit, given its full id: the trust policy, its
@@ -149,13 +151,54 @@ public record PromotionJob(
       }
     }
     PromotionPlan plan = proposed.plan();
-    Optional<String> botTip = plan.isEmpty() ? Optional.empty() : publisher.botBranchTip();
-    return new Published(
-        publisher.createOrUpdateBranch(
-            plan,
-            botTip,
-            proposed.onBase(
-                baseCommit, authorship, "countersign: promote " + source + " to " + target)));
+    if (plan.isEmpty()) {
+      return new Published(
+          publisher.createOrUpdateBranch(
+              plan, Optional.empty(), new PullRequestPublisher.Nothing()));
+    }
+    // The promotion commit is made in the checkout (reset to the base, written, committed), so
+    // uncommitted edits there would be overwritten, and the checkout is put back afterwards.
+    refuseUncommittedChanges(source, target);
+    GitWorkspace.Checkout start = workspace.checkout();
+    Published published;
+    try {
+      published =
+          new Published(
+              publisher.createOrUpdateBranch(
+                  plan,
+                  publisher.botBranchTip(),
+                  proposed.onBase(
+                      baseCommit, authorship, "countersign: promote " + source + " to " + target)));
+    } catch (RuntimeException | Error failure) {
+      try {
+        workspace.restore(start);
+      } catch (RuntimeException notRestored) {
+        failure.addSuppressed(notRestored);
+      }
+      throw failure;
+    }
+    workspace.restore(start);
+    return published;
+  }
+
+  private void refuseUncommittedChanges(String source, String target) {
+    List<String> changed = workspace.uncommittedChanges();
+    if (changed.isEmpty()) {
+      return;
+    }
+    int shown = Math.min(changed.size(), 5);
+    throw new UsageProblem(
+        "The checkout has uncommitted changes to "
+            + changed.size()
+            + " tracked file(s) ("
+            + String.join(", ", changed.subList(0, shown))
+            + (changed.size() > shown ? ", ..." : "")
+            + ") that making the promotion commit would overwrite, while promoting "
+            + source
+            + " to "
+            + target,
+        "perhaps you should commit or stash them and run again; promote puts the checkout back"
+            + " where it was when it is done");
   }
 
   private List<DocumentVerdict> verify(

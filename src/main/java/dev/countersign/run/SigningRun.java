@@ -120,7 +120,41 @@ public record SigningRun(
    */
   public record Proposed(PromotionResult result, List<String> signedFiles) implements Result {}
 
+  /**
+   * Runs as {@link #delivery} decides. A run that fails (a problem thrown, a refused push with
+   * nowhere to propose it, a pull request step that failed) puts the checkout back where it found
+   * it ({@link GitWorkspace#restore}): HEAD on its branch at its commit, {@code unsigned/} as it
+   * was, and no unpushed signing commit left at HEAD that the loop guard would take for a finished
+   * run when the job runs countersign again.
+   */
   public Result run(Request request) {
+    GitWorkspace.Checkout start = workspace.checkout();
+    Result result;
+    try {
+      result = deliver(request);
+    } catch (RuntimeException | Error failure) {
+      try {
+        workspace.restore(start);
+      } catch (RuntimeException notRestored) {
+        failure.addSuppressed(notRestored);
+      }
+      throw failure;
+    }
+    if (failed(result)) {
+      workspace.restore(start);
+    }
+    return result;
+  }
+
+  /** True for a result the command reports as a failure (a non-zero exit). */
+  private static boolean failed(Result result) {
+    return result instanceof Reconciled reconciled
+            && reconciled.result().outcome() == ReconcileResult.Outcome.REFUSED
+        || result instanceof Proposed proposed
+            && proposed.result().outcome() == PromotionResult.Outcome.FAILED;
+  }
+
+  private Result deliver(Request request) {
     ReconcileOptions asked = request.options().build();
     Delivery delivery = delivery(request.mode(), asked, request.gitHubApi());
     ReconcileOptions options = request.options().push(delivery == Delivery.PUSH).build();

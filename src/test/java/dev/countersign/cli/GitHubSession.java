@@ -52,7 +52,14 @@ final class GitHubSession implements AutoCloseable {
 
   /** {@link #run} in the environment {@code env} instead of {@link #env()}. */
   CliRun runWith(Map<String, String> env, String... args) throws Exception {
-    Path ws = git.clone("ws" + (++workspaces), 0, false);
+    return runIn(git.clone("ws" + (++workspaces), 0, false), env, args);
+  }
+
+  /**
+   * {@code countersign run} with a key in the checkout {@code ws} (as a later step of the same job
+   * would), plus {@code args}.
+   */
+  CliRun runIn(Path ws, Map<String, String> env, String... args) throws Exception {
     List<String> all =
         new ArrayList<>(List.of("run", "--repo", ws.toString(), "--key", privateKey.toString()));
     all.addAll(List.of(args));

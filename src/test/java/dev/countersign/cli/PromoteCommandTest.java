@@ -498,6 +498,72 @@ class PromoteCommandTest {
   }
 
   @Test
+  void aPromotionThatLands_leavesTheCheckoutOnItsBranchAsItWas_untrackedFilesIncluded()
+      throws Exception {
+    Path ws = git.clone("ws", 0, false);
+    String head = git.originHead("main");
+    Files.writeString(ws.resolve("notes.txt"), "untracked\n");
+
+    CliRun run = promote(ws, "--key", publicKey.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(git.originFiles(BOT)).containsKey("envs/prod/signed/flags.yaml");
+    try (var repository = GitFixture.open(ws);
+        var jgit = new org.eclipse.jgit.api.Git(repository)) {
+      assertThat(repository.getFullBranch()).isEqualTo("refs/heads/main");
+      assertThat(repository.resolve("HEAD").name()).isEqualTo(head);
+      assertThat(jgit.status().call().getUncommittedChanges()).isEmpty();
+    }
+    assertThat(ws.resolve("envs/prod/signed/flags.yaml")).doesNotExist();
+    assertThat(ws.resolve("notes.txt")).hasContent("untracked\n");
+  }
+
+  @Test
+  void uncommittedEditInTheCheckout_isRefusedBeforeTheCommitWouldOverwriteIt_andKept()
+      throws Exception {
+    Path ws = git.clone("ws", 0, false);
+    Files.writeString(ws.resolve("envs/prod/signed/README.md"), "a note not yet committed\n");
+
+    CliRun run = promote(ws, "--key", publicKey.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err())
+        .contains("uncommitted changes to 1 tracked file(s) (envs/prod/signed/README.md)")
+        .contains("commit or stash them");
+    assertThat(ws.resolve("envs/prod/signed/README.md")).hasContent("a note not yet committed\n");
+    assertThat(git.originHead(BOT)).isNull();
+    assertThat(github.hosted(273)).isEmpty();
+  }
+
+  @Test
+  void gitHubFailing_afterTheCommitWasMade_exits4_andTheCheckoutIsAsItWas() throws Exception {
+    Path ws = git.clone("ws", 0, false);
+    String head = git.originHead("main");
+    github.failNext("GET", ".*/pulls.*", 500, "", 3);
+
+    CliRun run =
+        CliRun.run(
+            duration -> {}, // GitHub's retries wait nothing here
+            env(),
+            "promote",
+            "--repo",
+            ws.toString(),
+            "--from=envs/staging/signed",
+            "--to=envs/prod/signed",
+            "--base=main",
+            "--key",
+            publicKey.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REMOTE.code());
+    try (var repository = GitFixture.open(ws)) {
+      assertThat(repository.getFullBranch()).isEqualTo("refs/heads/main");
+      assertThat(repository.resolve("HEAD").name()).isEqualTo(head);
+    }
+    assertThat(ws.resolve("envs/prod/signed/flags.yaml")).doesNotExist();
+    assertThat(ws.resolve("envs/prod/signed/retired.yaml")).exists();
+  }
+
+  @Test
   void sameDirectoryTwice_isAUsageError() throws Exception {
     CliRun run =
         CliRun.run(

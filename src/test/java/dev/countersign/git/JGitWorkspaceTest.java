@@ -528,6 +528,119 @@ class JGitWorkspaceTest {
     assertThat(clone.resolve("unsigned/a.yaml")).exists();
   }
 
+  /** Three signed files and the removal of their source, as a signing commit applies them. */
+  private static ChangeSet threeSignedFiles() {
+    return ChangeSet.empty()
+        .write("signed/a.yaml", "kind: A\nsigned: yes\n".getBytes(StandardCharsets.UTF_8))
+        .write("signed/b.yaml", "kind: B\n".getBytes(StandardCharsets.UTF_8))
+        .write("signed/c.yaml", "kind: C\n".getBytes(StandardCharsets.UTF_8))
+        .delete("unsigned/a.yaml");
+  }
+
+  @Test
+  void control_apply_writesEveryFileAndStagesExactlyThose() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+
+    try (JGitWorkspace ws = open(clone)) {
+      ws.apply(threeSignedFiles());
+    }
+
+    assertThat(clone.resolve("signed/a.yaml")).hasContent("kind: A\nsigned: yes\n");
+    try (Git git = Git.open(clone.toFile())) {
+      var status = git.status().call();
+      assertThat(status.getAdded())
+          .containsExactlyInAnyOrder("signed/a.yaml", "signed/b.yaml", "signed/c.yaml");
+      assertThat(status.getRemoved()).containsExactly("unsigned/a.yaml");
+      assertThat(status.getUntracked()).isEmpty();
+    }
+  }
+
+  @Test
+  void apply_aWriteFailingHalfway_leavesTheWorkTreeAndIndexAsTheyWere() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    // The second file cannot be handed to the workspace's owner (what a failing chown throws);
+    // a full disk fails at the same point.
+    int[] files = {0};
+    java.util.function.Consumer<Path> failingOnTheSecondFile =
+        path -> {
+          if (Files.isRegularFile(path) && ++files[0] == 2) {
+            throw new EnvironmentProblem(
+                "Could not give " + path + " to the workspace owner", null);
+          }
+        };
+
+    try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK, failingOnTheSecondFile)) {
+      assertThatThrownBy(() -> ws.apply(threeSignedFiles()))
+          .isInstanceOf(EnvironmentProblem.class)
+          .hasMessageContaining("to the workspace owner");
+    }
+
+    assertThat(clone.resolve("signed")).doesNotExist();
+    assertThat(clone.resolve("unsigned/a.yaml")).hasContent("kind: A\n");
+    assertThat(clone.resolve(".git/index.lock")).doesNotExist();
+    try (Git git = Git.open(clone.toFile())) {
+      assertThat(git.status().call().isClean()).isTrue();
+    }
+  }
+
+  @Test
+  void apply_aDirectoryWhereASignedFileGoes_isRefusedNamingIt_beforeAnythingIsWritten()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.createDirectories(clone.resolve("signed/b.yaml"));
+
+    try (JGitWorkspace ws = open(clone)) {
+      assertThatThrownBy(() -> ws.apply(threeSignedFiles()))
+          .isInstanceOf(dev.countersign.support.problems.InputProblem.class)
+          .hasMessageStartingWith("signed/b.yaml: is in the work tree but is not a regular file");
+    }
+
+    try (var left = Files.list(clone.resolve("signed"))) {
+      assertThat(left.map(p -> p.getFileName().toString())).containsExactly("b.yaml");
+    }
+    assertThat(clone.resolve("unsigned/a.yaml")).exists();
+    assertThat(clone.resolve(".git/index.lock")).doesNotExist();
+  }
+
+  @Test
+  void restore_afterACommitAndAReset_putsHeadBackOnItsBranch_untrackedFilesStay() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("notes.txt"), "untracked\n");
+    try (JGitWorkspace ws = open(clone)) {
+      GitWorkspace.Checkout start = ws.checkout();
+      assertThat(start.branch()).hasValue("refs/heads/main");
+      String made = commitOneFile(ws, "signed/a.yaml", "kind: A\n");
+      ws.resetTo(made);
+
+      ws.restore(start);
+
+      assertThat(ws.checkout()).isEqualTo(start);
+      assertThat(ws.uncommittedChanges()).isEmpty();
+    }
+    assertThat(clone.resolve("signed/a.yaml")).doesNotExist();
+    assertThat(clone.resolve("notes.txt")).hasContent("untracked\n");
+    try (Repository repository = GitFixture.open(clone)) {
+      assertThat(repository.exactRef("refs/heads/main").getObjectId().name())
+          .isEqualTo(fixture.originHead("main"));
+    }
+  }
+
+  @Test
+  void restore_whenHeadNeverMoved_leavesUncommittedEditsAlone_whichAreListed() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("README.md"), "an edit\n");
+    Files.delete(clone.resolve("unsigned/a.yaml"));
+    Files.writeString(clone.resolve("untracked.txt"), "new\n");
+    try (JGitWorkspace ws = open(clone)) {
+      GitWorkspace.Checkout start = ws.checkout();
+
+      ws.restore(start);
+
+      assertThat(ws.uncommittedChanges()).containsExactly("README.md", "unsigned/a.yaml");
+    }
+    assertThat(clone.resolve("README.md")).hasContent("an edit\n");
+  }
+
   @Test
   void entries_listsLinksDirectoriesAndSizesWithoutLoading_andTheDirectoryItselfWhenItIsALink()
       throws Exception {

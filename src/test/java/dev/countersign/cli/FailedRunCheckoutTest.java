@@ -1,0 +1,168 @@
+package dev.countersign.cli;
+
+import static dev.countersign.cli.GitHubSession.BOT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.git.GitFixture;
+import dev.countersign.github.FakeGitHub;
+import dev.countersign.support.ExitCode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.api.Status;
+import org.eclipse.jgit.lib.Ref;
+import org.eclipse.jgit.lib.Repository;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a failed {@code countersign run} leaves in the checkout for the job's next step: HEAD on its
+ * branch at the commit it started from, {@code unsigned/} as it was, nothing staged or changed. A
+ * signing commit left at HEAD is one the loop guard takes for a finished run, so countersign run
+ * again in the same job (a retry step) would report "nothing to do" while nothing was pushed.
+ */
+class FailedRunCheckoutTest {
+
+  @TempDir Path tmp;
+  private GitHubSession s;
+  private String mainHead;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    s = new GitHubSession(tmp);
+    mainHead =
+        s.git.commitToOrigin(
+            "main",
+            Map.of(
+                "unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "on"),
+                "unsigned/egress/payments.yaml",
+                    ActionPipelineTest.networkPolicy("payments-egress")),
+            Set.of(),
+            "add manifests");
+  }
+
+  @AfterEach
+  void tearDown() {
+    s.close();
+  }
+
+  @Test
+  void control_aPushThatLands_leavesTheCheckoutOnMainAtThePushedCommit() throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+
+    CliRun run = s.runIn(ws, s.env());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(s.git.originFiles("main")).containsKey("signed/config/flags.yaml");
+    assertCheckout(ws, "refs/heads/main", s.git.originHead("main"));
+    assertThat(ws.resolve("unsigned/config/flags.yaml")).doesNotExist();
+  }
+
+  @Test
+  void pushRejectedOnEveryAttempt_exits4_theCheckoutIsAsItWas_andTheNextRunThereSigns()
+      throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    Map<String, String> unsignedBefore = files(ws.resolve("unsigned"));
+    // Another merge lands after the checkout: the one push allowed loses the race.
+    s.git.commitToOrigin("main", Map.of("docs/other.md", "another merge\n"), Set.of(), "other");
+    String raced = s.git.originHead("main");
+
+    CliRun failed = s.runIn(ws, s.env(), "--push-attempts", "1");
+
+    assertThat(failed.exitCode()).as(failed.all()).isEqualTo(ExitCode.REMOTE.code());
+    assertThat(failed.err()).contains("The push to main was rejected 1 times");
+    assertThat(s.git.originHead("main")).isEqualTo(raced);
+    assertCheckout(ws, "refs/heads/main", mainHead);
+    assertThat(files(ws.resolve("unsigned"))).isEqualTo(unsignedBefore);
+    assertThat(ws.resolve("signed")).doesNotExist();
+
+    // A retry step of the same job: it signs and pushes, it does not take the unpushed commit
+    // for a finished run.
+    CliRun retry = s.runIn(ws, s.env());
+
+    assertThat(retry.exitCode()).as(retry.all()).isZero();
+    assertThat(retry.all()).doesNotContain("was made by countersign");
+    assertThat(s.git.originFiles("main").keySet())
+        .contains("signed/config/flags.yaml", "signed/egress/payments.yaml", "docs/other.md")
+        .noneMatch(p -> p.startsWith("unsigned/"));
+    s.assertVerifies("main");
+  }
+
+  @Test
+  void protectedBranchWithNowhereToPropose_exits3_theCheckoutIsAsItWas_andARetryFailsAgain()
+      throws Exception {
+    s.git.protectBranch("main");
+    Path ws = s.git.clone("ws", 0, false);
+    Map<String, String> env = new HashMap<>(s.env());
+    env.remove("GITHUB_REPOSITORY");
+
+    CliRun refused = s.runIn(ws, env);
+
+    assertThat(refused.exitCode()).as(refused.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
+    assertThat(refused.err()).contains("refused the push to main");
+    assertCheckout(ws, "refs/heads/main", mainHead);
+    assertThat(ws.resolve("unsigned/config/flags.yaml")).exists();
+
+    CliRun retry = s.runIn(ws, env);
+
+    assertThat(retry.exitCode())
+        .as("a retry meets the same refusal instead of reporting nothing to do: " + retry.all())
+        .isEqualTo(ExitCode.ENVIRONMENT.code());
+    assertThat(s.git.originHead("main")).isEqualTo(mainHead);
+  }
+
+  @Test
+  void pullRequestStepFailing_exits4_theCheckoutIsAsItWas_andARetryThereOpensOnePullRequest()
+      throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    s.github.failNext("POST", ".*/repos/" + FakeGitHub.REPOSITORY + "/pulls", 502, "", 3);
+
+    CliRun failed = s.runIn(ws, s.env(), "--mode", "pull-request");
+
+    assertThat(failed.exitCode()).as(failed.all()).isEqualTo(ExitCode.REMOTE.code());
+    assertThat(failed.err()).contains("State left: " + BOT + " now holds");
+    String tip = s.git.originHead(BOT);
+    assertThat(s.github.hosted(273)).isEmpty();
+    assertCheckout(ws, "refs/heads/main", mainHead);
+
+    CliRun retry = s.runIn(ws, s.env(), "--mode", "pull-request");
+
+    assertThat(retry.exitCode()).as(retry.all()).isZero();
+    assertThat(s.outputs()).containsEntry("result", "created");
+    assertThat(s.git.originHead(BOT)).as("nothing re-signed or pushed").isEqualTo(tip);
+    assertThat(s.github.hosted(273)).hasValueSatisfying(pr -> assertThat(pr.open()).isTrue());
+    assertThat(s.github.hosted(274)).isEmpty();
+    assertThat(s.git.originHead("main")).isEqualTo(mainHead);
+  }
+
+  /** HEAD is on {@code branch} at {@code commit}, with nothing staged, changed or missing. */
+  private static void assertCheckout(Path ws, String branch, String commit) throws Exception {
+    try (Repository repository = GitFixture.open(ws);
+        Git git = new Git(repository)) {
+      Ref head = repository.exactRef("HEAD");
+      assertThat(head.isSymbolic()).as("HEAD is on a branch").isTrue();
+      assertThat(head.getTarget().getName()).isEqualTo(branch);
+      assertThat(head.getObjectId().name()).isEqualTo(commit);
+      Status status = git.status().call();
+      assertThat(status.getUncommittedChanges()).as("uncommitted changes").isEmpty();
+      assertThat(status.getUntracked()).as("untracked files").isEmpty();
+    }
+    assertThat(ws.resolve(".git/index.lock")).doesNotExist();
+  }
+
+  /** Every file under {@code dir}, by relative path. */
+  private static Map<String, String> files(Path dir) throws Exception {
+    Map<String, String> files = new HashMap<>();
+    try (var walk = Files.walk(dir)) {
+      for (Path p : walk.filter(Files::isRegularFile).toList()) {
+        files.put(dir.relativize(p).toString(), Files.readString(p));
+      }
+    }
+    return files;
+  }
+}
