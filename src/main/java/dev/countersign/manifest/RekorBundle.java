@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.countersign.support.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 
 /**
  * cosign's legacy {@code RekorBundle}, the JSON inside the {@code bundle[_N]} annotation: {@code
@@ -96,12 +97,27 @@ public record RekorBundle(
     if (payload == null || !payload.isObject()) {
       throw new IllegalArgumentException("bundle has no \"Payload\" object");
     }
+    long integratedTime = number(payload, "integratedTime");
+    if (!isInstant(integratedTime)) {
+      throw new IllegalArgumentException(
+          "bundle field \"integratedTime\" is " + integratedTime + ", beyond any date");
+    }
     return new RekorBundle(
         text(root, "SignedEntryTimestamp"),
         text(payload, "body"),
-        number(payload, "integratedTime"),
+        integratedTime,
         number(payload, "logIndex"),
         text(payload, "logID"));
+  }
+
+  /**
+   * Whether {@code epochSeconds} is a time an {@link Instant} holds (years -10^9 to 10^9). Every
+   * check of a bundle reads its integratedTime as an Instant; no log's SET covers a time outside
+   * that range, so a bundle claiming one is refused where it is read.
+   */
+  public static boolean isInstant(long epochSeconds) {
+    return epochSeconds >= Instant.MIN.getEpochSecond()
+        && epochSeconds <= Instant.MAX.getEpochSecond();
   }
 
   private static String text(JsonNode node, String field) {

@@ -233,6 +233,17 @@ class BadInputCliTest {
             replace(D.bundle(0), v -> FakeSigstoreB64.gz("{\"SignedEntryTimestamp\":\"eA==\"}")),
             "Payload"),
         verify(
+            "bundle integratedTime beyond any instant a clock can hold",
+            replace(
+                D.bundle(0),
+                v ->
+                    FakeSigstoreB64.gz(
+                        FakeSigstoreB64.gunzip(v)
+                            .replaceAll(
+                                "\"integratedTime\":\\d+",
+                                "\"integratedTime\":" + Long.MAX_VALUE))),
+            "integratedTime"),
+        verify(
             "signature set gap: signature and signature_2",
             a -> {
               a.put(D.signature(2), a.get(D.signature(0)));
@@ -485,6 +496,16 @@ class BadInputCliTest {
           gz.write(json.getBytes(StandardCharsets.UTF_8));
         }
         return b64(bytes.toByteArray());
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    static String gunzip(String annotation) {
+      try (java.util.zip.GZIPInputStream in =
+          new java.util.zip.GZIPInputStream(
+              new java.io.ByteArrayInputStream(Base64.getDecoder().decode(annotation)))) {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
