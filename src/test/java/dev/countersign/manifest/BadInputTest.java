@@ -442,6 +442,17 @@ class BadInputTest {
             "annotation cosign.sigstore.dev/bundle does not hold a Rekor bundle: bundle has no"
                 + " \"Payload\" object"),
         Arguments.of(
+            "certificates that together decompress past the document's allowance",
+            set0(
+                "certificate",
+                certificateBomb(),
+                "signature_1",
+                GOOD_SIGNATURE,
+                "certificate_1",
+                certificateBomb()),
+            "annotation cosign.sigstore.dev/certificate_1 is refused: the certificate and bundle"
+                + " annotations of the document decompress to more than 1048576 bytes together"),
+        Arguments.of(
             "second set broken, first fine",
             set0(
                 "certificate",
@@ -475,6 +486,14 @@ class BadInputTest {
         .signatureSets()
         .subList(0, content.signatureSets().size() - 1)
         .forEach(set -> assertThat(set.problem()).isEmpty());
+  }
+
+  /** A ~1 KB annotation that gunzips to a 600 KB "certificate" (many small ones: gigabytes). */
+  private static String certificateBomb() {
+    return base64(
+        gzip(
+            ("-----BEGIN CERTIFICATE-----\n" + "A".repeat(600_000))
+                .getBytes(StandardCharsets.US_ASCII)));
   }
 
   private static String keyless(String base) {
