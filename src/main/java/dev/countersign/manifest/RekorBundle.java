@@ -1,5 +1,6 @@
 package dev.countersign.manifest;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -87,11 +88,18 @@ public record RekorBundle(
    */
   public static RekorBundle parse(byte[] json) {
     JsonNode root;
-    try {
-      root = JSON.readTree(new String(json, StandardCharsets.UTF_8));
+    try (JsonParser parser = JSON.createParser(new String(json, StandardCharsets.UTF_8))) {
+      root = JSON.readTree(parser);
+      // Go's json.Unmarshal (cosign, Kyverno) refuses anything after the value; so do we, or a
+      // bundle we accept would fail at admission.
+      if (root != null && parser.nextToken() != null) {
+        throw new IllegalArgumentException("bundle has more JSON after its object");
+      }
     } catch (JsonProcessingException e) {
       // The original message, without Jackson's source location (which names an internal reader).
       throw new IllegalArgumentException("bundle is not JSON: " + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("bundle is not JSON: " + e.getMessage(), e);
     }
     JsonNode payload = root == null ? null : root.get("Payload");
     if (payload == null || !payload.isObject()) {
