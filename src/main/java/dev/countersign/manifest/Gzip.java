@@ -75,6 +75,15 @@ final class Gzip {
     deflater.end();
   }
 
+  /** The output would exceed the caller's limit: a gzip bomb, or simply too much. */
+  static final class TooLarge extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    TooLarge(long limit) {
+      super("decompresses to more than " + limit + " bytes");
+    }
+  }
+
   static boolean isGzip(byte[] data) {
     return data.length >= 2 && data[0] == 0x1f && (data[1] & 0xff) == 0x8b;
   }
@@ -84,7 +93,8 @@ final class Gzip {
    * k8s-manifest-sigstore's {@code GzipDecompress}). Unlike Go, a corrupt or truncated gzip stream
    * is an error, and output beyond {@code limit} bytes is refused (gzip bombs).
    *
-   * @throws IllegalArgumentException with a reason when the stream is corrupt or too large
+   * @throws TooLarge when the output would exceed {@code limit} bytes
+   * @throws IllegalArgumentException with a reason when the stream is corrupt
    */
   static byte[] gunzipIfGzip(byte[] data, long limit) {
     if (!isGzip(data)) {
@@ -98,7 +108,7 @@ final class Gzip {
       while ((n = in.read(buffer)) > 0) {
         total += n;
         if (total > limit) {
-          throw new IllegalArgumentException("decompresses to more than " + limit + " bytes");
+          throw new TooLarge(limit);
         }
         out.write(buffer, 0, n);
       }

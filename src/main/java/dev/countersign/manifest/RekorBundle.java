@@ -1,5 +1,6 @@
 package dev.countersign.manifest;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.countersign.support.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 
 /**
  * cosign's legacy {@code RekorBundle}, the JSON inside the {@code bundle[_N]} annotation: {@code
@@ -86,22 +88,44 @@ public record RekorBundle(
    */
   public static RekorBundle parse(byte[] json) {
     JsonNode root;
-    try {
-      root = JSON.readTree(new String(json, StandardCharsets.UTF_8));
+    try (JsonParser parser = JSON.createParser(new String(json, StandardCharsets.UTF_8))) {
+      root = JSON.readTree(parser);
+      // Go's json.Unmarshal (cosign, Kyverno) refuses anything after the value; so do we, or a
+      // bundle we accept would fail at admission.
+      if (root != null && parser.nextToken() != null) {
+        throw new IllegalArgumentException("bundle has more JSON after its object");
+      }
     } catch (JsonProcessingException e) {
       // The original message, without Jackson's source location (which names an internal reader).
       throw new IllegalArgumentException("bundle is not JSON: " + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("bundle is not JSON: " + e.getMessage(), e);
     }
     JsonNode payload = root == null ? null : root.get("Payload");
     if (payload == null || !payload.isObject()) {
       throw new IllegalArgumentException("bundle has no \"Payload\" object");
     }
+    long integratedTime = number(payload, "integratedTime");
+    if (!isInstant(integratedTime)) {
+      throw new IllegalArgumentException(
+          "bundle field \"integratedTime\" is " + integratedTime + ", beyond any date");
+    }
     return new RekorBundle(
         text(root, "SignedEntryTimestamp"),
         text(payload, "body"),
-        number(payload, "integratedTime"),
+        integratedTime,
         number(payload, "logIndex"),
         text(payload, "logID"));
+  }
+
+  /**
+   * Whether {@code epochSeconds} is a time an {@link Instant} holds (years -10^9 to 10^9). Every
+   * check of a bundle reads its integratedTime as an Instant; no log's SET covers a time outside
+   * that range, so a bundle claiming one is refused where it is read.
+   */
+  public static boolean isInstant(long epochSeconds) {
+    return epochSeconds >= Instant.MIN.getEpochSecond()
+        && epochSeconds <= Instant.MAX.getEpochSecond();
   }
 
   private static String text(JsonNode node, String field) {

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +27,12 @@ import java.util.regex.Pattern;
  */
 public final class SignedManifestFormat {
 
-  /** Upper bound on a gunzipped certificate or bundle annotation. */
-  static final long MAX_ANNOTATION_PAYLOAD = 1024 * 1024;
+  /**
+   * Upper bound on the gunzipped certificate and bundle annotations of one document, all sets
+   * together. A Fulcio certificate and its bundle take a few KB, so this leaves room for hundreds
+   * of sets, while a document of many small gzip bombs cannot make a verifier hold gigabytes.
+   */
+  static final long MAX_SIGNATURE_MATERIAL = 1024 * 1024;
 
   private static final String MESSAGE_SEPARATOR = "\n---\n";
   private static final String FILE_SEPARATOR = "---\n";
@@ -182,7 +187,69 @@ public final class SignedManifestFormat {
    *     or the signature sets are not contiguous
    */
   public Optional<SignedContent> decode(ManifestDocument document) {
-    Map<String, String> annotations = document.annotations();
+    return decoder().decode(document);
+  }
+
+  /**
+   * A decoder for the documents of one file, which {@link #decode} each as {@link
+   * SignedManifestFormat#decode} does. Documents carrying the same signature annotations (every
+   * document of a signed file does) are decoded once. All that is gunzipped for the file counts
+   * against one allowance, the most a single document can need (two messages' worth for a legacy
+   * tarball, and {@link #MAX_SIGNATURE_MATERIAL}): a file whose documents each carry a different
+   * small gzip bomb costs no more than one document. Not thread-safe: one per file.
+   */
+  public FileDecoder decoder() {
+    return new FileDecoder();
+  }
+
+  /** See {@link #decoder()}. */
+  public final class FileDecoder {
+
+    private final Allowance file =
+        new Allowance(
+            2 * reader.maxBytes() + MAX_SIGNATURE_MATERIAL,
+            "the signature annotations of the file's documents decompress to more than "
+                + (2 * reader.maxBytes() + MAX_SIGNATURE_MATERIAL)
+                + " bytes together (documents carrying different messages or signatures; a"
+                + " signed file's documents all carry the same)");
+
+    /** By the document's signature annotations. */
+    private final Map<Map<String, String>, Decoding> decoded = new HashMap<>();
+
+    private FileDecoder() {}
+
+    /** As {@link SignedManifestFormat#decode}, and the file's allowance exhausted is an error. */
+    public Optional<SignedContent> decode(ManifestDocument document) {
+      Map<String, String> signatureAnnotations = new TreeMap<>();
+      document
+          .annotations()
+          .forEach(
+              (key, value) -> {
+                if (domain.isSignatureAnnotation(key)) {
+                  signatureAnnotations.put(key, value);
+                }
+              });
+      Decoding decoding = decoded.get(signatureAnnotations);
+      if (decoding == null) {
+        try {
+          decoding = new Decoding(decodeAnnotations(signatureAnnotations, file), null);
+        } catch (IllegalArgumentException e) {
+          decoding = new Decoding(Optional.empty(), e);
+        }
+        decoded.put(signatureAnnotations, decoding);
+      }
+      if (decoding.failure() != null) {
+        throw decoding.failure();
+      }
+      return decoding.content();
+    }
+  }
+
+  /** What decoding one set of annotations gave: the content, or why there is none. */
+  private record Decoding(Optional<SignedContent> content, IllegalArgumentException failure) {}
+
+  private Optional<SignedContent> decodeAnnotations(
+      Map<String, String> annotations, Allowance file) {
     String encodedMessage = annotations.get(domain.message());
     if (encodedMessage == null) {
       return Optional.empty();
@@ -194,16 +261,22 @@ public final class SignedManifestFormat {
                 () ->
                     new IllegalArgumentException(
                         "annotation " + messageKey + " is not valid base64"));
-    byte[] message = gunzip(compressed, reader.maxBytes(), messageKey);
+    byte[] message = gunzip(compressed, reader.maxBytes(), messageKey, file);
     boolean legacy = Gzip.isGzip(message);
     List<ManifestDocument> messageDocuments =
         legacy
-            ? tarballDocuments(message, messageKey)
+            ? tarballDocuments(message, messageKey, file)
             : parseMessage(message, Path.of(messageKey), messageKey);
     List<SignatureSetAnnotations> sets = new ArrayList<>();
+    Allowance material =
+        new Allowance(
+            MAX_SIGNATURE_MATERIAL,
+            "the certificate and bundle annotations of the document decompress to more than "
+                + MAX_SIGNATURE_MATERIAL
+                + " bytes together");
     int index = 0;
     while (annotations.containsKey(domain.signature(index))) {
-      sets.add(decodeSet(annotations, index));
+      sets.add(decodeSet(annotations, index, material, file));
       index++;
     }
     OptionalInt stray = strayIndex(annotations, index);
@@ -240,7 +313,8 @@ public final class SignedManifestFormat {
     return smallest;
   }
 
-  private SignatureSetAnnotations decodeSet(Map<String, String> annotations, int index) {
+  private SignatureSetAnnotations decodeSet(
+      Map<String, String> annotations, int index, Allowance material, Allowance file) {
     String signatureKey = domain.signature(index);
     String signatureBase64 = annotations.get(signatureKey);
     List<String> problems = new ArrayList<>();
@@ -259,6 +333,7 @@ public final class SignedManifestFormat {
             annotations,
             certificateKey,
             problems,
+            List.of(material, file),
             pem -> {
               if (!new String(pem, StandardCharsets.UTF_8)
                   .contains("-----BEGIN CERTIFICATE-----")) {
@@ -273,6 +348,7 @@ public final class SignedManifestFormat {
             annotations,
             bundleKey,
             problems,
+            List.of(material, file),
             json -> {
               try {
                 return RekorBundle.parse(json);
@@ -296,6 +372,7 @@ public final class SignedManifestFormat {
       Map<String, String> annotations,
       String key,
       List<String> problems,
+      List<Allowance> allowances,
       Function<byte[], T> read) {
     if (!annotations.containsKey(key)) {
       return Optional.empty();
@@ -303,15 +380,19 @@ public final class SignedManifestFormat {
     try {
       return Optional.of(
           read.apply(
-              gunzip(base64Required(annotations.get(key), key), MAX_ANNOTATION_PAYLOAD, key)));
+              gunzip(
+                  base64Required(annotations.get(key), key),
+                  MAX_SIGNATURE_MATERIAL,
+                  key,
+                  allowances.toArray(Allowance[]::new))));
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
       return Optional.empty();
     }
   }
 
-  private List<ManifestDocument> tarballDocuments(byte[] tarGz, String messageKey) {
-    byte[] tar = gunzip(tarGz, reader.maxBytes(), messageKey + " (legacy tarball)");
+  private List<ManifestDocument> tarballDocuments(byte[] tarGz, String messageKey, Allowance file) {
+    byte[] tar = gunzip(tarGz, reader.maxBytes(), messageKey + " (legacy tarball)", file);
     List<LegacyTarball.Member> members;
     try {
       members = LegacyTarball.members(tar);
@@ -360,13 +441,47 @@ public final class SignedManifestFormat {
             () -> new IllegalArgumentException("annotation " + key + " is not valid base64"));
   }
 
-  private static byte[] gunzip(byte[] data, long limit, String key) {
+  /**
+   * Bytes that gunzipping may still produce for one scope (a document's signature material, a
+   * file), and what to say when more would come.
+   */
+  private static final class Allowance {
+    private long remaining;
+    private final String exceeded;
+
+    Allowance(long bytes, String exceeded) {
+      this.remaining = bytes;
+      this.exceeded = exceeded;
+    }
+  }
+
+  /**
+   * {@code data} gunzipped (as is when it is not gzip), at most {@code limit} bytes and at most
+   * what each of {@code allowances} has left, which it is then charged to.
+   */
+  private static byte[] gunzip(byte[] data, long limit, String key, Allowance... allowances) {
+    long effective = limit;
+    Allowance binding = null;
+    for (Allowance allowance : allowances) {
+      if (allowance.remaining < effective) {
+        effective = Math.max(0, allowance.remaining);
+        binding = allowance;
+      }
+    }
+    byte[] out;
     try {
-      return Gzip.gunzipIfGzip(data, limit);
+      out = Gzip.gunzipIfGzip(data, effective);
+    } catch (Gzip.TooLarge e) {
+      String reason = binding == null ? e.getMessage() : "is refused: " + binding.exceeded;
+      throw new IllegalArgumentException("annotation " + key + " " + reason, e);
     } catch (IllegalArgumentException e) {
       String reason = e.getCause() instanceof EOFException ? "is truncated gzip" : e.getMessage();
       throw new IllegalArgumentException("annotation " + key + " " + reason, e);
     }
+    for (Allowance allowance : allowances) {
+      allowance.remaining -= out.length;
+    }
+    return out;
   }
 
   /**

@@ -90,13 +90,19 @@ public final class ManifestVerifier {
    * that does not equal its message as a whole fails in every document, with the reason.
    */
   public List<DocumentVerdict> verify(ManifestFile file) {
+    return verify(file, format.decoder());
+  }
+
+  /** {@link #verify(ManifestFile)}, decoding the file's annotations with {@code decoder}. */
+  private List<DocumentVerdict> verify(
+      ManifestFile file, SignedManifestFormat.FileDecoder decoder) {
     List<DocumentVerdict> verdicts = new ArrayList<>();
     List<ManifestDocument> documents = file.documents();
     for (int i = 0; i < documents.size(); i++) {
-      verdicts.add(verify(file, i, documents.get(i)));
+      verdicts.add(verify(file, i, documents.get(i), decoder));
     }
     if (match == ContentMatch.EXACT && verdicts.stream().allMatch(DocumentVerdict::passed)) {
-      Optional<String> mismatch = wholeFileMismatch(documents);
+      Optional<String> mismatch = wholeFileMismatch(documents, decoder);
       if (mismatch.isPresent()) {
         List<DocumentVerdict> failed = new ArrayList<>();
         for (DocumentVerdict v : verdicts) {
@@ -127,16 +133,17 @@ public final class ManifestVerifier {
     if (match != ContentMatch.EXACT || file.documents().isEmpty()) {
       return false;
     }
+    SignedManifestFormat.FileDecoder decoder = format.decoder();
     Optional<SignedContent> content;
     try {
-      content = format.decode(file.documents().get(0));
+      content = decoder.decode(file.documents().get(0));
     } catch (IllegalArgumentException undecodable) {
       return false;
     }
     if (content.isEmpty() || !Arrays.equals(content.get().message(), message)) {
       return false;
     }
-    return verify(file).stream().allMatch(DocumentVerdict::passed);
+    return verify(file, decoder).stream().allMatch(DocumentVerdict::passed);
   }
 
   /**
@@ -144,15 +151,16 @@ public final class ManifestVerifier {
    * different messages, another number of documents, another order, or a document that differs in
    * canonical form (which also sees nulls and empty collections). Empty when they are.
    */
-  private Optional<String> wholeFileMismatch(List<ManifestDocument> documents) {
+  private Optional<String> wholeFileMismatch(
+      List<ManifestDocument> documents, SignedManifestFormat.FileDecoder decoder) {
     SignedContent first;
     try {
-      first = format.decode(documents.get(0)).orElse(null);
+      first = decoder.decode(documents.get(0)).orElse(null);
       if (first == null) {
         return Optional.of("no " + domain.message() + " annotation: the file is not signed");
       }
       for (int i = 1; i < documents.size(); i++) {
-        Optional<SignedContent> other = format.decode(documents.get(i));
+        Optional<SignedContent> other = decoder.decode(documents.get(i));
         if (other.isEmpty() || !Arrays.equals(other.get().message(), first.message())) {
           return Optional.of(
               "document "
@@ -194,11 +202,15 @@ public final class ManifestVerifier {
     return Optional.empty();
   }
 
-  private DocumentVerdict verify(ManifestFile file, int index, ManifestDocument live) {
+  private DocumentVerdict verify(
+      ManifestFile file,
+      int index,
+      ManifestDocument live,
+      SignedManifestFormat.FileDecoder decoder) {
     String description = live.describe();
     Optional<SignedContent> decoded;
     try {
-      decoded = format.decode(live);
+      decoded = decoder.decode(live);
     } catch (IllegalArgumentException e) {
       return reject(
           file,

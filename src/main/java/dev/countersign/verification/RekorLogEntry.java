@@ -52,11 +52,16 @@ public record RekorLogEntry(RekorBundle bundle, Optional<InclusionProof> inclusi
     Iterator<Map.Entry<String, JsonNode>> fields = root.fields();
     JsonNode entry = fields.next().getValue();
     JsonNode verification = entry.path("verification");
+    long integratedTime = number(entry, "integratedTime");
+    if (!RekorBundle.isInstant(integratedTime)) {
+      throw new IllegalArgumentException(
+          "the entry's integratedTime " + integratedTime + " is beyond any date");
+    }
     RekorBundle bundle =
         new RekorBundle(
             text(verification, "signedEntryTimestamp"),
             text(entry, "body"),
-            number(entry, "integratedTime"),
+            integratedTime,
             number(entry, "logIndex"),
             text(entry, "logID"));
     JsonNode proof = verification.path("inclusionProof");

@@ -233,6 +233,17 @@ class BadInputCliTest {
             replace(D.bundle(0), v -> FakeSigstoreB64.gz("{\"SignedEntryTimestamp\":\"eA==\"}")),
             "Payload"),
         verify(
+            "bundle integratedTime beyond any instant a clock can hold",
+            replace(
+                D.bundle(0),
+                v ->
+                    FakeSigstoreB64.gz(
+                        FakeSigstoreB64.gunzip(v)
+                            .replaceAll(
+                                "\"integratedTime\":\\d+",
+                                "\"integratedTime\":" + Long.MAX_VALUE))),
+            "integratedTime"),
+        verify(
             "signature set gap: signature and signature_2",
             a -> {
               a.put(D.signature(2), a.get(D.signature(0)));
@@ -302,6 +313,66 @@ class BadInputCliTest {
             file.toString());
 
     assertThat(run.exitCode()).as(run.all()).isZero();
+  }
+
+  @org.junit.jupiter.api.Test
+  void verify_documentsEachCarryingAnotherLargeMessage_areRefusedPastOneDocumentsWorth()
+      throws Exception {
+    // Each document's message is a ~1.4 KB annotation that gunzips to almost the 1 MiB limit.
+    // Decoded one after the other, a 1 MiB file of them made verify parse gigabytes of YAML; the
+    // file as a whole may now decode no more than one document could (2 x 1 MiB + 1 MiB).
+    StringBuilder file = new StringBuilder();
+    for (int i = 0; i < 6; i++) {
+      String message =
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x"
+              + i
+              + "\ndata:\n  k: "
+              + "x".repeat(1_000_000)
+              + "\n";
+      file.append(i == 0 ? "" : "---\n")
+          .append(NAMED.replace("name: x", "name: x" + i))
+          .append("  annotations:\n    ")
+          .append(D.message())
+          .append(": ")
+          .append(FakeSigstoreB64.gz(message))
+          .append("\n    ")
+          .append(D.signature(0))
+          .append(": MEUCIQ==\n");
+    }
+    Path bombs = Files.writeString(tmp.resolve("bombs.yaml"), file);
+
+    CliRun run =
+        CliRun.run(Map.of(), "verify", "--key", tmp.resolve("k.pub").toString(), bombs.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("FAIL " + bombs + ":25 ConfigMap/x3: the signature annotations cannot be decoded")
+        .contains("decompress to more than 3145728 bytes together")
+        .contains("0 verified, 6 rejected");
+  }
+
+  @org.junit.jupiter.api.Test
+  void verify_largeSignedFileOfSeveralDocuments_control_passes() throws Exception {
+    // Almost the largest message, carried by every document of a genuinely signed file: decoded
+    // once, not four times (which would exceed the file's allowance).
+    Path in = Files.createDirectories(tmp.resolve("large"));
+    StringBuilder file = new StringBuilder();
+    for (int i = 0; i < 4; i++) {
+      file.append(i == 0 ? "" : "---\n")
+          .append(NAMED.replace("name: x", "name: x" + i))
+          .append("data:\n  k: ")
+          .append("x".repeat(245_000))
+          .append("\n");
+    }
+    Path large = Files.writeString(in.resolve("large.yaml"), file);
+    CliRun sign = signWithKey(large.toString());
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+
+    CliRun run =
+        CliRun.run(Map.of(), "verify", "--key", tmp.resolve("k.pub").toString(), large.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("4 verified, 0 rejected");
   }
 
   @ParameterizedTest(name = "verify {0}")
@@ -485,6 +556,16 @@ class BadInputCliTest {
           gz.write(json.getBytes(StandardCharsets.UTF_8));
         }
         return b64(bytes.toByteArray());
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    static String gunzip(String annotation) {
+      try (java.util.zip.GZIPInputStream in =
+          new java.util.zip.GZIPInputStream(
+              new java.io.ByteArrayInputStream(Base64.getDecoder().decode(annotation)))) {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       }

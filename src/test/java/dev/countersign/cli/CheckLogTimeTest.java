@@ -68,6 +68,23 @@ class CheckLogTimeTest {
   }
 
   @Test
+  void aBundleTimeBeyondAnyInstant_isRejectedAsUnreadable_notACrash() throws Exception {
+    // A number no clock holds (the SET cannot cover it either): the check names the file and
+    // rejects it, instead of stopping with an internal error.
+    onMain(logged(GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: two")));
+    Thread.sleep(1100);
+    String v3 = logged(GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: three"));
+    String forged = withIntegratedTime(v3, Long.MAX_VALUE);
+
+    CliRun run = gate.check(pullRequestOf(forged), trustedRoot);
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/config.yaml,")
+        .contains("integratedTime");
+  }
+
+  @Test
   void control_anOlderSignatureAsLogged_failsAsOlder() throws Exception {
     String v1 = logged(GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: one"));
     Thread.sleep(1100);

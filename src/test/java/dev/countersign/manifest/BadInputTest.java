@@ -442,6 +442,26 @@ class BadInputTest {
             "annotation cosign.sigstore.dev/bundle does not hold a Rekor bundle: bundle has no"
                 + " \"Payload\" object"),
         Arguments.of(
+            "certificates that together decompress past the document's allowance",
+            set0(
+                "certificate",
+                certificateBomb(),
+                "signature_1",
+                GOOD_SIGNATURE,
+                "certificate_1",
+                certificateBomb()),
+            "annotation cosign.sigstore.dev/certificate_1 is refused: the certificate and bundle"
+                + " annotations of the document decompress to more than 1048576 bytes together"),
+        Arguments.of(
+            "bundle with more JSON after its object",
+            set0(
+                "certificate",
+                goodCertificate,
+                "bundle",
+                base64(gzip((gunzip(goodBundle) + " {}").getBytes(StandardCharsets.UTF_8)))),
+            "annotation cosign.sigstore.dev/bundle does not hold a Rekor bundle: bundle has more"
+                + " JSON after its object"),
+        Arguments.of(
             "second set broken, first fine",
             set0(
                 "certificate",
@@ -475,6 +495,24 @@ class BadInputTest {
         .signatureSets()
         .subList(0, content.signatureSets().size() - 1)
         .forEach(set -> assertThat(set.problem()).isEmpty());
+  }
+
+  /** A ~1 KB annotation that gunzips to a 600 KB "certificate" (many small ones: gigabytes). */
+  private static String certificateBomb() {
+    return base64(
+        gzip(
+            ("-----BEGIN CERTIFICATE-----\n" + "A".repeat(600_000))
+                .getBytes(StandardCharsets.US_ASCII)));
+  }
+
+  private static String gunzip(String annotation) {
+    try (java.util.zip.GZIPInputStream in =
+        new java.util.zip.GZIPInputStream(
+            new java.io.ByteArrayInputStream(Base64.getDecoder().decode(annotation)))) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static String keyless(String base) {
