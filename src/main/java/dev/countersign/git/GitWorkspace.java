@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.function.Supplier;
 
 /**
  * A git work tree countersign commits to and pushes from. Works from a branch, a detached HEAD and
@@ -138,6 +139,24 @@ public interface GitWorkspace extends GitPushes {
    * has not moved, so edits that nothing here made are never reset.
    */
   void restore(Checkout checkout);
+
+  /**
+   * Runs {@code work} and returns what it returns; when it throws, first puts the checkout of
+   * {@code workspace} back where {@code start} found it ({@link #restore}), adding a failure to do
+   * so to the thrown one as suppressed.
+   */
+  static <T> T restoringOnThrow(GitWorkspace workspace, Checkout start, Supplier<T> work) {
+    try {
+      return work.get();
+    } catch (RuntimeException | Error failure) {
+      try {
+        workspace.restore(start);
+      } catch (RuntimeException notRestored) {
+        failure.addSuppressed(notRestored);
+      }
+      throw failure;
+    }
+  }
 
   /**
    * The tracked files whose staged or work tree content differs from HEAD (edited, deleted,

@@ -63,6 +63,7 @@ import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
@@ -195,6 +196,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         repo.close();
         throw notARepository(dir, null);
       }
+      leaveMaintenanceToGit(repo);
       if (repo.getRepositoryState() != org.eclipse.jgit.lib.RepositoryState.SAFE) {
         String state = repo.getRepositoryState().getDescription();
         repo.close();
@@ -216,6 +218,19 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
           "perhaps you should check that actions/checkout completed and the directory is readable",
           e);
     }
+  }
+
+  /**
+   * jgit runs {@code gc --auto} after every fetch, by default in a background thread that takes
+   * {@code .git/gc.log.lock} and may write packs after the workspace was handed to its owner (as
+   * root in the container: root-owned files in the runner's clone), or be cut off at exit. So
+   * countersign never collects: set in memory only, the repository's own configuration untouched.
+   */
+  private static void leaveMaintenanceToGit(Repository repo) {
+    StoredConfig config = repo.getConfig();
+    config.setInt("gc", null, "auto", 0);
+    config.setInt("gc", null, "autoPackLimit", 0);
+    config.setBoolean("gc", null, "autoDetach", false);
   }
 
   private static EnvironmentProblem notARepository(Path dir, Throwable cause) {

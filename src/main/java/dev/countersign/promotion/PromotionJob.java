@@ -160,23 +160,19 @@ public record PromotionJob(
     // uncommitted edits there would be overwritten, and the checkout is put back afterwards.
     refuseUncommittedChanges(source, target);
     GitWorkspace.Checkout start = workspace.checkout();
-    Published published;
-    try {
-      published =
-          new Published(
-              publisher.createOrUpdateBranch(
-                  plan,
-                  publisher.botBranchTip(),
-                  proposed.onBase(
-                      baseCommit, authorship, "countersign: promote " + source + " to " + target)));
-    } catch (RuntimeException | Error failure) {
-      try {
-        workspace.restore(start);
-      } catch (RuntimeException notRestored) {
-        failure.addSuppressed(notRestored);
-      }
-      throw failure;
-    }
+    Published published =
+        GitWorkspace.restoringOnThrow(
+            workspace,
+            start,
+            () ->
+                new Published(
+                    publisher.createOrUpdateBranch(
+                        plan,
+                        publisher.botBranchTip(),
+                        proposed.onBase(
+                            baseCommit,
+                            authorship,
+                            "countersign: promote " + source + " to " + target))));
     workspace.restore(start);
     return published;
   }

@@ -129,17 +129,7 @@ public record SigningRun(
    */
   public Result run(Request request) {
     GitWorkspace.Checkout start = workspace.checkout();
-    Result result;
-    try {
-      result = deliver(request);
-    } catch (RuntimeException | Error failure) {
-      try {
-        workspace.restore(start);
-      } catch (RuntimeException notRestored) {
-        failure.addSuppressed(notRestored);
-      }
-      throw failure;
-    }
+    Result result = GitWorkspace.restoringOnThrow(workspace, start, () -> deliver(request));
     if (failed(result)) {
       workspace.restore(start);
     }

@@ -406,6 +406,39 @@ class JGitWorkspaceTest {
   }
 
   @Test
+  void fetch_neverCollectsGarbage_whateverTheRepositorysGcSettings() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (Repository repo = GitFixture.open(clone)) {
+      // Settings under which jgit collects after every fetch, in the fetching thread; by default
+      // it does so in a background thread that outlives the handing of the workspace to its owner.
+      StoredConfig config = repo.getConfig();
+      config.setInt("gc", null, "autoPackLimit", 1);
+      config.setBoolean("gc", null, "autoDetach", false);
+      config.save();
+    }
+    fixture.commitToOrigin("main", Map.of("README.md", "more\n"), Set.of(), "more");
+    List<String> packsBefore = packNames(clone);
+
+    try (JGitWorkspace ws = open(clone)) {
+      ws.fetch(fixture.remote(), "main");
+      fixture.commitToOrigin("main", Map.of("README.md", "even more\n"), Set.of(), "more");
+      ws.fetch(fixture.remote(), "main");
+    }
+
+    assertThat(packNames(clone))
+        .as("the clone's pack and one per fetch, not repacked")
+        .hasSize(3)
+        .containsAll(packsBefore);
+    assertThat(clone.resolve(".git/gc.log.lock")).doesNotExist();
+  }
+
+  private static List<String> packNames(Path workTree) throws Exception {
+    try (var files = Files.list(workTree.resolve(".git/objects/pack"))) {
+      return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".pack")).toList();
+    }
+  }
+
+  @Test
   void fetch_unknownBranch_isARemoteProblemNamingTheBranch() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     try (JGitWorkspace ws = open(clone)) {
