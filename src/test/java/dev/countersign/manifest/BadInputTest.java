@@ -134,6 +134,25 @@ class BadInputTest {
             text(HEAD + "data:\n  a: x\ry\n"),
             "unsigned/bad.yaml:4: contains a carriage return (CR) character"),
         Arguments.of(
+            // Comments end at U+2028 for YAML 1.1: a diff shows "evil" inside the comment.
+            "LINE SEPARATOR ending a comment",
+            text(HEAD + "# a note\u2028data: {evil: x}\n"),
+            "unsigned/bad.yaml:3: contains the character U+2028 (LINE SEPARATOR), a line break to"
+                + " YAML 1.1 parsers (Kubernetes' go-yaml among them) that diffs and Kubernetes'"
+                + " document splitter do not show as one"),
+        Arguments.of(
+            "NEXT LINE before a document marker",
+            text(HEAD + "metadata:\n  name: a\u0085---\u0085" + HEAD),
+            "unsigned/bad.yaml:4: contains the character U+0085 (NEXT LINE), a line break to YAML"
+                + " 1.1 parsers (Kubernetes' go-yaml among them) that diffs and Kubernetes'"
+                + " document splitter do not show as one"),
+        Arguments.of(
+            "PARAGRAPH SEPARATOR in a quoted value",
+            text(HEAD + "data:\n  a: \"x\u2029y\"\n"),
+            "unsigned/bad.yaml:4: contains the character U+2029 (PARAGRAPH SEPARATOR), a line"
+                + " break to YAML 1.1 parsers (Kubernetes' go-yaml among them) that diffs and"
+                + " Kubernetes' document splitter do not show as one"),
+        Arguments.of(
             "control character",
             text(HEAD + "data:\n  a: x\u0007\n"),
             "unsigned/bad.yaml:4: contains a character YAML does not allow (U+0007)"),

@@ -273,6 +273,16 @@ class ManifestReaderTest {
         .containsEntry("long", longValue);
   }
 
+  @Test
+  void parse_yaml11LineBreaksWrittenAsEscapes_areKept() {
+    // Control for the refusal of U+0085, U+2028 and U+2029 as characters (BadInputTest): as
+    // escapes in a double-quoted string they are plain text to every parser.
+    ManifestDocument document =
+        parseOne("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: \"x\\Ny\\Lz\\u2029\"\n");
+
+    assertThat(castMap(document.content().get("data"))).containsEntry("a", "x\u0085y\u2028z\u2029");
+  }
+
   static Stream<Arguments> nullOrEmptyAnnotationsAndLabels() {
     Map<String, Object> nullValue = new java.util.HashMap<>();
     nullValue.put("a", null);
