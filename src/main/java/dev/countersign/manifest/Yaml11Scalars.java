@@ -11,9 +11,11 @@ import java.util.regex.Pattern;
  * integer literals (hex, {@code 0o}/leading-zero octal, binary, underscores), yaml.v2-style floats,
  * and timestamps kept as strings.
  *
- * <p>Deliberate differences from yaml.v2: integers outside the int64 range become {@link
- * BigInteger} (yaml.v2 gives uint64 or float64); sexagesimal numbers ({@code 1:30}) stay strings,
- * exactly as in yaml.v2 (SnakeYAML's YAML 1.1 resolver would make them integers).
+ * <p>Integers beyond 64 bits read as yaml.v2 reads them, not as their exact value: a uint64 stays
+ * exact (a {@link BigInteger}); anything larger, or below the int64 range, is a float when it is
+ * decimal digits ({@code 0777777777777777777777777} too, which Go's float parser reads as decimal)
+ * and a string otherwise ({@code 0x10000000000000000}). Sexagesimal numbers ({@code 1:30}) stay
+ * strings, exactly as in yaml.v2 (SnakeYAML's YAML 1.1 resolver would make them integers).
  */
 final class Yaml11Scalars {
 
@@ -88,9 +90,9 @@ final class Yaml11Scalars {
     }
     if ((first >= '0' && first <= '9') || first == '+' || first == '-') {
       String plain = text.replace("_", "");
-      Optional<BigInteger> integer = goInteger(plain);
+      Optional<Number> integer = goYamlInteger(plain);
       if (integer.isPresent()) {
-        return narrow(integer.get());
+        return integer.get();
       }
       if (YAML_STYLE_FLOAT.matcher(plain).matches()) {
         double value = Double.parseDouble(plain);
@@ -101,9 +103,22 @@ final class Yaml11Scalars {
     return text;
   }
 
-  /** A Long when it fits, else the BigInteger. */
-  static Number narrow(BigInteger value) {
-    return value.bitLength() < 64 ? Long.valueOf(value.longValue()) : value;
+  /**
+   * An integer as yaml.v2 takes it (underscores already removed): what Go's {@code
+   * strconv.ParseInt(s, 0, 64)} reads, as a Long, else what {@code strconv.ParseUint(s, 0, 64)}
+   * reads (no sign allowed), as a BigInteger; empty when neither does.
+   */
+  static Optional<Number> goYamlInteger(String plain) {
+    Optional<BigInteger> integer = goInteger(plain);
+    if (integer.isEmpty()) {
+      return Optional.empty();
+    }
+    BigInteger value = integer.get();
+    if (value.bitLength() < 64) {
+      return Optional.of(value.longValue());
+    }
+    boolean unsigned = value.signum() > 0 && value.bitLength() == 64 && plain.charAt(0) != '+';
+    return unsigned ? Optional.of(value) : Optional.empty();
   }
 
   /**

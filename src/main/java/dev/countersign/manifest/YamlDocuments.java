@@ -503,9 +503,9 @@ final class YamlDocuments {
       throw badTaggedValue(node, "boolean");
     }
     if (Tag.INT.equals(tag)) {
-      Optional<BigInteger> integer = Yaml11Scalars.goInteger(value.replace("_", ""));
+      Optional<Number> integer = Yaml11Scalars.goYamlInteger(value.replace("_", ""));
       if (integer.isPresent()) {
-        return Yaml11Scalars.narrow(integer.get());
+        return integer.get();
       }
       throw badTaggedValue(node, "integer");
     }
