@@ -1,6 +1,9 @@
 package dev.countersign.manifest;
 
+import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -101,6 +104,53 @@ final class Yaml11Scalars {
       }
     }
     return text;
+  }
+
+  /**
+   * The text sigs.k8s.io/yaml makes of a float mapping key on its way to JSON: Go's {@code
+   * strconv.FormatFloat(key, 'g', -1, 32)}, the shortest digits of the float32 nearest the key
+   * ({@code 1.0} is "1", {@code 1e6} "1e+06", {@code 123456789.5} "1.2345679e+08"), and {@code
+   * .inf}, {@code -.inf}, {@code .nan} for the specials.
+   */
+  static String floatKeyText(double key) {
+    float f = (float) key;
+    if (Float.isNaN(f)) {
+      return ".nan";
+    }
+    if (Float.isInfinite(f)) {
+      return f > 0 ? ".inf" : "-.inf";
+    }
+    String sign = Float.floatToRawIntBits(f) < 0 ? "-" : "";
+    float magnitude = Math.abs(f);
+    if (magnitude == 0) {
+      return sign + "0";
+    }
+    BigDecimal exact = new BigDecimal(magnitude);
+    BigDecimal shortest = exact;
+    for (int precision = 1; precision <= 9; precision++) {
+      BigDecimal rounded = exact.round(new MathContext(precision, RoundingMode.HALF_EVEN));
+      if (Float.parseFloat(rounded.toString()) == magnitude) {
+        shortest = rounded;
+        break;
+      }
+    }
+    BigDecimal stripped = shortest.stripTrailingZeros();
+    String digits = stripped.unscaledValue().toString();
+    int exponent = digits.length() - 1 - stripped.scale();
+    if (exponent < -4 || exponent >= 6) {
+      String mantissa =
+          digits.length() == 1 ? digits : digits.charAt(0) + "." + digits.substring(1);
+      int e = Math.abs(exponent);
+      return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + (e < 10 ? "0" : "") + e;
+    }
+    int point = exponent + 1;
+    if (point <= 0) {
+      return sign + "0." + "0".repeat(-point) + digits;
+    }
+    if (point >= digits.length()) {
+      return sign + digits + "0".repeat(point - digits.length());
+    }
+    return sign + digits.substring(0, point) + "." + digits.substring(point);
   }
 
   /**

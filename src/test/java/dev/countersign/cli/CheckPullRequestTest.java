@@ -395,6 +395,25 @@ class CheckPullRequestTest {
   }
 
   @Test
+  void floatKeyUnquotedInASignedFile_fails() throws Exception {
+    // Written unquoted, the signed key "1.0" is the float 1: sigs.k8s.io/yaml (kubectl, Argo CD)
+    // turns a float key into Go's shortest float32 text, "1" (oracle: sigs.k8s.io/yaml 1.3.0 gave
+    // {"1":"one"}), so the cluster would get another key than the one signed.
+    seed.sign("app/numbers.yaml", GateRepository.CONFIG_MAP + "  \"1.0\": one\n");
+    String signed = seed.read("signed/app/numbers.yaml");
+    git.commitToOrigin("main", Map.of("signed/app/numbers.yaml", signed), Set.of(), "numbers");
+    gate.baseIsMain();
+    assertThat(signed).contains("  \"1.0\": one\n");
+    String unquoted = signed.replace("  \"1.0\": one\n", "  1.0: one\n");
+
+    CliRun run =
+        check(pullRequest(Map.of("signed/app/numbers.yaml", unquoted), Set.of(), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out()).contains("::error file=signed/app/numbers.yaml,");
+  }
+
+  @Test
   void control_aCommentAddedToASignedMultiDocumentFile_passes() throws Exception {
     // The signed file is compared with its message as YAML: what no parser reads does not count.
     String signed = signedTwoDocumentFileOnMain();

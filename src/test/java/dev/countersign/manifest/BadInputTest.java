@@ -241,6 +241,21 @@ class BadInputTest {
             "unsigned/bad.yaml:10: metadata.annotations of document 2 must be a mapping, not a"
                 + " list"),
         Arguments.of(
+            "null key",
+            text(HEAD + "data:\n  ~: x\n"),
+            "unsigned/bad.yaml:4: uses null as a mapping key, which Kubernetes' YAML reader"
+                + " (sigs.k8s.io/yaml) refuses"),
+        Arguments.of(
+            "uint64 key",
+            text(HEAD + "data:\n  9223372036854775808: x\n"),
+            "unsigned/bad.yaml:4: uses the integer 9223372036854775808 as a mapping key, which"
+                + " Kubernetes' YAML reader (sigs.k8s.io/yaml) refuses"),
+        Arguments.of(
+            // sigs.k8s.io/yaml makes both "1"; which value it keeps depends on Go's map order.
+            "float key that Kubernetes reads as another key",
+            text(HEAD + "data:\n  \"1\": a\n  1.0: b\n"),
+            "unsigned/bad.yaml:5: duplicate key \"1\" in data (first defined at line 4)"),
+        Arguments.of(
             "list document",
             text("- apiVersion: v1\n  kind: ConfigMap\n"),
             "unsigned/bad.yaml:1: document 1 is a list, not a Kubernetes object (a mapping)"),
