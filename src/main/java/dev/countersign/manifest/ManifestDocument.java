@@ -9,10 +9,10 @@ import java.util.Optional;
 /**
  * One parsed YAML document of a manifest file: a Kubernetes object as plain Java values.
  *
- * <p>Values are {@code String}, {@code Long} or {@code java.math.BigInteger}, {@code Double},
- * {@code Boolean}, {@code null}, {@code List<Object>} and {@code Map<String, Object>} (insertion
- * order = source order), exactly as Kubernetes tooling (YAML 1.1, yaml.v2) resolves the scalars.
- * The map is unmodifiable.
+ * <p>Values are {@code String}, {@code Long} or {@code java.math.BigInteger} (a uint64 beyond
+ * Long), {@code Double}, {@code Boolean}, {@code null}, {@code List<Object>} and {@code Map<String,
+ * Object>} (insertion order = source order), exactly as Kubernetes tooling (YAML 1.1, yaml.v2)
+ * resolves the scalars. The map is unmodifiable.
  *
  * @param content the object
  * @param line 1-based line in the source file where the document starts (0 when synthetic)

@@ -25,11 +25,12 @@ import java.util.List;
  * <p>Refused: symlinks and non-regular files, files over {@link #maxBytes()}, files without any
  * Kubernetes object, bytes that are not UTF-8, a UTF-8 byte order mark, CR or CRLF line endings
  * (signed output must be byte-stable and reviewable, so we ask for LF files instead of silently
- * rewriting them), malformed YAML, duplicate keys, alias bombs, nesting deeper than {@link
- * #MAX_DEPTH}, {@code !!binary} and unknown tags, documents that are not mappings with string
- * {@code apiVersion} and {@code kind}, a {@code metadata} that is not a mapping, a non-string
- * {@code metadata.name}, and a {@code metadata.annotations} or {@code metadata.labels} that is not
- * a mapping of strings (null, for the field or a value, is kept: the API server accepts it).
+ * rewriting them), the YAML 1.1 line breaks NEL, LS and PS as characters, malformed YAML, duplicate
+ * keys, alias bombs, nesting deeper than {@link #MAX_DEPTH}, {@code !!binary} and unknown tags,
+ * documents that are not mappings with string {@code apiVersion} and {@code kind}, a {@code
+ * metadata} that is not a mapping, a non-string {@code metadata.name}, and a {@code
+ * metadata.annotations} or {@code metadata.labels} that is not a mapping of strings (null, for the
+ * field or a value, is kept: the API server accepts it).
  *
  * <p>Thread-safe; holds no state beyond its limits.
  */
@@ -155,6 +156,7 @@ public final class ManifestReader {
               + displayPath
               + "`); signed output must be byte-stable");
     }
+    refuseHiddenLineBreaks(text, displayPath);
     List<ManifestDocument> documents = new YamlDocuments(displayPath, text, maxBytes).parse();
     if (documents.isEmpty()) {
       throw new InputProblem(
@@ -168,6 +170,35 @@ public final class ManifestReader {
 
   public long maxBytes() {
     return maxBytes;
+  }
+
+  /**
+   * Refuses NEL (U+0085), LINE SEPARATOR (U+2028) and PARAGRAPH SEPARATOR (U+2029) written as
+   * characters. YAML 1.1 parsers, ours and go-yaml alike, end a line there (and so a comment, or a
+   * value), while diffs, editors and apimachinery's YAMLReader, which splits a stream into
+   * documents at {@code "---\n"} lines before go-yaml reads the first document of each part, see
+   * one line: a document marker between two of them is one document more for us than for the
+   * cluster. A string can still hold them as escapes ({@code "\L"}, {@code "\u2028"}).
+   */
+  private static void refuseHiddenLineBreaks(String text, Path displayPath) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '\u0085' || c == '\u2028' || c == '\u2029') {
+        String name =
+            c == '\u0085' ? "NEXT LINE" : c == '\u2028' ? "LINE SEPARATOR" : "PARAGRAPH SEPARATOR";
+        throw new InputProblem(
+            displayPath,
+            lineAt(text, i),
+            String.format(
+                "contains the character U+%04X (%s), a line break to YAML 1.1 parsers (Kubernetes'"
+                    + " go-yaml among them) that diffs and Kubernetes' document splitter do not"
+                    + " show as one",
+                (int) c, name),
+            "perhaps you should remove it, or write it as an escape in a double-quoted string (\""
+                + (c == '\u0085' ? "\\N" : c == '\u2028' ? "\\L" : "\\P")
+                + "\")");
+      }
+    }
   }
 
   private static String decodeUtf8(byte[] bytes, Path displayPath) {

@@ -1,6 +1,9 @@
 package dev.countersign.manifest;
 
+import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -11,9 +14,11 @@ import java.util.regex.Pattern;
  * integer literals (hex, {@code 0o}/leading-zero octal, binary, underscores), yaml.v2-style floats,
  * and timestamps kept as strings.
  *
- * <p>Deliberate differences from yaml.v2: integers outside the int64 range become {@link
- * BigInteger} (yaml.v2 gives uint64 or float64); sexagesimal numbers ({@code 1:30}) stay strings,
- * exactly as in yaml.v2 (SnakeYAML's YAML 1.1 resolver would make them integers).
+ * <p>Integers beyond 64 bits read as yaml.v2 reads them, not as their exact value: a uint64 stays
+ * exact (a {@link BigInteger}); anything larger, or below the int64 range, is a float when it is
+ * decimal digits ({@code 0777777777777777777777777} too, which Go's float parser reads as decimal)
+ * and a string otherwise ({@code 0x10000000000000000}). Sexagesimal numbers ({@code 1:30}) stay
+ * strings, exactly as in yaml.v2 (SnakeYAML's YAML 1.1 resolver would make them integers).
  */
 final class Yaml11Scalars {
 
@@ -88,9 +93,9 @@ final class Yaml11Scalars {
     }
     if ((first >= '0' && first <= '9') || first == '+' || first == '-') {
       String plain = text.replace("_", "");
-      Optional<BigInteger> integer = goInteger(plain);
+      Optional<Number> integer = goYamlInteger(plain);
       if (integer.isPresent()) {
-        return narrow(integer.get());
+        return integer.get();
       }
       if (YAML_STYLE_FLOAT.matcher(plain).matches()) {
         double value = Double.parseDouble(plain);
@@ -101,9 +106,69 @@ final class Yaml11Scalars {
     return text;
   }
 
-  /** A Long when it fits, else the BigInteger. */
-  static Number narrow(BigInteger value) {
-    return value.bitLength() < 64 ? Long.valueOf(value.longValue()) : value;
+  /**
+   * The text sigs.k8s.io/yaml makes of a float mapping key on its way to JSON: Go's {@code
+   * strconv.FormatFloat(key, 'g', -1, 32)}, the shortest digits of the float32 nearest the key
+   * ({@code 1.0} is "1", {@code 1e6} "1e+06", {@code 123456789.5} "1.2345679e+08"), and {@code
+   * .inf}, {@code -.inf}, {@code .nan} for the specials.
+   */
+  static String floatKeyText(double key) {
+    float f = (float) key;
+    if (Float.isNaN(f)) {
+      return ".nan";
+    }
+    if (Float.isInfinite(f)) {
+      return f > 0 ? ".inf" : "-.inf";
+    }
+    String sign = Float.floatToRawIntBits(f) < 0 ? "-" : "";
+    float magnitude = Math.abs(f);
+    if (magnitude == 0) {
+      return sign + "0";
+    }
+    BigDecimal exact = new BigDecimal(magnitude);
+    BigDecimal shortest = exact;
+    for (int precision = 1; precision <= 9; precision++) {
+      BigDecimal rounded = exact.round(new MathContext(precision, RoundingMode.HALF_EVEN));
+      if (Float.parseFloat(rounded.toString()) == magnitude) {
+        shortest = rounded;
+        break;
+      }
+    }
+    BigDecimal stripped = shortest.stripTrailingZeros();
+    String digits = stripped.unscaledValue().toString();
+    int exponent = digits.length() - 1 - stripped.scale();
+    if (exponent < -4 || exponent >= 6) {
+      String mantissa =
+          digits.length() == 1 ? digits : digits.charAt(0) + "." + digits.substring(1);
+      int e = Math.abs(exponent);
+      return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + (e < 10 ? "0" : "") + e;
+    }
+    int point = exponent + 1;
+    if (point <= 0) {
+      return sign + "0." + "0".repeat(-point) + digits;
+    }
+    if (point >= digits.length()) {
+      return sign + digits + "0".repeat(point - digits.length());
+    }
+    return sign + digits.substring(0, point) + "." + digits.substring(point);
+  }
+
+  /**
+   * An integer as yaml.v2 takes it (underscores already removed): what Go's {@code
+   * strconv.ParseInt(s, 0, 64)} reads, as a Long, else what {@code strconv.ParseUint(s, 0, 64)}
+   * reads (no sign allowed), as a BigInteger; empty when neither does.
+   */
+  static Optional<Number> goYamlInteger(String plain) {
+    Optional<BigInteger> integer = goInteger(plain);
+    if (integer.isEmpty()) {
+      return Optional.empty();
+    }
+    BigInteger value = integer.get();
+    if (value.bitLength() < 64) {
+      return Optional.of(value.longValue());
+    }
+    boolean unsigned = value.signum() > 0 && value.bitLength() == 64 && plain.charAt(0) != '+';
+    return unsigned ? Optional.of(value) : Optional.empty();
   }
 
   /**

@@ -458,7 +458,11 @@ final class YamlDocuments {
         "perhaps you should remove the tag and write a plain value");
   }
 
-  /** A map key as text: strings as they are, other scalars as their resolved value's text. */
+  /**
+   * A map key as text, as sigs.k8s.io/yaml turns keys into JSON's strings: strings as they are,
+   * integers and booleans as their value's text, floats as {@link Yaml11Scalars#floatKeyText}
+   * ({@code 1.0} is "1"). A null key and an integer beyond int64, which it refuses, are refused.
+   */
   private String keyText(Node keyNode) {
     if (!(keyNode instanceof ScalarNode scalar)) {
       throw new InputProblem(
@@ -470,11 +474,17 @@ final class YamlDocuments {
           "perhaps you should use a string key");
     }
     Object value = scalar(scalar);
-    if (value == Yaml11Scalars.NULL) {
-      return "null";
+    if (value == Yaml11Scalars.NULL || value instanceof BigInteger) {
+      throw new InputProblem(
+          displayPath,
+          keyNode.getStartMark().getLine() + 1,
+          "uses "
+              + (value instanceof BigInteger ? "the integer " + value : "null")
+              + " as a mapping key, which Kubernetes' YAML reader (sigs.k8s.io/yaml) refuses",
+          "perhaps you should quote the key");
     }
     if (value instanceof Double d) {
-      return CanonicalYaml.formatDouble(d);
+      return Yaml11Scalars.floatKeyText(d);
     }
     return String.valueOf(value);
   }
@@ -503,9 +513,9 @@ final class YamlDocuments {
       throw badTaggedValue(node, "boolean");
     }
     if (Tag.INT.equals(tag)) {
-      Optional<BigInteger> integer = Yaml11Scalars.goInteger(value.replace("_", ""));
+      Optional<Number> integer = Yaml11Scalars.goYamlInteger(value.replace("_", ""));
       if (integer.isPresent()) {
-        return Yaml11Scalars.narrow(integer.get());
+        return integer.get();
       }
       throw badTaggedValue(node, "integer");
     }

@@ -362,14 +362,7 @@ class CheckPullRequestTest {
 
   @Test
   void droppingOneDocumentFromAValidlySignedMultiDocumentFile_fails() throws Exception {
-    String both =
-        GateRepository.CONFIG_MAP.replace("app-config", "first")
-            + "---\n"
-            + GateRepository.CONFIG_MAP.replace("app-config", "second");
-    seed.sign("app/multi.yaml", both);
-    String signed = seed.read("signed/app/multi.yaml");
-    git.commitToOrigin("main", Map.of("signed/app/multi.yaml", signed), Set.of(), "multi");
-    gate.baseIsMain();
+    String signed = signedTwoDocumentFileOnMain();
     String dropped = signed.substring(0, signed.lastIndexOf("---\n"));
 
     CliRun run =
@@ -379,6 +372,74 @@ class CheckPullRequestTest {
     assertThat(run.out())
         .contains("::error file=signed/app/multi.yaml,")
         .contains("the file holds 1 document(s) but its signed message holds 2");
+  }
+
+  @Test
+  void documentSeparatorBetweenYaml11LineBreaksInASignedFile_fails() throws Exception {
+    // U+2028 (like U+0085 and U+2029) is a line break to YAML 1.1, so countersign's parser and
+    // go-yaml both read "---" between two of them as a document marker, and countersign would see
+    // both signed documents. apimachinery's YAMLReader (kubectl, Argo CD, Flux) splits the stream
+    // only at "---" lines ended by "\n", and go-yaml reads the first document of a chunk: the
+    // cluster gets "first" alone (sigs.k8s.io/yaml 1.3.0 on gopkg.in/yaml.v2 2.4.0 behind the
+    // YAMLReader read one ConfigMap from this file). A diff shows one long line.
+    String signed = signedTwoDocumentFileOnMain();
+    int separator = signed.lastIndexOf("\n---\n");
+    String hidden =
+        signed.substring(0, separator) + "\u2028---\u2028" + signed.substring(separator + 5);
+
+    CliRun run = check(pullRequest(Map.of("signed/app/multi.yaml", hidden), Set.of(), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .containsPattern(
+            "(?m)^::error file=signed/app/multi\\.yaml,line=\\d+,title=countersign signature::"
+                + "contains the character U\\+2028 .*\\(countersign/readable-manifest\\)$");
+  }
+
+  @Test
+  void floatKeyUnquotedInASignedFile_fails() throws Exception {
+    // Written unquoted, the signed key "1.0" is the float 1: sigs.k8s.io/yaml (kubectl, Argo CD)
+    // turns a float key into Go's shortest float32 text, "1" (oracle: sigs.k8s.io/yaml 1.3.0 gave
+    // {"1":"one"}), so the cluster would get another key than the one signed.
+    seed.sign("app/numbers.yaml", GateRepository.CONFIG_MAP + "  \"1.0\": one\n");
+    String signed = seed.read("signed/app/numbers.yaml");
+    git.commitToOrigin("main", Map.of("signed/app/numbers.yaml", signed), Set.of(), "numbers");
+    gate.baseIsMain();
+    assertThat(signed).contains("  \"1.0\": one\n");
+    String unquoted = signed.replace("  \"1.0\": one\n", "  1.0: one\n");
+
+    CliRun run =
+        check(pullRequest(Map.of("signed/app/numbers.yaml", unquoted), Set.of(), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out()).contains("::error file=signed/app/numbers.yaml,");
+  }
+
+  @Test
+  void control_aCommentAddedToASignedMultiDocumentFile_passes() throws Exception {
+    // The signed file is compared with its message as YAML: what no parser reads does not count.
+    String signed = signedTwoDocumentFileOnMain();
+    String commented = signed.replace("\n---\n", "\n# the second object\n---\n");
+    assertThat(commented).isNotEqualTo(signed);
+
+    CliRun run =
+        check(pullRequest(Map.of("signed/app/multi.yaml", commented), Set.of(), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  /** signed/app/multi.yaml on main: two ConfigMaps, "first" and "second", signed as one file. */
+  private String signedTwoDocumentFileOnMain() throws Exception {
+    String both =
+        GateRepository.CONFIG_MAP.replace("app-config", "first")
+            + "---\n"
+            + GateRepository.CONFIG_MAP.replace("app-config", "second");
+    seed.sign("app/multi.yaml", both);
+    String signed = seed.read("signed/app/multi.yaml");
+    git.commitToOrigin("main", Map.of("signed/app/multi.yaml", signed), Set.of(), "multi");
+    gate.baseIsMain();
+    return signed;
   }
 
   @Test

@@ -134,6 +134,25 @@ class BadInputTest {
             text(HEAD + "data:\n  a: x\ry\n"),
             "unsigned/bad.yaml:4: contains a carriage return (CR) character"),
         Arguments.of(
+            // Comments end at U+2028 for YAML 1.1: a diff shows "evil" inside the comment.
+            "LINE SEPARATOR ending a comment",
+            text(HEAD + "# a note\u2028data: {evil: x}\n"),
+            "unsigned/bad.yaml:3: contains the character U+2028 (LINE SEPARATOR), a line break to"
+                + " YAML 1.1 parsers (Kubernetes' go-yaml among them) that diffs and Kubernetes'"
+                + " document splitter do not show as one"),
+        Arguments.of(
+            "NEXT LINE before a document marker",
+            text(HEAD + "metadata:\n  name: a\u0085---\u0085" + HEAD),
+            "unsigned/bad.yaml:4: contains the character U+0085 (NEXT LINE), a line break to YAML"
+                + " 1.1 parsers (Kubernetes' go-yaml among them) that diffs and Kubernetes'"
+                + " document splitter do not show as one"),
+        Arguments.of(
+            "PARAGRAPH SEPARATOR in a quoted value",
+            text(HEAD + "data:\n  a: \"x\u2029y\"\n"),
+            "unsigned/bad.yaml:4: contains the character U+2029 (PARAGRAPH SEPARATOR), a line"
+                + " break to YAML 1.1 parsers (Kubernetes' go-yaml among them) that diffs and"
+                + " Kubernetes' document splitter do not show as one"),
+        Arguments.of(
             "control character",
             text(HEAD + "data:\n  a: x\u0007\n"),
             "unsigned/bad.yaml:4: contains a character YAML does not allow (U+0007)"),
@@ -221,6 +240,21 @@ class BadInputTest {
                     + "  annotations: [1]\n"),
             "unsigned/bad.yaml:10: metadata.annotations of document 2 must be a mapping, not a"
                 + " list"),
+        Arguments.of(
+            "null key",
+            text(HEAD + "data:\n  ~: x\n"),
+            "unsigned/bad.yaml:4: uses null as a mapping key, which Kubernetes' YAML reader"
+                + " (sigs.k8s.io/yaml) refuses"),
+        Arguments.of(
+            "uint64 key",
+            text(HEAD + "data:\n  9223372036854775808: x\n"),
+            "unsigned/bad.yaml:4: uses the integer 9223372036854775808 as a mapping key, which"
+                + " Kubernetes' YAML reader (sigs.k8s.io/yaml) refuses"),
+        Arguments.of(
+            // sigs.k8s.io/yaml makes both "1"; which value it keeps depends on Go's map order.
+            "float key that Kubernetes reads as another key",
+            text(HEAD + "data:\n  \"1\": a\n  1.0: b\n"),
+            "unsigned/bad.yaml:5: duplicate key \"1\" in data (first defined at line 4)"),
         Arguments.of(
             "list document",
             text("- apiVersion: v1\n  kind: ConfigMap\n"),

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class ManifestReaderTest {
@@ -65,7 +66,18 @@ class ManifestReaderTest {
         Arguments.of("1_000_000", 1_000_000L),
         Arguments.of("9223372036854775807", Long.MAX_VALUE),
         Arguments.of("9223372036854775808", new BigInteger("9223372036854775808")),
-        Arguments.of("-9223372036854775809", new BigInteger("-9223372036854775809")),
+        // Beyond 64 bits, as yaml.v2 reads them (sigs.k8s.io/yaml 1.3.0 on yaml.v2 2.4.0 gave
+        // these JSON values): uint64 exact; else decimal digits a float, anything else a string.
+        Arguments.of("18446744073709551615", new BigInteger("18446744073709551615")),
+        Arguments.of("0xFFFFFFFFFFFFFFFF", new BigInteger("18446744073709551615")),
+        Arguments.of("-9223372036854775809", -9.223372036854775809e18),
+        Arguments.of("+9223372036854775808", 9.223372036854775808e18),
+        Arguments.of("18446744073709551616", 1.8446744073709551616e19),
+        Arguments.of("0777777777777777777777777", 7.77777777777777777777777e23),
+        Arguments.of("0x10000000000000000", "0x10000000000000000"),
+        Arguments.of("-0x8000000000000001", "-0x8000000000000001"),
+        Arguments.of("0o2000000000000000000000", "0o2000000000000000000000"),
+        Arguments.of("0b1" + "0".repeat(64), "0b1" + "0".repeat(64)),
         Arguments.of("08", 8.0),
         Arguments.of("1.5", 1.5),
         Arguments.of("-1.5", -1.5),
@@ -176,11 +188,58 @@ class ManifestReaderTest {
     ManifestDocument document =
         parseOne(
             "apiVersion: v1\nkind: ConfigMap\ndata:\n  zeta: a\n  1: one\n"
-                + "  yes: b\n  2.5: c\n  ~: d\n  alpha: e\n");
+                + "  yes: b\n  2.5: c\n  0x10: d\n  alpha: e\n");
 
     @SuppressWarnings("unchecked")
     Map<String, Object> data = (Map<String, Object>) document.content().get("data");
-    assertThat(data.keySet()).containsExactly("zeta", "1", "true", "2.5", "null", "alpha");
+    assertThat(data.keySet()).containsExactly("zeta", "1", "true", "2.5", "16", "alpha");
+  }
+
+  /** Key, then the JSON key sigs.k8s.io/yaml 1.3.0 (on yaml.v2 2.4.0) made of it. */
+  @ParameterizedTest(name = "[{index}] key {0} is \"{1}\"")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "2.5 | 2.5",
+        "-2.5 | -2.5",
+        "1.0 | 1",
+        "1. | 1",
+        "1e3 | 1000",
+        "1_0.5 | 10.5",
+        ".5 | 0.5",
+        "0.1 | 0.1",
+        "999999.0 | 999999",
+        "123456.7 | 123456.7",
+        "1000000.0 | 1e+06",
+        "1234567.0 | 1.234567e+06",
+        "16777217.0 | 1.6777216e+07",
+        "33554431.0 | 3.3554432e+07",
+        "123456789.123 | 1.2345679e+08",
+        "1.00000001 | 1",
+        "0.0001 | 0.0001",
+        "0.000123 | 0.000123",
+        "0.00001 | 1e-05",
+        "-1.0e-5 | -1e-05",
+        "1.5e-10 | 1.5e-10",
+        "1e-45 | 1e-45",
+        "1e-46 | 0",
+        "0.0 | 0",
+        "-0.0 | -0",
+        "1.1e20 | 1.1e+20",
+        "7e22 | 7e+22",
+        "3.4e38 | 3.4e+38",
+        "3.4e39 | .inf",
+        "-3.4e39 | -.inf",
+        ".inf | .inf",
+        "-.inf | -.inf",
+        ".nan | .nan",
+        "-9223372036854775809 | -9.223372e+18",
+      })
+  void parse_floatKeys_becomeTheTextKubernetesYamlReaderGivesThem(String key, String text) {
+    ManifestDocument document =
+        parseOne("apiVersion: v1\nkind: ConfigMap\ndata:\n  " + key + ": v\n");
+
+    assertThat(castMap(document.content().get("data"))).containsOnlyKeys(text);
   }
 
   @Test
@@ -271,6 +330,16 @@ class ManifestReaderTest {
     assertThat(castMap(document.content().get("data")))
         .containsEntry("emoji", "héllo 🎉")
         .containsEntry("long", longValue);
+  }
+
+  @Test
+  void parse_yaml11LineBreaksWrittenAsEscapes_areKept() {
+    // Control for the refusal of U+0085, U+2028 and U+2029 as characters (BadInputTest): as
+    // escapes in a double-quoted string they are plain text to every parser.
+    ManifestDocument document =
+        parseOne("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: \"x\\Ny\\Lz\\u2029\"\n");
+
+    assertThat(castMap(document.content().get("data"))).containsEntry("a", "x\u0085y\u2028z\u2029");
   }
 
   static Stream<Arguments> nullOrEmptyAnnotationsAndLabels() {
