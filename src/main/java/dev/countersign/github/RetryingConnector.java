@@ -22,21 +22,18 @@ import org.kohsuke.github.connector.GitHubConnectorResponse;
  * exceptions itself with real sleeps, and turns a 403 with {@code Retry-After} into an exception
  * whose only text is "Abuse limit reached". So a connection failure, a 5xx or a rate limit that
  * outlasts the policy becomes {@link GitHubGaveUp} (passed through by hub4j unchanged), carrying
- * GitHub's own message. Other error answers are returned with their body buffered, for hub4j to
- * raise as usual.
+ * GitHub's own message. Other error answers are returned as they came, for hub4j to raise as usual:
+ * {@link GitHubHttp} reads each answer whole, so the body read here is there to read again.
  */
 final class RetryingConnector implements GitHubConnector {
 
-  private final GitHubConnector delegate;
+  private final GitHubHttp delegate;
   private final GitHubRetryPolicy policy;
   private final Sleeper sleeper;
   private final Consumer<String> notices;
 
   RetryingConnector(
-      GitHubConnector delegate,
-      GitHubRetryPolicy policy,
-      Sleeper sleeper,
-      Consumer<String> notices) {
+      GitHubHttp delegate, GitHubRetryPolicy policy, Sleeper sleeper, Consumer<String> notices) {
     this.delegate = delegate;
     this.policy = policy;
     this.sleeper = sleeper;
@@ -72,16 +69,13 @@ final class RetryingConnector implements GitHubConnector {
       if (status < 400) {
         return response;
       }
-      byte[] body;
-      try (response) {
-        body = readBody(response);
-      }
-      String text = new String(body, StandardCharsets.UTF_8);
+      String text = new String(readBody(response), StandardCharsets.UTF_8);
       GitHubRetryPolicy.Decision decision =
           policy.afterResponse(attempt, status, response::header, GitHubErrorBody.message(text));
       if (decision instanceof GitHubRetryPolicy.Final) {
-        return new Buffered(request, status, response.allHeaders(), body);
+        return response;
       }
+      response.close();
       if (decision instanceof GitHubRetryPolicy.GiveUp giveUp) {
         throw new GitHubGaveUp(
             giveUp.failure(),
@@ -126,28 +120,6 @@ final class RetryingConnector implements GitHubConnector {
     } catch (IOException | RuntimeException unreadable) {
       return new byte[0];
     }
-  }
-
-  /** An error answer whose body was already read, so it can be read again. */
-  private static final class Buffered extends GitHubConnectorResponse {
-    private final byte[] body;
-
-    Buffered(
-        GitHubConnectorRequest request,
-        int status,
-        Map<String, List<String>> headers,
-        byte[] body) {
-      super(request, status, headers);
-      this.body = body;
-    }
-
-    @Override
-    public InputStream bodyStream() {
-      return new ByteArrayInputStream(body);
-    }
-
-    @Override
-    public void close() {}
   }
 
   /** A request whose body can be sent more than once. */
