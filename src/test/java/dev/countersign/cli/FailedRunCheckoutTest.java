@@ -35,15 +35,7 @@ class FailedRunCheckoutTest {
   @BeforeEach
   void setUp() throws Exception {
     s = new GitHubSession(tmp);
-    mainHead =
-        s.git.commitToOrigin(
-            "main",
-            Map.of(
-                "unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "on"),
-                "unsigned/egress/payments.yaml",
-                    ActionPipelineTest.networkPolicy("payments-egress")),
-            Set.of(),
-            "add manifests");
+    mainHead = s.addTwoManifestsToMain();
   }
 
   @AfterEach

@@ -45,6 +45,18 @@ final class GitHubSession implements AutoCloseable {
     KeyPairFiles.generate(privateKey, publicKey, PASSWORD.toCharArray(), new SecureRandom());
   }
 
+  /** The manifests most runs here sign: a ConfigMap and an egress NetworkPolicy under unsigned/. */
+  static Map<String, String> twoManifests() {
+    return Map.of(
+        "unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "on"),
+        "unsigned/egress/payments.yaml", ActionPipelineTest.networkPolicy("payments-egress"));
+  }
+
+  /** Commits {@link #twoManifests} to origin's main; returns main's new head. */
+  String addTwoManifestsToMain() throws java.io.IOException {
+    return git.commitToOrigin("main", twoManifests(), java.util.Set.of(), "add manifests");
+  }
+
   /** {@code countersign run} with a key, from a fresh clone of origin, plus {@code args}. */
   CliRun run(String... args) throws Exception {
     return runWith(env(), args);

@@ -40,18 +40,12 @@ class SignCommitsTest {
   @BeforeEach
   void setUp() throws Exception {
     s = new GitHubSession(tmp.resolve("api"));
-    mainHead = s.git.commitToOrigin("main", manifests(), Set.of(), "add manifests");
+    mainHead = s.addTwoManifestsToMain();
   }
 
   @AfterEach
   void tearDown() {
     s.close();
-  }
-
-  private static Map<String, String> manifests() {
-    return Map.of(
-        "unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "on"),
-        "unsigned/egress/payments.yaml", ActionPipelineTest.networkPolicy("payments-egress"));
   }
 
   /** The Git Data API requests of the last runs, in order. */
@@ -139,7 +133,7 @@ class SignCommitsTest {
     // Twin repositories with the same content; moving without signing makes the bytes
     // deterministic.
     try (GitHubSession twin = new GitHubSession(tmp.resolve("git-path"))) {
-      twin.git.commitToOrigin("main", manifests(), Set.of(), "add manifests");
+      twin.addTwoManifestsToMain();
 
       CliRun api = s.run("--sign-commits", "--no-sign");
       CliRun git = twin.run("--no-sign");
