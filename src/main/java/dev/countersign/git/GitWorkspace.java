@@ -166,10 +166,13 @@ public interface GitWorkspace extends GitPushes {
   List<String> uncommittedChanges();
 
   /**
-   * Commits the index on top of HEAD (moving the branch, or the detached HEAD) and returns the new
-   * commit id. Never signs, never runs hooks.
+   * Applies {@code changes} ({@link #apply}) and commits HEAD's tree with exactly those changes
+   * made to it on top of HEAD (moving the branch, or the detached HEAD); returns the new commit id.
+   * The commit is never the index: whatever else the index holds (what a step before countersign
+   * staged: a file added, edited, deleted or made executable, an intent-to-add entry) stays staged
+   * as it was and is not committed under countersign's name. Never signs, never runs hooks.
    */
-  String commit(CommitRequest request);
+  String commit(ChangeSet changes, CommitRequest request);
 
   /**
    * Fetches {@code refs/heads/<branch>} from the remote (one commit deep when this clone is

@@ -89,9 +89,9 @@ import org.eclipse.jgit.util.SystemReader;
  * <p>Isolation from git configuration, so a laptop and a runner behave alike:
  *
  * <ul>
- *   <li>commits are written with plumbing (tree from the index, explicit author and committer
- *       stamped from the injected clock in UTC), so {@code commit.gpgsign}, {@code user.*}, {@code
- *       commit.cleanup} and commit hooks have no effect;
+ *   <li>commits are written with plumbing (HEAD's tree plus the change, explicit author and
+ *       committer stamped from the injected clock in UTC), so {@code commit.gpgsign}, {@code
+ *       user.*}, {@code commit.cleanup} and commit hooks have no effect;
  *   <li>the repository is opened on a file system view where no hook exists (jgit otherwise runs
  *       post-commit and pre-push hooks);
  *   <li>files are staged from the exact bytes given, so {@code core.autocrlf} and clean filters do
@@ -790,6 +790,11 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   @Override
   public void apply(ChangeSet changes) {
+    write(changes);
+  }
+
+  /** {@link #apply}, returning the blob id of every file written, by path. */
+  private Map<String, ObjectId> write(ChangeSet changes) {
     // Every path is checked before anything is written: a link anywhere on the way stops the
     // whole change set with the work tree untouched. The checked paths are the ones written.
     Map<String, Path> files = new HashMap<>();
@@ -846,6 +851,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       editor.commit(); // writes the index and releases the lock
       index = null;
       applied = true;
+      return blobs;
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not write "
@@ -965,13 +971,15 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
-  public String commit(CommitRequest request) {
+  public String commit(ChangeSet changes, CommitRequest request) {
+    Map<String, ObjectId> blobs = write(changes);
     try (ObjectInserter inserter = repository.newObjectInserter();
         RevWalk walk = new RevWalk(repository)) {
       ObjectId head = repository.resolve(Constants.HEAD + "^{commit}");
-      ObjectId tree = repository.readDirCache().writeTree(inserter);
-      if (head != null && walk.parseCommit(head).getTree().equals(tree)) {
-        throw new InternalProblem("Nothing to commit in " + directory + ": the index matches HEAD");
+      RevCommit parent = head == null ? null : walk.parseCommit(head);
+      ObjectId tree = treeWith(walk.getObjectReader(), parent, changes, blobs, inserter);
+      if (parent != null && parent.getTree().equals(tree)) {
+        throw new InternalProblem("Nothing to commit in " + directory + ": the change is in HEAD");
       }
       Instant now = clock.instant();
       CommitBuilder commit = new CommitBuilder();
@@ -1016,6 +1024,43 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
           "perhaps you should check that the repository is writable",
           e);
     }
+  }
+
+  /**
+   * The tree of {@code parent} (none: empty) with {@code changes} made to it: never the index, so
+   * what a step before countersign staged (a file added, edited, deleted or made executable, an
+   * intent-to-add entry) cannot ride along under countersign's name.
+   */
+  private static ObjectId treeWith(
+      ObjectReader reader,
+      RevCommit parent,
+      ChangeSet changes,
+      Map<String, ObjectId> blobs,
+      ObjectInserter inserter)
+      throws IOException {
+    DirCache tree = DirCache.newInCore();
+    org.eclipse.jgit.dircache.DirCacheBuilder builder = tree.builder();
+    if (parent != null) {
+      builder.addTree(new byte[0], DirCacheEntry.STAGE_0, reader, parent.getTree());
+    }
+    builder.finish();
+    DirCacheEditor editor = tree.editor();
+    for (String path : changes.writes().keySet()) {
+      ObjectId blob = blobs.get(path);
+      editor.add(
+          new DirCacheEditor.PathEdit(path) {
+            @Override
+            public void apply(DirCacheEntry entry) {
+              entry.setFileMode(FileMode.REGULAR_FILE);
+              entry.setObjectId(blob);
+            }
+          });
+    }
+    for (String path : changes.deletes()) {
+      editor.add(new DirCacheEditor.DeletePath(path));
+    }
+    editor.finish();
+    return tree.writeTree(inserter);
   }
 
   private static PersonIdent person(GitIdentity identity, Instant when) {
