@@ -141,6 +141,21 @@ public interface GitWorkspace extends GitPushes {
   void restore(Checkout checkout);
 
   /**
+   * Records that {@code pushedCommit}, where HEAD is, is now {@code branch} on {@code remote}, so
+   * that no ref of this clone says otherwise: when the run started on that branch ({@code start}),
+   * the branch is moved to the commit and HEAD put on it, as after a plain commit and push (an
+   * attempt before a lost race leaves it on a commit that was never pushed, and HEAD detached);
+   * another branch the run started on, once HEAD has left it, is back at its start. The
+   * remote-tracking ref of every configured remote with {@code remote}'s URL that tracks the branch
+   * (its fetch refspec maps it) is moved to the commit too. Only refs move: index and work tree
+   * already match HEAD.
+   *
+   * @throws dev.countersign.support.problems.InternalProblem when HEAD is not at {@code
+   *     pushedCommit}
+   */
+  void recordPush(Checkout start, GitRemote remote, String branch, String pushedCommit);
+
+  /**
    * Runs {@code work} and returns what it returns; when it throws, first puts the checkout of
    * {@code workspace} back where {@code start} found it ({@link #restore}), adding a failure to do
    * so to the thrown one as suppressed.

@@ -11,6 +11,7 @@ import dev.countersign.support.problems.UsageProblem;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -71,6 +72,7 @@ import org.eclipse.jgit.transport.FetchResult;
 import org.eclipse.jgit.transport.PushResult;
 import org.eclipse.jgit.transport.RefLeaseSpec;
 import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.transport.RemoteConfig;
 import org.eclipse.jgit.transport.RemoteRefUpdate;
 import org.eclipse.jgit.transport.TagOpt;
 import org.eclipse.jgit.transport.TransportHttp;
@@ -1294,6 +1296,81 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
               + checkout.branch().orElse(checkout.commitId()),
           "perhaps you should check that the workspace is writable",
           e);
+    }
+  }
+
+  @Override
+  public void recordPush(Checkout start, GitRemote remote, String branch, String pushedCommit) {
+    String pushedBranch = Constants.R_HEADS + checkedBranch(branch);
+    Checkout now = checkout();
+    if (!now.commitId().equals(pushedCommit)) {
+      throw new InternalProblem(
+          "HEAD is at " + now.commitId() + ", not at " + pushedCommit + ", which was pushed");
+    }
+    try {
+      ObjectId pushed = ObjectId.fromString(pushedCommit);
+      if (start.branch().filter(pushedBranch::equals).isPresent()) {
+        if (now.branch().filter(pushedBranch::equals).isEmpty()) {
+          setRef(pushedBranch, pushed, "countersign: pushed to " + branch);
+          RefUpdate.Result attached = repository.updateRef(Constants.HEAD).link(pushedBranch);
+          failOnLock(attached, "put HEAD on " + pushedBranch);
+        }
+      } else if (start.branch().isPresent() && !start.branch().equals(now.branch())) {
+        // HEAD left the branch it started on (a retry starts from the fresh tip, detached): the
+        // commit an earlier attempt made on it was never pushed.
+        setRef(
+            start.branch().get(),
+            ObjectId.fromString(start.commitId()),
+            "countersign: back to where the run started");
+      }
+      setRef(FETCHED_PREFIX + checkedBranch(branch), pushed, "countersign: pushed");
+      for (String tracking : trackingRefs(remote, pushedBranch)) {
+        setRef(tracking, pushed, "countersign: pushed to " + branch);
+      }
+    } catch (IOException | URISyntaxException e) {
+      throw new EnvironmentProblem(
+          "Could not record the push of " + pushedCommit + " to " + branch + " in " + directory,
+          "perhaps you should make sure no other git process is using the repository",
+          e);
+    }
+  }
+
+  /**
+   * The remote-tracking refs that stand for {@code branch} of {@code remote}: of each configured
+   * remote with its URL, the destination its fetch refspecs map the branch to.
+   */
+  private List<String> trackingRefs(GitRemote remote, String branch) throws URISyntaxException {
+    List<String> refs = new ArrayList<>();
+    for (RemoteConfig configured : RemoteConfig.getAllRemoteConfigs(repository.getConfig())) {
+      boolean sameUrl =
+          configured.getURIs().stream()
+              .anyMatch(uri -> GitRemote.sanitize(uri.toString()).equals(remote.url()));
+      if (!sameUrl) {
+        continue;
+      }
+      for (RefSpec spec : configured.getFetchRefSpecs()) {
+        if (spec.matchSource(branch) && spec.getDestination() != null) {
+          refs.add(spec.expandFromSource(branch).getDestination());
+        }
+      }
+    }
+    return refs;
+  }
+
+  private void setRef(String name, ObjectId commit, String why) throws IOException {
+    RefUpdate update = repository.updateRef(name);
+    update.setNewObjectId(commit);
+    update.setRefLogMessage(why, false);
+    failOnLock(update.forceUpdate(), "move " + name);
+  }
+
+  private void failOnLock(RefUpdate.Result result, String what) {
+    if (result == RefUpdate.Result.LOCK_FAILURE
+        || result == RefUpdate.Result.IO_FAILURE
+        || result == RefUpdate.Result.REJECTED) {
+      throw new EnvironmentProblem(
+          "Could not " + what + " (" + result + ") in " + directory,
+          "perhaps you should make sure no other git process is using the repository");
     }
   }
 

@@ -689,6 +689,43 @@ class JGitWorkspaceTest {
   }
 
   @Test
+  void recordPush_fromAnotherBranchAfterARetry_putsThatBranchBack_andMovesOnlyMatchingTracking()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (Git git = Git.open(clone.toFile())) {
+      git.checkout().setCreateBranch(true).setName("feature").call();
+      git.remoteAdd()
+          .setName("mirror")
+          .setUri(new org.eclipse.jgit.transport.URIish("file:///elsewhere"))
+          .call();
+      git.fetch()
+          .setRemote("origin")
+          .setRefSpecs("+refs/heads/main:refs/remotes/mirror/main")
+          .call();
+    }
+    String base = fixture.originHead("main");
+    try (JGitWorkspace ws = open(clone)) {
+      GitWorkspace.Checkout start = ws.checkout();
+      commitOneFile(ws, "signed/a.yaml", "first attempt\n");
+      ws.resetTo(base);
+      String pushed = commitOneFile(ws, "signed/a.yaml", "second attempt\n");
+
+      ws.recordPush(start, fixture.remote(), "main", pushed);
+
+      assertThat(ws.checkout()).isEqualTo(new GitWorkspace.Checkout(Optional.empty(), pushed));
+      assertThat(ws.uncommittedChanges()).isEmpty();
+    }
+    try (Repository repo = GitFixture.open(clone)) {
+      assertThat(repo.exactRef("refs/heads/feature").getObjectId().name()).isEqualTo(base);
+      assertThat(repo.exactRef("refs/heads/main").getObjectId().name()).isEqualTo(base);
+      assertThat(repo.exactRef("refs/remotes/origin/main").getObjectId().name()).isNotEqualTo(base);
+      assertThat(repo.exactRef("refs/remotes/mirror/main").getObjectId().name())
+          .as("another remote's URL")
+          .isEqualTo(base);
+    }
+  }
+
+  @Test
   void restore_whenHeadNeverMoved_leavesUncommittedEditsAlone_whichAreListed() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     Files.writeString(clone.resolve("README.md"), "an edit\n");
