@@ -141,6 +141,21 @@ public interface GitWorkspace extends GitPushes {
   void restore(Checkout checkout);
 
   /**
+   * Records that {@code pushedCommit}, where HEAD is, is now {@code branch} on {@code remote}, so
+   * that no ref of this clone says otherwise: when the run started on that branch ({@code start}),
+   * the branch is moved to the commit and HEAD put on it, as after a plain commit and push (an
+   * attempt before a lost race leaves it on a commit that was never pushed, and HEAD detached);
+   * another branch the run started on, once HEAD has left it, is back at its start. The
+   * remote-tracking ref of every configured remote with {@code remote}'s URL that tracks the branch
+   * (its fetch refspec maps it) is moved to the commit too. Only refs move: index and work tree
+   * already match HEAD.
+   *
+   * @throws dev.countersign.support.problems.InternalProblem when HEAD is not at {@code
+   *     pushedCommit}
+   */
+  void recordPush(Checkout start, GitRemote remote, String branch, String pushedCommit);
+
+  /**
    * Runs {@code work} and returns what it returns; when it throws, first puts the checkout of
    * {@code workspace} back where {@code start} found it ({@link #restore}), adding a failure to do
    * so to the thrown one as suppressed.
@@ -166,10 +181,13 @@ public interface GitWorkspace extends GitPushes {
   List<String> uncommittedChanges();
 
   /**
-   * Commits the index on top of HEAD (moving the branch, or the detached HEAD) and returns the new
-   * commit id. Never signs, never runs hooks.
+   * Applies {@code changes} ({@link #apply}) and commits HEAD's tree with exactly those changes
+   * made to it on top of HEAD (moving the branch, or the detached HEAD); returns the new commit id.
+   * The commit is never the index: whatever else the index holds (what a step before countersign
+   * staged: a file added, edited, deleted or made executable, an intent-to-add entry) stays staged
+   * as it was and is not committed under countersign's name. Never signs, never runs hooks.
    */
-  String commit(CommitRequest request);
+  String commit(ChangeSet changes, CommitRequest request);
 
   /**
    * Fetches {@code refs/heads/<branch>} from the remote (one commit deep when this clone is

@@ -11,6 +11,7 @@ import dev.countersign.support.problems.UsageProblem;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -71,6 +72,7 @@ import org.eclipse.jgit.transport.FetchResult;
 import org.eclipse.jgit.transport.PushResult;
 import org.eclipse.jgit.transport.RefLeaseSpec;
 import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.transport.RemoteConfig;
 import org.eclipse.jgit.transport.RemoteRefUpdate;
 import org.eclipse.jgit.transport.TagOpt;
 import org.eclipse.jgit.transport.TransportHttp;
@@ -89,9 +91,9 @@ import org.eclipse.jgit.util.SystemReader;
  * <p>Isolation from git configuration, so a laptop and a runner behave alike:
  *
  * <ul>
- *   <li>commits are written with plumbing (tree from the index, explicit author and committer
- *       stamped from the injected clock in UTC), so {@code commit.gpgsign}, {@code user.*}, {@code
- *       commit.cleanup} and commit hooks have no effect;
+ *   <li>commits are written with plumbing (HEAD's tree plus the change, explicit author and
+ *       committer stamped from the injected clock in UTC), so {@code commit.gpgsign}, {@code
+ *       user.*}, {@code commit.cleanup} and commit hooks have no effect;
  *   <li>the repository is opened on a file system view where no hook exists (jgit otherwise runs
  *       post-commit and pre-push hooks);
  *   <li>files are staged from the exact bytes given, so {@code core.autocrlf} and clean filters do
@@ -790,6 +792,11 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   @Override
   public void apply(ChangeSet changes) {
+    write(changes);
+  }
+
+  /** {@link #apply}, returning the blob id of every file written, by path. */
+  private Map<String, ObjectId> write(ChangeSet changes) {
     // Every path is checked before anything is written: a link anywhere on the way stops the
     // whole change set with the work tree untouched. The checked paths are the ones written.
     Map<String, Path> files = new HashMap<>();
@@ -846,6 +853,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       editor.commit(); // writes the index and releases the lock
       index = null;
       applied = true;
+      return blobs;
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not write "
@@ -965,13 +973,15 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
-  public String commit(CommitRequest request) {
+  public String commit(ChangeSet changes, CommitRequest request) {
+    Map<String, ObjectId> blobs = write(changes);
     try (ObjectInserter inserter = repository.newObjectInserter();
         RevWalk walk = new RevWalk(repository)) {
       ObjectId head = repository.resolve(Constants.HEAD + "^{commit}");
-      ObjectId tree = repository.readDirCache().writeTree(inserter);
-      if (head != null && walk.parseCommit(head).getTree().equals(tree)) {
-        throw new InternalProblem("Nothing to commit in " + directory + ": the index matches HEAD");
+      RevCommit parent = head == null ? null : walk.parseCommit(head);
+      ObjectId tree = treeWith(walk.getObjectReader(), parent, changes, blobs, inserter);
+      if (parent != null && parent.getTree().equals(tree)) {
+        throw new InternalProblem("Nothing to commit in " + directory + ": the change is in HEAD");
       }
       Instant now = clock.instant();
       CommitBuilder commit = new CommitBuilder();
@@ -1016,6 +1026,43 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
           "perhaps you should check that the repository is writable",
           e);
     }
+  }
+
+  /**
+   * The tree of {@code parent} (none: empty) with {@code changes} made to it: never the index, so
+   * what a step before countersign staged (a file added, edited, deleted or made executable, an
+   * intent-to-add entry) cannot ride along under countersign's name.
+   */
+  private static ObjectId treeWith(
+      ObjectReader reader,
+      RevCommit parent,
+      ChangeSet changes,
+      Map<String, ObjectId> blobs,
+      ObjectInserter inserter)
+      throws IOException {
+    DirCache tree = DirCache.newInCore();
+    org.eclipse.jgit.dircache.DirCacheBuilder builder = tree.builder();
+    if (parent != null) {
+      builder.addTree(new byte[0], DirCacheEntry.STAGE_0, reader, parent.getTree());
+    }
+    builder.finish();
+    DirCacheEditor editor = tree.editor();
+    for (String path : changes.writes().keySet()) {
+      ObjectId blob = blobs.get(path);
+      editor.add(
+          new DirCacheEditor.PathEdit(path) {
+            @Override
+            public void apply(DirCacheEntry entry) {
+              entry.setFileMode(FileMode.REGULAR_FILE);
+              entry.setObjectId(blob);
+            }
+          });
+    }
+    for (String path : changes.deletes()) {
+      editor.add(new DirCacheEditor.DeletePath(path));
+    }
+    editor.finish();
+    return tree.writeTree(inserter);
   }
 
   private static PersonIdent person(GitIdentity identity, Instant when) {
@@ -1249,6 +1296,81 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
               + checkout.branch().orElse(checkout.commitId()),
           "perhaps you should check that the workspace is writable",
           e);
+    }
+  }
+
+  @Override
+  public void recordPush(Checkout start, GitRemote remote, String branch, String pushedCommit) {
+    String pushedBranch = Constants.R_HEADS + checkedBranch(branch);
+    Checkout now = checkout();
+    if (!now.commitId().equals(pushedCommit)) {
+      throw new InternalProblem(
+          "HEAD is at " + now.commitId() + ", not at " + pushedCommit + ", which was pushed");
+    }
+    try {
+      ObjectId pushed = ObjectId.fromString(pushedCommit);
+      if (start.branch().filter(pushedBranch::equals).isPresent()) {
+        if (now.branch().filter(pushedBranch::equals).isEmpty()) {
+          setRef(pushedBranch, pushed, "countersign: pushed to " + branch);
+          RefUpdate.Result attached = repository.updateRef(Constants.HEAD).link(pushedBranch);
+          failOnLock(attached, "put HEAD on " + pushedBranch);
+        }
+      } else if (start.branch().isPresent() && !start.branch().equals(now.branch())) {
+        // HEAD left the branch it started on (a retry starts from the fresh tip, detached): the
+        // commit an earlier attempt made on it was never pushed.
+        setRef(
+            start.branch().get(),
+            ObjectId.fromString(start.commitId()),
+            "countersign: back to where the run started");
+      }
+      setRef(FETCHED_PREFIX + checkedBranch(branch), pushed, "countersign: pushed");
+      for (String tracking : trackingRefs(remote, pushedBranch)) {
+        setRef(tracking, pushed, "countersign: pushed to " + branch);
+      }
+    } catch (IOException | URISyntaxException e) {
+      throw new EnvironmentProblem(
+          "Could not record the push of " + pushedCommit + " to " + branch + " in " + directory,
+          "perhaps you should make sure no other git process is using the repository",
+          e);
+    }
+  }
+
+  /**
+   * The remote-tracking refs that stand for {@code branch} of {@code remote}: of each configured
+   * remote with its URL, the destination its fetch refspecs map the branch to.
+   */
+  private List<String> trackingRefs(GitRemote remote, String branch) throws URISyntaxException {
+    List<String> refs = new ArrayList<>();
+    for (RemoteConfig configured : RemoteConfig.getAllRemoteConfigs(repository.getConfig())) {
+      boolean sameUrl =
+          configured.getURIs().stream()
+              .anyMatch(uri -> GitRemote.sanitize(uri.toString()).equals(remote.url()));
+      if (!sameUrl) {
+        continue;
+      }
+      for (RefSpec spec : configured.getFetchRefSpecs()) {
+        if (spec.matchSource(branch) && spec.getDestination() != null) {
+          refs.add(spec.expandFromSource(branch).getDestination());
+        }
+      }
+    }
+    return refs;
+  }
+
+  private void setRef(String name, ObjectId commit, String why) throws IOException {
+    RefUpdate update = repository.updateRef(name);
+    update.setNewObjectId(commit);
+    update.setRefLogMessage(why, false);
+    failOnLock(update.forceUpdate(), "move " + name);
+  }
+
+  private void failOnLock(RefUpdate.Result result, String what) {
+    if (result == RefUpdate.Result.LOCK_FAILURE
+        || result == RefUpdate.Result.IO_FAILURE
+        || result == RefUpdate.Result.REJECTED) {
+      throw new EnvironmentProblem(
+          "Could not " + what + " (" + result + ") in " + directory,
+          "perhaps you should make sure no other git process is using the repository");
     }
   }
 

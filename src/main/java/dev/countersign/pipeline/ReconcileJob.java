@@ -138,8 +138,7 @@ public record ReconcileJob(
         changes.delete(move.source());
       }
 
-      workspace.apply(changes.build());
-      String commit = workspace.commit(commitRequest(moves, written));
+      String commit = workspace.commit(changes.build(), commitRequest(moves, written));
       progress.info(
           "Committed "
               + abbreviate(commit)

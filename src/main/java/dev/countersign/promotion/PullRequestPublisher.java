@@ -110,8 +110,7 @@ public record PullRequestPublisher(
     String commit;
     if (content instanceof Changes changes) {
       workspace.resetTo(changes.baseCommit());
-      workspace.apply(changes.changes());
-      commit = workspace.commit(changes.request());
+      commit = workspace.commit(changes.changes(), changes.request());
     } else if (content instanceof Commit made) {
       commit = made.commitId();
     } else {

@@ -125,13 +125,21 @@ public record SigningRun(
    * nowhere to propose it, a pull request step that failed) puts the checkout back where it found
    * it ({@link GitWorkspace#restore}): HEAD on its branch at its commit, {@code unsigned/} as it
    * was, and no unpushed signing commit left at HEAD that the loop guard would take for a finished
-   * run when the job runs countersign again.
+   * run when the job runs countersign again. A run that pushed leaves HEAD, the branch it started
+   * on and the remote-tracking ref at the pushed commit ({@link GitWorkspace#recordPush}).
    */
   public Result run(Request request) {
     GitWorkspace.Checkout start = workspace.checkout();
     Result result = GitWorkspace.restoringOnThrow(workspace, start, () -> deliver(request));
     if (failed(result)) {
       workspace.restore(start);
+    } else if (result instanceof Reconciled reconciled
+        && reconciled.result().outcome() == ReconcileResult.Outcome.PUSHED) {
+      // After a lost race the branch still holds the first attempt's commit, which was never
+      // pushed, and HEAD is detached at the one that was: both are set to what the remote has.
+      ReconcileOptions options = request.options().build();
+      workspace.recordPush(
+          start, options.remote(), options.branch(), reconciled.result().commitId().orElseThrow());
     }
     return result;
   }

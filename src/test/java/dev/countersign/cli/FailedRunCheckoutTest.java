@@ -21,10 +21,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What a failed {@code countersign run} leaves in the checkout for the job's next step: HEAD on its
- * branch at the commit it started from, {@code unsigned/} as it was, nothing staged or changed. A
- * signing commit left at HEAD is one the loop guard takes for a finished run, so countersign run
- * again in the same job (a retry step) would report "nothing to do" while nothing was pushed.
+ * What a failed {@code countersign run} leaves in the checkout (and, for contrast, one that pushed)
+ * for the job's next step: HEAD on its branch at the commit it started from, {@code unsigned/} as
+ * it was, nothing staged or changed. A signing commit left at HEAD is one the loop guard takes for
+ * a finished run, so countersign run again in the same job (a retry step) would report "nothing to
+ * do" while nothing was pushed.
  */
 class FailedRunCheckoutTest {
 
@@ -53,6 +54,35 @@ class FailedRunCheckoutTest {
     assertThat(s.git.originFiles("main")).containsKey("signed/config/flags.yaml");
     assertCheckout(ws, "refs/heads/main", s.git.originHead("main"));
     assertThat(ws.resolve("unsigned/config/flags.yaml")).doesNotExist();
+  }
+
+  @Test
+  void aPushThatLandsOnTheSecondAttempt_leavesMainHeadAndOriginMainAtThePushedCommit()
+      throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    // Another merge lands after the checkout: the first push loses the race, the second lands.
+    s.git.commitToOrigin("main", Map.of("docs/other.md", "another merge\n"), Set.of(), "other");
+
+    CliRun run = s.runIn(ws, s.env());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.all()).contains("(attempt 2,");
+    String pushed = s.git.originHead("main");
+    // Not main on the first attempt's commit, which was never pushed, with HEAD detached.
+    assertCheckout(ws, "refs/heads/main", pushed);
+    try (Repository repository = GitFixture.open(ws)) {
+      assertThat(repository.exactRef("refs/remotes/origin/main").getObjectId().name())
+          .as("origin/main, as a later step's git status compares with it")
+          .isEqualTo(pushed);
+    }
+    assertThat(ws.resolve("docs/other.md")).exists();
+
+    // A later step of the job that runs countersign again finds its own commit: nothing to do.
+    CliRun again = s.runIn(ws, s.env());
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.all()).contains("was made by countersign");
+    assertThat(s.git.originHead("main")).isEqualTo(pushed);
   }
 
   @Test

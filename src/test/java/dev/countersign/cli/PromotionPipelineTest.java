@@ -5,6 +5,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.patchRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlMatching;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.countersign.git.GitFixture;
 import dev.countersign.github.FakeGitHub;
@@ -145,6 +146,43 @@ class PromotionPipelineTest {
     assertThat(outputs()).containsEntry("result", "noop").containsEntry("pull-request-number", "");
     assertThat(git.originHead(BOT)).isNull();
     github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  @Test
+  void control_scheduledRefresh_theBotBranchCommitChangesOnlyTheSignedFile() throws Exception {
+    signedAllowlistV1OnMain();
+
+    CliRun run = refresh(allowlist("203.0.113.0/24"), "ws");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(git.originChanges(BOT))
+        .containsExactly(entry("signed/egress/allowlist.yaml", "M 100644"));
+  }
+
+  @Test
+  void scheduledRefresh_withChangesAStepStaged_theBotBranchCommitChangesOnlyTheSignedFile()
+      throws Exception {
+    signedAllowlistV1OnMain();
+
+    CliRun run =
+        refresh(
+            allowlist("203.0.113.0/24"),
+            "ws",
+            Map.of(),
+            ws -> {
+              // The generator's step stages everything it touched, and more.
+              Files.writeString(ws.resolve("README.md"), "edited by a step\n");
+              Files.writeString(ws.resolve("notes.txt"), "intent to add\n");
+              Files.createDirectories(ws.resolve("signed/egress"));
+              Files.writeString(ws.resolve("signed/egress/forged.yaml"), allowlist("0.0.0.0/0"));
+              GitFixture.git(ws, "add", "README.md", "unsigned", "signed/egress/forged.yaml");
+              GitFixture.git(ws, "add", "--intent-to-add", "notes.txt");
+            });
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(git.originChanges(BOT))
+        .containsExactly(entry("signed/egress/allowlist.yaml", "M 100644"));
+    assertThat(git.originFiles(BOT).get("signed/egress/allowlist.yaml")).contains("203.0.113.0/24");
   }
 
   @Test
@@ -509,10 +547,22 @@ class PromotionPipelineTest {
   /** A scheduled run: a fresh checkout, the generator's output in unsigned/, then the Action. */
   private CliRun refresh(String generated, String workspace, Map<String, String> extra)
       throws Exception {
+    return refresh(generated, workspace, extra, ws -> {});
+  }
+
+  /** A step of the workflow, run in the checkout after the generator. */
+  private interface Step {
+    void run(Path ws) throws Exception;
+  }
+
+  /** {@link #refresh(String, String, Map)} with {@code step} run after the generator. */
+  private CliRun refresh(String generated, String workspace, Map<String, String> extra, Step step)
+      throws Exception {
     Path ws = git.clone(workspace, 1, true);
     Path file = ws.resolve("unsigned/egress/allowlist.yaml");
     Files.createDirectories(file.getParent());
     Files.writeString(file, generated);
+    step.run(ws);
     Files.deleteIfExists(tmp.resolve("output"));
     Path event = tmp.resolve("schedule.json");
     try (var in = getClass().getResourceAsStream("/action/events/schedule.minimal.json")) {

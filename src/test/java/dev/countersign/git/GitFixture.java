@@ -332,14 +332,18 @@ public final class GitFixture {
   public Path checkoutWithGit(String name, String branch) throws Exception {
     Path dir = root.resolve(name);
     clones.add(dir);
-    runGit(root, "init", "--quiet", dir.toString());
-    runGit(dir, "remote", "add", "origin", originUrl());
-    runGit(dir, "fetch", "--quiet", "--depth=1", "origin", branch);
-    runGit(dir, "checkout", "--quiet", "--force", "--detach", "FETCH_HEAD");
+    git(root, "init", "--quiet", dir.toString());
+    git(dir, "remote", "add", "origin", originUrl());
+    git(dir, "fetch", "--quiet", "--depth=1", "origin", branch);
+    git(dir, "checkout", "--quiet", "--force", "--detach", "FETCH_HEAD");
     return dir;
   }
 
-  private static void runGit(Path dir, String... args) throws Exception {
+  /**
+   * Runs the git program in {@code dir} with no user or system configuration, as a workflow step
+   * before countersign would; returns what it printed.
+   */
+  public static String git(Path dir, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of("git", "-C", dir.toString()));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
@@ -350,6 +354,7 @@ public final class GitFixture {
     if (process.waitFor() != 0) {
       throw new IllegalStateException("git " + String.join(" ", args) + " failed: " + out);
     }
+    return out;
   }
 
   /** The files on origin's branch as path to UTF-8 text. */
@@ -367,6 +372,33 @@ public final class GitFixture {
       }
     }
     return files;
+  }
+
+  /**
+   * What the tip of origin's {@code branch} changes against its first parent: path to {@code A},
+   * {@code M} or {@code D}, followed by the new mode for the first two ({@code A 100644}).
+   */
+  public SortedMap<String, String> originChanges(String branch) throws IOException {
+    SortedMap<String, String> changes = new TreeMap<>();
+    try (Repository repo = openOrigin();
+        RevWalk walk = new RevWalk(repo);
+        TreeWalk tw = new TreeWalk(repo)) {
+      RevCommit tip = walk.parseCommit(repo.resolve(Constants.R_HEADS + branch));
+      tw.addTree(walk.parseCommit(tip.getParent(0)).getTree());
+      tw.addTree(tip.getTree());
+      tw.setRecursive(true);
+      tw.setFilter(org.eclipse.jgit.treewalk.filter.TreeFilter.ANY_DIFF);
+      while (tw.next()) {
+        FileMode before = tw.getFileMode(0);
+        FileMode after = tw.getFileMode(1);
+        changes.put(
+            tw.getPathString(),
+            after == FileMode.MISSING
+                ? "D"
+                : (before == FileMode.MISSING ? "A " : "M ") + after.toString());
+      }
+    }
+    return changes;
   }
 
   public String originHead(String branch) throws IOException {

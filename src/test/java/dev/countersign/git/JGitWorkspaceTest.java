@@ -53,8 +53,9 @@ class JGitWorkspaceTest {
   }
 
   private static String commitOneFile(JGitWorkspace ws, String path, String text) {
-    ws.apply(ChangeSet.empty().write(path, text.getBytes(StandardCharsets.UTF_8)));
-    return ws.commit(new CommitRequest("add " + path + "\n", AUTHOR, BOT));
+    return ws.commit(
+        ChangeSet.empty().write(path, text.getBytes(StandardCharsets.UTF_8)),
+        new CommitRequest("add " + path + "\n", AUTHOR, BOT));
   }
 
   @Test
@@ -87,6 +88,30 @@ class JGitWorkspaceTest {
   }
 
   @Test
+  void commit_indexHoldsWhatAnEarlierStepStaged_commitsHeadPlusTheChangeOnly_andKeepsItStaged()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("README.md"), "staged edit\n");
+    Files.createDirectories(clone.resolve("signed"));
+    Files.writeString(clone.resolve("signed/forged.yaml"), "kind: Forged\n");
+    Files.writeString(clone.resolve("notes.txt"), "intent to add\n");
+    git(clone, "add", "README.md", "signed/forged.yaml");
+    git(clone, "update-index", "--chmod=+x", "unsigned/a.yaml");
+    git(clone, "add", "--intent-to-add", "notes.txt");
+    String staged = git(clone, "diff", "--cached", "--name-status");
+
+    try (JGitWorkspace ws = open(clone)) {
+      String id = commitOneFile(ws, "signed/a.yaml", "kind: A\n");
+
+      assertThat(git(clone, "diff-tree", "--no-commit-id", "-r", "--name-status", id))
+          .isEqualTo("A\tsigned/a.yaml\n");
+      assertThat(git(clone, "diff", "--cached", "--name-status")).isEqualTo(staged);
+      assertThat(ws.uncommittedChanges())
+          .contains("README.md", "notes.txt", "signed/forged.yaml", "unsigned/a.yaml");
+    }
+  }
+
+  @Test
   void commit_withTrailers_stampsIdentitiesFromClockInUtc() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     String message =
@@ -95,11 +120,12 @@ class JGitWorkspaceTest {
             "signed/a.yaml",
             CommitMessage.countersignTrailers("run-42", Optional.of(AUTHOR)));
     try (JGitWorkspace ws = open(clone)) {
-      ws.apply(
-          ChangeSet.empty()
-              .write("signed/a.yaml", "x\n".getBytes(StandardCharsets.UTF_8))
-              .delete("unsigned/a.yaml"));
-      String id = ws.commit(new CommitRequest(message, AUTHOR, BOT));
+      String id =
+          ws.commit(
+              ChangeSet.empty()
+                  .write("signed/a.yaml", "x\n".getBytes(StandardCharsets.UTF_8))
+                  .delete("unsigned/a.yaml"),
+              new CommitRequest(message, AUTHOR, BOT));
 
       try (Repository repo = GitFixture.open(clone);
           var walk = new org.eclipse.jgit.revwalk.RevWalk(repo)) {
@@ -136,8 +162,7 @@ class JGitWorkspaceTest {
     changes.delete("unsigned/a.yaml");
     long packsBefore = packs(clone);
     try (JGitWorkspace ws = open(clone)) {
-      ws.apply(changes.build());
-      String id = ws.commit(new CommitRequest("many\n", AUTHOR, BOT));
+      String id = ws.commit(changes.build(), new CommitRequest("many\n", AUTHOR, BOT));
 
       assertThat(ws.readFiles(id, "signed")).hasSize(n);
       assertThat(packs(clone)).as("the blobs went into one new pack").isEqualTo(packsBefore + 1);
@@ -178,8 +203,10 @@ class JGitWorkspaceTest {
     }
     byte[] crlf = "kind: A\r\nmetadata: {}\r\n".getBytes(StandardCharsets.UTF_8);
     try (JGitWorkspace ws = open(clone)) {
-      ws.apply(ChangeSet.empty().write("signed/crlf.yaml", crlf));
-      String id = ws.commit(new CommitRequest("crlf\n", AUTHOR, BOT));
+      String id =
+          ws.commit(
+              ChangeSet.empty().write("signed/crlf.yaml", crlf),
+              new CommitRequest("crlf\n", AUTHOR, BOT));
 
       assertThat(ws.readFile(id, "signed/crlf.yaml"))
           .hasValueSatisfying(b -> assertThat(b).isEqualTo(crlf));
@@ -249,17 +276,20 @@ class JGitWorkspaceTest {
       ws.resetTo(base);
       assertThat(commitOneFile(ws, "signed/a.yaml", "a")).isEqualTo(bot);
       ws.resetTo(base);
-      ws.apply(ChangeSet.empty().write("signed/a.yaml", "a".getBytes(StandardCharsets.UTF_8)));
-      String reworded = ws.commit(new CommitRequest("another message\n", AUTHOR, AUTHOR));
+      String reworded =
+          ws.commit(
+              ChangeSet.empty().write("signed/a.yaml", "a".getBytes(StandardCharsets.UTF_8)),
+              new CommitRequest("another message\n", AUTHOR, AUTHOR));
       // Another file besides; the same tree on another parent (a file added, then removed).
       String wider = commitOneFile(ws, "unsigned/evil.yaml", "evil");
       ws.resetTo(base);
       commitOneFile(ws, "unsigned/evil.yaml", "evil");
-      ws.apply(
-          ChangeSet.empty()
-              .delete("unsigned/evil.yaml")
-              .write("signed/a.yaml", "a".getBytes(StandardCharsets.UTF_8)));
-      rebased = ws.commit(new CommitRequest("undo\n", AUTHOR, BOT));
+      rebased =
+          ws.commit(
+              ChangeSet.empty()
+                  .delete("unsigned/evil.yaml")
+                  .write("signed/a.yaml", "a".getBytes(StandardCharsets.UTF_8)),
+              new CommitRequest("undo\n", AUTHOR, BOT));
 
       assertThat(reworded).isNotEqualTo(bot);
       assertThat(ws.sameChange(bot, reworded)).isTrue();
@@ -659,6 +689,43 @@ class JGitWorkspaceTest {
   }
 
   @Test
+  void recordPush_fromAnotherBranchAfterARetry_putsThatBranchBack_andMovesOnlyMatchingTracking()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (Git git = Git.open(clone.toFile())) {
+      git.checkout().setCreateBranch(true).setName("feature").call();
+      git.remoteAdd()
+          .setName("mirror")
+          .setUri(new org.eclipse.jgit.transport.URIish("file:///elsewhere"))
+          .call();
+      git.fetch()
+          .setRemote("origin")
+          .setRefSpecs("+refs/heads/main:refs/remotes/mirror/main")
+          .call();
+    }
+    String base = fixture.originHead("main");
+    try (JGitWorkspace ws = open(clone)) {
+      GitWorkspace.Checkout start = ws.checkout();
+      commitOneFile(ws, "signed/a.yaml", "first attempt\n");
+      ws.resetTo(base);
+      String pushed = commitOneFile(ws, "signed/a.yaml", "second attempt\n");
+
+      ws.recordPush(start, fixture.remote(), "main", pushed);
+
+      assertThat(ws.checkout()).isEqualTo(new GitWorkspace.Checkout(Optional.empty(), pushed));
+      assertThat(ws.uncommittedChanges()).isEmpty();
+    }
+    try (Repository repo = GitFixture.open(clone)) {
+      assertThat(repo.exactRef("refs/heads/feature").getObjectId().name()).isEqualTo(base);
+      assertThat(repo.exactRef("refs/heads/main").getObjectId().name()).isEqualTo(base);
+      assertThat(repo.exactRef("refs/remotes/origin/main").getObjectId().name()).isNotEqualTo(base);
+      assertThat(repo.exactRef("refs/remotes/mirror/main").getObjectId().name())
+          .as("another remote's URL")
+          .isEqualTo(base);
+    }
+  }
+
+  @Test
   void restore_whenHeadNeverMoved_leavesUncommittedEditsAlone_whichAreListed() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     Files.writeString(clone.resolve("README.md"), "an edit\n");
@@ -802,12 +869,13 @@ class JGitWorkspaceTest {
     fixture.commitToOrigin("main", Map.of("signed/regular.yaml", "kind: R\n"), Set.of(), "r");
     fixture.commitExecutableToOrigin("main", "signed/executable.yaml", "kind: X\n");
     try (JGitWorkspace ws = open(fixture.clone("ws", 0, false))) {
-      ws.apply(
-          ChangeSet.empty()
-              .write("signed/regular.yaml", "kind: R2\n".getBytes(StandardCharsets.UTF_8))
-              .write("signed/executable.yaml", "kind: X2\n".getBytes(StandardCharsets.UTF_8))
-              .delete("unsigned/a.yaml"));
-      String id = ws.commit(new CommitRequest("re-sign\n", AUTHOR, BOT));
+      String id =
+          ws.commit(
+              ChangeSet.empty()
+                  .write("signed/regular.yaml", "kind: R2\n".getBytes(StandardCharsets.UTF_8))
+                  .write("signed/executable.yaml", "kind: X2\n".getBytes(StandardCharsets.UTF_8))
+                  .delete("unsigned/a.yaml"),
+              new CommitRequest("re-sign\n", AUTHOR, BOT));
 
       CommitContent content = ws.commitContent(id);
 

@@ -482,10 +482,9 @@ class ReconcileJobTest {
   void run_startFromRemoteOnAFeatureCheckout_pushesOnlyTheSigningCommit() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     try (JGitWorkspace ws = JGitWorkspace.open(clone, CLOCK)) {
-      ws.apply(
-          dev.countersign.git.ChangeSet.empty()
-              .write("wip.txt", "unfinished\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
       ws.commit(
+          dev.countersign.git.ChangeSet.empty()
+              .write("wip.txt", "unfinished\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
           new dev.countersign.git.CommitRequest(
               "wip\n", GitIdentity.GITHUB_ACTIONS_BOT, GitIdentity.GITHUB_ACTIONS_BOT));
     }

@@ -281,8 +281,8 @@ class PullRequestPublisherTest {
   }
 
   private static String commit(JGitWorkspace ws, String path, String content) {
-    ws.apply(ChangeSet.empty().write(path, content.getBytes(StandardCharsets.UTF_8)));
     return ws.commit(
+        ChangeSet.empty().write(path, content.getBytes(StandardCharsets.UTF_8)),
         new CommitRequest(
             "change " + path + "\n",
             GitIdentity.GITHUB_ACTIONS_BOT,
