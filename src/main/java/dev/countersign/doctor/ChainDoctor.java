@@ -560,8 +560,12 @@ public final class ChainDoctor {
               document,
               sans,
               "the trust policy no longer accepts (a renamed workflow or branch?)",
+              // check refuses signature annotations under an unsigned directory, so moving the
+              // file back is not enough on its own.
               "perhaps you should sign it again with the current workflow (move it back under the"
-                  + " unsigned directory), or accept the old identity"));
+                  + " unsigned directory and delete its "
+                  + format.domain().domain()
+                  + "/ annotations), or accept the old identity"));
     }
     for (KyvernoManifestRule rule : matching) {
       if (!rule.keyless().isEmpty() && sans.stream().noneMatch(rule::acceptsSubject)) {

@@ -92,6 +92,66 @@ class AdoptionPullRequestTest {
     assertThat(run.out()).contains("unsigned: 2 files, 3 documents");
   }
 
+  /**
+   * A file signed by an identity the adopted policy does not trust (real 2022 public-good
+   * signatures): doctor says to move it back under unsigned/ to sign it again, and a pull request
+   * doing exactly what the hint says passes the gate.
+   */
+  @Test
+  void doctorsHintForAFileSignedByAnOldIdentity_followed_passesTheGate() throws Exception {
+    adoptedWithAnOldSignature();
+    Path clone = git.clone("doctor", 0, false);
+
+    CliRun doctor =
+        CliRun.run(
+            Map.of(), "doctor", "--owner", "acme", "--name", "deploy", "--repo", clone.toString());
+
+    assertThat(doctor.exitCode()).as(doctor.all()).isEqualTo(1);
+    assertThat(doctor.out())
+        .contains(
+            "which the trust policy no longer accepts",
+            "move it back under the unsigned directory and delete its cosign.sigstore.dev/"
+                + " annotations");
+    String unsignedAgain =
+        fixture("sample-configmap-keyless-multi-signed.yaml")
+            .replaceAll("(?m)^  annotations:\\n(    cosign\\.sigstore\\.dev/.*\\n)+", "");
+    assertThat(unsignedAgain).doesNotContain("cosign.sigstore.dev/");
+    git.branchOnOrigin("resign", "main");
+    String head =
+        git.commitToOrigin(
+            "resign",
+            Map.of("unsigned/old.yaml", unsignedAgain),
+            Set.of("signed/old.yaml"),
+            "sign old.yaml again with the current workflow");
+
+    CliRun check = checkMergeOf("resign", head);
+
+    assertThat(check.exitCode()).as(check.all()).isZero();
+  }
+
+  @Test
+  void control_movingTheFileBackWithItsOldSignature_isRefusedByTheGate() throws Exception {
+    adoptedWithAnOldSignature();
+    git.branchOnOrigin("resign", "main");
+    String head =
+        git.commitToOrigin(
+            "resign",
+            Map.of("unsigned/old.yaml", fixture("sample-configmap-keyless-multi-signed.yaml")),
+            Set.of("signed/old.yaml"),
+            "git mv signed/old.yaml unsigned/");
+
+    CliRun check = checkMergeOf("resign", head);
+
+    assertThat(check.exitCode()).as(check.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(check.out()).contains("countersign/no-preset-signature");
+  }
+
+  private void adoptedWithAnOldSignature() throws Exception {
+    Map<String, String> files = new TreeMap<>(initFiles());
+    files.put("signed/old.yaml", fixture("sample-configmap-keyless-multi-signed.yaml"));
+    git.commitToOrigin("main", files, Set.of("unsigned/sample-configmap.yaml"), "adopted");
+  }
+
   /** What {@code countersign init} writes for this repository, by repository path. */
   private Map<String, String> initFiles() throws Exception {
     Path scratch = git.clone("scratch", 0, false);
