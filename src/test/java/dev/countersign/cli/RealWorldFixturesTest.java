@@ -337,6 +337,41 @@ class RealWorldFixturesTest {
         .contains(exit == 0 ? "2 of 2 documents verified" : "0 of 2 documents verified");
   }
 
+  /**
+   * An adopter's kubectl-sigstore files under signed/ with the keyless-only policy init writes: the
+   * gate names where keys are trusted (the trust policy; check has no --key).
+   */
+  @Test
+  void check_keyedFixtureUnderSigned_withAKeylessOnlyPolicy_pointsAtTheTrustPolicysKeys()
+      throws Exception {
+    Path repo = tmp.resolve("repo");
+    copy(
+        "/verification/k8s-manifest-sigstore/sample-configmap-multi-signed.yaml",
+        "repo/signed/b.yaml");
+    Files.createDirectories(repo.resolve(".countersign"));
+    Files.writeString(
+        repo.resolve(".countersign/policy.yaml"),
+        """
+        apiVersion: countersign.dev/v1alpha1
+        kind: TrustPolicy
+        signers:
+          - subject: https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main
+            issuer: https://token.actions.githubusercontent.com
+        directories:
+          - unsigned: unsigned
+            signed: signed
+        """);
+
+    CliRun run =
+        CliRun.run(
+            Map.of(), "check", "--repo", repo.toString(), "--trusted-root", root().toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("signed/b.yaml:", "is a keyed signature (no certificate)")
+        .contains("keys in the trust policy");
+  }
+
   private static List<ManifestDocument> read(Path file) {
     return new ManifestReader().read(file, file.getFileName()).documents();
   }
