@@ -13,6 +13,7 @@ import dev.countersign.policy.PolicyFileLoader;
 import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.Env;
 import dev.countersign.support.Memoized;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.TrustedRoot;
@@ -114,6 +115,7 @@ final class CheckCommand extends Subcommand {
             policyFrom == PolicySource.worktree
                 ? RepositoryFiles.workTree(repository)
                 : base.files();
+        requirePolicyUnlessTheChangeAddsIt(rules, git);
         report = check(repository, rules, Optional.of(base), roots);
       }
     }
@@ -124,6 +126,29 @@ final class CheckCommand extends Subcommand {
         report,
         "check",
         GateReportFormats.summaryLines(report));
+  }
+
+  /**
+   * The pull request that adopts countersign adds the first trust policy, so its base has none to
+   * judge it by; saying "run countersign init" to the author who just did would send them in a
+   * circle. It still is no pass: nothing judged the change.
+   *
+   * @throws UsageProblem when the base has no trust policy and the checked-out change adds one
+   */
+  private void requirePolicyUnlessTheChangeAddsIt(RepositoryFiles rules, JGitWorkspace git) {
+    if (rules.read(policy.file).isPresent()
+        || git.readFile(git.headCommitId(), RepositoryPaths.slashed(policy.file)).isEmpty()) {
+      return;
+    }
+    throw new UsageProblem(
+        "No trust policy found at "
+            + policy.file
+            + " in "
+            + rules.describe()
+            + " while starting countersign check: the base's rules judge a change, and this"
+            + " change adds the first trust policy",
+        "perhaps you should review this change by hand and merge it without the check, since it"
+            + " adopts countersign; check judges the changes after it by the rules it adds");
   }
 
   private GateReport check(

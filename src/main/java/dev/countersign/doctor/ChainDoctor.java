@@ -544,7 +544,12 @@ public final class ChainDoctor {
       set.certificatePem().flatMap(ChainDoctor::kyvernoName).ifPresent(sans::add);
     }
     if (sans.isEmpty()) {
-      return; // keyed signatures: check verifies them against the policy's keys
+      boolean keyedOnly =
+          content.get().signatureSets().stream().allMatch(set -> set.certificatePem().isEmpty());
+      if (keyedOnly) {
+        keyedSigners(file, document, format, policy, matching, findings);
+      }
+      return; // otherwise check reports the certificates it cannot read
     }
     boolean trusted =
         sans.stream()
@@ -560,8 +565,12 @@ public final class ChainDoctor {
               document,
               sans,
               "the trust policy no longer accepts (a renamed workflow or branch?)",
+              // check refuses signature annotations under an unsigned directory, so moving the
+              // file back is not enough on its own.
               "perhaps you should sign it again with the current workflow (move it back under the"
-                  + " unsigned directory), or accept the old identity"));
+                  + " unsigned directory and delete its "
+                  + format.domain().domain()
+                  + "/ annotations), or accept the old identity"));
     }
     for (KyvernoManifestRule rule : matching) {
       if (!rule.keyless().isEmpty() && sans.stream().noneMatch(rule::acceptsSubject)) {
@@ -577,6 +586,55 @@ public final class ChainDoctor {
                     + " does not accept, so the cluster rejects it",
                 "perhaps you should sign it again with the workflow the rule names, or add its"
                     + " subject to the rule"));
+      }
+    }
+  }
+
+  /**
+   * A file signed only with keys (kubectl-sigstore's {@code --key}, an adopter's files from before
+   * countersign) where nothing lists a key: check rejects it on every pull request, and a rule with
+   * only keyless entries rejects it at admission. Whether a listed key is the right one is for
+   * check, which verifies the signature.
+   */
+  private static void keyedSigners(
+      Path file,
+      ManifestDocument document,
+      SignedManifestFormat format,
+      PolicyFile policy,
+      List<KyvernoManifestRule> matching,
+      List<GateFinding> findings) {
+    String signAgain =
+        "perhaps you should sign it again with the current workflow (move it back under the"
+            + " unsigned directory and delete its "
+            + format.domain().domain()
+            + "/ annotations), or ";
+    if (policy.keys().isEmpty()) {
+      findings.add(
+          finding(
+              file,
+              document.line(),
+              RULE_SIGNER,
+              document.describe(),
+              "is signed with a key (no certificate), and the trust policy lists no keys, so check"
+                  + " rejects it",
+              signAgain
+                  + "list its public key under keys in "
+                  + RepositoryPaths.slashed(policy.source())));
+    }
+    for (KyvernoManifestRule rule : matching) {
+      if (!rule.keyed() && !rule.keyless().isEmpty()) {
+        findings.add(
+            finding(
+                file,
+                document.line(),
+                RULE_SIGNER,
+                document.describe(),
+                "is signed with a key (no certificate), but Kyverno rule "
+                    + rule.rule()
+                    + " in "
+                    + RepositoryPaths.slashed(rule.file())
+                    + " lists only keyless signers, so the cluster rejects it",
+                signAgain + "add its public key to the rule's attestors"));
       }
     }
   }

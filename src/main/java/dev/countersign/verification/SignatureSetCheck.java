@@ -76,12 +76,15 @@ final class SignatureSetCheck {
     if (set.certificatePem().isPresent()) {
       return SetOutcome.rejected(
           index,
-          "is a keyless signature, but no identity was given to verify it against"
-              + " (pass --certificate-identity and --certificate-oidc-issuer)");
+          "is a keyless signature, but no identity is trusted to verify it against (verify:"
+              + " --certificate-identity and --certificate-oidc-issuer; check: signers in the"
+              + " trust policy)");
     }
     if (keys.isEmpty()) {
       return SetOutcome.rejected(
-          index, "is a keyed signature (no certificate), but no public key was given (pass --key)");
+          index,
+          "is a keyed signature (no certificate), but no public key is trusted to verify it"
+              + " (verify: --key; check: keys in the trust policy)");
     }
     return SetOutcome.rejected(
         index,

@@ -296,6 +296,51 @@ class ChainDoctorTest {
         .anyMatch(f -> f.message().contains("Kyverno rule manifests-signed-by-deploy"));
   }
 
+  /**
+   * kubectl-sigstore's keyed signatures (Key A, upstream fixtures), as an adopter's signed/ holds
+   * them: init's policy and Kyverno rule trust only the signing workflow, so check rejects the
+   * files on every pull request and the cluster rejects them; doctor must not say the chain holds.
+   */
+  @Test
+  void signedFileWithAKeyedSignature_whenPolicyAndRuleListNoKeys_isReportedAtTheDocument()
+      throws IOException {
+    copyFixture("sample-configmap-multi-signed.yaml", "signed/sample.yaml");
+
+    List<GateFinding> findings = examine().findings();
+
+    assertThat(findings).extracting(GateFinding::rule).containsOnly(ChainDoctor.RULE_SIGNER);
+    assertThat(findings).hasSize(2);
+    assertThat(findings)
+        .allMatch(f -> f.location().equals("signed/sample.yaml:" + f.line()) && f.line() > 0)
+        .anyMatch(
+            f ->
+                f.message().contains("is signed with a key (no certificate)")
+                    && f.message().contains("the trust policy lists no keys")
+                    && f.message().contains("under keys in .countersign/policy.yaml"))
+        .anyMatch(
+            f ->
+                f.message().contains("Kyverno rule manifests-signed-by-deploy")
+                    && f.message().contains("lists only keyless signers"));
+  }
+
+  @Test
+  void control_signedFileWithAKeyedSignature_whenPolicyAndRuleListKeys_isNotReported()
+      throws IOException {
+    copyFixture("sample-configmap-multi-signed.yaml", "signed/sample.yaml");
+    copyFixture("key-a.pub", "keys/key-a.pub");
+    replace(
+        ".countersign/policy.yaml", "minSigners:", "keys:\n  - path: keys/key-a.pub\nminSigners:");
+    replace(
+        KYVERNO,
+        "            - count: 1\n              entries:\n",
+        "            - count: 1\n              entries:\n                - keys:\n"
+            + "                    publicKeys: k8s://kyverno/key-a\n");
+
+    List<GateFinding> findings = examine().findings();
+
+    assertThat(findings).isEmpty();
+  }
+
   @Test
   void unreadableWorkflow_isAFindingNotACrash() throws IOException {
     write(
@@ -306,6 +351,14 @@ class ChainDoctorTest {
 
     assertThat(finding.uri()).isEqualTo(".github/workflows/broken.yml");
     assertThat(finding.message()).contains("is not valid YAML");
+  }
+
+  private void copyFixture(String name, String to) throws IOException {
+    try (InputStream in =
+        getClass().getResourceAsStream("/verification/k8s-manifest-sigstore/" + name)) {
+      Files.createDirectories(repo.resolve(to).getParent());
+      Files.write(repo.resolve(to), in.readAllBytes());
+    }
   }
 
   private GateFinding single(String rule) {

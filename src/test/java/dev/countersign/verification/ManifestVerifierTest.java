@@ -244,7 +244,7 @@ class ManifestVerifierTest {
             verifier(null, keys(keyA()))
                 .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
     assertThat(verdict.passed()).isFalse();
-    assertThat(verdict.reason()).contains("is a keyless signature, but no identity was given");
+    assertThat(verdict.reason()).contains("is a keyless signature, but no identity is trusted");
   }
 
   @Test
