@@ -1,5 +1,6 @@
 package dev.countersign.policy;
 
+import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -87,6 +88,10 @@ public interface RepositoryFiles {
       }
     }
 
+    /**
+     * {@code relative} under the root, reached without following a link: a link anywhere on the way
+     * (a linked {@code .countersign} directory, say) is refused, not read through.
+     */
     private Path inside(Path relative) {
       Path file = root.resolve(relative).normalize();
       if (!file.startsWith(root)) {
@@ -96,7 +101,7 @@ public interface RepositoryFiles {
             "is outside the repository",
             "perhaps you should use a repository-relative path");
       }
-      return file;
+      return NoFollowPaths.inside(root, file);
     }
   }
 }

@@ -220,6 +220,39 @@ class PolicyFileLoaderTest {
   }
 
   @Test
+  void load_throughALinkedDirectory_isRefusedNamingTheLink_notReadFromWhereItPoints(
+      @TempDir Path elsewhere) throws Exception {
+    Files.writeString(elsewhere.resolve("policy.yaml"), HEADER + SIGNER);
+    Files.createSymbolicLink(repo.resolve(".countersign"), elsewhere);
+
+    assertThatThrownBy(() -> loader.load(repo, SOURCE))
+        .isInstanceOf(InputProblem.class)
+        .satisfies(e -> assertThat(((InputProblem) e).file()).isEqualTo(Path.of(".countersign")))
+        .hasMessageContaining("link");
+  }
+
+  @Test
+  void toTrustPolicy_keyFileInALinkedDirectory_isRefusedNamingTheLink(@TempDir Path elsewhere)
+      throws Exception {
+    Files.writeString(elsewhere.resolve("cosign.pub"), pem(newEcKey()));
+    Files.createSymbolicLink(repo.resolve("keys"), elsewhere);
+    PolicyFile file = loader.parse(SOURCE, HEADER + "keys:\n  - path: keys/cosign.pub\n");
+
+    assertThatThrownBy(() -> file.toTrustPolicy(repo))
+        .isInstanceOf(InputProblem.class)
+        .hasMessageContaining("link");
+  }
+
+  @Test
+  void control_load_policyAndKeyInPlainDirectories_areRead() throws Exception {
+    Files.createDirectories(repo.resolve(".countersign"));
+    Files.writeString(repo.resolve(".countersign/cosign.pub"), pem(newEcKey()));
+    Files.writeString(repo.resolve(SOURCE), HEADER + "keys:\n  - path: .countersign/cosign.pub\n");
+
+    assertThat(loader.load(repo, SOURCE).toTrustPolicy(repo).keys()).hasSize(1);
+  }
+
+  @Test
   void load_missingFile_isAUsageProblem() {
     assertThatThrownBy(() -> loader.load(repo, SOURCE))
         .isInstanceOf(UsageProblem.class)
