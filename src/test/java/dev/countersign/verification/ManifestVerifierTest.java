@@ -308,6 +308,62 @@ class ManifestVerifierTest {
             "content differs from the signed message at data.key4: signed \"val4\", found nothing");
   }
 
+  /**
+   * The message annotation of a signed file, re-encoded: same message, other gzip framing. Anyone
+   * can do this to a signed file without the signer's key.
+   */
+  private static ManifestFile reencodedMessage(java.util.function.UnaryOperator<byte[]> reframe)
+      throws Exception {
+    String original =
+        Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"));
+    String line =
+        original
+            .lines()
+            .filter(l -> l.contains("cosign.sigstore.dev/message:"))
+            .findFirst()
+            .orElseThrow();
+    String value = line.substring(line.indexOf(": ") + 2);
+    byte[] gzip = java.util.Base64.getDecoder().decode(value);
+    String reencoded = java.util.Base64.getEncoder().encodeToString(reframe.apply(gzip));
+    return FixtureManifests.fromYaml(original.replace(value, reencoded));
+  }
+
+  @Test
+  void messageReframedAsTwoGzipMembers_stillVerifies_asKyvernoReadsIt() throws Exception {
+    ManifestFile file =
+        reencodedMessage(
+            gzip -> {
+              byte[] message = FixtureManifests.gunzipIfGzip(gzip);
+              int half = message.length / 2;
+              byte[] first = FixtureManifests.gzip(java.util.Arrays.copyOf(message, half));
+              byte[] second =
+                  FixtureManifests.gzip(
+                      java.util.Arrays.copyOfRange(message, half, message.length));
+              byte[] both = java.util.Arrays.copyOf(first, first.length + second.length);
+              System.arraycopy(second, 0, both, first.length, second.length);
+              return both;
+            });
+
+    DocumentVerdict verdict = only(verifier(null, keys(keyA())).verify(file));
+
+    assertThat(verdict.passed()).as(verdict.reason()).isTrue();
+  }
+
+  @Test
+  void messageWithAByteAfterItsGzip_isRejected_asKyvernoVerifiesTheCompressedBytes()
+      throws Exception {
+    ManifestFile file = reencodedMessage(gzip -> java.util.Arrays.copyOf(gzip, gzip.length + 1));
+
+    DocumentVerdict verdict = only(verifier(null, keys(keyA())).verify(file));
+
+    assertThat(verdict.passed()).isFalse();
+    assertThat(verdict.reason())
+        .isEqualTo(
+            "the signature annotations cannot be decoded: annotation cosign.sigstore.dev/message"
+                + " is not valid gzip (1 byte(s) after member 1 do not start another member;"
+                + " Kyverno's gzip reader refuses them)");
+  }
+
   @Test
   void editedSignature_isRejected() throws Exception {
     String original =
