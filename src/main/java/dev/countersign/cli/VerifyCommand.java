@@ -93,7 +93,9 @@ final class VerifyCommand extends Subcommand {
       names = "--min-signers",
       paramLabel = "N",
       defaultValue = "1",
-      description = "Distinct signers required (default: ${DEFAULT-VALUE}).")
+      description =
+          "Distinct signers required: each --key and the identity count once, whoever signs"
+              + " (default: ${DEFAULT-VALUE}).")
   int minSigners;
 
   @Option(
@@ -182,6 +184,16 @@ final class VerifyCommand extends Subcommand {
     List<PublicKey> publicKeys = keys.files.stream().map(PublicKeys::read).toList();
     if (minSigners < 1) {
       throw new UsageProblem("--min-signers must be at least 1", null);
+    }
+    int entries = identities.size() + publicKeys.size();
+    if (entries > 0 && minSigners > entries && !insecureIgnoreIdentity) {
+      throw new UsageProblem(
+          "--min-signers "
+              + minSigners
+              + " cannot be met: each --key and the identity count once, and "
+              + entries
+              + " were given",
+          "pass one --key per signer that must sign (docs/trust-policy.md, \"Distinct signers\")");
     }
     return new TrustPolicy(
         identities, publicKeys, minSigners, ignoreFields, format.domain(), insecureIgnoreIdentity);

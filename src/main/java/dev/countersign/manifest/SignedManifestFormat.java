@@ -1,7 +1,6 @@
 package dev.countersign.manifest;
 
 import dev.countersign.support.problems.InputProblem;
-import java.io.EOFException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -174,12 +173,13 @@ public final class SignedManifestFormat {
    * Decodes the signature annotations of {@code document}.
    *
    * <p>The message is std-base64 (padding required, line breaks ignored, as Go's decoder does),
-   * gunzipped when it is gzip (used as is otherwise, like Go), then read as a legacy tarball when
-   * it is gzip again, else as YAML. Signature sets are read from index 0 to the first missing
-   * {@code signature[_N]}; a higher-numbered {@code signature_N} beyond that gap is an error (Go
-   * silently ignores it, which would hide a signature from review). A set whose signature,
-   * certificate or bundle cannot be decoded carries the reason in {@link
-   * SignatureSetAnnotations#problem()}; it never makes this method throw.
+   * gunzipped when it is gzip (used as is otherwise, like Go; every member, and nothing but members
+   * after the first, as Go's reader requires), then read as a legacy tarball when it is gzip again,
+   * else as YAML. Signature sets are read from index 0 to the first missing {@code signature[_N]};
+   * a higher-numbered {@code signature_N} beyond that gap is an error (Go silently ignores it,
+   * which would hide a signature from review). A set whose signature, certificate or bundle cannot
+   * be decoded carries the reason in {@link SignatureSetAnnotations#problem()}; it never makes this
+   * method throw.
    *
    * @return empty when the document has no {@code message} annotation (signature annotations
    *     without a message are ignored, as k8s-manifest-sigstore does)
@@ -475,8 +475,7 @@ public final class SignedManifestFormat {
       String reason = binding == null ? e.getMessage() : "is refused: " + binding.exceeded;
       throw new IllegalArgumentException("annotation " + key + " " + reason, e);
     } catch (IllegalArgumentException e) {
-      String reason = e.getCause() instanceof EOFException ? "is truncated gzip" : e.getMessage();
-      throw new IllegalArgumentException("annotation " + key + " " + reason, e);
+      throw new IllegalArgumentException("annotation " + key + " " + e.getMessage(), e);
     }
     for (Allowance allowance : allowances) {
       allowance.remaining -= out.length;

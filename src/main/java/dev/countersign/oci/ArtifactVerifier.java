@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.support.Json;
 import dev.countersign.support.problems.RemoteProblem;
+import dev.countersign.verification.DistinctSigners;
 import dev.countersign.verification.PayloadSignatureVerifier;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -14,10 +15,10 @@ import java.util.Set;
 
 /**
  * {@code countersign verify --oci}: an artifact passes when its manifest and every blob it names
- * match their digests, and at least the policy's {@code minSigners} distinct allowed signers signed
- * a simple-signing payload naming exactly its manifest digest (cosign's tag-based signatures, the
- * same rules as {@code cosign verify} and Flux, plus the checks {@link PayloadSignatureVerifier}
- * adds).
+ * match their digests, and at least the policy's {@code minSigners} distinct allowed signers
+ * ({@link DistinctSigners}) signed a simple-signing payload naming exactly its manifest digest
+ * (cosign's tag-based signatures, the same rules as {@code cosign verify} and Flux, plus the checks
+ * {@link PayloadSignatureVerifier} adds).
  *
  * @param registry where the artifact and its signatures are read
  * @param signatures whose policy also says how many distinct signers must verify
@@ -69,26 +70,27 @@ public record ArtifactVerifier(Registry registry, PayloadSignatureVerifier signa
       return reject(
           reference, "the signature manifest " + tag + " holds no cosign signature layer");
     }
-    Set<String> signers = new LinkedHashSet<>();
+    List<DistinctSigners.Signature> verified = new ArrayList<>();
     List<String> failures = new ArrayList<>();
     for (int i = 0; i < layers.size(); i++) {
-      Optional<String> signer = checkLayer(repository, digest, layers.get(i), failures, i);
-      signer.ifPresent(signers::add);
+      checkLayer(repository, digest, layers.get(i), failures, i).ifPresent(verified::add);
     }
+    Set<String> signers = new LinkedHashSet<>();
+    verified.forEach(v -> signers.add(v.signer()));
+    List<String> counted = DistinctSigners.counted(verified);
     int minSigners = signatures.minSigners();
-    if (signers.size() >= minSigners) {
+    if (counted.size() >= minSigners) {
       return new Verdict(
           reference, true, "signed by " + String.join(", ", signers), List.copyOf(signers));
     }
     String reason =
-        (signers.isEmpty()
-                ? ""
-                : signers.size() + " distinct signer(s) verified, " + minSigners + " required; ")
-            + String.join("; ", failures);
+        signers.isEmpty()
+            ? String.join("; ", failures)
+            : DistinctSigners.shortfall(counted, signers, minSigners, String.join("; ", failures));
     return new Verdict(reference, false, reason, List.copyOf(signers));
   }
 
-  private Optional<String> checkLayer(
+  private Optional<DistinctSigners.Signature> checkLayer(
       String repository,
       String digest,
       CosignSignatureFormat.SignatureLayer layer,
@@ -129,7 +131,7 @@ public record ArtifactVerifier(Registry registry, PayloadSignatureVerifier signa
     if (!outcome.verified()) {
       failures.add(name + ": " + outcome.reason());
     }
-    return outcome.signer();
+    return outcome.signature();
   }
 
   /** Every blob the manifest names is there and matches its digest and size. */

@@ -14,8 +14,10 @@ import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -39,6 +41,8 @@ final class KeylessSetVerifier {
 
   /**
    * @param identities the allowed signers; ignored when {@code anyIdentity}
+   * @return when verified, the signer is the SAN and its entries are the {@link
+   *     SignatureSetCheck#identityEntry} of every rule it matches
    */
   SetOutcome verify(
       byte[] message,
@@ -117,14 +121,21 @@ final class KeylessSetVerifier {
     }
     Optional<String> issuer = FulcioCertificate.issuer(leaf);
     if (anyIdentity) {
-      return SetOutcome.verified(index, san);
+      // No entry to count against: each identity is its own.
+      return SetOutcome.verified(index, san, Set.of("any identity " + san));
     }
 
     // (f) the identity is one we allow. Fulcio certificates from 2021 (kubectl-sigstore's era)
     // carry no OIDC issuer extension: they match only a rule that accepts any issuer (a regular
     // expression matching the empty string), never an exact issuer the certificate cannot prove.
     String certificateIssuer = issuer.orElse("");
-    if (identities.stream().noneMatch(rule -> rule.matches(san, certificateIssuer))) {
+    Set<String> entries = new LinkedHashSet<>();
+    for (int i = 0; i < identities.size(); i++) {
+      if (identities.get(i).matches(san, certificateIssuer)) {
+        entries.add(SignatureSetCheck.identityEntry(i));
+      }
+    }
+    if (entries.isEmpty()) {
       if (issuer.isEmpty()) {
         return SetOutcome.rejected(
             index,
@@ -144,7 +155,7 @@ final class KeylessSetVerifier {
               + ") does not match the allowed identities "
               + identities);
     }
-    return SetOutcome.verified(index, san);
+    return SetOutcome.verified(index, san, entries);
   }
 
   /**

@@ -19,8 +19,9 @@ import java.util.stream.Collectors;
 /**
  * The strict verifier (docs/design.md): a document passes when the document its signed message
  * holds matches it and at least {@link TrustPolicy#minSigners()} distinct signers allowed by the
- * policy verified a signature set over that message. It checks the Fulcio chain, the certificate's
- * validity at log time, the OIDC issuer and the signature itself, which Kyverno does not.
+ * policy ({@link DistinctSigners}) verified a signature set over that message. It checks the Fulcio
+ * chain, the certificate's validity at log time, the OIDC issuer and the signature itself, which
+ * Kyverno does not.
  *
  * <p>How content must match is a {@link ContentMatch}. {@link ContentMatch#EXACT} (files in a
  * repository, the default) also requires the whole file to equal its message: every document
@@ -287,7 +288,9 @@ public final class ManifestVerifier {
         content.signatureSets().stream().map(set -> check(content.message(), set)).toList();
     Set<String> signers = new LinkedHashSet<>();
     outcomes.forEach(o -> o.signer().ifPresent(signers::add));
-    if (signers.size() >= policy.minSigners()) {
+    List<String> counted =
+        DistinctSigners.counted(outcomes.stream().flatMap(o -> o.signature().stream()).toList());
+    if (counted.size() >= policy.minSigners()) {
       return new DocumentVerdict(
           file.displayPath(),
           index,
@@ -305,13 +308,7 @@ public final class ManifestVerifier {
     String reason =
         signers.isEmpty()
             ? failures
-            : signers.size()
-                + " distinct signer(s) verified ("
-                + String.join(", ", signers)
-                + "), "
-                + policy.minSigners()
-                + " required; "
-                + failures;
+            : DistinctSigners.shortfall(counted, signers, policy.minSigners(), failures);
     return new DocumentVerdict(
         file.displayPath(), index, live.line(), description, false, reason, List.copyOf(signers));
   }

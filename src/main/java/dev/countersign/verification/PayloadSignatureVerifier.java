@@ -16,10 +16,18 @@ import java.util.Optional;
  */
 public final class PayloadSignatureVerifier {
 
-  /** A verified signer name (SAN or key fingerprint), or why the signature proves nothing. */
-  public record Outcome(Optional<String> signer, String reason) {
+  /**
+   * A verified signer name (SAN or key fingerprint), or why the signature proves nothing.
+   *
+   * @param signature what {@link DistinctSigners} counts, when verified
+   */
+  public record Outcome(Optional<DistinctSigners.Signature> signature, String reason) {
+    public Optional<String> signer() {
+      return signature.map(DistinctSigners.Signature::signer);
+    }
+
     public boolean verified() {
-      return signer.isPresent();
+      return signature.isPresent();
     }
   }
 
@@ -40,7 +48,10 @@ public final class PayloadSignatureVerifier {
     this.sets = new SignatureSetCheck(trustedRoot, policy);
   }
 
-  /** How many distinct signers the policy requires ({@link TrustPolicy#minSigners}). */
+  /**
+   * How many distinct signers the policy requires ({@link TrustPolicy#minSigners}), counted by
+   * {@link DistinctSigners#counted} over the outcomes of {@link #verify}.
+   */
   public int minSigners() {
     return sets.policy().minSigners();
   }
@@ -78,6 +89,6 @@ public final class PayloadSignatureVerifier {
             Optional.ofNullable(bundle),
             Optional.empty());
     SetOutcome outcome = sets.check(payload, set);
-    return new Outcome(outcome.signer(), outcome.reason());
+    return new Outcome(outcome.signature(), outcome.reason());
   }
 }

@@ -4,8 +4,10 @@ import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.SignatureSetAnnotations;
 import dev.countersign.support.problems.UsageProblem;
 import java.security.PublicKey;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One signature set against a trust policy, the same for manifests ({@link ManifestVerifier}) and
@@ -47,6 +49,16 @@ final class SignatureSetCheck {
     return policy;
   }
 
+  /** The {@link DistinctSigners} entry of the policy's key {@code k}. */
+  static String keyEntry(int k) {
+    return "keys[" + k + "]";
+  }
+
+  /** The {@link DistinctSigners} entry of the policy's identity rule {@code i}. */
+  static String identityEntry(int i) {
+    return "signers[" + i + "]";
+  }
+
   /**
    * The verified signer (key fingerprint or SAN) of {@code set} over {@code message}, or why not.
    */
@@ -65,7 +77,16 @@ final class SignatureSetCheck {
             return SetOutcome.rejected(index, logProblem.get());
           }
         }
-        return SetOutcome.verified(index, keyFingerprints.get(k));
+        // The first key that verifies names the signer, so every set by this key is one signer
+        // even when the policy lists the key twice (another encoding); it satisfies both entries.
+        Set<String> entries = new LinkedHashSet<>();
+        entries.add(keyEntry(k));
+        for (int other = k + 1; other < keys.size(); other++) {
+          if (EcdsaVerification.verifySha256(keys.get(other), message, set.signature())) {
+            entries.add(keyEntry(other));
+          }
+        }
+        return SetOutcome.verified(index, keyFingerprints.get(k), entries);
       }
     }
     if (set.certificatePem().isPresent() && keyless.isPresent()) {

@@ -10,7 +10,9 @@ import java.util.List;
  *
  * @param identities allowed keyless signers; a keyless set passes if any rule matches
  * @param keys allowed public keys for keyed signatures
- * @param minSigners how many distinct signers (identities or keys) must verify; at least 1
+ * @param minSigners how many distinct signers must verify ({@link DistinctSigners}): at least 1,
+ *     and at most the number of identities and keys when there are any, unless any identity is
+ *     accepted
  * @param extraIgnoreFields ignore-field patterns added to the Kyverno/k8s-manifest-sigstore
  *     defaults, anchored at the object's root (see {@code IgnoreFields})
  * @param domain the annotation domain
@@ -31,6 +33,14 @@ public record TrustPolicy(
     extraIgnoreFields = List.copyOf(extraIgnoreFields);
     if (minSigners < 1) {
       throw new IllegalArgumentException("minSigners must be at least 1");
+    }
+    int entries = identities.size() + keys.size();
+    if (entries > 0 && minSigners > entries && !insecureIgnoreIdentity) {
+      throw new IllegalArgumentException(
+          "minSigners "
+              + minSigners
+              + " cannot be met: each identity and key counts once, and there are "
+              + entries);
     }
   }
 

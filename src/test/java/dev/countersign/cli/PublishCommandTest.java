@@ -141,6 +141,73 @@ class PublishCommandTest {
   }
 
   @Test
+  void verifyOci_twoWorkflowsOfOneRegexEntry_countOnce_soTheKeyMustStillSign() throws Exception {
+    Path repo = signedRepository("quorum", "q");
+    String to = registry.host() + "/team/quorum";
+    CliRun first = publishKeyless(repo, to);
+    assertThat(first.exitCode()).as(first.all()).isZero();
+    String reference = registry.host() + "/team/quorum@" + digestIn(first.out());
+    // A second workflow of the same repository signs the same artifact: another SAN.
+    String otherWorkflow = stack.identitySan().replaceFirst("/[^/]+@", "/other.yml@");
+    assertThat(otherWorkflow).isNotEqualTo(stack.identitySan());
+    String token =
+        stack.tokenFor(
+            Map.of("job_workflow_ref", otherWorkflow.replace("https://github.com/", "")));
+    CliRun second = publishKeyless(repo, to, "--identity-token", token);
+    assertThat(second.exitCode()).as(second.all()).isZero();
+    String workflows = stack.identitySan().replaceFirst("/[^/]+@.*", "/") + ".*";
+
+    // The policy asks for the repository's workflows (one entry) and the demo key: two parties.
+    CliRun withoutTheKey = verifyOciForWorkflowsAndDemoKey(reference, workflows);
+    assertThat(withoutTheKey.exitCode())
+        .as(withoutTheKey.all())
+        .isEqualTo(ExitCode.REJECTED.code());
+    assertThat(withoutTheKey.out())
+        .contains(
+            "1 distinct signer(s) verified ("
+                + stack.identitySan()
+                + "), 2 required; "
+                + otherWorkflow
+                + " verified too, but only for a policy entry already counted");
+
+    // Control: once the key holder signs too, the two parties are there.
+    CliRun keyed =
+        CliRun.run(
+            new HashMap<>(Map.of("COSIGN_PASSWORD", "countersign-demo")),
+            "publish",
+            "--repo",
+            repo.toString(),
+            "signed",
+            "--to",
+            to,
+            "--plain-http",
+            "--key",
+            DEMO_KEY);
+    assertThat(keyed.exitCode()).as(keyed.all()).isZero();
+    CliRun withTheKey = verifyOciForWorkflowsAndDemoKey(reference, workflows);
+    assertThat(withTheKey.exitCode()).as(withTheKey.all()).isZero();
+  }
+
+  private CliRun verifyOciForWorkflowsAndDemoKey(String reference, String workflowsRegex) {
+    return CliRun.run(
+        new HashMap<>(),
+        "verify",
+        "--oci",
+        reference,
+        "--plain-http",
+        "--trusted-root",
+        stack.trustedRoot().toString(),
+        "--certificate-identity-regexp",
+        workflowsRegex,
+        "--certificate-oidc-issuer",
+        stack.identityIssuer(),
+        "--key",
+        DEMO_PUB,
+        "--min-signers",
+        "2");
+  }
+
+  @Test
   void verifyOci_failsForATamperedLayer() throws Exception {
     Path repo = signedRepository("third", "c");
     CliRun publish = publishKeyless(repo, registry.host() + "/team/third");

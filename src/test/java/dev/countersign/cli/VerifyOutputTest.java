@@ -55,4 +55,20 @@ class VerifyOutputTest {
         .noneMatch(line -> line.startsWith("PASS") || line.startsWith("::"));
     assertThat(run.out()).contains("ConfigMap/x\\n::error::pwned\\nPASS");
   }
+
+  @Test
+  void minSigners_asManyAsTheKeysGiven_isAccepted_butMoreCanNeverBeMet_andIsAUsageError() {
+    String key = work.resolve(".countersign/cosign.pub").toString();
+    String file = work.resolve("signed/app/config.yaml").toString();
+
+    CliRun one = CliRun.run(Map.of(), "verify", "--key", key, "--min-signers", "1", file);
+    assertThat(one.exitCode()).as(one.all()).isZero();
+
+    // One key counts once however often it signed: two can never be met, so say so up front.
+    CliRun two = CliRun.run(Map.of(), "verify", "--key", key, "--min-signers", "2", file);
+    assertThat(two.exitCode()).as(two.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(two.err())
+        .contains("--min-signers 2 cannot be met: each --key and the identity count once, and 1")
+        .contains("Distinct signers");
+  }
 }

@@ -331,10 +331,18 @@ class BadInputTest {
   private static final String GARBAGE_GZIP =
       base64(new byte[] {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff, 1, 2, 3, 4, 5, 6});
   private static final String TRUNCATED_GZIP;
+  private static final String TRAILING_BYTE_GZIP;
 
   static {
     byte[] gz = gzip(MESSAGE.getBytes(StandardCharsets.UTF_8));
     TRUNCATED_GZIP = base64(Arrays.copyOf(gz, gz.length - 12));
+    TRAILING_BYTE_GZIP = base64(Arrays.copyOf(gz, gz.length + 1));
+  }
+
+  /** The annotation with a zero byte after its gzip stream. */
+  private static String trailingByte(String annotation) {
+    byte[] gz = Base64.getDecoder().decode(annotation);
+    return base64(Arrays.copyOf(gz, gz.length + 1));
   }
 
   static Map<String, String> set0(String... extra) {
@@ -370,6 +378,11 @@ class BadInputTest {
             "truncated gzip message",
             set0("message", TRUNCATED_GZIP),
             "annotation cosign.sigstore.dev/message is truncated gzip"),
+        Arguments.of(
+            "gzip message with a byte after it, which Go's reader refuses",
+            set0("message", TRAILING_BYTE_GZIP),
+            "annotation cosign.sigstore.dev/message is not valid gzip (1 byte(s) after member 1 do"
+                + " not start another member; Kyverno's gzip reader refuses them)"),
         Arguments.of(
             "message that is not YAML",
             set0("message", base64(gzip("a: [b\n".getBytes(StandardCharsets.UTF_8)))),
@@ -450,6 +463,11 @@ class BadInputTest {
             "certificate that is not PEM",
             set0("certificate", base64(gzip("hello".getBytes(StandardCharsets.UTF_8)))),
             "annotation cosign.sigstore.dev/certificate does not hold a PEM certificate"),
+        Arguments.of(
+            "certificate with a byte after its gzip, which Go's reader refuses",
+            set0("certificate", trailingByte(goodCertificate)),
+            "annotation cosign.sigstore.dev/certificate is not valid gzip (1 byte(s) after member"
+                + " 1 do not start another member; Kyverno's gzip reader refuses them)"),
         Arguments.of(
             "truncated gzip bundle",
             set0("certificate", goodCertificate, "bundle", TRUNCATED_GZIP),

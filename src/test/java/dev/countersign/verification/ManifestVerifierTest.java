@@ -172,6 +172,120 @@ class ManifestVerifierTest {
         .containsExactly("hkitahar@redhat.com", "hirokuni.kitahara1@ibm.com");
   }
 
+  /** Matches both SANs of the keyless fixture, with either issuer: one policy entry. */
+  static final IdentityRule BOTH_FIXTURE_SIGNERS =
+      new IdentityRule(
+          "(hkitahar@redhat|hirokuni\\.kitahara1@ibm)\\.com",
+          true,
+          "https://(accounts\\.google\\.com|github\\.com/login/oauth)",
+          true);
+
+  @Test
+  void twoSignersOfOneRegexEntry_countOnce_soTheKeyEntryMustStillSign() {
+    // The team asks for the workflows (one regex entry) AND the release key: minSigners 2.
+    TrustPolicy workflowsAndKey =
+        new TrustPolicy(
+            List.of(BOTH_FIXTURE_SIGNERS),
+            List.of(keyA()),
+            2,
+            List.of(),
+            AnnotationDomain.DEFAULT,
+            false);
+    DocumentVerdict verdict =
+        only(
+            verifier(publicGood(), workflowsAndKey)
+                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+
+    assertThat(verdict.passed()).as(verdict.reason()).isFalse();
+    assertThat(verdict.signers())
+        .containsExactly("hkitahar@redhat.com", "hirokuni.kitahara1@ibm.com");
+    assertThat(verdict.reason())
+        .isEqualTo(
+            "1 distinct signer(s) verified (hkitahar@redhat.com), 2 required;"
+                + " hirokuni.kitahara1@ibm.com verified too, but only for a policy entry already"
+                + " counted (each key and each signers[] entry counts once)");
+  }
+
+  @Test
+  void twoSigners_eachSatisfyingADifferentEntry_countTwice_evenWhenOneEntryFitsBoth() {
+    // The regex entry fits both signers, the exact one only the first: the first must be
+    // counted for the exact entry so that the second can be counted for the regex.
+    TrustPolicy policy =
+        new TrustPolicy(
+            List.of(BOTH_FIXTURE_SIGNERS, IdentityRule.exact("hkitahar@redhat.com", GOOGLE)),
+            List.of(),
+            2,
+            List.of(),
+            AnnotationDomain.DEFAULT,
+            false);
+    DocumentVerdict verdict =
+        only(
+            verifier(publicGood(), policy)
+                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+
+    assertThat(verdict.passed()).as(verdict.reason()).isTrue();
+    assertThat(verdict.signers())
+        .containsExactly("hkitahar@redhat.com", "hirokuni.kitahara1@ibm.com");
+  }
+
+  @Test
+  void oneKey_listedTwice_repeatedOrInItsOtherEcdsaForm_countsOnce() throws Exception {
+    String original =
+        Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"));
+    String line =
+        original
+            .lines()
+            .filter(l -> l.contains("cosign.sigstore.dev/signature_1:"))
+            .findFirst()
+            .orElseThrow();
+    String byKeyA = line.substring(line.indexOf(": ") + 2);
+    java.math.BigInteger n = org.bouncycastle.asn1.nist.NISTNamedCurves.getByName("P-256").getN();
+    java.math.BigInteger[] rs =
+        org.bouncycastle.crypto.signers.StandardDSAEncoding.INSTANCE.decode(
+            n, java.util.Base64.getDecoder().decode(byKeyA));
+    String otherForm =
+        java.util.Base64.getEncoder()
+            .encodeToString(
+                org.bouncycastle.crypto.signers.StandardDSAEncoding.INSTANCE.encode(
+                    n, rs[0], n.subtract(rs[1])));
+    // signature_2 repeats keyA's set, signature_3 is keyA's signature as (r, n - s).
+    String indent = line.substring(0, line.indexOf("cosign.sigstore.dev/"));
+    String repeated =
+        original.replace(
+            line,
+            line
+                + "\n"
+                + indent
+                + "cosign.sigstore.dev/signature_2: "
+                + byKeyA
+                + "\n"
+                + indent
+                + "cosign.sigstore.dev/signature_3: "
+                + otherForm);
+    // keyA twice in the policy: from its file, and inline (a compressed point or explicit curve
+    // parameters, the other encodings of one EC key, are refused by PublicKeys.parse).
+    PublicKey keyAAgain =
+        PublicKeys.parse(
+            PublicKeys.toPem(keyA()).getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+            Path.of("again.pub"));
+    TrustPolicy twice =
+        new TrustPolicy(
+            List.of(), List.of(keyA(), keyAAgain), 2, List.of(), AnnotationDomain.DEFAULT, false);
+
+    DocumentVerdict verdict =
+        only(verifier(null, twice).verify(FixtureManifests.fromYaml(repeated)));
+
+    assertThat(verdict.passed()).isFalse();
+    assertThat(verdict.signers()).containsExactly(PublicKeys.fingerprint(keyA()));
+    assertThat(verdict.reason())
+        .startsWith(
+            "1 distinct signer(s) verified (" + PublicKeys.fingerprint(keyA()) + "), 2 required");
+    // Control: the same file passes for keyA alone (minSigners 1): the added sets are valid.
+    DocumentVerdict once =
+        only(verifier(null, keys(keyA())).verify(FixtureManifests.fromYaml(repeated)));
+    assertThat(once.passed()).as(once.reason()).isTrue();
+  }
+
   @Test
   void keylessMultiSigned_otherIdentity_isRejectedNamingSanAndAllowedIdentities() {
     IdentityRule other = IdentityRule.exact("someone@example.com", GITHUB);
@@ -306,6 +420,62 @@ class ManifestVerifierTest {
     assertThat(removed.reason())
         .isEqualTo(
             "content differs from the signed message at data.key4: signed \"val4\", found nothing");
+  }
+
+  /**
+   * The message annotation of a signed file, re-encoded: same message, other gzip framing. Anyone
+   * can do this to a signed file without the signer's key.
+   */
+  private static ManifestFile reencodedMessage(java.util.function.UnaryOperator<byte[]> reframe)
+      throws Exception {
+    String original =
+        Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"));
+    String line =
+        original
+            .lines()
+            .filter(l -> l.contains("cosign.sigstore.dev/message:"))
+            .findFirst()
+            .orElseThrow();
+    String value = line.substring(line.indexOf(": ") + 2);
+    byte[] gzip = java.util.Base64.getDecoder().decode(value);
+    String reencoded = java.util.Base64.getEncoder().encodeToString(reframe.apply(gzip));
+    return FixtureManifests.fromYaml(original.replace(value, reencoded));
+  }
+
+  @Test
+  void messageReframedAsTwoGzipMembers_stillVerifies_asKyvernoReadsIt() throws Exception {
+    ManifestFile file =
+        reencodedMessage(
+            gzip -> {
+              byte[] message = FixtureManifests.gunzipIfGzip(gzip);
+              int half = message.length / 2;
+              byte[] first = FixtureManifests.gzip(java.util.Arrays.copyOf(message, half));
+              byte[] second =
+                  FixtureManifests.gzip(
+                      java.util.Arrays.copyOfRange(message, half, message.length));
+              byte[] both = java.util.Arrays.copyOf(first, first.length + second.length);
+              System.arraycopy(second, 0, both, first.length, second.length);
+              return both;
+            });
+
+    DocumentVerdict verdict = only(verifier(null, keys(keyA())).verify(file));
+
+    assertThat(verdict.passed()).as(verdict.reason()).isTrue();
+  }
+
+  @Test
+  void messageWithAByteAfterItsGzip_isRejected_asKyvernoVerifiesTheCompressedBytes()
+      throws Exception {
+    ManifestFile file = reencodedMessage(gzip -> java.util.Arrays.copyOf(gzip, gzip.length + 1));
+
+    DocumentVerdict verdict = only(verifier(null, keys(keyA())).verify(file));
+
+    assertThat(verdict.passed()).isFalse();
+    assertThat(verdict.reason())
+        .isEqualTo(
+            "the signature annotations cannot be decoded: annotation cosign.sigstore.dev/message"
+                + " is not valid gzip (1 byte(s) after member 1 do not start another member;"
+                + " Kyverno's gzip reader refuses them)");
   }
 
   @Test
