@@ -139,7 +139,7 @@ class GeneratedWorkflowInputsTest {
           case FLAG -> assertThat(option.arity().max()).as(what).isZero();
           // One line each; where a command takes one value, a second line is its usage error.
           case LINES -> assertThat(option.arity().min()).as(what).isEqualTo(1);
-          case VALUE -> {
+          case VALUE, TEXT -> {
             assertThat(option.arity().min()).as(what).isEqualTo(1);
             assertThat(option.isMultiValue()).as(what).isFalse();
           }
