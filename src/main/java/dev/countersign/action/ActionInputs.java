@@ -27,8 +27,13 @@ public final class ActionInputs {
 
   /** How an input becomes arguments. */
   public enum Kind {
-    /** {@code --option=value}. */
+    /**
+     * {@code --option=value}, one line: a value with a second line is an error naming the input,
+     * never one of its lines picked nor a line break passed into a name.
+     */
     VALUE,
+    /** {@code --option=value}, line breaks kept (text such as a pull request body). */
+    TEXT,
     /**
      * {@code true} adds {@code --option}; {@code false} adds nothing; anything else is an error.
      */
@@ -88,7 +93,7 @@ public final class ActionInputs {
           flag("tlog_upload"),
           value("rekor_url"),
           flag("sign_commits"),
-          value("body"),
+          text("body"),
           lines("assignees", "--assignee"),
           value("source"),
           value("publish_to"),
@@ -108,6 +113,10 @@ public final class ActionInputs {
 
   private static Input value(String name, String option) {
     return new Input(name, option, Kind.VALUE, false);
+  }
+
+  private static Input text(String name) {
+    return new Input(name, optionFor(name), Kind.TEXT, false);
   }
 
   /** A value input to mask in logs. */
@@ -174,7 +183,8 @@ public final class ActionInputs {
         continue;
       }
       switch (input.kind()) {
-        case VALUE -> args.add(input.option() + "=" + value.get());
+        case VALUE -> args.add(input.option() + "=" + oneLine(input.name(), value.get()));
+        case TEXT -> args.add(input.option() + "=" + value.get());
         case FLAG -> {
           if (parseBoolean(input.name(), value.get())) {
             args.add(input.option());
@@ -228,6 +238,23 @@ public final class ActionInputs {
                         .encodeToString(
                             ("x-access-token:" + token).getBytes(StandardCharsets.UTF_8))));
     return masks;
+  }
+
+  /**
+   * {@code value} when it is one line. The value itself is not quoted in the error: its second line
+   * would reach the log.
+   */
+  private static String oneLine(String name, String value) {
+    long lines = value.lines().count();
+    if (lines > 1) {
+      throw new UsageProblem(
+          "Input " + name + " takes one line, got " + lines,
+          "perhaps you should write "
+              + name
+              + " on one line (a YAML block scalar such as |"
+              + " keeps its line breaks)");
+    }
+    return value;
   }
 
   /** Accepts what {@code core.getBooleanInput} accepts: true/True/TRUE and false/False/FALSE. */

@@ -20,8 +20,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     hidden = true,
     description =
-        "Run as the GitHub Action: the `command` input (run, check, promote or publish) with"
-            + " options from INPUT_* variables.")
+        "Run as the GitHub Action: the `command` input (run, check, promote, doctor or publish)"
+            + " with options from INPUT_* variables.")
 final class ActionCommand extends Subcommand {
 
   /** Subcommands the Action may run. */

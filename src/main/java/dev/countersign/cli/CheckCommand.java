@@ -34,10 +34,12 @@ import picocli.CommandLine.Option;
       "The merge gate: verify signed manifests, validate unsigned ones, apply the governance"
           + " policies.",
       "Everything as the trust policy describes it. Run it on the pull request's merge result.",
-      "On pull_request and merge_group events the rules (trust policy, keys, governance policies)"
-          + " come from the base commit,",
+      "On pull_request, pull_request_target and merge_group events the checkout must be the"
+          + " event's change, the rules",
+      "(trust policy, keys, governance policies) come from the base commit,",
       "and signed files may change only the way countersign changes them (see docs/check.md).",
-      "Exit 0 when everything passes, 1 when anything fails."
+      "Exit 0 when everything passes, 1 when a finding is an error, 2-6 when the gate cannot"
+          + " decide (README: Exit codes)."
     })
 final class CheckCommand extends Subcommand {
 
@@ -65,7 +67,8 @@ final class CheckCommand extends Subcommand {
             + " the change targets,",
         "from git objects), worktree (the checked-out files; for local runs), or auto (default:"
             + " base when there is a base",
-        "commit, from --base or a pull_request/merge_group event, else worktree)."
+        "commit, from --base or a pull_request, pull_request_target or merge_group event, else"
+            + " worktree)."
       })
   PolicySource policyFrom;
 

@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
           + " of every kind and",
       "namespace, dry-run against server defaults, workflow permissions, action pinning, and the"
           + " signers of signed files.",
-      "Exit 0 when it holds, 1 on findings."
+      "Exit 0 when it holds (warnings allowed), 1 when a finding is an error."
     })
 final class DoctorCommand extends Subcommand {
 

@@ -71,6 +71,44 @@ class ActionInputsTest {
   }
 
   @Test
+  void arguments_valueInputOnOneLine_isOneArgument() {
+    assertThat(
+            ActionInputs.arguments(
+                Env.of(Map.of("INPUT_BRANCH", "release/1.x\n", "INPUT_POLICY", "p.yaml")),
+                "run",
+                option -> true))
+        .containsExactly("run", "--branch=release/1.x", "--policy=p.yaml");
+  }
+
+  @Test
+  void arguments_valueInputWithASecondLine_isAUsageProblemNamingTheInput() {
+    // One value is expected: neither line is picked, and the value reaches no option (a branch
+    // name or a file name with a line break in it).
+    assertThatThrownBy(
+            () ->
+                ActionInputs.arguments(
+                    Env.of(Map.of("INPUT_BRANCH", "main\nrelease")), "run", option -> true))
+        .isInstanceOf(UsageProblem.class)
+        .hasMessage("Input branch takes one line, got 2");
+    assertThatThrownBy(
+            () ->
+                ActionInputs.arguments(
+                    Env.of(Map.of("INPUT_POLICY", "a.yaml\r\nb.yaml")), "check", option -> true))
+        .isInstanceOf(UsageProblem.class)
+        .hasMessage("Input policy takes one line, got 2");
+  }
+
+  @Test
+  void arguments_bodyKeepsItsLines() {
+    assertThat(
+            ActionInputs.arguments(
+                Env.of(Map.of("INPUT_BODY", "Nightly refresh.\n\nSee the runbook.\n")),
+                "run",
+                option -> true))
+        .containsExactly("run", "--body=Nightly refresh.\n\nSee the runbook.");
+  }
+
+  @Test
   void arguments_flagThatIsNotABoolean_isAUsageProblem() {
     assertThatThrownBy(
             () ->

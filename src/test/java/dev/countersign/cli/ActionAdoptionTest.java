@@ -94,17 +94,31 @@ class ActionAdoptionTest {
 
   @Test
   void inputValueTheOptionCannotTake_isReportedAgainstTheInput_escaped() {
-    // The runner would run a line of the message that starts with "::"; the value is neutralized
-    // in the annotation and in the error line both.
-    CliRun run = action(Map.of("INPUT_PUSH_ATTEMPTS", "three\n::warning::injected"));
+    // The runner decodes %0A in an annotation into a line break; the value's % is escaped, so it
+    // stays text.
+    CliRun run = action(Map.of("INPUT_PUSH_ATTEMPTS", "three%0A::warning::injected"));
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.out())
         .startsWith(
             "::error title=countersign usage problem::Input push_attempts: Invalid value for"
-                + " option '--push-attempts': 'three%0A%253A:warning::injected' is not an int");
+                + " option '--push-attempts': 'three%250A::warning::injected' is not an int");
     assertThat(run.all().lines()).noneMatch(line -> line.startsWith("::warning"));
     assertThat(run.all()).doesNotContain("Usage: countersign");
+  }
+
+  @Test
+  void inputWithASecondLine_whereOneValueIsExpected_failsTheStepNamingTheInput() {
+    // Neither line is taken as the branch, and the value is not repeated where the runner would
+    // run its second line as a command.
+    CliRun run =
+        action(Map.of("INPUT_BRANCH", "main\n::warning::injected", "INPUT_DRY_RUN", "true"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.out())
+        .startsWith(
+            "::error title=countersign usage problem::Input branch takes one line, got 2 (");
+    assertThat(run.all()).doesNotContain("injected").doesNotContain("Usage: countersign");
   }
 
   @Test

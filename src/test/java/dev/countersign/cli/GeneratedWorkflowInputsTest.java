@@ -18,6 +18,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -39,12 +42,15 @@ class GeneratedWorkflowInputsTest {
         workflows.add(Workflows.parse(file.getValue(), file.getKey()));
       }
     }
-    for (String example :
-        List.of("sign-on-merge.yml", "check-on-pr.yml", "promote.yml", "refresh-allowlist.yml")) {
-      Path path = Path.of("workflows-examples", example);
-      workflows.add(Workflows.parse(Files.readString(path), path));
+    try (Stream<Path> examples = Files.list(Path.of("workflows-examples"))) {
+      for (Path path : examples.filter(p -> p.toString().endsWith(".yml")).sorted().toList()) {
+        workflows.add(Workflows.parse(Files.readString(path), path));
+      }
     }
-    assertThat(workflows).extracting(WorkflowFile::fileName).contains("promote.yml");
+    workflows.addAll(documentedWorkflows());
+    assertThat(workflows)
+        .extracting(WorkflowFile::fileName)
+        .contains("promote.yml", "sign-and-publish-oci.yml", "README.md", "github-token.md");
 
     int steps = 0;
     for (WorkflowFile workflow : workflows) {
@@ -82,7 +88,26 @@ class GeneratedWorkflowInputsTest {
         root.parseArgs(args.toArray(String[]::new));
       }
     }
-    assertThat(steps).isGreaterThanOrEqualTo(7);
+    assertThat(steps).isGreaterThanOrEqualTo(10);
+  }
+
+  /** The workflow snippets in README.md and docs/*.md that use the Action, one per YAML block. */
+  private static List<WorkflowFile> documentedWorkflows() throws Exception {
+    List<Path> documents = new ArrayList<>(List.of(Path.of("README.md")));
+    try (Stream<Path> docs = Files.list(Path.of("docs"))) {
+      docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(documents::add);
+    }
+    List<WorkflowFile> workflows = new ArrayList<>();
+    Matcher block = Pattern.compile("(?s)```yaml\n(.*?)```").matcher("");
+    for (Path document : documents) {
+      block.reset(Files.readString(document));
+      while (block.find()) {
+        if (block.group(1).contains("uses: countersign/countersign@")) {
+          workflows.add(Workflows.parse(block.group(1), document));
+        }
+      }
+    }
+    return workflows;
   }
 
   /**
@@ -114,7 +139,7 @@ class GeneratedWorkflowInputsTest {
           case FLAG -> assertThat(option.arity().max()).as(what).isZero();
           // One line each; where a command takes one value, a second line is its usage error.
           case LINES -> assertThat(option.arity().min()).as(what).isEqualTo(1);
-          case VALUE -> {
+          case VALUE, TEXT -> {
             assertThat(option.arity().min()).as(what).isEqualTo(1);
             assertThat(option.isMultiValue()).as(what).isFalse();
           }

@@ -147,7 +147,9 @@ class WorkflowCommandInjectionTest {
 
     Map<String, String> picocliEnv =
         actionEnv(git.clone("ws2", 1, true), "pull_request", mergedPullRequestEvent());
-    picocliEnv.put("INPUT_PARALLEL", "x\n::warning::PWNED-picocli");
+    // One line: an input that takes one value refuses a second line before picocli sees it, and
+    // the runner runs "##[" anywhere in a line.
+    picocliEnv.put("INPUT_PARALLEL", "x ##[warning]PWNED-picocli");
     CliRun picocli = CliRun.run(picocliEnv, "action");
     assertThat(picocli.exitCode()).as(picocli.all()).isEqualTo(ExitCode.USAGE.code());
     assertThat(picocli.err()).contains("PWNED-picocli");
