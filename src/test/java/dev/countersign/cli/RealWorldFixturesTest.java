@@ -171,24 +171,49 @@ class RealWorldFixturesTest {
     }
   }
 
-  @Test
-  void keylessMultiSigned_bothSignersTogether_countAsTwo() throws Exception {
-    Path file = manifest("sample-configmap-keyless-multi-signed.yaml");
+  /**
+   * Both keyless signers of the fixture, each a policy entry of its own, meet minSigners 2; one
+   * entry that matches both counts once (docs/trust-policy.md, "Distinct signers").
+   */
+  @ParameterizedTest(name = "{0}: exit {2}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "each signer its own entry | "
+            + "[{subject: '"
+            + IBM
+            + "', issuer: '"
+            + GITHUB
+            + "'}, {subject: '"
+            + REDHAT
+            + "', issuer: '"
+            + GOOGLE
+            + "'}] | 0",
+        "one entry matching both | [{subjectRegExp: '.*', issuerRegExp: '.*'}] | 6",
+      })
+  void keylessMultiSigned_minSignersTwo_needsBothSignersAsEntriesOfTheirOwn(
+      String name, String signers, int exit) throws Exception {
+    Path repo = tmp.resolve("repo");
+    copy(
+        "/verification/k8s-manifest-sigstore/sample-configmap-keyless-multi-signed.yaml",
+        "repo/signed/k.yaml");
+    Files.createDirectories(repo.resolve(".countersign"));
+    Files.writeString(
+        repo.resolve(".countersign/policy.yaml"),
+        "apiVersion: countersign.dev/v1alpha1\nkind: TrustPolicy\nsigners: "
+            + signers
+            + "\nminSigners: 2\ndirectories:\n  - unsigned: unsigned\n    signed: signed\n");
 
     CliRun run =
-        verify(
-            "--trusted-root",
-            root().toString(),
-            "--certificate-identity-regexp",
-            ".*",
-            "--certificate-oidc-issuer-regexp",
-            ".*",
-            "--min-signers",
-            "2",
-            file.toString());
+        CliRun.run(
+            Map.of(), "check", "--repo", repo.toString(), "--trusted-root", root().toString());
 
-    assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.out()).contains("signed by " + REDHAT + ", " + IBM);
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(exit);
+    if (exit == 0) {
+      assertThat(run.out()).contains("1 of 1 document verified");
+    } else {
+      assertThat(run.all()).contains("minSigners");
+    }
   }
 
   @Test
