@@ -100,8 +100,9 @@ final class RunCommand extends Subcommand {
   @Option(
       names = "--no-sign",
       description =
-          "Move manifests without signing them. For testing pipelines only: nothing in signed/ will"
-              + " verify.")
+          "Move manifests as they are, without signing them. For testing pipelines only:"
+              + " countersign signs nothing, so only a signature a file already carried (which"
+              + " check refuses under unsigned/) could verify.")
   boolean noSign;
 
   @Option(
@@ -200,8 +201,9 @@ final class RunCommand extends Subcommand {
             format.reader(), format.format(), signJob::signerIdentity, signer.verificationRoot());
     if (noSign) {
       reporter.warning(
-          "--no-sign: manifests are moved WITHOUT signatures; nothing in the signed directory"
-              + " will verify");
+          "--no-sign: manifests are moved as they are, WITHOUT countersign's signature; what"
+              + " they move to the signed directory verifies only if it already carried a"
+              + " signature");
     }
     return new Signing(runSigner, signJob, reuse);
   }
