@@ -219,7 +219,6 @@ public final class MergeGate {
         policies);
   }
 
-  /** The verdicts on one signed file, or why it could not be read. */
   /**
    * Reads and verifies the signed files in parallel (verification is CPU-bound: signature, chain
    * and log-entry checks), one task per file, and returns the outcomes in input order. Files are
