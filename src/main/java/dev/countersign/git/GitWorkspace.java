@@ -134,9 +134,14 @@ public interface GitWorkspace extends GitPushes {
   /**
    * Puts HEAD back where {@code checkout} found it, after {@link #commit} or {@link #resetTo} moved
    * it: the branch at its commit again (a commit made on it is dropped from it, not from the
-   * repository) and HEAD on it, or HEAD detached at the commit, with index and work tree matching
-   * that commit (like {@code git checkout --force}). Untracked files stay. Does nothing when HEAD
-   * has not moved, so edits that nothing here made are never reset.
+   * repository) and HEAD on it, or HEAD detached at the commit, with the paths that differ between
+   * the two commits put back in index and work tree as that commit has them (like {@code git
+   * checkout}). What else is uncommitted (a file a step before countersign edited or staged) and
+   * untracked files stay. Does nothing when HEAD has not moved, so edits that nothing here made are
+   * never reset.
+   *
+   * @throws dev.countersign.support.problems.EnvironmentProblem when a path to put back was edited
+   *     since HEAD moved (nothing of the edit is overwritten)
    */
   void restore(Checkout checkout);
 

@@ -49,6 +49,7 @@ import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.api.errors.InvalidRemoteException;
 import org.eclipse.jgit.api.errors.TransportException;
 import org.eclipse.jgit.dircache.DirCache;
+import org.eclipse.jgit.dircache.DirCacheCheckout;
 import org.eclipse.jgit.dircache.DirCacheEditor;
 import org.eclipse.jgit.dircache.DirCacheEntry;
 import org.eclipse.jgit.errors.ConfigInvalidException;
@@ -1255,11 +1256,13 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   @Override
   public void restore(Checkout checkout) {
-    if (checkout().equals(checkout)) {
+    Checkout now = checkout();
+    if (now.equals(checkout)) {
       return;
     }
     try {
       ObjectId target = resolve(checkout.commitId());
+      ObjectId left = ObjectId.fromString(now.commitId());
       RefUpdate.Result moved;
       if (checkout.branch().isPresent()) {
         RefUpdate branch = repository.updateRef(checkout.branch().get());
@@ -1287,8 +1290,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
                 + directory,
             "perhaps you should make sure no other git process is using the repository");
       }
-      git.reset().setMode(ResetCommand.ResetType.HARD).setRef(target.name()).call();
-    } catch (IOException | GitAPIException e) {
+      checkOutChangedPaths(left, target);
+    } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not put the work tree in "
               + directory
@@ -1296,6 +1299,36 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
               + checkout.branch().orElse(checkout.commitId()),
           "perhaps you should check that the workspace is writable",
           e);
+    }
+  }
+
+  /**
+   * Puts the paths that differ between the commits {@code from} (where HEAD was) and {@code to}
+   * back as {@code to} has them, in index and work tree, as {@code git checkout --force} does: not
+   * a hard reset, which would also throw away what a step before countersign left uncommitted
+   * elsewhere (an edited file, a staged new one).
+   */
+  private void checkOutChangedPaths(ObjectId from, ObjectId to) throws IOException {
+    DirCache index = repository.lockDirCache();
+    try (RevWalk walk = new RevWalk(repository)) {
+      DirCacheCheckout back =
+          new DirCacheCheckout(
+              repository, walk.parseCommit(from).getTree(), index, walk.parseCommit(to).getTree());
+      // Not forced: a forced checkout also reverts every other edited file. A path that changed
+      // and was edited again since (by no one countersign knows) stops it before anything moves.
+      back.checkout();
+    } catch (org.eclipse.jgit.errors.CheckoutConflictException edited) {
+      throw new EnvironmentProblem(
+          "Could not put "
+              + String.join(", ", edited.getConflictingFiles())
+              + " in "
+              + directory
+              + " back: edited since countersign changed them",
+          "perhaps you should make sure no other process writes to the checkout while countersign"
+              + " runs",
+          edited);
+    } finally {
+      index.unlock();
     }
   }
 

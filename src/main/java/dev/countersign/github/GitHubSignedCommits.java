@@ -217,10 +217,15 @@ public final class GitHubSignedCommits implements GitPushes {
     return Optional.empty();
   }
 
-  /** Fetches the commit GitHub made and moves HEAD to it, so the checkout matches the remote. */
+  /**
+   * Fetches the commit GitHub made and moves HEAD to it, so the checkout matches the remote. When
+   * another push landed on the branch in between, the fetch brings GitHub's commit as the tip's
+   * ancestor (not one commit deep, in a shallow clone: HEAD then keeps the local commit of the same
+   * change).
+   */
   private PushOutcome adopt(GitRemote remote, String branch, String made) {
     String tip = local.fetch(remote, branch);
-    if (tip.equals(made)) {
+    if (tip.equals(made) || local.findCommit(made).isPresent()) {
       local.adoptCommit(made);
     }
     return new PushOutcome.Pushed(branch, made, false);

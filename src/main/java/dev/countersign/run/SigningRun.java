@@ -126,7 +126,9 @@ public record SigningRun(
    * it ({@link GitWorkspace#restore}): HEAD on its branch at its commit, {@code unsigned/} as it
    * was, and no unpushed signing commit left at HEAD that the loop guard would take for a finished
    * run when the job runs countersign again. A run that pushed leaves HEAD, the branch it started
-   * on and the remote-tracking ref at the pushed commit ({@link GitWorkspace#recordPush}).
+   * on and the remote-tracking ref at the pushed commit ({@link GitWorkspace#recordPush}), when the
+   * checkout has it: a commit GitHub made through its API that a shallow fetch could not bring is
+   * left to the remote, and HEAD keeps the local commit of the same change.
    */
   public Result run(Request request) {
     GitWorkspace.Checkout start = workspace.checkout();
@@ -134,9 +136,12 @@ public record SigningRun(
     if (failed(result)) {
       workspace.restore(start);
     } else if (result instanceof Reconciled reconciled
-        && reconciled.result().outcome() == ReconcileResult.Outcome.PUSHED) {
+        && reconciled.result().outcome() == ReconcileResult.Outcome.PUSHED
+        && reconciled.result().commitId().orElseThrow().equals(workspace.headCommitId())) {
       // After a lost race the branch still holds the first attempt's commit, which was never
       // pushed, and HEAD is detached at the one that was: both are set to what the remote has.
+      // Not when GitHub made the pushed commit (sign_commits) and the fetch could not bring it
+      // (a push landed on top of it, one commit deep): HEAD keeps the local commit of that change.
       ReconcileOptions options = request.options().build();
       workspace.recordPush(
           start, options.remote(), options.branch(), reconciled.result().commitId().orElseThrow());

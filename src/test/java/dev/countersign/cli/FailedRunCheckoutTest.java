@@ -139,6 +139,43 @@ class FailedRunCheckoutTest {
   }
 
   @Test
+  void aFailedRun_putsBackOnlyWhatItChanged_keepingWhatAnEarlierStepLeftUncommitted()
+      throws Exception {
+    s.git.protectBranch("main");
+    Path ws = s.git.clone("ws", 0, false);
+    Map<String, String> env = new HashMap<>(s.env());
+    env.remove("GITHUB_REPOSITORY");
+    // A step before countersign edited a tracked file and staged a new one, and committed neither.
+    Files.writeString(ws.resolve("README.md"), "hello, edited by an earlier step\n");
+    Files.createDirectories(ws.resolve("notes"));
+    Files.writeString(ws.resolve("notes/plan.md"), "staged by an earlier step\n");
+    try (Repository repository = GitFixture.open(ws);
+        Git git = new Git(repository)) {
+      git.add().addFilepattern("notes/plan.md").call();
+    }
+
+    CliRun refused = s.runIn(ws, env);
+
+    assertThat(refused.exitCode()).as(refused.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
+    assertThat(refused.err()).contains("refused the push to main");
+    assertThat(ws.resolve("README.md")).hasContent("hello, edited by an earlier step");
+    assertThat(ws.resolve("notes/plan.md")).hasContent("staged by an earlier step");
+    assertThat(ws.resolve("unsigned/config/flags.yaml")).exists();
+    assertThat(ws.resolve("signed")).doesNotExist();
+    try (Repository repository = GitFixture.open(ws);
+        Git git = new Git(repository)) {
+      assertThat(repository.getFullBranch()).isEqualTo("refs/heads/main");
+      assertThat(repository.resolve("HEAD").name()).isEqualTo(mainHead);
+      Status status = git.status().call();
+      assertThat(status.getModified()).containsExactly("README.md");
+      assertThat(status.getAdded()).containsExactly("notes/plan.md");
+      assertThat(status.getRemoved()).isEmpty();
+      assertThat(status.getMissing()).isEmpty();
+      assertThat(status.getUntracked()).isEmpty();
+    }
+  }
+
+  @Test
   void pullRequestStepFailing_exits4_theCheckoutIsAsItWas_andARetryThereOpensOnePullRequest()
       throws Exception {
     Path ws = s.git.clone("ws", 0, false);

@@ -275,6 +275,68 @@ class SignCommitsTest {
   }
 
   @Test
+  void pushMode_aMergeLandingRightAfterTheApiCommit_isStillAPush_andTheCheckoutHoldsTheApiCommit()
+      throws Exception {
+    Path ws = s.git.clone("raced", 0, false);
+    mergeRightAfterTheApiUpdatesMain();
+
+    CliRun run = s.runIn(ws, s.env(), "--sign-commits");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    String made = s.github.apiCommits().get(0).sha();
+    assertThat(s.outputs()).containsEntry("result", "pushed").containsEntry("commit-sha", made);
+    assertThat(s.git.originHead("main")).isNotEqualTo(made);
+    assertThat(s.git.originFiles("main")).containsKeys("docs/next.md", "signed/config/flags.yaml");
+    try (Repository repository = GitFixture.open(ws)) {
+      assertThat(repository.getFullBranch()).isEqualTo("refs/heads/main");
+      assertThat(repository.resolve("HEAD").name())
+          .as("the commit GitHub made, which the fetch of the moved branch brought along")
+          .isEqualTo(made);
+    }
+  }
+
+  @Test
+  void pushMode_aMergeLandingRightAfterTheApiCommit_inAShallowClone_isStillAPush()
+      throws Exception {
+    Path ws = s.git.clone("raced-shallow", 1, false);
+    mergeRightAfterTheApiUpdatesMain();
+
+    CliRun run = s.runIn(ws, s.env(), "--sign-commits");
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    String made = s.github.apiCommits().get(0).sha();
+    assertThat(s.outputs()).containsEntry("result", "pushed").containsEntry("commit-sha", made);
+    try (Repository repository = GitFixture.open(ws);
+        org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(repository)) {
+      // One commit deep, the fetch does not bring GitHub's commit: HEAD keeps the local commit of
+      // the same change, on main, which a later run takes for countersign's own.
+      assertThat(repository.getFullBranch()).isEqualTo("refs/heads/main");
+      RevCommit head = walk.parseCommit(repository.resolve("HEAD"));
+      assertThat(head.getTree().name()).isEqualTo(s.github.apiCommits().get(0).tree());
+    }
+    CliRun again = s.runIn(ws, s.env(), "--sign-commits");
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.all()).contains("was made by countersign");
+  }
+
+  /**
+   * Another merge lands on origin's main just after GitHub moves main to the commit it made through
+   * the API, before countersign fetches it.
+   */
+  private void mergeRightAfterTheApiUpdatesMain() {
+    s.github.afterNext(
+        "PATCH",
+        ".*/git/refs/heads/main",
+        () -> {
+          try {
+            s.git.commitToOrigin("main", Map.of("docs/next.md", "next\n"), Set.of(), "next");
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
+  }
+
+  @Test
   void pushMode_onAProtectedBranch_goesThroughAPullRequest_withAnApiCommit() throws Exception {
     s.github.protect("main");
 

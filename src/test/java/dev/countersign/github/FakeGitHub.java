@@ -99,6 +99,7 @@ public final class FakeGitHub implements AutoCloseable {
   private final Deque<Trickle> trickles = new ArrayDeque<>();
 
   private final Deque<Hook> hooks = new ArrayDeque<>();
+  private final Deque<Hook> afterHooks = new ArrayDeque<>();
   private final List<String> requests = new ArrayList<>();
   private FakeGitData gitData;
 
@@ -192,6 +193,14 @@ public final class FakeGitHub implements AutoCloseable {
    */
   public synchronized void beforeNext(String method, String pathRegex, Runnable action) {
     hooks.add(new Hook(method, Pattern.compile(pathRegex), action));
+  }
+
+  /**
+   * Runs {@code action} just after the next request matching {@code method} and {@code pathRegex}
+   * took effect, before its answer is sent (a race the request's caller cannot see).
+   */
+  public synchronized void afterNext(String method, String pathRegex, Runnable action) {
+    afterHooks.add(new Hook(method, Pattern.compile(pathRegex), action));
   }
 
   /**
@@ -303,10 +312,25 @@ public final class FakeGitHub implements AutoCloseable {
     public ResponseDefinition transform(ServeEvent event) {
       synchronized (FakeGitHub.this) {
         try {
-          return trickled(event.getRequest(), route(event.getRequest()));
+          ResponseDefinition answer = route(event.getRequest());
+          runAfterHooks(event.getRequest());
+          return trickled(event.getRequest(), answer);
         } catch (IOException e) {
           return answer(400, "{\"message\":\"Problems parsing JSON\"}");
         }
+      }
+    }
+  }
+
+  private void runAfterHooks(Request request) {
+    String url = request.getUrl();
+    String path = url.indexOf('?') < 0 ? url : url.substring(0, url.indexOf('?'));
+    for (Iterator<Hook> it = afterHooks.iterator(); it.hasNext(); ) {
+      Hook hook = it.next();
+      if (hook.method().equals(request.getMethod().getName())
+          && hook.path().matcher(path).matches()) {
+        it.remove();
+        hook.action().run();
       }
     }
   }
