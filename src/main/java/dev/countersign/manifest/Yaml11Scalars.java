@@ -70,9 +70,6 @@ final class Yaml11Scalars {
   private static final Pattern YAML_STYLE_FLOAT =
       Pattern.compile("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
 
-  /** What Go's {@code strconv.ParseFloat} accepts for a string starting with '.'. */
-  private static final Pattern DOT_FLOAT = Pattern.compile("\\.[0-9]+([eE][-+]?[0-9]+)?");
-
   private Yaml11Scalars() {}
 
   /**
@@ -89,7 +86,12 @@ final class Yaml11Scalars {
     }
     char first = text.charAt(0);
     if (first == '.') {
-      return DOT_FLOAT.matcher(text).matches() ? Double.valueOf(Double.parseDouble(text)) : text;
+      if (!isGoDotFloat(text)) {
+        return text;
+      }
+      double value = Double.parseDouble(text.replace("_", ""));
+      // As below: ParseFloat's range error keeps the string (".5e400").
+      return Double.isInfinite(value) ? text : Double.valueOf(value);
     }
     if ((first >= '0' && first <= '9') || first == '+' || first == '-') {
       String plain = text.replace("_", "");
@@ -104,6 +106,51 @@ final class Yaml11Scalars {
       }
     }
     return text;
+  }
+
+  /**
+   * Whether Go's {@code strconv.ParseFloat} reads {@code text}, which starts with '.', as a number:
+   * digits, an optional exponent, and single underscores between digits (Go's number syntax;
+   * yaml.v2 hands such a scalar to ParseFloat as written). A loop, not a regular expression, so a
+   * long scalar cannot exhaust the stack.
+   */
+  private static boolean isGoDotFloat(String text) {
+    int i = digitRun(text, 1);
+    if (i == 1) {
+      return false;
+    }
+    if (i < text.length() && (text.charAt(i) == 'e' || text.charAt(i) == 'E')) {
+      i++;
+      if (i < text.length() && (text.charAt(i) == '+' || text.charAt(i) == '-')) {
+        i++;
+      }
+      int exponent = digitRun(text, i);
+      if (exponent == i) {
+        return false;
+      }
+      i = exponent;
+    }
+    return i == text.length();
+  }
+
+  /** The end of the digits from {@code start}, single underscores allowed between two digits. */
+  private static int digitRun(String text, int start) {
+    int i = start;
+    while (i < text.length()) {
+      char c = text.charAt(i);
+      if (c >= '0' && c <= '9') {
+        i++;
+      } else if (c == '_'
+          && i > start
+          && i + 1 < text.length()
+          && text.charAt(i + 1) >= '0'
+          && text.charAt(i + 1) <= '9') {
+        i++;
+      } else {
+        break;
+      }
+    }
+    return i;
   }
 
   /**
@@ -127,11 +174,17 @@ final class Yaml11Scalars {
     }
     BigDecimal exact = new BigDecimal(magnitude);
     BigDecimal shortest = exact;
+    search:
     for (int precision = 1; precision <= 9; precision++) {
-      BigDecimal rounded = exact.round(new MathContext(precision, RoundingMode.HALF_EVEN));
-      if (Float.parseFloat(rounded.toString()) == magnitude) {
-        shortest = rounded;
-        break;
+      // The nearest decimal of this precision first; at a power of two the float's interval is
+      // narrower below than above, so the nearest can miss it while the one above still reads
+      // back (2^-96 is "1.2621775e-29", not "1.26217745e-29").
+      for (RoundingMode mode : new RoundingMode[] {RoundingMode.HALF_EVEN, RoundingMode.UP}) {
+        BigDecimal rounded = exact.round(new MathContext(precision, mode));
+        if (Float.parseFloat(rounded.toString()) == magnitude) {
+          shortest = rounded;
+          break search;
+        }
       }
     }
     BigDecimal stripped = shortest.stripTrailingZeros();

@@ -93,6 +93,15 @@ class ManifestReaderTest {
         Arguments.of("+.INF", Double.POSITIVE_INFINITY),
         Arguments.of(".nan", Double.NaN),
         Arguments.of("1e400", "1e400"),
+        // A scalar starting with '.' goes to Go's ParseFloat as written: underscores between
+        // digits are Go number syntax, and overflow is a range error, so the string stays.
+        Arguments.of(".01_8", 0.018),
+        Arguments.of(".5e1_0", 5e9),
+        Arguments.of(".5e400", ".5e400"),
+        Arguments.of("._5", "._5"),
+        Arguments.of(".5_", ".5_"),
+        Arguments.of(".5__0", ".5__0"),
+        Arguments.of(".5e_1", ".5e_1"),
         Arguments.of("1:30", "1:30"),
         Arguments.of("190:20:30", "190:20:30"),
         Arguments.of("2001-12-14", "2001-12-14"),
@@ -234,6 +243,11 @@ class ManifestReaderTest {
         "-.inf | -.inf",
         ".nan | .nan",
         "-9223372036854775809 | -9.223372e+18",
+        // Powers of two, where the float's interval is narrower below than above: the nearest
+        // decimal of a precision can miss it while the next one up reads back (Go 1.19 output).
+        "1.2621774483536189e-29 | 1.2621775e-29",
+        "1.5474250491067253e+26 | 1.5474251e+26",
+        "1.2379400392853803e+27 | 1.2379401e+27",
       })
   void parse_floatKeys_becomeTheTextKubernetesYamlReaderGivesThem(String key, String text) {
     ManifestDocument document =
