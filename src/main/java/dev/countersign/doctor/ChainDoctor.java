@@ -544,8 +544,10 @@ public final class ChainDoctor {
       set.certificatePem().flatMap(ChainDoctor::kyvernoName).ifPresent(sans::add);
     }
     if (sans.isEmpty()) {
+      List<SignatureSetAnnotations> sets = content.get().signatureSets();
+      // No set at all is no signature, keyed or not: check reports that itself.
       boolean keyedOnly =
-          content.get().signatureSets().stream().allMatch(set -> set.certificatePem().isEmpty());
+          !sets.isEmpty() && sets.stream().allMatch(set -> set.certificatePem().isEmpty());
       if (keyedOnly) {
         keyedSigners(file, document, format, policy, matching, findings);
       }

@@ -300,7 +300,10 @@ public final class PolicyFileLoader {
     return new PolicyFile.Governance(policies, params);
   }
 
-  /** Paths in the policy are relative to the repository root and must stay inside it. */
+  /**
+   * Paths in the policy are relative to the repository root and name something inside it, not the
+   * root itself.
+   */
   private static Path relativePath(Schema schema, String path, String value) {
     Path result;
     try {
@@ -316,6 +319,15 @@ public final class PolicyFileLoader {
           path,
           "\"" + value + "\" must be a path inside the repository",
           "perhaps you should write it relative to the repository root");
+    }
+    if (result.toString().isEmpty()) {
+      // Neither reader takes the root: a commit's tree is read by path below it, and the work
+      // tree's walk would enter .git.
+      throw schema.problem(
+          path,
+          "\"" + value + "\" is the repository root; name a file or directory inside it",
+          "perhaps you should write the file or directory it means, relative to the repository"
+              + " root");
     }
     return result;
   }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.countersign.gate.GateRepository;
 import dev.countersign.support.Env;
+import dev.countersign.support.ExitCode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -425,6 +426,40 @@ class CheckCommandTest {
                 + " while starting countersign check",
             "hint: perhaps you should run \"countersign init\" and commit its files, or pass"
                 + " --policy FILE");
+  }
+
+  /**
+   * The repository root is no location for rules: the base commit's rules cannot be read there
+   * (every pull request's check stopped with "a bug"), and the work tree's reader refuses it too. A
+   * trust policy error naming its line (exit 6, as for a path outside the repository), not an
+   * internal error.
+   */
+  @Test
+  void check_governanceLocationThatIsTheRepositoryRoot_exits6NamingThePolicyLine() {
+    repo.write(
+        ".countersign/policy.yaml",
+        repo.read(".countersign/policy.yaml").replace("policies: [policies]", "policies: [.]"));
+
+    int code = run(Env.empty(), "check", "--repo", work.toString());
+
+    assertThat(code).as(err.toString()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(err.toString())
+        .contains(".countersign/policy.yaml:")
+        .contains("\".\" is the repository root; name a file or directory inside it");
+  }
+
+  @Test
+  void control_check_governanceLocationInsideTheRepository_isLoaded() {
+    repo.write(
+        ".countersign/policy.yaml",
+        repo.read(".countersign/policy.yaml")
+            .replace("policies: [policies]", "policies: [./policies/]"));
+    addGovernanceViolations();
+
+    int code = run(Env.empty(), "check", "--repo", work.toString());
+
+    assertThat(code).as(err.toString()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(out.toString()).contains("deny-allow-all-ingress");
   }
 
   /**

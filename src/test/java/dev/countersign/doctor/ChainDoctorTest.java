@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -339,6 +340,30 @@ class ChainDoctorTest {
     List<GateFinding> findings = examine().findings();
 
     assertThat(findings).isEmpty();
+  }
+
+  /**
+   * A message annotation without any signature annotation carries no signature at all, keyed or
+   * keyless: saying it is signed with a key, and that listing the key would help, sends the user
+   * after a key that does not exist. check reports the missing signature itself.
+   */
+  @Test
+  void signedFileWithAMessageButNoSignature_isNotReportedAsSignedWithAKey() throws IOException {
+    copyFixture("sample-configmap-multi-signed.yaml", "signed/sample.yaml");
+    String signed = Files.readString(repo.resolve("signed/sample.yaml"));
+    write(
+        "signed/sample.yaml",
+        signed
+            .lines()
+            .filter(line -> !line.contains("cosign.sigstore.dev/signature"))
+            .map(line -> line + "\n")
+            .collect(Collectors.joining()));
+
+    List<GateFinding> findings = examine().findings();
+
+    assertThat(findings)
+        .noneMatch(f -> f.message().contains("is signed with a key"))
+        .noneMatch(f -> f.message().contains("lists only keyless signers"));
   }
 
   @Test

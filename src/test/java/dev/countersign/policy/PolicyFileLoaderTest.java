@@ -183,6 +183,18 @@ class PolicyFileLoaderTest {
             "\"../outside\" must be a path inside the repository",
             "perhaps you should write it relative to the repository root"),
         Arguments.of(
+            HEADER + SIGNER + "governance:\n  policies: [.]\n",
+            7,
+            "\".\" is the repository root; name a file or directory inside it",
+            "perhaps you should write the file or directory it means, relative to the repository"
+                + " root"),
+        Arguments.of(
+            HEADER + SIGNER + "directories:\n  - unsigned: manifests/..\n    signed: signed\n",
+            7,
+            "\"manifests/..\" is the repository root; name a file or directory inside it",
+            "perhaps you should write the file or directory it means, relative to the repository"
+                + " root"),
+        Arguments.of(
             HEADER + SIGNER + "keys:\n  - pem: not a key\n",
             7,
             "no \"-----BEGIN PUBLIC KEY-----\" block found (no PEM block)",
