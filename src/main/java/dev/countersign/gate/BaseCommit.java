@@ -61,19 +61,20 @@ public record BaseCommit(GitWorkspace git, String commitId) {
 
     @Override
     public Optional<byte[]> read(Path relative) {
-      return git.readFile(commitId, RepositoryPaths.slashed(relative.normalize()));
+      return git.readFile(
+          commitId, RepositoryPaths.slashed(RepositoryFiles.insideRepository(relative)));
     }
 
     @Override
     public boolean isDirectory(Path relative) {
-      String dir = RepositoryPaths.slashed(relative.normalize());
+      String dir = RepositoryPaths.slashed(RepositoryFiles.insideRepository(relative));
       return !git.entries(commitId, dir).isEmpty();
     }
 
     @Override
     public SortedMap<Path, byte[]> filesUnder(Path relative) {
       SortedMap<Path, byte[]> files = new TreeMap<>();
-      git.readFiles(commitId, RepositoryPaths.slashed(relative.normalize()))
+      git.readFiles(commitId, RepositoryPaths.slashed(RepositoryFiles.insideRepository(relative)))
           .forEach((path, bytes) -> files.put(Path.of(path), bytes));
       return files;
     }

@@ -36,6 +36,30 @@ public interface RepositoryFiles {
    */
   SortedMap<Path, byte[]> filesUnder(Path relative);
 
+  /**
+   * {@code relative}, normalised, as a path inside the repository: what every version looks up.
+   *
+   * @throws InputProblem when it is absolute, leaves the repository or names its root
+   */
+  static Path insideRepository(Path relative) {
+    Path normal = relative.normalize();
+    if (normal.isAbsolute() || normal.startsWith("..")) {
+      throw new InputProblem(
+          relative,
+          0,
+          "is outside the repository",
+          "perhaps you should use a repository-relative path");
+    }
+    if (normal.toString().isEmpty()) {
+      throw new InputProblem(
+          relative,
+          0,
+          "is the repository root",
+          "perhaps you should name a file or directory inside it");
+    }
+    return normal;
+  }
+
   /** The work tree at {@code root}. */
   static RepositoryFiles workTree(Path root) {
     return new WorkTree(root.toAbsolutePath().normalize());
@@ -93,15 +117,7 @@ public interface RepositoryFiles {
      * (a linked {@code .countersign} directory, say) is refused, not read through.
      */
     private Path inside(Path relative) {
-      Path file = root.resolve(relative).normalize();
-      if (!file.startsWith(root)) {
-        throw new InputProblem(
-            relative,
-            0,
-            "is outside the repository",
-            "perhaps you should use a repository-relative path");
-      }
-      return NoFollowPaths.inside(root, file);
+      return NoFollowPaths.inside(root, root.resolve(RepositoryFiles.insideRepository(relative)));
     }
   }
 }

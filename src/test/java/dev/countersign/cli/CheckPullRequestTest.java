@@ -84,6 +84,18 @@ class CheckPullRequestTest {
                 + " file of the gate's rules");
   }
 
+  @ParameterizedTest
+  @CsvSource({"../outside/policy.yaml, is outside the repository", "., is the repository root"})
+  void policyPathNotInsideTheRepository_isAnInputErrorNamingIt_notAnInternalError(
+      String policy, String reason) throws Exception {
+    Path ws = pullRequest(Map.of("README.md", "a change\n"), Set.of(), 1);
+
+    CliRun run = check(ws, Map.of("INPUT_POLICY", policy));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.out()).contains(reason);
+  }
+
   @Test
   void mergeQueue_alsoJudgesByTheBaseCommitsRules() throws Exception {
     Path ws =
