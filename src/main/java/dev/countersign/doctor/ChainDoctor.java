@@ -423,6 +423,8 @@ public final class ChainDoctor {
           } catch (InputProblem unreadable) {
             continue; // the merge gate reports unreadable manifests
           }
+          // One decoder per file: its documents share one allowance for what they gunzip to.
+          SignedManifestFormat.FileDecoder decoder = format.decoder();
           for (ManifestDocument document : manifest.documents()) {
             anyManifest = true;
             String kind = document.kind();
@@ -481,7 +483,7 @@ public final class ChainDoctor {
               }
             }
             if (signed) {
-              signers(relative, document, format, policy, matching, findings);
+              signers(relative, document, decoder, format, policy, matching, findings);
             }
           }
         }
@@ -526,13 +528,14 @@ public final class ChainDoctor {
   private void signers(
       Path file,
       ManifestDocument document,
+      SignedManifestFormat.FileDecoder decoder,
       SignedManifestFormat format,
       PolicyFile policy,
       List<KyvernoManifestRule> matching,
       List<GateFinding> findings) {
     Optional<SignedContent> content;
     try {
-      content = format.decode(document);
+      content = decoder.decode(document);
     } catch (IllegalArgumentException malformed) {
       return; // check reports broken signatures
     }

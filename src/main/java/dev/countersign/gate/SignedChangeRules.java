@@ -205,7 +205,10 @@ final class SignedChangeRules {
       return Optional.empty();
     }
     try {
-      return format.decode(documents.get(0)).map(content -> new Decoded(documents.get(0), content));
+      return format
+          .decoder()
+          .decode(documents.get(0))
+          .map(content -> new Decoded(documents.get(0), content));
     } catch (InputProblem | IllegalArgumentException unreadable) {
       return Optional.empty();
     }

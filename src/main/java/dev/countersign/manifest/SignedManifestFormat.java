@@ -170,7 +170,9 @@ public final class SignedManifestFormat {
   }
 
   /**
-   * Decodes the signature annotations of {@code document}.
+   * Decodes the signature annotations of {@code document}, a document on its own. The documents of
+   * a file go through one {@link #decoder()} instead, so that together they cost no more than one
+   * document.
    *
    * <p>The message is std-base64 (padding required, line breaks ignored, as Go's decoder does),
    * gunzipped when it is gzip (used as is otherwise, like Go; every member, and nothing but members

@@ -73,7 +73,7 @@ public final class SignatureReuse {
 
   private boolean signsMessage(ManifestFile file, byte[] message) {
     try {
-      Optional<SignedContent> content = format.decode(file.documents().get(0));
+      Optional<SignedContent> content = format.decoder().decode(file.documents().get(0));
       return content.isPresent() && Arrays.equals(content.get().message(), message);
     } catch (IllegalArgumentException undecodable) {
       return false;

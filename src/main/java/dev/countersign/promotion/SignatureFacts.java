@@ -98,10 +98,11 @@ public final class SignatureFacts {
 
   private Optional<SignedContent> decode(String path, byte[] bytes) {
     List<ManifestDocument> documents = reader.parse(bytes, Path.of(path));
+    SignedManifestFormat.FileDecoder decoder = format.decoder();
     for (ManifestDocument document : documents) {
       Optional<SignedContent> content;
       try {
-        content = format.decode(document);
+        content = decoder.decode(document);
       } catch (IllegalArgumentException e) {
         throw new InputProblem(
             Path.of(path), document.line(), e.getMessage(), "perhaps you should sign it again", e);

@@ -337,13 +337,18 @@ public final class SignJob {
       return new Plan(item, message, input.documents(), false, Optional.empty());
     }
     ManifestFile existing = item.existing().get();
+    // One decoder for the file: its documents share one allowance for what they gunzip to.
+    SignedManifestFormat.FileDecoder decoder = format.decoder();
     boolean signedBefore =
-        existing.documents().stream().anyMatch(d -> decodedMessage(d).isPresent());
+        existing.documents().stream().anyMatch(d -> decodedMessage(decoder, d).isPresent());
     boolean sameMessage =
         signedBefore
             && existing.documents().stream()
                 .allMatch(
-                    doc -> decodedMessage(doc).map(m -> Arrays.equals(m, message)).orElse(false));
+                    doc ->
+                        decodedMessage(decoder, doc)
+                            .map(m -> Arrays.equals(m, message))
+                            .orElse(false));
     if (sameMessage && !append && !resign) {
       return new Plan(item, message, existing.documents(), true, Optional.empty());
     }
@@ -381,9 +386,10 @@ public final class SignJob {
     return new Plan(item, message, input.documents(), false, Optional.empty());
   }
 
-  private Optional<byte[]> decodedMessage(ManifestDocument document) {
+  private static Optional<byte[]> decodedMessage(
+      SignedManifestFormat.FileDecoder decoder, ManifestDocument document) {
     try {
-      return format.decode(document).map(SignedContent::message);
+      return decoder.decode(document).map(SignedContent::message);
     } catch (IllegalArgumentException undecodable) {
       return Optional.empty();
     }

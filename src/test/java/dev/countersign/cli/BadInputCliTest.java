@@ -321,25 +321,9 @@ class BadInputCliTest {
     // Each document's message is a ~1.4 KB annotation that gunzips to almost the 1 MiB limit.
     // Decoded one after the other, a 1 MiB file of them made verify parse gigabytes of YAML; the
     // file as a whole may now decode no more than one document could (2 x 1 MiB + 1 MiB).
-    StringBuilder file = new StringBuilder();
-    for (int i = 0; i < 6; i++) {
-      String message =
-          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x"
-              + i
-              + "\ndata:\n  k: "
-              + "x".repeat(1_000_000)
-              + "\n";
-      file.append(i == 0 ? "" : "---\n")
-          .append(NAMED.replace("name: x", "name: x" + i))
-          .append("  annotations:\n    ")
-          .append(D.message())
-          .append(": ")
-          .append(FakeSigstoreB64.gz(message))
-          .append("\n    ")
-          .append(D.signature(0))
-          .append(": MEUCIQ==\n");
-    }
-    Path bombs = Files.writeString(tmp.resolve("bombs.yaml"), file);
+    Path bombs =
+        Files.writeString(
+            tmp.resolve("bombs.yaml"), documentsEachCarryingAnotherLargeMessage(6, D.signature(0)));
 
     CliRun run =
         CliRun.run(Map.of(), "verify", "--key", tmp.resolve("k.pub").toString(), bombs.toString());
@@ -356,15 +340,7 @@ class BadInputCliTest {
     // Almost the largest message, carried by every document of a genuinely signed file: decoded
     // once, not four times (which would exceed the file's allowance).
     Path in = Files.createDirectories(tmp.resolve("large"));
-    StringBuilder file = new StringBuilder();
-    for (int i = 0; i < 4; i++) {
-      file.append(i == 0 ? "" : "---\n")
-          .append(NAMED.replace("name: x", "name: x" + i))
-          .append("data:\n  k: ")
-          .append("x".repeat(245_000))
-          .append("\n");
-    }
-    Path large = Files.writeString(in.resolve("large.yaml"), file);
+    Path large = Files.writeString(in.resolve("large.yaml"), largeFileOfFourDocuments());
     CliRun sign = signWithKey(large.toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
 
@@ -373,6 +349,91 @@ class BadInputCliTest {
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(run.out()).contains("4 verified, 0 rejected");
+  }
+
+  @org.junit.jupiter.api.Test
+  void sign_documentsEachCarryingAnotherBrokenLargeMessage_costNoMoreThanOneDocumentsWorth()
+      throws Exception {
+    // Pre-set annotations that gunzip to almost 1 MiB each and then fail (signature_1 without
+    // signature): signing looked at every document for an earlier signature, and a 1 MB file of
+    // 600 took over a minute. The file's documents now share one allowance, so 24 such documents
+    // cost what 4 do. Measured in bytes allocated while signing, not in time.
+    signWithKey(Files.writeString(tmp.resolve("warm-up.yaml"), VALID).toString());
+    long few = allocatedSigning(4);
+    long many = allocatedSigning(24);
+
+    assertThat(many).as("bytes allocated for 24 documents, 4 took %d", few).isLessThan(2 * few);
+  }
+
+  @org.junit.jupiter.api.Test
+  void sign_largeSignedFileOfSeveralDocuments_control_isUnchanged() throws Exception {
+    // Every document carries the same message of almost 1 MiB: decoded once for the file, it is
+    // recognised as already signed (four decodings would exceed the file's allowance).
+    Path large = Files.writeString(tmp.resolve("large.yaml"), largeFileOfFourDocuments());
+    assertThat(signWithKey(large.toString()).exitCode()).isZero();
+    byte[] signed = Files.readAllBytes(large);
+
+    CliRun again = signWithKey(large.toString());
+
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.out()).contains("0 signed, 1 unchanged");
+    assertThat(Files.readAllBytes(large)).isEqualTo(signed);
+  }
+
+  /** Four ConfigMaps of 245 KB each: signed, every document carries almost 1 MiB of message. */
+  private static String largeFileOfFourDocuments() {
+    StringBuilder file = new StringBuilder();
+    for (int i = 0; i < 4; i++) {
+      file.append(i == 0 ? "" : "---\n")
+          .append(NAMED.replace("name: x", "name: x" + i))
+          .append("data:\n  k: ")
+          .append("x".repeat(245_000))
+          .append("\n");
+    }
+    return file.toString();
+  }
+
+  /** Bytes this thread allocates signing a file of {@code documents} broken large messages. */
+  private long allocatedSigning(int documents) throws IOException {
+    Path dir = Files.createDirectories(tmp.resolve("bombs-" + documents));
+    Path bombs =
+        Files.writeString(
+            dir.resolve("bombs.yaml"),
+            documentsEachCarryingAnotherLargeMessage(documents, D.signature(1)));
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = threads.getCurrentThreadAllocatedBytes();
+    CliRun run = signWithKey(bombs.toString());
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("1 signed");
+    return allocated;
+  }
+
+  /**
+   * A file of {@code count} small ConfigMaps, each carrying a different message annotation that
+   * gunzips to almost the 1 MiB limit, and {@code signatureKey}.
+   */
+  private static String documentsEachCarryingAnotherLargeMessage(int count, String signatureKey) {
+    StringBuilder file = new StringBuilder();
+    for (int i = 0; i < count; i++) {
+      String message =
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x"
+              + i
+              + "\ndata:\n  k: "
+              + "x".repeat(1_000_000)
+              + "\n";
+      file.append(i == 0 ? "" : "---\n")
+          .append(NAMED.replace("name: x", "name: x" + i))
+          .append("  annotations:\n    ")
+          .append(D.message())
+          .append(": ")
+          .append(FakeSigstoreB64.gz(message))
+          .append("\n    ")
+          .append(signatureKey)
+          .append(": MEUCIQ==\n");
+    }
+    return file.toString();
   }
 
   @ParameterizedTest(name = "verify {0}")

@@ -8,13 +8,18 @@ import dev.countersign.init.GitHubRepository;
 import dev.countersign.init.InitOptions;
 import dev.countersign.init.ManifestInventory;
 import dev.countersign.init.RepositoryInitializer;
+import dev.countersign.manifest.AnnotationDomain;
+import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestReader;
+import dev.countersign.manifest.SignedManifestFormat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +36,11 @@ class ChainDoctorTest {
       "https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main";
   private static final String KYVERNO = ".countersign/cluster/kyverno-clusterpolicy.yaml";
   private static final String SIGN = ".github/workflows/sign-on-merge.yml";
+
+  private static final ManifestReader READER = new ManifestReader();
+  private static final SignedManifestFormat FORMAT =
+      new SignedManifestFormat(AnnotationDomain.DEFAULT, READER);
+  private static final Path NAME = Path.of("bombs.yaml");
 
   @TempDir Path repo;
 
@@ -364,6 +374,73 @@ class ChainDoctorTest {
     assertThat(findings)
         .noneMatch(f -> f.message().contains("is signed with a key"))
         .noneMatch(f -> f.message().contains("lists only keyless signers"));
+  }
+
+  /**
+   * Each document carries another message that gunzips to almost the 1 MiB limit: decoded document
+   * by document, a 1 MB file of 600 of them took doctor over a minute of gunzipping and YAML
+   * parsing. The file's documents share one allowance (2 x 1 MiB + 1 MiB), so the documents past it
+   * are left to check, which reports them as undecodable.
+   */
+  @Test
+  void signedFileWhoseDocumentsEachCarryAnotherLargeMessage_isDecodedNoFurtherThanOneDocument()
+      throws IOException {
+    List<String> documents = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      // A small document carrying the message of a large one: the file stays under 1 MiB.
+      Map<String, String> annotations =
+          FORMAT.annotations(
+              FORMAT.message(List.of(configMap("x" + i, 1_000_000))),
+              0,
+              new byte[] {1},
+              Optional.empty(),
+              Optional.empty());
+      documents.add(
+          new String(
+              FORMAT.render(List.of(configMap("x" + i, 0)), annotations, false, List.of()),
+              StandardCharsets.UTF_8));
+    }
+    write("signed/bombs.yaml", String.join("---\n", documents));
+
+    List<GateFinding> findings = examine().findings();
+
+    assertThat(findings).extracting(GateFinding::rule).containsOnly(ChainDoctor.RULE_SIGNER);
+    assertThat(findings)
+        .extracting(GateFinding::object)
+        .contains("ConfigMap/x0", "ConfigMap/x2")
+        .doesNotContain("ConfigMap/x3", "ConfigMap/x5");
+  }
+
+  /** Almost the largest message, carried by every document of a signed file: decoded once. */
+  @Test
+  void control_largeSignedFileOfSeveralDocuments_isReportedAtEveryDocument() throws IOException {
+    List<ManifestDocument> unsigned = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      unsigned.add(configMap("x" + i, 160_000));
+    }
+    Map<String, String> annotations =
+        FORMAT.annotations(
+            FORMAT.message(unsigned), 0, new byte[] {1}, Optional.empty(), Optional.empty());
+    write(
+        "signed/large.yaml",
+        new String(FORMAT.render(unsigned, annotations, false, List.of()), StandardCharsets.UTF_8));
+
+    List<GateFinding> findings = examine().findings();
+
+    assertThat(findings).extracting(GateFinding::rule).containsOnly(ChainDoctor.RULE_SIGNER);
+    assertThat(findings)
+        .extracting(GateFinding::object)
+        .contains("ConfigMap/x0", "ConfigMap/x3", "ConfigMap/x5");
+  }
+
+  private static ManifestDocument configMap(String name, int dataLength) {
+    String yaml =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "
+            + name
+            + "\ndata:\n  k: "
+            + "x".repeat(dataLength)
+            + "\n";
+    return READER.parse(yaml.getBytes(StandardCharsets.UTF_8), NAME).get(0);
   }
 
   @Test
