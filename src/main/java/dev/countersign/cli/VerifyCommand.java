@@ -186,7 +186,7 @@ final class VerifyCommand extends Subcommand {
       throw new UsageProblem("--min-signers must be at least 1", null);
     }
     int entries = identities.size() + publicKeys.size();
-    if (entries > 0 && minSigners > entries && !insecureIgnoreIdentity) {
+    if (!TrustPolicy.canBeMet(minSigners, entries, insecureIgnoreIdentity)) {
       throw new UsageProblem(
           "--min-signers "
               + minSigners

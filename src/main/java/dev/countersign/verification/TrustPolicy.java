@@ -35,13 +35,22 @@ public record TrustPolicy(
       throw new IllegalArgumentException("minSigners must be at least 1");
     }
     int entries = identities.size() + keys.size();
-    if (entries > 0 && minSigners > entries && !insecureIgnoreIdentity) {
+    if (!canBeMet(minSigners, entries, insecureIgnoreIdentity)) {
       throw new IllegalArgumentException(
           "minSigners "
               + minSigners
               + " cannot be met: each identity and key counts once, and there are "
               + entries);
     }
+  }
+
+  /**
+   * Whether {@code minSigners} distinct signers can ever verify when the policy has {@code entries}
+   * identities and keys: each entry counts once ("Distinct signers" in docs/trust-policy.md),
+   * except that with {@code insecureIgnoreIdentity} every certificate's identity counts on its own.
+   */
+  public static boolean canBeMet(int minSigners, int entries, boolean insecureIgnoreIdentity) {
+    return entries == 0 || minSigners <= entries || insecureIgnoreIdentity;
   }
 
   /** True when the policy names no signer at all and does not explicitly accept anyone. */
