@@ -162,10 +162,7 @@ class ManifestVerifierTest {
             List.of(),
             AnnotationDomain.DEFAULT,
             false);
-    DocumentVerdict verdict =
-        only(
-            verifier(publicGood(), policy)
-                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    DocumentVerdict verdict = verifyKeylessFixture(policy);
 
     assertThat(verdict.passed()).as(verdict.reason()).isTrue();
     assertThat(verdict.signers())
@@ -191,10 +188,7 @@ class ManifestVerifierTest {
             List.of(),
             AnnotationDomain.DEFAULT,
             false);
-    DocumentVerdict verdict =
-        only(
-            verifier(publicGood(), workflowsAndKey)
-                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    DocumentVerdict verdict = verifyKeylessFixture(workflowsAndKey);
 
     assertThat(verdict.passed()).as(verdict.reason()).isFalse();
     assertThat(verdict.signers())
@@ -218,10 +212,7 @@ class ManifestVerifierTest {
             List.of(),
             AnnotationDomain.DEFAULT,
             false);
-    DocumentVerdict verdict =
-        only(
-            verifier(publicGood(), policy)
-                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    DocumentVerdict verdict = verifyKeylessFixture(policy);
 
     assertThat(verdict.passed()).as(verdict.reason()).isTrue();
     assertThat(verdict.signers())
@@ -341,10 +332,7 @@ class ManifestVerifierTest {
   void keylessMultiSigned_insecureIgnoreIdentity_acceptsBothChainedSigners() {
     TrustPolicy any =
         new TrustPolicy(List.of(), List.of(), 1, List.of(), AnnotationDomain.DEFAULT, true);
-    DocumentVerdict verdict =
-        only(
-            verifier(publicGood(), any)
-                .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+    DocumentVerdict verdict = verifyKeylessFixture(any);
 
     assertThat(verdict.passed()).as(verdict.reason()).isTrue();
     assertThat(verdict.signers())
@@ -581,5 +569,15 @@ class ManifestVerifierTest {
     assertThat(verdict.reason())
         .isEqualTo(
             "the signed message holds no ConfigMap/other-cm (it holds [ConfigMap/sample-cm])");
+  }
+
+  /**
+   * The one document of the keyless fixture signed by two identities, verified under {@code
+   * policy}.
+   */
+  private static DocumentVerdict verifyKeylessFixture(TrustPolicy policy) {
+    return only(
+        verifier(publicGood(), policy)
+            .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
   }
 }
