@@ -98,15 +98,7 @@ class RealWorldFixturesTest {
     Path file = manifest("sample-configmap.yaml");
     Path out = tmp.resolve("out");
 
-    CliRun sign =
-        CliRun.run(
-            EMPTY_PASSWORD,
-            "sign",
-            "--key",
-            key("a", "testkey").toString(),
-            "--out",
-            out.toString(),
-            file.toString());
+    CliRun sign = signWithKeyA(file, out);
 
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     Path signed = out.resolve("sample-configmap.yaml");
@@ -221,15 +213,7 @@ class RealWorldFixturesTest {
     Path file = copy("/manifest/k8s-manifest-sigstore/sample-configmap-concat.yaml", "in/c.yaml");
     Path out = tmp.resolve("out");
 
-    CliRun sign =
-        CliRun.run(
-            EMPTY_PASSWORD,
-            "sign",
-            "--key",
-            key("a", "testkey").toString(),
-            "--out",
-            out.toString(),
-            file.toString());
+    CliRun sign = signWithKeyA(file, out);
 
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     List<ManifestDocument> documents = read(out.resolve("c.yaml"));
@@ -411,5 +395,17 @@ class RealWorldFixturesTest {
 
   private static String sha256(byte[] bytes) throws Exception {
     return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+  }
+
+  /** {@code countersign sign} of {@code file} with Key A (password ""), into {@code out}. */
+  private CliRun signWithKeyA(Path file, Path out) throws IOException {
+    return CliRun.run(
+        EMPTY_PASSWORD,
+        "sign",
+        "--key",
+        key("a", "testkey").toString(),
+        "--out",
+        out.toString(),
+        file.toString());
   }
 }
