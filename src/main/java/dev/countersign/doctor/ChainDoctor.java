@@ -615,11 +615,9 @@ public final class ChainDoctor {
             + "/ annotations), or ";
     if (policy.keys().isEmpty()) {
       findings.add(
-          finding(
+          signerFinding(
               file,
-              document.line(),
-              RULE_SIGNER,
-              document.describe(),
+              document,
               "is signed with a key (no certificate), and the trust policy lists no keys, so check"
                   + " rejects it",
               signAgain
@@ -629,11 +627,9 @@ public final class ChainDoctor {
     for (KyvernoManifestRule rule : matching) {
       if (!rule.keyed() && !rule.keyless().isEmpty()) {
         findings.add(
-            finding(
+            signerFinding(
                 file,
-                document.line(),
-                RULE_SIGNER,
-                document.describe(),
+                document,
                 "is signed with a key (no certificate), but Kyverno rule "
                     + rule.rule()
                     + " in "
@@ -720,13 +716,14 @@ public final class ChainDoctor {
   /** A signed document whose signers {@code sans} {@code refuser} does not accept. */
   private static GateFinding signerFinding(
       Path file, ManifestDocument document, List<String> sans, String refuser, String hint) {
-    return finding(
-        file,
-        document.line(),
-        RULE_SIGNER,
-        document.describe(),
-        "is signed by " + String.join(", ", sans) + ", which " + refuser,
-        hint);
+    return signerFinding(
+        file, document, "is signed by " + String.join(", ", sans) + ", which " + refuser, hint);
+  }
+
+  /** A {@link #RULE_SIGNER} finding at {@code document}: {@code what} it is signed with. */
+  private static GateFinding signerFinding(
+      Path file, ManifestDocument document, String what, String hint) {
+    return finding(file, document.line(), RULE_SIGNER, document.describe(), what, hint);
   }
 
   /**
