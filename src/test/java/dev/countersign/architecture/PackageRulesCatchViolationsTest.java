@@ -71,7 +71,14 @@ class PackageRulesCatchViolationsTest {
         rule(
             PackageRules::onlyProblemHandlerPrintsStackTraces,
             List.of("pipeline.UseCaseThatPrintsStackTracesToAWriter"),
-            List.of("cli.ProblemHandler", "pipeline.UseCaseThatPrintsStackTraces")));
+            List.of("cli.ProblemHandler", "pipeline.UseCaseThatPrintsStackTraces")),
+        rule(
+            PackageRules::filesAreDecodedThroughTheFileDecoder,
+            List.of("pipeline.UseCaseThatDecodesDocumentByDocument"),
+            List.of(
+                "manifest.SignedManifestFormat",
+                "manifest.SignedManifestFormat$FileDecoder",
+                "pipeline.UseCaseThatDecodesThroughTheFileDecoder")));
   }
 
   private static Arguments rule(

@@ -48,6 +48,10 @@ class PackageRulesTest {
   static final ArchRule onlyProblemHandlerPrintsStackTraces =
       RULES.onlyProblemHandlerPrintsStackTraces();
 
+  @ArchTest
+  static final ArchRule filesAreDecodedThroughTheFileDecoder =
+      RULES.filesAreDecodedThroughTheFileDecoder();
+
   /**
    * The dependency list in docs/development.md is the real one, so the diagram beside it cannot
    * drift. On a difference the failure prints the block to paste.
