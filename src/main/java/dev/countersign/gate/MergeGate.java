@@ -23,6 +23,7 @@ import dev.countersign.verification.VerificationRun;
 import dev.countersign.verification.VerificationRun.FileOutcome;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -146,12 +147,13 @@ public final class MergeGate {
           findings.add(unreadable(outcome.unreadable(), GateFinding.Check.SIGNATURE));
           continue;
         }
+        Supplier<Boolean> asInBase = Memoized.of(() -> asInBase(entry.getKey(), workTree));
         for (DocumentVerdict verdict : outcome.verdicts()) {
           signedDocuments++;
           if (verdict.passed()) {
             verified++;
           } else {
-            findings.add(rejected(verdict, signedFiles.get(entry.getKey())));
+            findings.add(rejected(verdict, signedFiles.get(entry.getKey()), asInBase.get()));
           }
         }
       }
@@ -267,21 +269,43 @@ public final class MergeGate {
         .differences(directories, judged);
   }
 
-  private GateFinding rejected(DocumentVerdict verdict, PolicyFile.DirectoryPair pair) {
+  /** True when there is a base commit and it holds {@code file} with the work tree's bytes. */
+  private boolean asInBase(Path file, RepositoryFiles workTree) {
+    if (base.isEmpty()) {
+      return false;
+    }
+    Optional<byte[]> inBase = base.get().files().read(file);
+    return inBase.isPresent() && Arrays.equals(inBase.get(), workTree.read(file).orElse(null));
+  }
+
+  /**
+   * A signed document that does not verify. The hint depends on whose bytes they are: a file the
+   * change leaves as the base has it fails under the base's own rules (a key or identity taken out
+   * of the trust policy), which no edit in the change caused.
+   */
+  private GateFinding rejected(
+      DocumentVerdict verdict, PolicyFile.DirectoryPair pair, boolean asInBase) {
     Path source = pair.unsigned().resolve(pair.signed().relativize(verdict.file()));
+    String hint =
+        asInBase
+            ? "perhaps you should sign it again on the base branch (move it to "
+                + RepositoryPaths.slashed(source)
+                + " without its "
+                + policy.annotationDomain().domain()
+                + "/ annotations): this change leaves the file as the base has it, and the base's"
+                + " rules no longer accept its signature"
+            : "perhaps you should undo the change here and make it in "
+                + RepositoryPaths.slashed(source)
+                + " instead; files under "
+                + RepositoryPaths.slashed(pair.signed())
+                + "/ are written only by the signing workflow";
     return new GateFinding(
         verdict.file(),
         verdict.line(),
         GateFinding.Check.SIGNATURE,
         RULE_SIGNATURE,
         verdict.description(),
-        Hints.append(
-            verdict.reason(),
-            "perhaps you should undo the change here and make it in "
-                + RepositoryPaths.slashed(source)
-                + " instead; files under "
-                + RepositoryPaths.slashed(pair.signed())
-                + "/ are written only by the signing workflow"),
+        Hints.append(verdict.reason(), hint),
         GateFinding.Severity.ERROR);
   }
 

@@ -97,6 +97,41 @@ class CheckPullRequestTest {
   }
 
   @Test
+  void signedFileThePullRequestLeavesAlone_failingUnderTheBasesRules_isNotBlamedOnTheChange()
+      throws Exception {
+    // main rotates its key without signing its files again: they fail under main's own rules.
+    attackerKey();
+    git.commitToOrigin(
+        "main",
+        Map.of(".countersign/cosign.pub", Files.readString(tmp.resolve("attacker/attacker.pub"))),
+        Set.of(),
+        "rotate the signing key");
+    gate.baseIsMain();
+
+    CliRun run = check(pullRequest(Map.of("README.md", "a change\n"), Set.of(), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/config.yaml,")
+        .contains("sign it again on the base branch (move it to unsigned/app/config.yaml")
+        .doesNotContain("undo the change here");
+  }
+
+  @Test
+  void control_signedFileTheChangeEdits_isStillToldToUndoTheEdit() throws Exception {
+    String edited = seed.read("signed/app/config.yaml").replace("mode: production", "mode: debug");
+
+    CliRun run =
+        check(pullRequest(Map.of("signed/app/config.yaml", edited), Set.of(), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/config.yaml,")
+        .contains("undo the change here and make it in unsigned/app/config.yaml")
+        .doesNotContain("sign it again on the base branch");
+  }
+
+  @Test
   void mergeQueue_alsoJudgesByTheBaseCommitsRules() throws Exception {
     Path ws =
         pullRequest(
