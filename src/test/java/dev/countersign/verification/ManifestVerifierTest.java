@@ -418,13 +418,7 @@ class ManifestVerifierTest {
       throws Exception {
     String original =
         Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"));
-    String line =
-        original
-            .lines()
-            .filter(l -> l.contains("cosign.sigstore.dev/message:"))
-            .findFirst()
-            .orElseThrow();
-    String value = line.substring(line.indexOf(": ") + 2);
+    String value = annotationValue(original, "message");
     byte[] gzip = java.util.Base64.getDecoder().decode(value);
     String reencoded = java.util.Base64.getEncoder().encodeToString(reframe.apply(gzip));
     return FixtureManifests.fromYaml(original.replace(value, reencoded));
@@ -470,13 +464,7 @@ class ManifestVerifierTest {
   void editedSignature_isRejected() throws Exception {
     String original =
         Files.readString(resource("k8s-manifest-sigstore/sample-configmap-multi-signed.yaml"));
-    String sig1 =
-        original
-            .lines()
-            .filter(l -> l.contains("cosign.sigstore.dev/signature_1:"))
-            .findFirst()
-            .orElseThrow();
-    String value = sig1.substring(sig1.indexOf(": ") + 2);
+    String value = annotationValue(original, "signature_1");
     // flip one base64 character inside r
     char c = value.charAt(20);
     String edited = value.substring(0, 20) + (c == 'A' ? 'B' : 'A') + value.substring(21);
@@ -579,5 +567,17 @@ class ManifestVerifierTest {
     return only(
         verifier(publicGood(), policy)
             .verify(fixture("sample-configmap-keyless-multi-signed.yaml")));
+  }
+
+  /**
+   * The value of the annotation {@code cosign.sigstore.dev/<name>} in the YAML text {@code yaml}.
+   */
+  private static String annotationValue(String yaml, String name) {
+    String line =
+        yaml.lines()
+            .filter(l -> l.contains("cosign.sigstore.dev/" + name + ":"))
+            .findFirst()
+            .orElseThrow();
+    return line.substring(line.indexOf(": ") + 2);
   }
 }
