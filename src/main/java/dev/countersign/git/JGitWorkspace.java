@@ -834,16 +834,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
         ObjectId blob = blobs.get(current);
         Instant modified = Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toInstant();
         int length = write.getValue().length;
-        editor.add(
-            new DirCacheEditor.PathEdit(current) {
-              @Override
-              public void apply(DirCacheEntry entry) {
-                entry.setFileMode(FileMode.REGULAR_FILE);
-                entry.setObjectId(blob);
-                entry.setLength(length);
-                entry.setLastModified(modified);
-              }
-            });
+        editor.add(new RegularFileEdit(current, blob, length, modified));
       }
       for (String path : changes.deletes()) {
         current = path;
@@ -1050,14 +1041,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     DirCacheEditor editor = tree.editor();
     for (String path : changes.writes().keySet()) {
       ObjectId blob = blobs.get(path);
-      editor.add(
-          new DirCacheEditor.PathEdit(path) {
-            @Override
-            public void apply(DirCacheEntry entry) {
-              entry.setFileMode(FileMode.REGULAR_FILE);
-              entry.setObjectId(blob);
-            }
-          });
+      editor.add(new RegularFileEdit(path, blob, 0, null));
     }
     for (String path : changes.deletes()) {
       editor.add(new DirCacheEditor.DeletePath(path));
@@ -1488,14 +1472,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       update.setNewObjectId(adopted);
       update.setExpectedOldObjectId(head);
       update.setRefLogMessage("countersign: the same commit, as the remote made it", false);
-      RefUpdate.Result result = update.forceUpdate();
-      if (result == RefUpdate.Result.LOCK_FAILURE
-          || result == RefUpdate.Result.IO_FAILURE
-          || result == RefUpdate.Result.REJECTED) {
-        throw new EnvironmentProblem(
-            "Could not move HEAD to " + commitId + " (" + result + ") in " + directory,
-            "perhaps you should make sure no other git process is using the repository");
-      }
+      failOnLock(update.forceUpdate(), "move HEAD to " + commitId);
     } catch (IOException e) {
       throw readProblem(commitId, e);
     }
@@ -1582,5 +1559,33 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   private static String firstLine(String message) {
     int nl = message.indexOf('\n');
     return nl < 0 ? message : message.substring(0, nl);
+  }
+
+  /**
+   * Makes a path a regular file holding {@code blob}. With {@code modified} set, the entry also
+   * records the written file's length and time, so that git sees the work tree file as clean
+   * without hashing it again; without, the entry is for a tree that has no work tree.
+   */
+  private static final class RegularFileEdit extends DirCacheEditor.PathEdit {
+    private final ObjectId blob;
+    private final long length;
+    private final Instant modified;
+
+    RegularFileEdit(String path, ObjectId blob, long length, Instant modified) {
+      super(path);
+      this.blob = blob;
+      this.length = length;
+      this.modified = modified;
+    }
+
+    @Override
+    public void apply(DirCacheEntry entry) {
+      entry.setFileMode(FileMode.REGULAR_FILE);
+      entry.setObjectId(blob);
+      if (modified != null) {
+        entry.setLength(length);
+        entry.setLastModified(modified);
+      }
+    }
   }
 }
