@@ -42,6 +42,13 @@ public final class CosignSignatureFormat {
   public static final String CHAIN_ANNOTATION = "dev.sigstore.cosign/chain";
   public static final String BUNDLE_ANNOTATION = "dev.sigstore.cosign/bundle";
 
+  /**
+   * The most layers a signature manifest may have: cosign reads no more ({@code pkg/oci/remote})
+   * and appends none past it ({@code pkg/oci/mutate}), so Flux refuses a fuller tag; and each layer
+   * costs a payload download and a signature check.
+   */
+  public static final int MAX_LAYERS = 1000;
+
   private static final ObjectMapper JSON = Json.mapper();
   private static final String ZERO_TIME = "0001-01-01T00:00:00Z";
 
@@ -110,7 +117,12 @@ public final class CosignSignatureFormat {
     return annotations;
   }
 
-  /** The layers of a signature manifest that carry simple-signing payloads, in order. */
+  /**
+   * The layers of a signature manifest that carry simple-signing payloads, in order.
+   *
+   * @throws IllegalArgumentException when it is not a signature manifest cosign reads (not JSON, no
+   *     layers, more than {@link #MAX_LAYERS} layers, an invalid payload digest)
+   */
   public static List<SignatureLayer> layers(byte[] signatureManifest) {
     JsonNode root;
     try {
@@ -121,6 +133,10 @@ public final class CosignSignatureFormat {
     JsonNode layers = root == null ? null : root.path("layers");
     if (layers == null || !layers.isArray()) {
       throw new IllegalArgumentException("the signature manifest has no layers");
+    }
+    if (layers.size() > MAX_LAYERS) {
+      throw new IllegalArgumentException(
+          "it has " + layers.size() + " layers, more than the " + MAX_LAYERS + " cosign reads");
     }
     List<SignatureLayer> found = new ArrayList<>();
     for (JsonNode layer : layers) {

@@ -50,9 +50,10 @@ import java.util.regex.Pattern;
  * --plain-http}); every URL the registry hands back (token realm, redirect, upload location) passes
  * one check before anything is sent there ({@link #registryGiven}: http or https with a host, plain
  * HTTP only from a plain-HTTP registry to loopback); redirects (blob downloads from a CDN) are
- * followed by hand without the {@code Authorization} header; each request, headers and body, has
- * one deadline; responses are size-capped; every blob and digest-addressed manifest read is checked
- * against its digest. Thread-safe.
+ * followed by hand without the {@code Authorization} header, and a challenge from the host a
+ * redirect led to is never answered (only the registry's own challenges get credentials); each
+ * request, headers and body, has one deadline; responses are size-capped; every blob and
+ * digest-addressed manifest read is checked against its digest. Thread-safe.
  */
 public final class DistributionRegistry implements Registry {
 
@@ -444,10 +445,12 @@ public final class DistributionRegistry implements Registry {
   private Reply send(String repository, String actions, Call call, String action) {
     String scope = "repository:" + repository + ":" + actions;
     Reply response = exchange(call, authorization(scope), action);
+    refusedAfterRedirect(response, action);
     if (response.statusCode() == 401) {
       String challenge = response.headers().firstValue("WWW-Authenticate").orElse("");
       String authorization = authenticate(challenge, scope, action);
       response = exchange(call, Optional.of(authorization), action);
+      refusedAfterRedirect(response, action);
       if (response.statusCode() == 401) {
         throw denied(scope, response);
       }
@@ -456,6 +459,27 @@ public final class DistributionRegistry implements Registry {
       throw denied(scope, response);
     }
     return response;
+  }
+
+  /**
+   * A 401 or 403 from another host that a redirect led to (blob storage): its challenge is not the
+   * registry's, so it is never answered; answering would send the registry credentials to the token
+   * service that other host names, and put that service's token where the registry's belongs.
+   */
+  private void refusedAfterRedirect(Reply response, String action) {
+    int status = response.statusCode();
+    if ((status == 401 || status == 403) && !sameOrigin(response.uri())) {
+      throw new RemoteProblem(
+          "Registry "
+              + registry
+              + " redirected to "
+              + printable(response.uri().getRawAuthority())
+              + ", which refused ("
+              + status
+              + ") while "
+              + action,
+          "perhaps the registry's storage is misconfigured; tell its operator, or retry later");
+    }
   }
 
   private Optional<String> authorization(String scope) {
@@ -623,7 +647,7 @@ public final class DistributionRegistry implements Registry {
         http.sendAsync(request, info -> new BoundedBody(limit));
     try {
       HttpResponse<byte[]> response = pending.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-      return new Reply(response.statusCode(), response.headers(), response.body());
+      return new Reply(response.uri(), response.statusCode(), response.headers(), response.body());
     } catch (TimeoutException e) {
       pending.cancel(true);
       throw slow(action, e);
@@ -737,6 +761,6 @@ public final class DistributionRegistry implements Registry {
     return out.toString();
   }
 
-  /** A response whose body has been read into memory (size-capped). */
-  private record Reply(int statusCode, HttpHeaders headers, byte[] body) {}
+  /** A response whose body has been read into memory (size-capped); {@code uri} answered it. */
+  private record Reply(URI uri, int statusCode, HttpHeaders headers, byte[] body) {}
 }

@@ -166,7 +166,8 @@ public final class PublishJob {
       try {
         layers.addAll(CosignSignatureFormat.layers(existing.get().bytes()));
       } catch (IllegalArgumentException e) {
-        // Not a cosign signature manifest: replaced below, as `cosign sign` would fail on it.
+        // Not a cosign signature manifest (or over its layer limit): replaced below, as `cosign
+        // sign` would fail on it.
         layers.clear();
       }
     }
@@ -188,6 +189,11 @@ public final class PublishJob {
               .verified()) {
         return Signature.ALREADY_SIGNED;
       }
+    }
+    if (layers.size() >= CosignSignatureFormat.MAX_LAYERS) {
+      // One more layer would make a tag that cosign, Flux and verify --oci refuse to read: start
+      // afresh, as for a manifest that is not a cosign signature manifest.
+      layers.clear();
     }
     layers.add(
         new CosignSignatureFormat.SignatureLayer(

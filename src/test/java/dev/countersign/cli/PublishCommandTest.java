@@ -275,6 +275,98 @@ class PublishCommandTest {
         .isZero();
   }
 
+  /**
+   * Someone with push access to the repository fills the signature tag with more layers than cosign
+   * (and so Flux) reads: the genuine signature is among them, but no cosign-format consumer will
+   * accept the tag, and verifying thousands of layers would hold the job for as long as the
+   * registry likes. verify --oci refuses the tag before fetching a single payload.
+   */
+  @Test
+  void verifyOci_signatureTagWithMoreLayersThanCosignReads_fails() throws Exception {
+    Path repo = signedRepository("crowded", "g");
+    String digest = digestIn(publishKeyless(repo, registry.host() + "/team/crowded").out());
+    String reference = registry.host() + "/team/crowded@" + digest;
+    String sigTag = digest.replace(':', '-') + ".sig";
+    assertThat(verifyOci(reference, stack.identitySan(), stack.identityIssuer()).exitCode())
+        .as("the tag as publish wrote it")
+        .isZero();
+
+    put(
+        "/v2/team/crowded/manifests/" + sigTag,
+        signatureManifestPaddedTo("team/crowded", sigTag, 1001, true));
+    CliRun crowded = verifyOci(reference, stack.identitySan(), stack.identityIssuer());
+    assertThat(crowded.exitCode()).as(crowded.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(crowded.out())
+        .contains(
+            "FAIL "
+                + reference
+                + ": the signature manifest "
+                + sigTag
+                + " is unusable: it has 1001 layers, more than the 1000 cosign reads");
+
+    put(
+        "/v2/team/crowded/manifests/" + sigTag,
+        signatureManifestPaddedTo("team/crowded", sigTag, 1000, true));
+    assertThat(verifyOci(reference, stack.identitySan(), stack.identityIssuer()).exitCode())
+        .as("1000 layers, as many as cosign reads")
+        .isZero();
+  }
+
+  /**
+   * A signature tag already holding as many layers as cosign reads (planted, unsigned): appending
+   * the new signature would make a tag nothing reads, so publish replaces it with one holding only
+   * its signature, which verifies.
+   */
+  @Test
+  void publish_ontoASignatureTagFilledToCosignsLimit_writesATagThatVerifies() throws Exception {
+    Path repo = signedRepository("full", "h");
+    String to = registry.host() + "/team/full";
+    String digest = digestIn(publishKeyless(repo, to).out());
+    String reference = to + "@" + digest;
+    String sigTag = digest.replace(':', '-') + ".sig";
+    put(
+        "/v2/team/full/manifests/" + sigTag,
+        signatureManifestPaddedTo("team/full", sigTag, 1000, false));
+    assertThat(verifyOci(reference, stack.identitySan(), stack.identityIssuer()).exitCode())
+        .as("no layer of the planted tag carries a signature")
+        .isEqualTo(ExitCode.REJECTED.code());
+
+    CliRun again = publishKeyless(repo, to);
+    assertThat(again.exitCode()).as(again.all()).isZero();
+    assertThat(again.out()).contains("signed    ");
+    JsonNode written =
+        JSON.readTree(
+            get("/v2/team/full/manifests/" + sigTag, "application/vnd.oci.image.manifest.v1+json"));
+    assertThat(written.path("layers")).hasSize(1);
+    CliRun verify = verifyOci(reference, stack.identitySan(), stack.identityIssuer());
+    assertThat(verify.exitCode()).as(verify.all()).isZero();
+  }
+
+  /**
+   * The signature manifest at {@code sigTag} in {@code repository} with its first layer repeated to
+   * {@code count} layers; the first keeps its annotations when {@code keepSignature}, every other
+   * one has none.
+   */
+  private byte[] signatureManifestPaddedTo(
+      String repository, String sigTag, int count, boolean keepSignature) throws Exception {
+    ObjectNode manifest =
+        (ObjectNode)
+            JSON.readTree(
+                get(
+                    "/v2/" + repository + "/manifests/" + sigTag,
+                    "application/vnd.oci.image.manifest.v1+json"));
+    ObjectNode first = (ObjectNode) manifest.path("layers").get(0);
+    ArrayNode layers = manifest.putArray("layers");
+    for (int i = 0; i < count; i++) {
+      ObjectNode layer = first.deepCopy();
+      if (i > 0 || !keepSignature) {
+        layer.remove("annotations");
+      }
+      layers.add(layer);
+    }
+    return JSON.writeValueAsBytes(manifest);
+  }
+
   @Test
   void signature_isVerifiedBySigstoreJs_withABundleFromTheTagAnnotations() throws Exception {
     Path repo = signedRepository("js", "f");

@@ -42,11 +42,14 @@ class DistributionRegistryTest {
 
   private static final byte[] BLOB = "layer bytes".getBytes(StandardCharsets.UTF_8);
   private static final String DIGEST = Sha256.digest(BLOB);
+  private static final byte[] GUARDED_BLOB = "guarded bytes".getBytes(StandardCharsets.UTF_8);
+  private static final String GUARDED_DIGEST = Sha256.digest(GUARDED_BLOB);
 
   private HttpServer registry;
   private HttpServer storage;
   private final List<String> tokenQueries = new CopyOnWriteArrayList<>();
   private final List<String> storageAuthorization = new CopyOnWriteArrayList<>();
+  private final List<String> storageRealmAuthorization = new CopyOnWriteArrayList<>();
   private volatile byte[] stored = BLOB;
   private volatile String issued = "tok-123";
 
@@ -59,6 +62,23 @@ class DistributionRegistryTest {
           storageAuthorization.add(
               String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
           respond(exchange, 200, stored);
+        });
+    String storageSelf = "http://127.0.0.1:" + storage.getAddress().getPort();
+    // Storage that answers with a challenge of its own, naming a token service on its own host.
+    storage.createContext(
+        "/guarded",
+        exchange -> {
+          exchange
+              .getResponseHeaders()
+              .add("WWW-Authenticate", "Bearer realm=\"" + storageSelf + "/token\",service=\"s\"");
+          respond(exchange, 401, new byte[0]);
+        });
+    storage.createContext(
+        "/token",
+        exchange -> {
+          storageRealmAuthorization.add(
+              String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+          respond(exchange, 200, "{\"token\":\"storage-token\"}".getBytes(StandardCharsets.UTF_8));
         });
     storage.start();
     registry = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -101,6 +121,11 @@ class DistributionRegistryTest {
                 .getResponseHeaders()
                 .add("Location", "http://127.0.0.1:" + storage.getAddress().getPort() + "/blob");
             respond(exchange, 307, new byte[0]);
+          } else if (path.equals("/v2/team/app/blobs/" + GUARDED_DIGEST)) {
+            exchange
+                .getResponseHeaders()
+                .add("Location", "http://127.0.0.1:" + storage.getAddress().getPort() + "/guarded");
+            respond(exchange, 307, new byte[0]);
           } else if (path.equals("/v2/team/app/manifests/v1")
               && exchange.getRequestMethod().equals("PUT")) {
             respond(
@@ -137,6 +162,31 @@ class DistributionRegistryTest {
     assertThat(tokenQueries)
         .containsExactly("service=fake-registry&scope=repository%3Ateam%2Fapp%3Apull");
     assertThat(storageAuthorization).containsExactly("null");
+  }
+
+  /**
+   * The challenge of the storage a download was redirected to is not the registry's: answering it
+   * would send the registry credentials to whatever token service that other host names.
+   */
+  @Test
+  void redirectedStorage_askingForAToken_getsNoCredentials_andIsARemoteProblem() {
+    int storagePort = storage.getAddress().getPort();
+    DistributionRegistry client = client(BOT);
+    // A first read, as verify's manifest read: the client now holds the registry's token.
+    assertThat(client.blob("team/app", DIGEST, 1024)).isEqualTo(BLOB);
+    assertThatThrownBy(() -> client.blob("team/app", GUARDED_DIGEST, 1024))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessage(
+            "Registry 127.0.0.1:"
+                + registry.getAddress().getPort()
+                + " redirected to 127.0.0.1:"
+                + storagePort
+                + ", which refused (401) while downloading blob "
+                + GUARDED_DIGEST
+                + " from team/app");
+    assertThat(storageRealmAuthorization).isEmpty();
+    // The registry's own challenge was answered: the registry credentials went only to its realm.
+    assertThat(tokenQueries).hasSize(1);
   }
 
   @Test
