@@ -180,8 +180,7 @@ public interface GitWorkspace extends GitPushes {
 
   /**
    * The tracked files whose staged or work tree content differs from HEAD (edited, deleted,
-   * staged), sorted: what {@link #resetTo} and {@link #restore} would overwrite. Untracked files
-   * are not listed.
+   * staged), sorted. Untracked files are not listed.
    */
   List<String> uncommittedChanges();
 
@@ -216,8 +215,14 @@ public interface GitWorkspace extends GitPushes {
   boolean sameChange(String commitA, String commitB);
 
   /**
-   * Detaches HEAD at {@code commitId} and makes index and work tree match its tree (like {@code git
-   * checkout --detach --force}). Never moves a local branch. Untracked files stay.
+   * Detaches HEAD at {@code commitId}, with the paths that differ between HEAD's commit and it put
+   * in index and work tree as it has them (like {@code git checkout --detach}, not a hard reset).
+   * What else is uncommitted (a file a step before countersign edited or staged) and untracked
+   * files stay. Never moves a local branch.
+   *
+   * @throws dev.countersign.support.problems.UsageProblem naming the paths, when one that differs
+   *     holds uncommitted work (edited, staged, or an untracked file where {@code commitId} has
+   *     one); nothing has moved then
    */
   void resetTo(String commitId);
 

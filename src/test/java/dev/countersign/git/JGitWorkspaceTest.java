@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.net.httpserver.HttpServer;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
+import dev.countersign.support.problems.UsageProblem;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -361,6 +362,61 @@ class JGitWorkspaceTest {
       assertThat(repo.resolve("refs/heads/main").name()).isEqualTo(before);
       assertThat(repo.exactRef(Constants.HEAD).isSymbolic()).isFalse();
     }
+  }
+
+  @Test
+  void resetTo_movesOnlyThePathsThatDiffer_keepingWhatAnEarlierStepLeftUncommitted()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("README.md"), "edited by an earlier step\n");
+    Files.writeString(clone.resolve("staged.txt"), "staged by an earlier step\n");
+    Files.writeString(clone.resolve("untracked.txt"), "left by an earlier step\n");
+    git(clone, "add", "staged.txt");
+    String status = git(clone, "status", "--porcelain");
+    String fresh =
+        fixture.commitToOrigin(
+            "main", Map.of("other.txt", "x\n"), Set.of("unsigned/a.yaml"), "concurrent");
+    try (JGitWorkspace ws = open(clone)) {
+      ws.resetTo(ws.fetch(fixture.remote(), "main"));
+
+      assertThat(ws.headCommitId()).isEqualTo(fresh);
+    }
+    assertThat(clone.resolve("other.txt")).hasContent("x");
+    assertThat(clone.resolve("unsigned/a.yaml")).doesNotExist();
+    assertThat(clone.resolve("README.md")).hasContent("edited by an earlier step");
+    assertThat(clone.resolve("staged.txt")).hasContent("staged by an earlier step");
+    assertThat(clone.resolve("untracked.txt")).hasContent("left by an earlier step");
+    assertThat(git(clone, "status", "--porcelain")).isEqualTo(status);
+  }
+
+  @Test
+  void resetTo_overAnEditedFileOrAnUntrackedOneTheTargetChanges_refusesNamingThem_movingNothing()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("README.md"), "edited by an earlier step\n");
+    Files.writeString(clone.resolve("other.txt"), "left by an earlier step\n");
+    String before = fixture.originHead("main");
+    fixture.commitToOrigin(
+        "main", Map.of("README.md", "merged\n", "other.txt", "x\n"), Set.of(), "concurrent");
+    try (JGitWorkspace ws = open(clone)) {
+      GitWorkspace.Checkout start = ws.checkout();
+      String fresh = ws.fetch(fixture.remote(), "main");
+
+      assertThatThrownBy(() -> ws.resetTo(fresh))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessage(
+              "The checkout in "
+                  + clone
+                  + " has uncommitted changes to README.md, other.txt that moving to "
+                  + CommitIds.abbreviate(fresh)
+                  + ", which changes them, would overwrite");
+      assertThat(ws.checkout()).isEqualTo(start);
+      assertThat(start.commitId()).isEqualTo(before);
+    }
+    assertThat(clone.resolve("README.md")).hasContent("edited by an earlier step");
+    assertThat(clone.resolve("other.txt")).hasContent("left by an earlier step");
+    assertThat(git(clone, "status", "--porcelain")).isEqualTo(" M README.md\n?? other.txt\n");
+    assertThat(clone.resolve(".git/index.lock")).doesNotExist();
   }
 
   @Test
