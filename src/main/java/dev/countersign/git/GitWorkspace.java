@@ -117,7 +117,8 @@ public interface GitWorkspace extends GitPushes {
    * filters or line-ending conversion). Other index entries are left alone. Every file is written
    * in full beside its target before any target is replaced: when writing fails (a full disk, a
    * file that cannot be handed to the workspace's owner) what was written is removed again, and
-   * work tree and index are as they were, never holding a half-written file.
+   * work tree and index are as they were, never holding a half-written file. A JVM stopped while
+   * writing (SIGTERM) removes the files not yet in place on its way out.
    */
   void apply(ChangeSet changes);
 

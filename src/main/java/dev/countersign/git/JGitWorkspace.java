@@ -38,6 +38,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -876,6 +878,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       if (!applied) {
         staging.discard();
       }
+      staging.close();
       if (index != null) {
         index.unlock();
       }
@@ -885,13 +888,36 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   /**
    * Files of one {@link #apply} written in full beside their targets ({@link #write}) and then
    * renamed onto them ({@link #commit}); {@link #discard} removes what was not renamed, and the
-   * directories made for them when none of their files arrived.
+   * directories made for them when none of their files arrived. Until {@link #close}, a JVM that
+   * stops first (SIGTERM from a cancelled job) discards them from a shutdown hook, as jgit releases
+   * its lock files: otherwise they stay beside the manifests as untracked files, for a later step
+   * that commits everything to push. The other thread keeps running while the hook does; a file it
+   * creates after the hook's walk stays.
    */
-  private final class Staging {
-    private final Map<Path, Path> staged = new HashMap<>();
+  private final class Staging implements AutoCloseable {
+    private final Map<Path, Path> staged = new ConcurrentHashMap<>();
     private final Set<Path> readyParents = new HashSet<>();
-    private final List<Path> createdDirectories = new ArrayList<>();
+    private final List<Path> createdDirectories = new CopyOnWriteArrayList<>();
+    private final Thread onExit = new Thread(this::discard, "countersign-staged-files");
     private boolean committed;
+
+    Staging() {
+      try {
+        Runtime.getRuntime().addShutdownHook(onExit);
+      } catch (IllegalStateException stopping) {
+        // The JVM is already stopping: the caller's failure path is all there is.
+      }
+    }
+
+    /** The files are renamed or discarded: the shutdown hook is not needed any more. */
+    @Override
+    public void close() {
+      try {
+        Runtime.getRuntime().removeShutdownHook(onExit);
+      } catch (IllegalStateException stopping) {
+        // The hook is running, or never ran: either way nothing is left to do here.
+      }
+    }
 
     /**
      * Writes {@code bytes} to a new file beside {@code file} ({@link #workTreeFile} checked it),

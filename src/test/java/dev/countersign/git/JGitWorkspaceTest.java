@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.Repository;
@@ -699,6 +700,94 @@ class JGitWorkspaceTest {
     assertThat(clone.resolve(".git/index.lock")).doesNotExist();
     try (Git git = Git.open(clone.toFile())) {
       assertThat(git.status().call().isClean()).isTrue();
+    }
+  }
+
+  @Test
+  void control_apply_inAProcessLeftToFinish_writesEveryFile() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Path output = tmp.resolve("child.out");
+
+    Process child = startApplying(clone, "finish", output);
+
+    assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(child.exitValue()).as(Files.readString(output)).isZero();
+    assertThat(clone.resolve("signed/a.yaml")).hasContent("kind: A\nsigned: yes\n");
+    assertThat(git(clone, "status", "--porcelain"))
+        .isEqualTo("A  signed/a.yaml\nA  signed/b.yaml\nA  signed/c.yaml\nD  unsigned/a.yaml\n");
+    assertThat(temporaryFiles(clone)).isEmpty();
+  }
+
+  @Test
+  void apply_inAProcessStoppedBySigtermWhileWritingFiles_leavesNoTemporaryFileBehind()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Path output = tmp.resolve("child.out");
+
+    Process child = startApplying(clone, "stall", output);
+    try {
+      while (!Files.readString(output).contains("written beside its target") && child.isAlive()) {
+        Thread.sleep(20);
+      }
+      assertThat(temporaryFiles(clone)).as(Files.readString(output)).hasSize(1);
+      child.destroy(); // SIGTERM, as the runner's docker stop on a cancelled job
+      assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      child.destroyForcibly();
+    }
+
+    assertThat(child.exitValue()).isEqualTo(143);
+    assertThat(temporaryFiles(clone)).isEmpty();
+    assertThat(clone.resolve("signed")).doesNotExist();
+    assertThat(clone.resolve(".git/index.lock")).doesNotExist();
+    assertThat(git(clone, "status", "--porcelain")).isEmpty();
+  }
+
+  /**
+   * A JVM running {@link ApplyingProcess} on {@code clone}, its output in {@code output}: {@code
+   * finish} or {@code stall} (waits after the first file is written beside its target).
+   */
+  private static Process startApplying(Path clone, String how, Path output) throws Exception {
+    return new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            ApplyingProcess.class.getName(),
+            clone.toString(),
+            how)
+        .redirectErrorStream(true)
+        .redirectOutput(output.toFile())
+        .start();
+  }
+
+  /** countersign's temporary files anywhere in the work tree, {@code .git} left out. */
+  private static List<Path> temporaryFiles(Path clone) throws Exception {
+    try (var walk = Files.walk(clone)) {
+      return walk.filter(p -> !p.startsWith(clone.resolve(".git")))
+          .filter(p -> p.getFileName().toString().startsWith(".countersign-"))
+          .toList();
+    }
+  }
+
+  /** Applies {@link #threeSignedFiles} to the work tree {@code args[0]}, as a run does. */
+  static final class ApplyingProcess {
+    public static void main(String[] args) throws Exception {
+      boolean stall = args[1].equals("stall");
+      java.util.function.Consumer<Path> afterWrite =
+          path -> {
+            if (stall && path.getFileName().toString().startsWith(".countersign-")) {
+              System.out.println("written beside its target: " + path);
+              System.out.flush();
+              try {
+                Thread.sleep(60_000);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+          };
+      try (JGitWorkspace ws = JGitWorkspace.open(Path.of(args[0]), CLOCK, afterWrite)) {
+        ws.apply(threeSignedFiles());
+      }
     }
   }
 
