@@ -117,7 +117,8 @@ public interface GitWorkspace extends GitPushes {
    * filters or line-ending conversion). Other index entries are left alone. Every file is written
    * in full beside its target before any target is replaced: when writing fails (a full disk, a
    * file that cannot be handed to the workspace's owner) what was written is removed again, and
-   * work tree and index are as they were, never holding a half-written file.
+   * work tree and index are as they were, never holding a half-written file. A JVM stopped while
+   * writing (SIGTERM) removes the files not yet in place on its way out.
    */
   void apply(ChangeSet changes);
 
@@ -180,8 +181,7 @@ public interface GitWorkspace extends GitPushes {
 
   /**
    * The tracked files whose staged or work tree content differs from HEAD (edited, deleted,
-   * staged), sorted: what {@link #resetTo} and {@link #restore} would overwrite. Untracked files
-   * are not listed.
+   * staged), sorted. Untracked files are not listed.
    */
   List<String> uncommittedChanges();
 
@@ -216,8 +216,14 @@ public interface GitWorkspace extends GitPushes {
   boolean sameChange(String commitA, String commitB);
 
   /**
-   * Detaches HEAD at {@code commitId} and makes index and work tree match its tree (like {@code git
-   * checkout --detach --force}). Never moves a local branch. Untracked files stay.
+   * Detaches HEAD at {@code commitId}, with the paths that differ between HEAD's commit and it put
+   * in index and work tree as it has them (like {@code git checkout --detach}, not a hard reset).
+   * What else is uncommitted (a file a step before countersign edited or staged) and untracked
+   * files stay. Never moves a local branch.
+   *
+   * @throws dev.countersign.support.problems.UsageProblem naming the paths, when one that differs
+   *     holds uncommitted work (edited, staged, or an untracked file where {@code commitId} has
+   *     one); nothing has moved then
    */
   void resetTo(String commitId);
 

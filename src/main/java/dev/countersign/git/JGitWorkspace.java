@@ -38,12 +38,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.eclipse.jgit.api.FetchCommand;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.PushCommand;
-import org.eclipse.jgit.api.ResetCommand;
 import org.eclipse.jgit.api.TransportCommand;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.api.errors.InvalidRemoteException;
@@ -867,6 +869,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       if (!applied) {
         staging.discard();
       }
+      staging.close();
       if (index != null) {
         index.unlock();
       }
@@ -876,13 +879,36 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   /**
    * Files of one {@link #apply} written in full beside their targets ({@link #write}) and then
    * renamed onto them ({@link #commit}); {@link #discard} removes what was not renamed, and the
-   * directories made for them when none of their files arrived.
+   * directories made for them when none of their files arrived. Until {@link #close}, a JVM that
+   * stops first (SIGTERM from a cancelled job) discards them from a shutdown hook, as jgit releases
+   * its lock files: otherwise they stay beside the manifests as untracked files, for a later step
+   * that commits everything to push. The other thread keeps running while the hook does; a file it
+   * creates after the hook's walk stays.
    */
-  private final class Staging {
-    private final Map<Path, Path> staged = new HashMap<>();
+  private final class Staging implements AutoCloseable {
+    private final Map<Path, Path> staged = new ConcurrentHashMap<>();
     private final Set<Path> readyParents = new HashSet<>();
-    private final List<Path> createdDirectories = new ArrayList<>();
+    private final List<Path> createdDirectories = new CopyOnWriteArrayList<>();
+    private final Thread onExit = new Thread(this::discard, "countersign-staged-files");
     private boolean committed;
+
+    Staging() {
+      try {
+        Runtime.getRuntime().addShutdownHook(onExit);
+      } catch (IllegalStateException stopping) {
+        // The JVM is already stopping: the caller's failure path is all there is.
+      }
+    }
+
+    /** The files are renamed or discarded: the shutdown hook is not needed any more. */
+    @Override
+    public void close() {
+      try {
+        Runtime.getRuntime().removeShutdownHook(onExit);
+      } catch (IllegalStateException stopping) {
+        // The hook is running, or never ran: either way nothing is left to do here.
+      }
+    }
 
     /**
      * Writes {@code bytes} to a new file beside {@code file} ({@link #workTreeFile} checked it),
@@ -1200,22 +1226,37 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   public void resetTo(String commitId) {
     try {
       ObjectId target = resolve(commitId);
-      // Detach first so the hard reset below moves HEAD only, never a local branch that may
-      // not even be the branch we push to.
       ObjectId current = repository.resolve(Constants.HEAD + "^{commit}");
+      // The work tree first, while HEAD has not moved: a path in the way stops it with nothing
+      // changed. Then HEAD, detached, so no local branch moves (it may not even be the branch
+      // we push to).
+      checkOutChangedPaths(
+          current,
+          target,
+          (edited, conflict) ->
+              new UsageProblem(
+                  "The checkout in "
+                      + directory
+                      + " has uncommitted changes to "
+                      + String.join(", ", edited)
+                      + " that moving to "
+                      + CommitIds.abbreviate(target.name())
+                      + ", which changes them, would overwrite",
+                  "perhaps you should commit or stash them in the step that makes them, or run"
+                      + " countersign before it; nothing of them was overwritten",
+                  conflict));
       RefUpdate detach = repository.updateRef(Constants.HEAD, true);
-      detach.setNewObjectId(current == null ? target : current);
-      detach.setRefLogMessage("countersign: detach before reset", false);
+      detach.setNewObjectId(target);
+      detach.setRefLogMessage("countersign: start from " + target.name(), false);
       RefUpdate.Result r = detach.forceUpdate();
       if (r == RefUpdate.Result.LOCK_FAILURE || r == RefUpdate.Result.IO_FAILURE) {
         throw new EnvironmentProblem(
-            "Could not detach HEAD (" + r + ") in " + directory + " while resetting to " + commitId,
+            "Could not detach HEAD (" + r + ") in " + directory + " while moving to " + commitId,
             "perhaps you should make sure no other git process is using the repository");
       }
-      git.reset().setMode(ResetCommand.ResetType.HARD).setRef(target.name()).call();
-    } catch (IOException | GitAPIException e) {
+    } catch (IOException e) {
       throw new EnvironmentProblem(
-          "Could not reset the work tree in " + directory + " to " + commitId,
+          "Could not move the work tree in " + directory + " to " + commitId,
           "perhaps you should check that the workspace is writable",
           e);
     }
@@ -1274,7 +1315,19 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
                 + directory,
             "perhaps you should make sure no other git process is using the repository");
       }
-      checkOutChangedPaths(left, target);
+      checkOutChangedPaths(
+          left,
+          target,
+          (edited, conflict) ->
+              new EnvironmentProblem(
+                  "Could not put "
+                      + String.join(", ", edited)
+                      + " in "
+                      + directory
+                      + " back: edited since countersign changed them",
+                  "perhaps you should make sure no other process writes to the checkout while"
+                      + " countersign runs",
+                  conflict));
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not put the work tree in "
@@ -1287,30 +1340,34 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   /**
-   * Puts the paths that differ between the commits {@code from} (where HEAD was) and {@code to}
-   * back as {@code to} has them, in index and work tree, as {@code git checkout --force} does: not
-   * a hard reset, which would also throw away what a step before countersign left uncommitted
-   * elsewhere (an edited file, a staged new one).
+   * Puts the paths that differ between the commits {@code from} (where HEAD is, or was) and {@code
+   * to} in index and work tree as {@code to} has them, as {@code git checkout} does: not a hard
+   * reset, which would also throw away what a step before countersign left uncommitted elsewhere
+   * (an edited file, a staged new one). {@link #resetTo} and {@link #restore} both move this way.
+   *
+   * @param from null when HEAD has no commit
+   * @param inTheWay the problem to throw when a path that differs was edited, staged or is an
+   *     untracked file where {@code to} has one: given those paths, sorted, and jgit's exception as
+   *     the cause; nothing has moved then
    */
-  private void checkOutChangedPaths(ObjectId from, ObjectId to) throws IOException {
+  private void checkOutChangedPaths(
+      ObjectId from,
+      ObjectId to,
+      BiFunction<List<String>, Exception, CountersignException> inTheWay)
+      throws IOException {
     DirCache index = repository.lockDirCache();
     try (RevWalk walk = new RevWalk(repository)) {
-      DirCacheCheckout back =
+      DirCacheCheckout move =
           new DirCacheCheckout(
-              repository, walk.parseCommit(from).getTree(), index, walk.parseCommit(to).getTree());
-      // Not forced: a forced checkout also reverts every other edited file. A path that changed
-      // and was edited again since (by no one countersign knows) stops it before anything moves.
-      back.checkout();
+              repository,
+              from == null ? null : walk.parseCommit(from).getTree(),
+              index,
+              walk.parseCommit(to).getTree());
+      // Not forced: a forced checkout also reverts every other edited file. A path that differs
+      // and holds work nobody committed stops it before anything moves.
+      move.checkout();
     } catch (org.eclipse.jgit.errors.CheckoutConflictException edited) {
-      throw new EnvironmentProblem(
-          "Could not put "
-              + String.join(", ", edited.getConflictingFiles())
-              + " in "
-              + directory
-              + " back: edited since countersign changed them",
-          "perhaps you should make sure no other process writes to the checkout while countersign"
-              + " runs",
-          edited);
+      throw inTheWay.apply(Arrays.stream(edited.getConflictingFiles()).sorted().toList(), edited);
     } finally {
       index.unlock();
     }

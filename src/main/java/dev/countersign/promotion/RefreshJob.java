@@ -37,8 +37,9 @@ import java.util.TreeMap;
  * (files outside the signed directories included) is dropped by rebuilding it.
  *
  * <p>Only the signed files are committed; the generated unsigned files are read from the work tree
- * and never committed. The work tree is reset to the base tip before committing (the files were
- * read first); the commit stays local when the bot branch already holds it.
+ * and never committed. HEAD moves to the base tip before committing ({@link GitWorkspace#resetTo}:
+ * only the paths that differ change, so the generated files stay); the commit stays local when the
+ * bot branch already holds it.
  *
  * @param workspace where the work tree is read and the refresh committed (the publisher's)
  * @param signer signs what changed

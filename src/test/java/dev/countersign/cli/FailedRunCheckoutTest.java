@@ -6,9 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.countersign.git.GitFixture;
 import dev.countersign.github.FakeGitHub;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.Sleeper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.eclipse.jgit.api.Git;
@@ -145,34 +150,154 @@ class FailedRunCheckoutTest {
     Path ws = s.git.clone("ws", 0, false);
     Map<String, String> env = new HashMap<>(s.env());
     env.remove("GITHUB_REPOSITORY");
-    // A step before countersign edited a tracked file and staged a new one, and committed neither.
-    Files.writeString(ws.resolve("README.md"), "hello, edited by an earlier step\n");
-    Files.createDirectories(ws.resolve("notes"));
-    Files.writeString(ws.resolve("notes/plan.md"), "staged by an earlier step\n");
-    try (Repository repository = GitFixture.open(ws);
-        Git git = new Git(repository)) {
-      git.add().addFilepattern("notes/plan.md").call();
-    }
+    leaveUncommittedWork(ws);
 
     CliRun refused = s.runIn(ws, env);
 
     assertThat(refused.exitCode()).as(refused.all()).isEqualTo(ExitCode.ENVIRONMENT.code());
     assertThat(refused.err()).contains("refused the push to main");
-    assertThat(ws.resolve("README.md")).hasContent("hello, edited by an earlier step");
-    assertThat(ws.resolve("notes/plan.md")).hasContent("staged by an earlier step");
     assertThat(ws.resolve("unsigned/config/flags.yaml")).exists();
     assertThat(ws.resolve("signed")).doesNotExist();
+    assertUncommittedWorkKept(ws, "refs/heads/main", mainHead);
+  }
+
+  @Test
+  void aPushThatLandsOnTheSecondAttempt_keepsWhatAnEarlierStepLeftUncommitted() throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    leaveUncommittedWork(ws);
+    // The first push loses the race: the retry starts from the fresh tip.
+    s.git.commitToOrigin("main", Map.of("docs/other.md", "another merge\n"), Set.of(), "other");
+
+    CliRun run = s.runIn(ws, s.env());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.all()).contains("(attempt 2,");
+    assertThat(s.git.originFiles("main").keySet())
+        .contains("signed/config/flags.yaml", "docs/other.md")
+        .doesNotContain("notes/plan.md", "build/report.txt")
+        .noneMatch(p -> p.startsWith("unsigned/"));
+    assertThat(s.git.originFiles("main")).containsEntry("README.md", "hello\n");
+    assertThat(ws.resolve("docs/other.md")).hasContent("another merge");
+    assertThat(ws.resolve("signed/config/flags.yaml")).exists();
+    assertUncommittedWorkKept(ws, "refs/heads/main", s.git.originHead("main"));
+  }
+
+  @Test
+  void pushRejectedOnEveryAttempt_keepsWhatAnEarlierStepLeftUncommitted() throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    leaveUncommittedWork(ws);
+    s.git.commitToOrigin("main", Map.of("docs/other.md", "another merge\n"), Set.of(), "other");
+    // Another merge lands during every wait too, so the second attempt loses the race again.
+    List<String> raced = new ArrayList<>();
+    Sleeper anotherMerge =
+        delay -> {
+          try {
+            raced.add(
+                s.git.commitToOrigin(
+                    "main",
+                    Map.of("docs/other.md", "merge " + raced.size() + "\n"),
+                    Set.of(),
+                    "other " + raced.size()));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        };
+
+    CliRun failed = s.runIn(anotherMerge, ws, s.env(), "--push-attempts", "2");
+
+    assertThat(failed.exitCode()).as(failed.all()).isEqualTo(ExitCode.REMOTE.code());
+    assertThat(failed.err()).contains("The push to main was rejected 2 times");
+    assertThat(raced).hasSize(1);
+    assertThat(s.git.originHead("main")).isEqualTo(raced.get(0));
+    assertThat(ws.resolve("unsigned/config/flags.yaml")).exists();
+    assertThat(ws.resolve("signed")).doesNotExist();
+    assertUncommittedWorkKept(ws, "refs/heads/main", mainHead);
+  }
+
+  @Test
+  void aLostRaceOverAFileAnEarlierStepEdited_exits2NamingIt_andKeepsTheEdit() throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    leaveUncommittedWork(ws);
+    // The merge that wins the race changes the very file the earlier step edited: moving to it
+    // would overwrite the edit.
+    String raced =
+        s.git.commitToOrigin("main", Map.of("README.md", "hello, merged\n"), Set.of(), "other");
+
+    CliRun failed = s.runIn(ws, s.env());
+
+    assertThat(failed.exitCode()).as(failed.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(failed.err())
+        .contains("README.md")
+        .contains("uncommitted")
+        .contains("would overwrite");
+    assertThat(s.git.originHead("main")).isEqualTo(raced);
+    assertThat(ws.resolve("unsigned/config/flags.yaml")).exists();
+    assertThat(ws.resolve("signed")).doesNotExist();
+    assertUncommittedWorkKept(ws, "refs/heads/main", mainHead);
+  }
+
+  @Test
+  void mergedPullRequestRunStartingFromTheBranchTip_keepsWhatAnEarlierStepLeftUncommitted()
+      throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    leaveUncommittedWork(ws);
+    // A pull_request run starts from the branch as the remote has it, here one merge ahead.
+    s.git.commitToOrigin("main", Map.of("docs/other.md", "another merge\n"), Set.of(), "other");
+    Path event = tmp.resolve("event.json");
+    Files.writeString(event, ActionTestEnv.mergedPullRequestEvent());
+    Map<String, String> env = new HashMap<>(s.env());
+    env.put("GITHUB_EVENT_NAME", "pull_request");
+    env.put("GITHUB_EVENT_PATH", event.toString());
+
+    CliRun run = s.runIn(ws, env);
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.all()).contains("Starting from main at").contains("(attempt 1,");
+    assertThat(s.git.originFiles("main").keySet())
+        .contains("signed/config/flags.yaml", "docs/other.md")
+        .doesNotContain("notes/plan.md", "build/report.txt");
+    assertThat(ws.resolve("docs/other.md")).hasContent("another merge");
+    assertUncommittedWorkKept(ws, "refs/heads/main", s.git.originHead("main"));
+  }
+
+  /**
+   * What a step before countersign leaves and a step after it expects: a tracked file edited, a new
+   * file staged, an untracked file; none of it committed.
+   */
+  private static void leaveUncommittedWork(Path ws) throws Exception {
+    Files.writeString(ws.resolve("README.md"), "hello, edited by an earlier step\n");
+    Files.createDirectories(ws.resolve("notes"));
+    Files.writeString(ws.resolve("notes/plan.md"), "staged by an earlier step\n");
+    Files.createDirectories(ws.resolve("build"));
+    Files.writeString(ws.resolve("build/report.txt"), "untracked, from an earlier step\n");
     try (Repository repository = GitFixture.open(ws);
         Git git = new Git(repository)) {
-      assertThat(repository.getFullBranch()).isEqualTo("refs/heads/main");
-      assertThat(repository.resolve("HEAD").name()).isEqualTo(mainHead);
+      git.add().addFilepattern("notes/plan.md").call();
+    }
+  }
+
+  /**
+   * {@link #leaveUncommittedWork}'s files byte for byte, git status saying exactly that of them,
+   * and HEAD on {@code branch} at {@code commit}.
+   */
+  private static void assertUncommittedWorkKept(Path ws, String branch, String commit)
+      throws Exception {
+    assertThat(ws.resolve("README.md")).hasContent("hello, edited by an earlier step");
+    assertThat(ws.resolve("notes/plan.md")).hasContent("staged by an earlier step");
+    assertThat(ws.resolve("build/report.txt")).hasContent("untracked, from an earlier step");
+    try (Repository repository = GitFixture.open(ws);
+        Git git = new Git(repository)) {
+      assertThat(repository.getFullBranch()).isEqualTo(branch);
+      assertThat(repository.resolve("HEAD").name()).isEqualTo(commit);
       Status status = git.status().call();
       assertThat(status.getModified()).containsExactly("README.md");
       assertThat(status.getAdded()).containsExactly("notes/plan.md");
+      assertThat(status.getChanged()).isEmpty();
       assertThat(status.getRemoved()).isEmpty();
       assertThat(status.getMissing()).isEmpty();
-      assertThat(status.getUntracked()).isEmpty();
+      assertThat(status.getUntracked()).containsExactly("build/report.txt");
     }
+    assertThat(ws.resolve(".git/index.lock")).doesNotExist();
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.countersign.git.GitFixture;
 import dev.countersign.github.FakeGitHub;
 import dev.countersign.keys.KeyPairFiles;
+import dev.countersign.support.Sleeper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,11 +73,19 @@ final class GitHubSession implements AutoCloseable {
    * would), plus {@code args}.
    */
   CliRun runIn(Path ws, Map<String, String> env, String... args) throws Exception {
+    return runIn(sleeps::add, ws, env, args);
+  }
+
+  /**
+   * {@link #runIn(Path, Map, String...)} with every wait between push attempts going to {@code
+   * sleeper} (which may move origin, so the next attempt loses the race too).
+   */
+  CliRun runIn(Sleeper sleeper, Path ws, Map<String, String> env, String... args) throws Exception {
     List<String> all =
         new ArrayList<>(List.of("run", "--repo", ws.toString(), "--key", privateKey.toString()));
     all.addAll(List.of(args));
     Files.deleteIfExists(tmp.resolve("output"));
-    return CliRun.run(sleeps::add, env, all.toArray(String[]::new));
+    return CliRun.run(sleeper, env, all.toArray(String[]::new));
   }
 
   Path lastWorkspace() {

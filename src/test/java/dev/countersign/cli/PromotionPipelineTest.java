@@ -160,6 +160,35 @@ class PromotionPipelineTest {
   }
 
   @Test
+  void scheduledRefresh_keepsWhatAnEarlierStepLeftUncommitted_forTheStepsAfterIt()
+      throws Exception {
+    signedAllowlistV1OnMain();
+    Path[] checkout = new Path[1];
+
+    CliRun run =
+        refresh(
+            allowlist("203.0.113.0/24"),
+            "ws",
+            Map.of(),
+            ws -> {
+              checkout[0] = ws;
+              Files.writeString(ws.resolve("README.md"), "edited by a step\n");
+              Files.writeString(ws.resolve("notes.txt"), "staged by a step\n");
+              GitFixture.git(ws, "add", "notes.txt");
+            });
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "created");
+    Path ws = checkout[0];
+    assertThat(ws.resolve("README.md")).hasContent("edited by a step");
+    assertThat(ws.resolve("notes.txt")).hasContent("staged by a step");
+    assertThat(ws.resolve("unsigned/egress/allowlist.yaml"))
+        .hasContent(allowlist("203.0.113.0/24"));
+    assertThat(GitFixture.git(ws, "status", "--porcelain"))
+        .isEqualTo(" M README.md\nA  notes.txt\n?? unsigned/\n");
+  }
+
+  @Test
   void scheduledRefresh_withChangesAStepStaged_theBotBranchCommitChangesOnlyTheSignedFile()
       throws Exception {
     signedAllowlistV1OnMain();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.net.httpserver.HttpServer;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
+import dev.countersign.support.problems.UsageProblem;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.Repository;
@@ -364,6 +366,61 @@ class JGitWorkspaceTest {
   }
 
   @Test
+  void resetTo_movesOnlyThePathsThatDiffer_keepingWhatAnEarlierStepLeftUncommitted()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("README.md"), "edited by an earlier step\n");
+    Files.writeString(clone.resolve("staged.txt"), "staged by an earlier step\n");
+    Files.writeString(clone.resolve("untracked.txt"), "left by an earlier step\n");
+    git(clone, "add", "staged.txt");
+    String status = git(clone, "status", "--porcelain");
+    String fresh =
+        fixture.commitToOrigin(
+            "main", Map.of("other.txt", "x\n"), Set.of("unsigned/a.yaml"), "concurrent");
+    try (JGitWorkspace ws = open(clone)) {
+      ws.resetTo(ws.fetch(fixture.remote(), "main"));
+
+      assertThat(ws.headCommitId()).isEqualTo(fresh);
+    }
+    assertThat(clone.resolve("other.txt")).hasContent("x");
+    assertThat(clone.resolve("unsigned/a.yaml")).doesNotExist();
+    assertThat(clone.resolve("README.md")).hasContent("edited by an earlier step");
+    assertThat(clone.resolve("staged.txt")).hasContent("staged by an earlier step");
+    assertThat(clone.resolve("untracked.txt")).hasContent("left by an earlier step");
+    assertThat(git(clone, "status", "--porcelain")).isEqualTo(status);
+  }
+
+  @Test
+  void resetTo_overAnEditedFileOrAnUntrackedOneTheTargetChanges_refusesNamingThem_movingNothing()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("README.md"), "edited by an earlier step\n");
+    Files.writeString(clone.resolve("other.txt"), "left by an earlier step\n");
+    String before = fixture.originHead("main");
+    fixture.commitToOrigin(
+        "main", Map.of("README.md", "merged\n", "other.txt", "x\n"), Set.of(), "concurrent");
+    try (JGitWorkspace ws = open(clone)) {
+      GitWorkspace.Checkout start = ws.checkout();
+      String fresh = ws.fetch(fixture.remote(), "main");
+
+      assertThatThrownBy(() -> ws.resetTo(fresh))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessage(
+              "The checkout in "
+                  + clone
+                  + " has uncommitted changes to README.md, other.txt that moving to "
+                  + CommitIds.abbreviate(fresh)
+                  + ", which changes them, would overwrite");
+      assertThat(ws.checkout()).isEqualTo(start);
+      assertThat(start.commitId()).isEqualTo(before);
+    }
+    assertThat(clone.resolve("README.md")).hasContent("edited by an earlier step");
+    assertThat(clone.resolve("other.txt")).hasContent("left by an earlier step");
+    assertThat(git(clone, "status", "--porcelain")).isEqualTo(" M README.md\n?? other.txt\n");
+    assertThat(clone.resolve(".git/index.lock")).doesNotExist();
+  }
+
+  @Test
   void push_protectedBranch_isRefusedWithTheRemotesMessageVerbatim() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
     fixture.protectBranch("main");
@@ -643,6 +700,94 @@ class JGitWorkspaceTest {
     assertThat(clone.resolve(".git/index.lock")).doesNotExist();
     try (Git git = Git.open(clone.toFile())) {
       assertThat(git.status().call().isClean()).isTrue();
+    }
+  }
+
+  @Test
+  void control_apply_inAProcessLeftToFinish_writesEveryFile() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Path output = tmp.resolve("child.out");
+
+    Process child = startApplying(clone, "finish", output);
+
+    assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(child.exitValue()).as(Files.readString(output)).isZero();
+    assertThat(clone.resolve("signed/a.yaml")).hasContent("kind: A\nsigned: yes\n");
+    assertThat(git(clone, "status", "--porcelain"))
+        .isEqualTo("A  signed/a.yaml\nA  signed/b.yaml\nA  signed/c.yaml\nD  unsigned/a.yaml\n");
+    assertThat(temporaryFiles(clone)).isEmpty();
+  }
+
+  @Test
+  void apply_inAProcessStoppedBySigtermWhileWritingFiles_leavesNoTemporaryFileBehind()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Path output = tmp.resolve("child.out");
+
+    Process child = startApplying(clone, "stall", output);
+    try {
+      while (!Files.readString(output).contains("written beside its target") && child.isAlive()) {
+        Thread.sleep(20);
+      }
+      assertThat(temporaryFiles(clone)).as(Files.readString(output)).hasSize(1);
+      child.destroy(); // SIGTERM, as the runner's docker stop on a cancelled job
+      assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      child.destroyForcibly();
+    }
+
+    assertThat(child.exitValue()).isEqualTo(143);
+    assertThat(temporaryFiles(clone)).isEmpty();
+    assertThat(clone.resolve("signed")).doesNotExist();
+    assertThat(clone.resolve(".git/index.lock")).doesNotExist();
+    assertThat(git(clone, "status", "--porcelain")).isEmpty();
+  }
+
+  /**
+   * A JVM running {@link ApplyingProcess} on {@code clone}, its output in {@code output}: {@code
+   * finish} or {@code stall} (waits after the first file is written beside its target).
+   */
+  private static Process startApplying(Path clone, String how, Path output) throws Exception {
+    return new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            ApplyingProcess.class.getName(),
+            clone.toString(),
+            how)
+        .redirectErrorStream(true)
+        .redirectOutput(output.toFile())
+        .start();
+  }
+
+  /** countersign's temporary files anywhere in the work tree, {@code .git} left out. */
+  private static List<Path> temporaryFiles(Path clone) throws Exception {
+    try (var walk = Files.walk(clone)) {
+      return walk.filter(p -> !p.startsWith(clone.resolve(".git")))
+          .filter(p -> p.getFileName().toString().startsWith(".countersign-"))
+          .toList();
+    }
+  }
+
+  /** Applies {@link #threeSignedFiles} to the work tree {@code args[0]}, as a run does. */
+  static final class ApplyingProcess {
+    public static void main(String[] args) throws Exception {
+      boolean stall = args[1].equals("stall");
+      java.util.function.Consumer<Path> afterWrite =
+          path -> {
+            if (stall && path.getFileName().toString().startsWith(".countersign-")) {
+              System.out.println("written beside its target: " + path);
+              System.out.flush();
+              try {
+                Thread.sleep(60_000);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+          };
+      try (JGitWorkspace ws = JGitWorkspace.open(Path.of(args[0]), CLOCK, afterWrite)) {
+        ws.apply(threeSignedFiles());
+      }
     }
   }
 
