@@ -40,21 +40,16 @@ final class YamlDocuments {
   /** Tag our resolver gives untagged plain scalars, so that we resolve them ourselves. */
   private static final Tag PLAIN = new Tag("tag:countersign.dev,2026:plain");
 
-  /**
-   * Upper bound on values produced from one stream: aliases can make a small file expand (a
-   * "billion laughs" within the alias count limit), so we count expanded values.
-   */
-  private static final long MAX_EXPANDED_VALUES = 1_000_000;
-
   private final Path displayPath;
   private final String text;
   private final long maxBytes;
-  private long expanded;
+  private final AliasExpansion expansion;
 
   YamlDocuments(Path displayPath, String text, long maxBytes) {
     this.displayPath = displayPath;
     this.text = text;
     this.maxBytes = maxBytes;
+    this.expansion = new AliasExpansion(displayPath);
   }
 
   List<ManifestDocument> parse() {
@@ -310,15 +305,7 @@ final class YamlDocuments {
       int depth,
       Map<String, Integer> fieldLines,
       IdentityHashMap<Node, Boolean> active) {
-    if (++expanded > MAX_EXPANDED_VALUES) {
-      throw new InputProblem(
-          displayPath,
-          node.getStartMark().getLine() + 1,
-          "expands to more than "
-              + MAX_EXPANDED_VALUES
-              + " values through aliases (a YAML alias bomb?)",
-          "perhaps you should write the repeated parts out instead of using anchors");
-    }
+    expansion.count(node);
     if (depth > ManifestReader.MAX_DEPTH) {
       throw new InputProblem(
           displayPath,

@@ -1,5 +1,6 @@
 package dev.countersign.policy;
 
+import dev.countersign.manifest.AliasExpansion;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.support.problems.InputProblem;
 import java.io.StringReader;
@@ -36,15 +37,41 @@ public final class YamlTree {
   /** Anchors and aliases could otherwise build cycles or exponential trees. */
   private static final int MAX_DEPTH = 64;
 
+  /**
+   * The largest configuration file read, in characters: a trust policy or an admission policy is a
+   * few KiB, and the API server stores no object over 1.5 MiB. A pull request's versions are read
+   * too, and SnakeYAML's cost for one long scalar grows with the square of its length (it copies
+   * its read window at every 1 KiB), so the text is refused before it is parsed.
+   */
+  static final int MAX_CHARS = 1024 * 1024;
+
   private YamlTree() {}
 
-  /** Parses every non-empty document of {@code text}; {@code file} names it in problems. */
+  /**
+   * Parses every non-empty document of {@code text}; {@code file} names it in problems.
+   *
+   * @throws InputProblem when the text is not valid YAML, is over {@link #MAX_CHARS} characters,
+   *     nests too deeply or expands through aliases beyond {@link AliasExpansion#MAX_VALUES}
+   */
   public static List<ManifestDocument> parseAll(Path file, String text) {
+    if (text.length() > MAX_CHARS) {
+      throw new InputProblem(
+          file,
+          0,
+          "is "
+              + text.length()
+              + " characters, larger than the limit of "
+              + MAX_CHARS
+              + " for a configuration file",
+          "perhaps you should split it into smaller files");
+    }
     LoaderOptions options = new LoaderOptions();
     options.setAllowDuplicateKeys(false);
     options.setMaxAliasesForCollections(50);
+    options.setCodePointLimit(MAX_CHARS + 1);
     Yaml yaml = new Yaml(options);
     ScalarConstructor scalars = new ScalarConstructor(options);
+    AliasExpansion expansion = new AliasExpansion(file);
     List<ManifestDocument> documents = new ArrayList<>();
     try {
       for (Node root : yaml.composeAll(new StringReader(text))) {
@@ -61,7 +88,7 @@ public final class YamlTree {
         Map<String, Integer> lines = new HashMap<>();
         @SuppressWarnings("unchecked")
         Map<String, Object> content =
-            (Map<String, Object>) convert(file, root, "", lines, scalars, 0);
+            (Map<String, Object>) convert(file, root, "", lines, scalars, expansion, 0);
         documents.add(new ManifestDocument(content, line(root), lines));
       }
     } catch (MarkedYAMLException e) {
@@ -85,7 +112,9 @@ public final class YamlTree {
       String path,
       Map<String, Integer> lines,
       ScalarConstructor scalars,
+      AliasExpansion expansion,
       int depth) {
+    expansion.count(node);
     if (depth > MAX_DEPTH) {
       throw new InputProblem(
           file, line(node), "the YAML nests deeper than " + MAX_DEPTH + " levels", null);
@@ -110,7 +139,8 @@ public final class YamlTree {
         }
         String child = path.isEmpty() ? name : path + "." + name;
         lines.put(child, line(keyNode));
-        map.put(name, convert(file, tuple.getValueNode(), child, lines, scalars, depth + 1));
+        map.put(
+            name, convert(file, tuple.getValueNode(), child, lines, scalars, expansion, depth + 1));
       }
       return map;
     }
@@ -119,7 +149,7 @@ public final class YamlTree {
       int index = 0;
       for (Node item : sequence.getValue()) {
         String child = path.isEmpty() ? String.valueOf(index) : path + "." + index;
-        list.add(convert(file, item, child, lines, scalars, depth + 1));
+        list.add(convert(file, item, child, lines, scalars, expansion, depth + 1));
         index++;
       }
       return list;

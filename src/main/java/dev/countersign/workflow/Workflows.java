@@ -1,5 +1,6 @@
 package dev.countersign.workflow;
 
+import dev.countersign.manifest.AliasExpansion;
 import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
@@ -101,12 +102,20 @@ public final class Workflows {
     }
     Map<String, Integer> lines = new HashMap<>();
     @SuppressWarnings("unchecked")
-    Map<String, Object> root = (Map<String, Object>) convert(node, "", lines, 0, displayPath);
+    Map<String, Object> root =
+        (Map<String, Object>)
+            convert(node, "", lines, 0, displayPath, new AliasExpansion(displayPath));
     return new WorkflowFile(displayPath, root, lines);
   }
 
   private static Object convert(
-      Node node, String path, Map<String, Integer> lines, int depth, Path displayPath) {
+      Node node,
+      String path,
+      Map<String, Integer> lines,
+      int depth,
+      Path displayPath,
+      AliasExpansion expansion) {
+    expansion.count(node);
     if (depth > MAX_DEPTH) {
       throw new InputProblem(
           displayPath,
@@ -123,7 +132,7 @@ public final class Workflows {
       for (Node item : sequence.getValue()) {
         String itemPath = join(path, Integer.toString(i++));
         lines.putIfAbsent(itemPath, item.getStartMark().getLine() + 1);
-        list.add(convert(item, itemPath, lines, depth + 1, displayPath));
+        list.add(convert(item, itemPath, lines, depth + 1, displayPath, expansion));
       }
       return Collections.unmodifiableList(list);
     }
@@ -135,7 +144,8 @@ public final class Workflows {
       String fieldPath = join(path, key.getValue());
       lines.put(fieldPath, key.getStartMark().getLine() + 1);
       map.put(
-          key.getValue(), convert(tuple.getValueNode(), fieldPath, lines, depth + 1, displayPath));
+          key.getValue(),
+          convert(tuple.getValueNode(), fieldPath, lines, depth + 1, displayPath, expansion));
     }
     return Collections.unmodifiableMap(map);
   }

@@ -143,6 +143,45 @@ class DoctorCommandTest {
   }
 
   @Test
+  void workflowThatExpandsThroughAliases_isAFindingOnItsLine() throws Exception {
+    String head = "name: bomb\non: push\nx:\n";
+    Files.writeString(
+        repo.resolve(".github/workflows/bomb.yml"),
+        head + HostileYamlCostTest.aliasBomb("  ", 20) + "jobs: {}\n");
+
+    CliRun run =
+        CliRun.run(
+            Map.of(), "doctor", "--repo", repo.toString(), "--owner", "acme", "--name", "deploy");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(1);
+    assertThat(run.out())
+        .containsPattern(
+            "(?m)^error \\.github/workflows/bomb\\.yml:([4-9]|1[0-9]|2[0-3]) \\[chain\\] .*expands"
+                + " to more than 1000000 values through aliases \\(a YAML alias bomb\\?\\)");
+  }
+
+  @Test
+  void control_workflowWithAFewAliases_isReadWithoutAFinding() throws Exception {
+    Files.writeString(
+        repo.resolve(".github/workflows/aliases.yml"),
+        """
+        name: aliases
+        on: push
+        env: &env {A: "1"}
+        jobs:
+          one: {runs-on: ubuntu-latest, env: *env, steps: [{run: "true"}]}
+          two: {runs-on: ubuntu-latest, env: *env, steps: [{run: "true"}]}
+        """);
+
+    CliRun run =
+        CliRun.run(
+            Map.of(), "doctor", "--repo", repo.toString(), "--owner", "acme", "--name", "deploy");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(1);
+    assertThat(run.out()).doesNotContain("aliases.yml").contains("chain is broken: 1 finding");
+  }
+
+  @Test
   void withoutAKnownGitHubRepository_exits2SayingWhatToPass() {
     CliRun run = CliRun.run(Map.of(), "doctor", "--repo", repo.toString());
 

@@ -1,0 +1,173 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.support.ExitCode;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * YAML whose cost is the attack, in the files of the rules a pull request may change (the trust
+ * policy, admission policies): {@code check} reads the pull request's versions to tell whether they
+ * would still work after the merge, so they must cost bounded time and memory and end as a finding
+ * naming the file and line. Each attack has its benign control.
+ */
+class HostileYamlCostTest {
+
+  /**
+   * An admission policy that reuses parts through anchors and aliases, as a careful author might.
+   */
+  private static final String POLICY_WITH_ALIASES =
+      """
+      apiVersion: admissionregistration.k8s.io/v1
+      kind: ValidatingAdmissionPolicy
+      metadata:
+        name: configmaps-named
+      spec:
+        matchConstraints:
+          resourceRules:
+          - apiGroups: [""]
+            apiVersions: &versions ["v1"]
+            operations: &operations ["CREATE", "UPDATE"]
+            resources: ["configmaps"]
+          - apiGroups: [""]
+            apiVersions: *versions
+            operations: *operations
+            resources: ["secrets"]
+        validations:
+        - expression: "has(object.metadata.name)"
+          message: "every object needs a name"
+      """;
+
+  @TempDir Path tmp;
+  private PullRequestGate gate;
+
+  @BeforeEach
+  void origin() throws Exception {
+    gate = new PullRequestGate(tmp);
+  }
+
+  @Test
+  void pullRequestAddingAnAdmissionPolicyThatExpandsThroughAliases_failsNamingItsLine()
+      throws Exception {
+    CliRun run =
+        gate.check(
+            gate.pullRequest(
+                Map.of("policies/bomb.yaml", POLICY_WITH_ALIASES + aliasBomb("  ", 20)),
+                Set.of(),
+                1),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(errorLine(run, "policies/bomb.yaml"))
+        .isBetween(
+            POLICY_WITH_ALIASES.lines().count() + 1, POLICY_WITH_ALIASES.lines().count() + 20);
+    assertThat(run.out())
+        .contains(
+            ",title=countersign policy::this change leaves the gate's rules unusable after the"
+                + " merge: expands to more than 1000000 values through aliases (a YAML alias"
+                + " bomb?)");
+  }
+
+  @Test
+  void control_pullRequestAddingAnAdmissionPolicyWithAFewAliases_passesWithTheChangeReported()
+      throws Exception {
+    CliRun run =
+        gate.check(
+            gate.pullRequest(Map.of("policies/aliases.yaml", POLICY_WITH_ALIASES), Set.of(), 1),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out())
+        .contains("::warning file=policies/aliases.yaml,")
+        .contains("check passed: 0 errors, 1 warning");
+  }
+
+  @Test
+  void pullRequestWhoseTrustPolicyExpandsThroughAliases_failsNamingItsLine() throws Exception {
+    String policy = gate.seed().read(".countersign/policy.yaml");
+    CliRun run =
+        gate.check(
+            gate.pullRequest(
+                Map.of(".countersign/policy.yaml", policy + "x:\n" + aliasBomb("  ", 20)),
+                Set.of(),
+                1),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(errorLine(run, ".countersign/policy.yaml"))
+        .isBetween(policy.lines().count() + 2, policy.lines().count() + 21);
+    assertThat(run.out())
+        .contains(
+            ",title=countersign policy::this change leaves the gate's rules unusable after the"
+                + " merge: expands to more than 1000000 values through aliases");
+  }
+
+  @Test
+  void pullRequestAddingAnAdmissionPolicyOverTheSizeLimit_failsNamingIt() throws Exception {
+    CliRun run =
+        gate.check(
+            gate.pullRequest(
+                Map.of(
+                    "policies/big.yaml",
+                    POLICY_WITH_ALIASES + "  description: " + "x".repeat(2 << 20) + "\n"),
+                Set.of(),
+                1),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=policies/big.yaml,title=countersign policy::this change leaves the"
+                + " gate's rules unusable after the merge: is ")
+        .contains("characters, larger than the limit of 1048576 for a configuration file");
+  }
+
+  @Test
+  void control_pullRequestAddingAnAdmissionPolicyJustUnderTheSizeLimit_passes() throws Exception {
+    String policy = POLICY_WITH_ALIASES + "  description: ";
+    String large = policy + "x".repeat((1 << 20) - policy.length() - 1) + "\n";
+
+    CliRun run =
+        gate.check(gate.pullRequest(Map.of("policies/large.yaml", large), Set.of(), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("check passed: 0 errors, 1 warning");
+  }
+
+  /** The line of the first error annotation on {@code file}. */
+  private static long errorLine(CliRun run, String file) {
+    Matcher error =
+        Pattern.compile("(?m)^::error file=" + Pattern.quote(file) + ",line=(\\d+),")
+            .matcher(run.out());
+    assertThat(error.find()).as(run.all()).isTrue();
+    return Long.parseLong(error.group(1));
+  }
+
+  /**
+   * A "billion laughs" under a mapping key {@code x:} at {@code indent}: {@code levels} anchors,
+   * each a list of two aliases of the one before, so the last stands for 2^levels values.
+   */
+  static String aliasBomb(String indent, int levels) {
+    StringBuilder yaml = new StringBuilder(indent + "l0: &l0 [a, b]\n");
+    for (int i = 1; i < levels; i++) {
+      yaml.append(indent)
+          .append("l")
+          .append(i)
+          .append(": &l")
+          .append(i)
+          .append(" [*l")
+          .append(i - 1)
+          .append(", *l")
+          .append(i - 1)
+          .append("]\n");
+    }
+    return yaml.toString();
+  }
+}
