@@ -119,8 +119,25 @@ public interface GitWorkspace extends GitPushes {
    * file that cannot be handed to the workspace's owner) what was written is removed again, and
    * work tree and index are as they were, never holding a half-written file. A JVM stopped while
    * writing (SIGTERM) removes the files not yet in place on its way out.
+   *
+   * @throws dev.countersign.support.problems.UsageProblem as {@link
+   *     #refuseToOverwriteUncommittedWork} does, before anything is written
    */
   void apply(ChangeSet changes);
+
+  /**
+   * Stops when applying {@code changes} on HEAD would overwrite or delete work nobody committed: a
+   * path it writes or deletes that a step before countersign edited or staged (a deletion too), or
+   * an untracked file (one git does not ignore) where it writes one, unless that already holds what
+   * it would write. The test {@link #resetTo} stops on (git checkout's); {@link #apply} and {@link
+   * #commit} make it first too. For callers to ask before the costly work that produces the bytes
+   * (signing): nothing in the work tree or index changes.
+   *
+   * @throws dev.countersign.support.problems.InputProblem naming a link on the way to a path, as
+   *     {@link #apply} does first
+   * @throws dev.countersign.support.problems.UsageProblem naming those paths
+   */
+  void refuseToOverwriteUncommittedWork(ChangeSet changes);
 
   /** Where HEAD is now: the branch it is on (empty when detached) and the commit. */
   Checkout checkout();
@@ -191,6 +208,9 @@ public interface GitWorkspace extends GitPushes {
    * The commit is never the index: whatever else the index holds (what a step before countersign
    * staged: a file added, edited, deleted or made executable, an intent-to-add entry) stays staged
    * as it was and is not committed under countersign's name. Never signs, never runs hooks.
+   *
+   * @throws dev.countersign.support.problems.UsageProblem as {@link
+   *     #refuseToOverwriteUncommittedWork} does, before anything is written or committed
    */
   String commit(ChangeSet changes, CommitRequest request);
 

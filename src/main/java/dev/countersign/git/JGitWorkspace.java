@@ -798,35 +798,56 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
     write(changes);
   }
 
-  /** {@link #apply}, returning the blob id of every file written, by path. */
-  private Map<String, ObjectId> write(ChangeSet changes) {
-    // Every path is checked before anything is written: a link anywhere on the way stops the
-    // whole change set with the work tree untouched. The checked paths are the ones written.
-    Map<String, Path> files = new HashMap<>();
-    for (String path : changes.writes().keySet()) {
-      files.put(path, workTreeFile(path));
+  @Override
+  public void refuseToOverwriteUncommittedWork(ChangeSet changes) {
+    workTreeFiles(changes);
+    // Loose objects: the bytes asked about are mostly in the repository already (a run asks with
+    // the unsigned files), which this inserter skips and a pack inserter would copy.
+    try (ObjectInserter inserter = repository.newObjectInserter()) {
+      Map<String, ObjectId> blobs = new HashMap<>();
+      for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
+        blobs.put(write.getKey(), inserter.insert(Constants.OBJ_BLOB, write.getValue()));
+      }
+      checkedTree(changes, blobs, inserter);
+    } catch (IOException e) {
+      throw new EnvironmentProblem(
+          "Could not compare the work tree in "
+              + directory
+              + " with the "
+              + (changes.writes().size() + changes.deletes().size())
+              + " path(s) countersign would write or delete",
+          "perhaps you should check that the workspace is readable and has free space",
+          e);
     }
-    for (String path : changes.deletes()) {
-      files.put(path, workTreeFile(path));
-    }
+  }
+
+  /**
+   * {@link #apply}, returning the tree of HEAD with {@code changes} made to it, in the object
+   * database with its blobs.
+   */
+  private ObjectId write(ChangeSet changes) {
+    Map<String, Path> files = workTreeFiles(changes);
     Staging staging = new Staging();
     String current = null;
     boolean applied = false;
     DirCache index = null;
     try (ObjectInserter inserter = inserterFor(changes.writes().size())) {
-      // First every file in full beside its target and every blob, with no lock held: a full
-      // disk here leaves nothing behind (the finally below removes what was staged).
-      for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
-        current = write.getKey();
-        staging.write(files.get(current), write.getValue());
-      }
+      // First every blob and the tree of the change, so that uncommitted work in its way stops
+      // it before the work tree is touched; then every file in full beside its target. All with
+      // no lock held: a full disk here leaves nothing behind (the finally below removes what was
+      // staged).
       Map<String, ObjectId> blobs = new HashMap<>();
       for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
         current = write.getKey();
         blobs.put(current, inserter.insert(Constants.OBJ_BLOB, write.getValue()));
       }
       current = null;
-      inserter.flush();
+      ObjectId tree = checkedTree(changes, blobs, inserter);
+      for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
+        current = write.getKey();
+        staging.write(files.get(current), write.getValue());
+      }
+      current = null;
       index = repository.lockDirCache();
       DirCacheEditor editor = index.editor();
       // Then renames, which need no space for content.
@@ -847,7 +868,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       editor.commit(); // writes the index and releases the lock
       index = null;
       applied = true;
-      return blobs;
+      return tree;
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not write "
@@ -981,6 +1002,22 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   /**
+   * {@link #workTreeFile} for every path {@code changes} writes or deletes, by path: all are
+   * checked before anything is written, so a link anywhere on the way stops the whole change set
+   * with the work tree untouched. The checked paths are the ones written.
+   */
+  private Map<String, Path> workTreeFiles(ChangeSet changes) {
+    Map<String, Path> files = new HashMap<>();
+    for (String path : changes.writes().keySet()) {
+      files.put(path, workTreeFile(path));
+    }
+    for (String path : changes.deletes()) {
+      files.put(path, workTreeFile(path));
+    }
+    return files;
+  }
+
+  /**
    * The work tree file for a repository-relative path: lexically inside the work tree, and no
    * existing component of it below the root is a symbolic link.
    *
@@ -992,12 +1029,11 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   @Override
   public String commit(ChangeSet changes, CommitRequest request) {
-    Map<String, ObjectId> blobs = write(changes);
+    ObjectId tree = write(changes);
     try (ObjectInserter inserter = repository.newObjectInserter();
         RevWalk walk = new RevWalk(repository)) {
       ObjectId head = repository.resolve(Constants.HEAD + "^{commit}");
       RevCommit parent = head == null ? null : walk.parseCommit(head);
-      ObjectId tree = treeWith(walk.getObjectReader(), parent, changes, blobs, inserter);
       if (parent != null && parent.getTree().equals(tree)) {
         throw new InternalProblem("Nothing to commit in " + directory + ": the change is in HEAD");
       }
@@ -1043,6 +1079,29 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
           "Could not write a commit in " + directory + " while committing",
           "perhaps you should check that the repository is writable",
           e);
+    }
+  }
+
+  /**
+   * The tree of HEAD with {@code changes} (whose blobs are {@code blobs}, by path) made to it,
+   * inserted and flushed, once moving index and work tree from HEAD's tree to it is known to
+   * overwrite nothing uncommitted ({@link #workInTheWay}).
+   *
+   * @throws UsageProblem naming the paths in the way; nothing in the work tree or index changed
+   */
+  private ObjectId checkedTree(
+      ChangeSet changes, Map<String, ObjectId> blobs, ObjectInserter inserter) throws IOException {
+    try (RevWalk walk = new RevWalk(repository)) {
+      ObjectId head = repository.resolve(Constants.HEAD + "^{commit}");
+      RevCommit parent = head == null ? null : walk.parseCommit(head);
+      ObjectId tree = treeWith(walk.getObjectReader(), parent, changes, blobs, inserter);
+      inserter.flush();
+      List<String> inTheWay = workInTheWay(parent == null ? null : parent.getTree(), tree);
+      if (!inTheWay.isEmpty()) {
+        throw uncommittedWorkInTheWay(
+            inTheWay, "writing countersign's change, which writes or deletes them,", null);
+      }
+      return tree;
     }
   }
 
@@ -1234,16 +1293,9 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
           current,
           target,
           (edited, conflict) ->
-              new UsageProblem(
-                  "The checkout in "
-                      + directory
-                      + " has uncommitted changes to "
-                      + String.join(", ", edited)
-                      + " that moving to "
-                      + CommitIds.abbreviate(target.name())
-                      + ", which changes them, would overwrite",
-                  "perhaps you should commit or stash them in the step that makes them, or run"
-                      + " countersign before it; nothing of them was overwritten",
+              uncommittedWorkInTheWay(
+                  edited,
+                  "moving to " + CommitIds.abbreviate(target.name()) + ", which changes them,",
                   conflict));
       RefUpdate detach = repository.updateRef(Constants.HEAD, true);
       detach.setNewObjectId(target);
@@ -1337,6 +1389,43 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
           "perhaps you should check that the workspace is writable",
           e);
     }
+  }
+
+  /**
+   * The usage problem for {@code paths} (sorted) that hold work nobody committed, which {@code
+   * change} (what countersign was about to do, saying it changes them) would overwrite.
+   */
+  private UsageProblem uncommittedWorkInTheWay(List<String> paths, String change, Exception cause) {
+    return new UsageProblem(
+        "The checkout in "
+            + directory
+            + " has uncommitted changes to "
+            + String.join(", ", paths)
+            + " that "
+            + change
+            + " would overwrite",
+        "perhaps you should commit or stash them in the step that makes them, or run countersign"
+            + " before it; nothing of them was overwritten",
+        cause);
+  }
+
+  /**
+   * The paths where moving index and work tree from the tree {@code from} (null: none) to the tree
+   * {@code to} would overwrite or delete work nobody committed, sorted; reads only. A path counts
+   * when it differs between the two trees and the index or work tree holds something else than
+   * {@code from} has there (an edit, staged or not, a staged deletion, an untracked file where
+   * {@code to} has one), unless that is already what {@code to} has: jgit's checkout conflicts, the
+   * very test on which {@link #checkOutChangedPaths} stops. As for git checkout, a file missing
+   * from the work tree holds nothing to lose, and an untracked file git ignores is expendable.
+   */
+  private List<String> workInTheWay(ObjectId from, ObjectId to) throws IOException {
+    DirCacheCheckout scan = new DirCacheCheckout(repository, from, repository.readDirCache(), to);
+    if (from == null) {
+      scan.prescanOneTree();
+    } else {
+      scan.preScanTwoTrees();
+    }
+    return scan.getConflicts().stream().sorted().toList();
   }
 
   /**

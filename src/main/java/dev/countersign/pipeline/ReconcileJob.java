@@ -47,9 +47,11 @@ import java.util.random.RandomGenerator;
  * exponential backoff.
  *
  * <p>Guarantees: if signing fails, nothing is written, committed or pushed; the work tree is
- * touched only after every manifest is signed. If the head commit it starts from is provably
- * countersign's own ({@link #ownRun}), it does nothing, so a push made with a token that triggers
- * workflows cannot loop; any other head, whatever its message says, gets the full run.
+ * touched only after every manifest is signed. A path it would delete or write that holds work a
+ * step before it left uncommitted stops it before anything is signed. If the head commit it starts
+ * from is provably countersign's own ({@link #ownRun}), it does nothing, so a push made with a
+ * token that triggers workflows cannot loop; any other head, whatever its message says, gets the
+ * full run.
  *
  * <p>It starts from HEAD, which must be a commit of the branch (actions/checkout leaves exactly
  * that for the events {@code RunTrigger} accepts): if HEAD is behind, the first push is rejected
@@ -121,6 +123,7 @@ public record ReconcileJob(
         return dryRun(moves, base);
       }
 
+      refuseToOverwriteUncommittedWork(moves);
       SortedMap<String, SigningStep.Result> results = sign(moves, signedBefore);
       refuseOversizedOutput(moves, results);
       ChangeSet.Builder changes = ChangeSet.builder();
@@ -271,6 +274,22 @@ public record ReconcileJob(
     }
     moves.sort((a, b) -> a.source().compareTo(b.source()));
     return moves;
+  }
+
+  /**
+   * Stops the run before anything is signed when a path it deletes or writes holds work a step
+   * before it left uncommitted ({@link GitWorkspace#refuseToOverwriteUncommittedWork}): the commit
+   * would refuse it too, but only after signing had made its log entries. The signed bytes do not
+   * exist yet, so each target is asked about with its unsigned bytes standing in; the commit asks
+   * again with the real ones.
+   */
+  private void refuseToOverwriteUncommittedWork(List<Move> moves) {
+    ChangeSet.Builder planned = ChangeSet.builder();
+    for (Move move : moves) {
+      planned.write(move.target(), move.unsigned());
+      planned.delete(move.source());
+    }
+    workspace.refuseToOverwriteUncommittedWork(planned.build());
   }
 
   /**

@@ -260,6 +260,116 @@ class FailedRunCheckoutTest {
     assertUncommittedWorkKept(ws, "refs/heads/main", s.git.originHead("main"));
   }
 
+  @Test
+  void control_aPushThatLands_keepsWhatAnEarlierStepLeftUncommittedElsewhere() throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    leaveUncommittedWork(ws);
+
+    CliRun run = s.runIn(ws, s.env());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(s.git.originFiles("main").keySet())
+        .contains("signed/config/flags.yaml", "signed/egress/payments.yaml")
+        .doesNotContain("notes/plan.md", "build/report.txt")
+        .noneMatch(p -> p.startsWith("unsigned/"));
+    assertThat(s.git.originFiles("main")).containsEntry("README.md", "hello\n");
+    s.assertVerifies("main");
+    assertUncommittedWorkKept(ws, "refs/heads/main", s.git.originHead("main"));
+  }
+
+  @Test
+  void anEarlierStepsEditOfAnUnsignedManifest_exits2NamingIt_beforeSigning_andKeepsTheEdit()
+      throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    // Signing the committed bytes and deleting the file would throw this edit away.
+    String edit = ActionPipelineTest.configMap("flags", "edited by an earlier step");
+    Files.writeString(ws.resolve("unsigned/config/flags.yaml"), edit);
+
+    CliRun failed = s.runIn(ws, s.env());
+
+    assertRefusedBeforeSigning(failed, ws, "unsigned/config/flags.yaml");
+    assertThat(ws.resolve("unsigned/config/flags.yaml")).hasContent(edit);
+    assertThat(ws.resolve("signed")).doesNotExist();
+    assertOnlyUncommitted(ws, " M unsigned/config/flags.yaml\n");
+  }
+
+  @Test
+  void anEarlierStepsEditOfASignedFileTheRunReplaces_exits2NamingIt_andKeepsTheEdit()
+      throws Exception {
+    assertThat(s.runIn(s.git.clone("first", 0, false), s.env()).exitCode()).isZero();
+    // A new version of the manifest is merged: the run replaces signed/config/flags.yaml.
+    mainHead =
+        s.git.commitToOrigin(
+            "main",
+            Map.of("unsigned/config/flags.yaml", ActionPipelineTest.configMap("flags", "off")),
+            Set.of(),
+            "flags off");
+    Path ws = s.git.clone("ws", 0, false);
+    Path signed = ws.resolve("signed/config/flags.yaml");
+    String edit = Files.readString(signed) + "# edited by an earlier step\n";
+    Files.writeString(signed, edit);
+
+    CliRun failed = s.runIn(ws, s.env());
+
+    assertRefusedBeforeSigning(failed, ws, "signed/config/flags.yaml");
+    assertThat(signed).hasContent(edit);
+    assertThat(ws.resolve("unsigned/config/flags.yaml")).exists();
+    assertOnlyUncommitted(ws, " M signed/config/flags.yaml\n");
+  }
+
+  @Test
+  void anUntrackedFileWhereTheRunWritesASignedOne_exits2NamingIt_andKeepsTheFile()
+      throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    Files.createDirectories(ws.resolve("signed/config"));
+    Files.writeString(ws.resolve("signed/config/flags.yaml"), "left by an earlier step\n");
+
+    CliRun failed = s.runIn(ws, s.env());
+
+    assertRefusedBeforeSigning(failed, ws, "signed/config/flags.yaml");
+    assertThat(ws.resolve("signed/config/flags.yaml")).hasContent("left by an earlier step");
+    assertThat(ws.resolve("unsigned/config/flags.yaml")).exists();
+    assertOnlyUncommitted(ws, "?? signed/\n");
+  }
+
+  @Test
+  void pullRequestMode_aStagedEditOfAnUnsignedManifest_exits2NamingIt_andKeepsTheEdit()
+      throws Exception {
+    Path ws = s.git.clone("ws", 0, false);
+    String edit = ActionPipelineTest.configMap("flags", "staged by an earlier step");
+    Files.writeString(ws.resolve("unsigned/config/flags.yaml"), edit);
+    GitFixture.git(ws, "add", "unsigned/config/flags.yaml");
+
+    CliRun failed = s.runIn(ws, s.env(), "--mode", "pull-request");
+
+    assertRefusedBeforeSigning(failed, ws, "unsigned/config/flags.yaml");
+    assertThat(s.git.originHead(BOT)).isNull();
+    assertThat(s.writes()).isEmpty();
+    assertThat(ws.resolve("unsigned/config/flags.yaml")).hasContent(edit);
+    assertOnlyUncommitted(ws, "M  unsigned/config/flags.yaml\n");
+  }
+
+  /**
+   * {@code run} stopped with exit code 2 naming {@code path} as holding uncommitted work, before
+   * anything was signed, and pushed nothing: main is where it was, and so is the checkout.
+   */
+  private void assertRefusedBeforeSigning(CliRun run, Path ws, String path) throws Exception {
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains(path).contains("uncommitted").contains("would overwrite");
+    assertThat(run.all()).as("nothing signed").doesNotContain("Signing ");
+    assertThat(s.git.originHead("main")).isEqualTo(mainHead);
+    try (Repository repository = GitFixture.open(ws)) {
+      assertThat(repository.getFullBranch()).isEqualTo("refs/heads/main");
+      assertThat(repository.resolve("HEAD").name()).isEqualTo(mainHead);
+    }
+  }
+
+  /** git status of {@code ws} is exactly {@code porcelain}, and no index lock is left. */
+  private static void assertOnlyUncommitted(Path ws, String porcelain) throws Exception {
+    assertThat(GitFixture.git(ws, "status", "--porcelain")).isEqualTo(porcelain);
+    assertThat(ws.resolve(".git/index.lock")).doesNotExist();
+  }
+
   /**
    * What a step before countersign leaves and a step after it expects: a tracked file edited, a new
    * file staged, an untracked file; none of it committed.

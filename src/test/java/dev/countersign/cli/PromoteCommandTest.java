@@ -519,6 +519,26 @@ class PromoteCommandTest {
   }
 
   @Test
+  void anUntrackedFileWhereThePromotionWritesOne_isRefusedNamingIt_andKept() throws Exception {
+    Path ws = git.clone("ws", 0, false);
+    // An earlier step's file at the very path the promotion commit writes: writing the promoted
+    // file over it, and putting the checkout back afterwards, would leave nothing of it.
+    Files.writeString(ws.resolve("envs/prod/signed/flags.yaml"), "left by an earlier step\n");
+
+    CliRun run = promote(ws, "--key", publicKey.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err())
+        .contains("uncommitted changes to envs/prod/signed/flags.yaml")
+        .contains("would overwrite");
+    assertThat(ws.resolve("envs/prod/signed/flags.yaml")).hasContent("left by an earlier step\n");
+    assertThat(GitFixture.git(ws, "status", "--porcelain"))
+        .isEqualTo("?? envs/prod/signed/flags.yaml\n");
+    assertThat(git.originHead(BOT)).isNull();
+    assertThat(github.hosted(273)).isEmpty();
+  }
+
+  @Test
   void uncommittedEditInTheCheckout_isRefusedBeforeTheCommitWouldOverwriteIt_andKept()
       throws Exception {
     Path ws = git.clone("ws", 0, false);

@@ -113,6 +113,105 @@ class JGitWorkspaceTest {
     }
   }
 
+  /** What the run commits: the manifest signed into signed/, the unsigned one deleted. */
+  private static ChangeSet signA() {
+    return ChangeSet.empty()
+        .write("signed/a.yaml", "kind: A\nsigned: yes\n".getBytes(StandardCharsets.UTF_8))
+        .delete("unsigned/a.yaml");
+  }
+
+  @Test
+  void commit_besideWhatAnEarlierStepLeftUncommittedElsewhere_commits_keepingItByteForByte()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("README.md"), "edited by an earlier step\n");
+    Files.createDirectories(clone.resolve("signed"));
+    Files.writeString(clone.resolve("signed/b.yaml"), "left by an earlier step\n");
+    Files.writeString(clone.resolve("unsigned/b.yaml"), "staged by an earlier step\n");
+    git(clone, "add", "unsigned/b.yaml");
+
+    try (JGitWorkspace ws = open(clone)) {
+      String id = ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT));
+
+      assertThat(git(clone, "diff-tree", "--no-commit-id", "-r", "--name-status", id))
+          .isEqualTo("A\tsigned/a.yaml\nD\tunsigned/a.yaml\n");
+    }
+    assertThat(clone.resolve("signed/a.yaml")).hasContent("kind: A\nsigned: yes");
+    assertThat(clone.resolve("unsigned/a.yaml")).doesNotExist();
+    assertThat(clone.resolve("README.md")).hasContent("edited by an earlier step");
+    assertThat(clone.resolve("signed/b.yaml")).hasContent("left by an earlier step");
+    assertThat(clone.resolve("unsigned/b.yaml")).hasContent("staged by an earlier step");
+    assertThat(git(clone, "status", "--porcelain"))
+        .isEqualTo(" M README.md\nA  unsigned/b.yaml\n?? signed/b.yaml\n");
+  }
+
+  @Test
+  void commit_overAnEditedFileItDeletesAndAnUntrackedOneWhereItWrites_refusesNamingThem()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\nedited: by an earlier step\n");
+    Files.createDirectories(clone.resolve("signed"));
+    Files.writeString(clone.resolve("signed/a.yaml"), "left by an earlier step\n");
+    String status = git(clone, "status", "--porcelain");
+
+    try (JGitWorkspace ws = open(clone)) {
+      GitWorkspace.Checkout start = ws.checkout();
+
+      assertThatThrownBy(() -> ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT)))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessage(
+              "The checkout in "
+                  + clone
+                  + " has uncommitted changes to signed/a.yaml, unsigned/a.yaml that writing"
+                  + " countersign's change, which writes or deletes them, would overwrite");
+      assertThat(ws.checkout()).isEqualTo(start);
+    }
+    assertThat(clone.resolve("unsigned/a.yaml")).hasContent("kind: A\nedited: by an earlier step");
+    assertThat(clone.resolve("signed/a.yaml")).hasContent("left by an earlier step");
+    assertThat(git(clone, "status", "--porcelain")).isEqualTo(status);
+    try (var left = Files.list(clone.resolve("signed"))) {
+      assertThat(left.map(p -> p.getFileName().toString())).containsExactly("a.yaml");
+    }
+    assertThat(clone.resolve(".git/index.lock")).doesNotExist();
+  }
+
+  @Test
+  void commit_overAStagedEditOfAFileItWrites_refusesNamingIt_leavingItStaged() throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    fixture.commitToOrigin("main", Map.of("signed/a.yaml", "kind: A\n"), Set.of(), "signed");
+    git(clone, "pull", "-q", "origin", "main");
+    Files.writeString(clone.resolve("signed/a.yaml"), "kind: A\nstaged: by an earlier step\n");
+    git(clone, "add", "signed/a.yaml");
+
+    try (JGitWorkspace ws = open(clone)) {
+      assertThatThrownBy(() -> ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT)))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to signed/a.yaml that");
+    }
+    assertThat(clone.resolve("signed/a.yaml")).hasContent("kind: A\nstaged: by an earlier step");
+    assertThat(git(clone, "status", "--porcelain")).isEqualTo("M  signed/a.yaml\n");
+  }
+
+  @Test
+  void refuseToOverwriteUncommittedWork_asksOnly_andPassesAFileAlreadyHoldingTheBytes()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    Files.createDirectories(clone.resolve("signed"));
+    Files.writeString(clone.resolve("signed/a.yaml"), "kind: A\nsigned: yes\n");
+    Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\nedited\n");
+
+    try (JGitWorkspace ws = open(clone)) {
+      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(signA()))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that");
+      // Once the edit is undone, only a file holding exactly what would be written is left.
+      Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\n");
+
+      ws.refuseToOverwriteUncommittedWork(signA());
+    }
+    assertThat(git(clone, "status", "--porcelain")).isEqualTo("?? signed/\n");
+  }
+
   @Test
   void commit_withTrailers_stampsIdentitiesFromClockInUtc() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
@@ -798,9 +897,10 @@ class JGitWorkspaceTest {
     Files.createDirectories(clone.resolve("signed/b.yaml"));
 
     try (JGitWorkspace ws = open(clone)) {
+      // Nothing that HEAD has: what a step before countersign left there, in the way.
       assertThatThrownBy(() -> ws.apply(threeSignedFiles()))
-          .isInstanceOf(dev.countersign.support.problems.InputProblem.class)
-          .hasMessageStartingWith("signed/b.yaml: is in the work tree but is not a regular file");
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to signed/b.yaml that");
     }
 
     try (var left = Files.list(clone.resolve("signed"))) {
