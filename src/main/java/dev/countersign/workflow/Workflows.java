@@ -1,39 +1,29 @@
 package dev.countersign.workflow;
 
-import dev.countersign.manifest.AliasExpansion;
+import dev.countersign.manifest.ConfigurationYaml;
+import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
-import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.nodes.MappingNode;
-import org.yaml.snakeyaml.nodes.Node;
-import org.yaml.snakeyaml.nodes.NodeTuple;
-import org.yaml.snakeyaml.nodes.ScalarNode;
-import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
  * Reads the workflow files of a repository ({@code .github/workflows/*.yml|yaml}). Symbolic links
- * are not followed; files are bounded in size, depth and aliases like manifests are. Stateless.
+ * are not followed; files are read as {@link ConfigurationYaml}, bounded in size, depth and
+ * aliases. Stateless.
  */
 public final class Workflows {
 
   public static final Path DIRECTORY = Path.of(".github", "workflows");
 
-  private static final int MAX_BYTES = 1024 * 1024;
-  private static final int MAX_DEPTH = 64;
+  /** Read no further than the parser's limit: a longer file is refused however it decodes. */
+  private static final int MAX_BYTES = ConfigurationYaml.MAX_CHARS;
 
   private Workflows() {}
 
@@ -76,85 +66,22 @@ public final class Workflows {
     return parse(new String(bytes, StandardCharsets.UTF_8), displayPath);
   }
 
-  /** Parses workflow text. */
+  /**
+   * Parses workflow text: one YAML mapping, every scalar as its text ({@link
+   * ConfigurationYaml.Scalars#TEXT}); a key twice in one mapping is a problem on its line, as
+   * GitHub refuses such a file.
+   */
   public static WorkflowFile parse(String text, Path displayPath) {
-    LoaderOptions options = new LoaderOptions();
-    options.setMaxAliasesForCollections(50);
-    options.setAllowDuplicateKeys(false);
-    options.setCodePointLimit(MAX_BYTES * 2);
-    Node node;
-    try {
-      node = new Yaml(options).compose(new StringReader(text));
-    } catch (RuntimeException e) {
+    List<ManifestDocument> documents =
+        ConfigurationYaml.readAll(displayPath, text, ConfigurationYaml.Scalars.TEXT);
+    if (documents.size() != 1) {
       throw new InputProblem(
           displayPath,
-          0,
-          "is not valid YAML: " + firstLine(e.getMessage()),
-          "perhaps you should fix the syntax (quote values that contain \": \")",
-          e);
+          documents.size() > 1 ? documents.get(1).line() : 1,
+          "is not a workflow (one YAML mapping): it holds " + documents.size() + " documents",
+          "perhaps you should remove it from .github/workflows, or join its documents");
     }
-    if (!(node instanceof MappingNode)) {
-      throw new InputProblem(
-          displayPath,
-          1,
-          "is not a workflow (a YAML mapping)",
-          "perhaps you should remove it from .github/workflows");
-    }
-    Map<String, Integer> lines = new HashMap<>();
-    @SuppressWarnings("unchecked")
-    Map<String, Object> root =
-        (Map<String, Object>)
-            convert(node, "", lines, 0, displayPath, new AliasExpansion(displayPath));
-    return new WorkflowFile(displayPath, root, lines);
-  }
-
-  private static Object convert(
-      Node node,
-      String path,
-      Map<String, Integer> lines,
-      int depth,
-      Path displayPath,
-      AliasExpansion expansion) {
-    expansion.count(node);
-    if (depth > MAX_DEPTH) {
-      throw new InputProblem(
-          displayPath,
-          node.getStartMark().getLine() + 1,
-          "is nested too deeply",
-          "perhaps you should simplify it");
-    }
-    if (node instanceof ScalarNode scalar) {
-      return scalar.getValue();
-    }
-    if (node instanceof SequenceNode sequence) {
-      List<Object> list = new ArrayList<>();
-      int i = 0;
-      for (Node item : sequence.getValue()) {
-        String itemPath = join(path, Integer.toString(i++));
-        lines.putIfAbsent(itemPath, item.getStartMark().getLine() + 1);
-        list.add(convert(item, itemPath, lines, depth + 1, displayPath, expansion));
-      }
-      return Collections.unmodifiableList(list);
-    }
-    Map<String, Object> map = new LinkedHashMap<>();
-    for (NodeTuple tuple : ((MappingNode) node).getValue()) {
-      if (!(tuple.getKeyNode() instanceof ScalarNode key)) {
-        continue;
-      }
-      String fieldPath = join(path, key.getValue());
-      lines.put(fieldPath, key.getStartMark().getLine() + 1);
-      map.put(
-          key.getValue(),
-          convert(tuple.getValueNode(), fieldPath, lines, depth + 1, displayPath, expansion));
-    }
-    return Collections.unmodifiableMap(map);
-  }
-
-  private static String join(String path, String key) {
-    return path.isEmpty() ? key : path + "." + key;
-  }
-
-  private static String firstLine(String message) {
-    return message == null ? "" : message.lines().findFirst().orElse("").strip();
+    ManifestDocument workflow = documents.get(0);
+    return new WorkflowFile(displayPath, workflow.content(), workflow.fieldLines());
   }
 }

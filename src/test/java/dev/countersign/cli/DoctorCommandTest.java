@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,6 +20,19 @@ import org.junit.jupiter.api.io.TempDir;
 class DoctorCommandTest {
 
   private static final String CHECK_WORKFLOW = ".github/workflows/check-on-pr.yml";
+
+  /** A workflow GitHub runs; the attacks below change one key of it. */
+  private static final String LINT_WORKFLOW =
+      """
+      name: lint
+      on: push
+      jobs:
+        lint:
+          runs-on: ubuntu-latest
+          permissions:
+            contents: read
+          steps: [{run: "true"}]
+      """;
 
   @TempDir Path repo;
   @TempDir Path tmp;
@@ -182,10 +197,63 @@ class DoctorCommandTest {
   }
 
   @Test
+  void workflowWithAKeyTwice_isAFindingOnTheSecondKey() throws Exception {
+    // GitHub refuses the file ("'permissions' is already defined"), so it never runs; reading the
+    // last value would check a workflow that does not exist.
+    assertLintWorkflowFinding(
+        LINT_WORKFLOW.replace("    steps:", "    permissions:\n      contents: write\n    steps:"),
+        8,
+        "the key \"permissions\" appears twice, perhaps you should remove one");
+  }
+
+  @Test
+  void workflowWithASequenceAsAKey_isAFindingOnThatKey() throws Exception {
+    // GitHub reads only plain values as keys; skipping this one would check what GitHub refuses.
+    assertLintWorkflowFinding(
+        LINT_WORKFLOW.replace("jobs:", "? [contents, write]\n: x\njobs:"),
+        3,
+        "a mapping key is not a plain value");
+  }
+
+  @Test
+  void control_workflowWithEachKeyOnce_isReadWithoutAFinding() throws Exception {
+    Files.writeString(repo.resolve(".github/workflows/lint.yml"), LINT_WORKFLOW);
+
+    CliRun run = doctor();
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(1);
+    assertThat(run.out()).doesNotContain("lint.yml").contains("chain is broken: 1 finding");
+  }
+
+  @Test
   void withoutAKnownGitHubRepository_exits2SayingWhatToPass() {
     CliRun run = CliRun.run(Map.of(), "doctor", "--repo", repo.toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("The GitHub repository is unknown", "--owner OWNER --name NAME");
+  }
+
+  /**
+   * Writes {@code workflow} as lint.yml and asserts doctor reports it as a finding on {@code line}
+   * saying {@code message}.
+   */
+  private void assertLintWorkflowFinding(String workflow, int line, String message)
+      throws IOException {
+    Files.writeString(repo.resolve(".github/workflows/lint.yml"), workflow);
+
+    CliRun run = doctor();
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(1);
+    assertThat(run.out())
+        .containsPattern(
+            "(?m)^error \\.github/workflows/lint\\.yml:"
+                + line
+                + " \\[chain\\] .*"
+                + Pattern.quote(message));
+  }
+
+  private CliRun doctor() {
+    return CliRun.run(
+        Map.of(), "doctor", "--repo", repo.toString(), "--owner", "acme", "--name", "deploy");
   }
 }
