@@ -133,7 +133,7 @@ public final class ChainDoctor {
                     problem.line().orElse(0),
                     RULE_UNREADABLE,
                     "",
-                    problem.getMessage(),
+                    problem.what(),
                     problem.hint().orElse("")));
           }
         }

@@ -9,18 +9,10 @@ final class Messages {
   private Messages() {}
 
   /**
-   * The problem's text without its {@code file:line: } prefix (the finding carries the location
-   * separately), followed by its hint.
+   * The problem's text without its location (the finding carries the location separately), followed
+   * by its hint.
    */
   static String of(InputProblem problem) {
-    String message = String.valueOf(problem.getMessage());
-    String file = String.valueOf(problem.file());
-    String withLine = file + ":" + problem.line().orElse(0) + ": ";
-    if (problem.line().isPresent() && message.startsWith(withLine)) {
-      message = message.substring(withLine.length());
-    } else if (message.startsWith(file + ": ")) {
-      message = message.substring(file.length() + 2);
-    }
-    return Hints.append(message, problem.hint().orElse(null));
+    return Hints.append(problem.what(), problem.hint().orElse(null));
   }
 }

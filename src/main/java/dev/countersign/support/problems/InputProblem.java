@@ -16,6 +16,7 @@ public final class InputProblem extends CountersignException {
 
   private final Path file;
   private final int line;
+  private final String what;
   private final List<InputProblem> others = new ArrayList<>();
 
   /**
@@ -51,6 +52,7 @@ public final class InputProblem extends CountersignException {
     super(ExitCode.INVALID_INPUT, describe(file, line, what), hint, cause);
     this.file = file;
     this.line = line;
+    this.what = what;
   }
 
   /** {@code file} could not be read or inspected ({@code e}): most often its permissions. */
@@ -73,5 +75,13 @@ public final class InputProblem extends CountersignException {
 
   public Optional<Integer> line() {
     return line > 0 ? Optional.of(line) : Optional.empty();
+  }
+
+  /**
+   * What is wrong, without the {@code file:line: } the message starts with: for reports that carry
+   * the location separately (a finding, an annotation).
+   */
+  public String what() {
+    return what;
   }
 }
