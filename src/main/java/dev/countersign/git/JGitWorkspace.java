@@ -68,6 +68,7 @@ import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.lib.TreeFormatter;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
@@ -1411,21 +1412,36 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   /**
    * The paths where moving index and work tree from the tree {@code from} (null: none) to the tree
-   * {@code to} would overwrite or delete work nobody committed, sorted; reads only. A path counts
-   * when it differs between the two trees and the index or work tree holds something else than
-   * {@code from} has there (an edit, staged or not, a staged deletion, an untracked file where
-   * {@code to} has one), unless that is already what {@code to} has: jgit's checkout conflicts, the
-   * very test on which {@link #checkOutChangedPaths} stops. As for git checkout, a file missing
-   * from the work tree holds nothing to lose, and an untracked file git ignores is expendable.
+   * {@code to} would overwrite or delete work nobody committed, sorted; changes nothing (none: from
+   * the empty tree, {@link #treeOrEmpty}). A path counts when it differs between the two trees and
+   * the index or work tree holds something else than {@code from} has there (an edit, staged or
+   * not, a staged deletion, an untracked file where {@code to} has one), unless that is already
+   * what {@code to} has: jgit's checkout conflicts, the very test on which {@link
+   * #checkOutChangedPaths} stops. As for git checkout, a file missing from the work tree holds
+   * nothing to lose, and an untracked file git ignores is expendable.
    */
   private List<String> workInTheWay(ObjectId from, ObjectId to) throws IOException {
-    DirCacheCheckout scan = new DirCacheCheckout(repository, from, repository.readDirCache(), to);
-    if (from == null) {
-      scan.prescanOneTree();
-    } else {
-      scan.preScanTwoTrees();
-    }
+    DirCacheCheckout scan =
+        new DirCacheCheckout(repository, treeOrEmpty(from), repository.readDirCache(), to);
+    scan.preScanTwoTrees();
     return scan.getConflicts().stream().sorted().toList();
+  }
+
+  /**
+   * {@code tree}, or the empty tree (written to the object database) for none, when HEAD is on a
+   * branch with no commit yet. jgit's checkout from no tree is a forced one (its one-tree scan puts
+   * the target over a staged file and deletes one the target lacks); from the empty tree, what is
+   * staged there is work nobody committed, as on any other branch.
+   */
+  private ObjectId treeOrEmpty(ObjectId tree) throws IOException {
+    if (tree != null) {
+      return tree;
+    }
+    try (ObjectInserter inserter = repository.newObjectInserter()) {
+      ObjectId empty = inserter.insert(new TreeFormatter());
+      inserter.flush();
+      return empty;
+    }
   }
 
   /**
@@ -1449,7 +1465,7 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       DirCacheCheckout move =
           new DirCacheCheckout(
               repository,
-              from == null ? null : walk.parseCommit(from).getTree(),
+              treeOrEmpty(from == null ? null : walk.parseCommit(from).getTree()),
               index,
               walk.parseCommit(to).getTree());
       // Not forced: a forced checkout also reverts every other edited file. A path that differs

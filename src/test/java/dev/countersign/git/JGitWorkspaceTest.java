@@ -212,6 +212,45 @@ class JGitWorkspaceTest {
     assertThat(git(clone, "status", "--porcelain")).isEqualTo("?? signed/\n");
   }
 
+  /** A work tree on a branch with no commit yet ({@code git init}), {@code staged} added. */
+  private Path unbornCheckout(Map<String, String> staged) throws Exception {
+    Path dir = tmp.resolve("unborn");
+    Git.init().setDirectory(dir.toFile()).setInitialBranch("main").call().close();
+    for (Map.Entry<String, String> file : staged.entrySet()) {
+      Files.createDirectories(dir.resolve(file.getKey()).getParent());
+      Files.writeString(dir.resolve(file.getKey()), file.getValue());
+      git(dir, "add", file.getKey());
+    }
+    return dir;
+  }
+
+  @Test
+  void commit_onAnUnbornBranch_commitsTheChangeOnly_keepingAFileStagedElsewhere() throws Exception {
+    Path dir = unbornCheckout(Map.of("notes.txt", "staged by an earlier step\n"));
+
+    try (JGitWorkspace ws = open(dir)) {
+      String id = commitOneFile(ws, "signed/a.yaml", "kind: A\n");
+
+      assertThat(git(dir, "ls-tree", "-r", "--name-only", id)).isEqualTo("signed/a.yaml\n");
+    }
+    assertThat(dir.resolve("notes.txt")).hasContent("staged by an earlier step");
+    assertThat(git(dir, "status", "--porcelain")).isEqualTo("A  notes.txt\n");
+  }
+
+  @Test
+  void commit_onAnUnbornBranch_overAFileStagedWhereItWrites_refusesNamingIt_leavingItStaged()
+      throws Exception {
+    Path dir = unbornCheckout(Map.of("signed/a.yaml", "staged by an earlier step\n"));
+
+    try (JGitWorkspace ws = open(dir)) {
+      assertThatThrownBy(() -> commitOneFile(ws, "signed/a.yaml", "kind: A\n"))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to signed/a.yaml that");
+    }
+    assertThat(dir.resolve("signed/a.yaml")).hasContent("staged by an earlier step");
+    assertThat(git(dir, "status", "--porcelain")).isEqualTo("A  signed/a.yaml\n");
+  }
+
   @Test
   void commit_withTrailers_stampsIdentitiesFromClockInUtc() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
@@ -487,6 +526,38 @@ class JGitWorkspaceTest {
     assertThat(clone.resolve("staged.txt")).hasContent("staged by an earlier step");
     assertThat(clone.resolve("untracked.txt")).hasContent("left by an earlier step");
     assertThat(git(clone, "status", "--porcelain")).isEqualTo(status);
+  }
+
+  @Test
+  void resetTo_fromAnUnbornBranch_checksOutTheCommit_keepingAFileStagedElsewhere()
+      throws Exception {
+    Path dir = unbornCheckout(Map.of("notes.txt", "staged by an earlier step\n"));
+    try (JGitWorkspace ws = open(dir)) {
+      String tip = ws.fetch(fixture.remote(), "main");
+
+      ws.resetTo(tip);
+
+      assertThat(ws.headCommitId()).isEqualTo(tip);
+    }
+    assertThat(dir.resolve("unsigned/a.yaml")).hasContent("kind: A");
+    assertThat(dir.resolve("notes.txt")).hasContent("staged by an earlier step");
+    assertThat(git(dir, "status", "--porcelain")).isEqualTo("A  notes.txt\n");
+  }
+
+  @Test
+  void resetTo_fromAnUnbornBranch_overAFileStagedWhereTheCommitHasOne_refusesNamingIt()
+      throws Exception {
+    Path dir = unbornCheckout(Map.of("README.md", "staged by an earlier step\n"));
+    try (JGitWorkspace ws = open(dir)) {
+      String tip = ws.fetch(fixture.remote(), "main");
+
+      assertThatThrownBy(() -> ws.resetTo(tip))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to README.md that moving to");
+    }
+    assertThat(dir.resolve("README.md")).hasContent("staged by an earlier step");
+    assertThat(dir.resolve("unsigned")).doesNotExist();
+    assertThat(git(dir, "status", "--porcelain")).isEqualTo("A  README.md\n");
   }
 
   @Test
