@@ -192,6 +192,55 @@ class JGitWorkspaceTest {
     assertThat(git(clone, "status", "--porcelain")).isEqualTo("M  signed/a.yaml\n");
   }
 
+  /**
+   * A checkout whose unsigned/a.yaml was committed with CRLF line ends under a {@code text}
+   * attribute: {@code git add} would store it with LF, so git and jgit take it for modified though
+   * its bytes are exactly the committed ones.
+   */
+  private Path crlfCheckout() throws Exception {
+    fixture.commitToOrigin(
+        "main",
+        Map.of(".gitattributes", "*.yaml text\n", "unsigned/a.yaml", "kind: A\r\n"),
+        Set.of(),
+        "a manifest with CRLF line ends");
+    // git's clone, as actions/checkout makes it: the file keeps its CRLF bytes (jgit's own
+    // checkout would write LF).
+    git(tmp, "clone", "-q", fixture.originDir().toString(), "ws");
+    return tmp.resolve("ws");
+  }
+
+  @Test
+  void commit_ofAFileCommittedWithCrlfUnderATextAttribute_movesIt_asItsBytesAreTheCommittedOnes()
+      throws Exception {
+    Path clone = crlfCheckout();
+
+    try (JGitWorkspace ws = open(clone)) {
+      ws.refuseToOverwriteUncommittedWork(signA());
+      String id = ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT));
+
+      assertThat(git(clone, "diff-tree", "--no-commit-id", "-r", "--name-status", id))
+          .isEqualTo("A\tsigned/a.yaml\nD\tunsigned/a.yaml\n");
+    }
+    assertThat(clone.resolve("unsigned/a.yaml")).doesNotExist();
+  }
+
+  @Test
+  void commit_ofAFileCommittedWithCrlfUnderATextAttribute_thatAnEarlierStepEdited_refusesNamingIt()
+      throws Exception {
+    Path clone = crlfCheckout();
+    Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\r\nedited: yes\r\n");
+
+    try (JGitWorkspace ws = open(clone)) {
+      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(signA()))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that");
+      assertThatThrownBy(() -> ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT)))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that");
+    }
+    assertThat(clone.resolve("unsigned/a.yaml")).hasContent("kind: A\r\nedited: yes\r\n");
+  }
+
   @Test
   void refuseToOverwriteUncommittedWork_asksOnly_andPassesAFileAlreadyHoldingTheBytes()
       throws Exception {
@@ -526,6 +575,21 @@ class JGitWorkspaceTest {
     assertThat(clone.resolve("staged.txt")).hasContent("staged by an earlier step");
     assertThat(clone.resolve("untracked.txt")).hasContent("left by an earlier step");
     assertThat(git(clone, "status", "--porcelain")).isEqualTo(status);
+  }
+
+  @Test
+  void resetTo_overAFileCommittedWithCrlfUnderATextAttribute_thatTheTargetChanges_movesIt()
+      throws Exception {
+    Path clone = crlfCheckout();
+    String fresh =
+        fixture.commitToOrigin(
+            "main", Map.of("unsigned/a.yaml", "kind: A\r\nmerged: yes\r\n"), Set.of(), "edit");
+    try (JGitWorkspace ws = open(clone)) {
+      ws.resetTo(ws.fetch(fixture.remote(), "main"));
+
+      assertThat(ws.headCommitId()).isEqualTo(fresh);
+    }
+    assertThat(clone.resolve("unsigned/a.yaml")).hasContent("kind: A\r\nmerged: yes\r\n");
   }
 
   @Test
