@@ -59,15 +59,18 @@ import org.eclipse.jgit.errors.LargeObjectException;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jgit.lib.CommitBuilder;
 import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.CoreConfig;
 import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.ObjectLoader;
 import org.eclipse.jgit.lib.ObjectReader;
 import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.lib.TreeFormatter;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
@@ -80,12 +83,16 @@ import org.eclipse.jgit.transport.RemoteRefUpdate;
 import org.eclipse.jgit.transport.TagOpt;
 import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
+import org.eclipse.jgit.treewalk.AbstractTreeIterator;
+import org.eclipse.jgit.treewalk.FileTreeIterator;
 import org.eclipse.jgit.treewalk.TreeWalk;
 import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilterGroup;
 import org.eclipse.jgit.treewalk.filter.TreeFilter;
+import org.eclipse.jgit.util.FS;
 import org.eclipse.jgit.util.SystemReader;
+import org.eclipse.jgit.util.io.EolStreamTypeUtil;
 
 /**
  * {@link GitWorkspace} over jgit, opened on an existing work tree (typically the one
@@ -1411,21 +1418,42 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
 
   /**
    * The paths where moving index and work tree from the tree {@code from} (null: none) to the tree
-   * {@code to} would overwrite or delete work nobody committed, sorted; reads only. A path counts
-   * when it differs between the two trees and the index or work tree holds something else than
-   * {@code from} has there (an edit, staged or not, a staged deletion, an untracked file where
-   * {@code to} has one), unless that is already what {@code to} has: jgit's checkout conflicts, the
-   * very test on which {@link #checkOutChangedPaths} stops. As for git checkout, a file missing
-   * from the work tree holds nothing to lose, and an untracked file git ignores is expendable.
+   * {@code to} would overwrite or delete work nobody committed, sorted; changes nothing (none: from
+   * the empty tree, {@link #treeOrEmpty}). A path counts when it differs between the two trees and
+   * the index or work tree holds something else than {@code from} has there (an edit, staged or
+   * not, a staged deletion, an untracked file where {@code to} has one), unless that is already
+   * what {@code to} has: jgit's checkout conflicts, the very test on which {@link
+   * #checkOutChangedPaths} stops, with a file holding its index entry's text counted as unedited
+   * ({@link TextExactTreeIterator}). As for git checkout, a file missing from the work tree holds
+   * nothing to lose, and an untracked file git ignores is expendable.
    */
   private List<String> workInTheWay(ObjectId from, ObjectId to) throws IOException {
-    DirCacheCheckout scan = new DirCacheCheckout(repository, from, repository.readDirCache(), to);
-    if (from == null) {
-      scan.prescanOneTree();
-    } else {
-      scan.preScanTwoTrees();
-    }
+    DirCacheCheckout scan =
+        new DirCacheCheckout(
+            repository,
+            treeOrEmpty(from),
+            repository.readDirCache(),
+            to,
+            new TextExactTreeIterator(repository));
+    scan.preScanTwoTrees();
     return scan.getConflicts().stream().sorted().toList();
+  }
+
+  /**
+   * {@code tree}, or the empty tree (written to the object database) for none, when HEAD is on a
+   * branch with no commit yet. jgit's checkout from no tree is a forced one (its one-tree scan puts
+   * the target over a staged file and deletes one the target lacks); from the empty tree, what is
+   * staged there is work nobody committed, as on any other branch.
+   */
+  private ObjectId treeOrEmpty(ObjectId tree) throws IOException {
+    if (tree != null) {
+      return tree;
+    }
+    try (ObjectInserter inserter = repository.newObjectInserter()) {
+      ObjectId empty = inserter.insert(new TreeFormatter());
+      inserter.flush();
+      return empty;
+    }
   }
 
   /**
@@ -1449,9 +1477,10 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
       DirCacheCheckout move =
           new DirCacheCheckout(
               repository,
-              from == null ? null : walk.parseCommit(from).getTree(),
+              treeOrEmpty(from == null ? null : walk.parseCommit(from).getTree()),
               index,
-              walk.parseCommit(to).getTree());
+              walk.parseCommit(to).getTree(),
+              new TextExactTreeIterator(repository));
       // Not forced: a forced checkout also reverts every other edited file. A path that differs
       // and holds work nobody committed stops it before anything moves.
       move.checkout();
@@ -1705,6 +1734,71 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   private static String firstLine(String message) {
     int nl = message.indexOf('\n');
     return nl < 0 ? message : message.substring(0, nl);
+  }
+
+  /**
+   * The work tree as jgit's checkout sees it, except that a file holding its index entry's text is
+   * never modified. jgit (and git, for an entry it cannot trust by its stat data) compares the
+   * file's content, its line ends converted as {@code git add} would, with the blob as it is: a
+   * file committed with CRLF line ends under a {@code text} attribute in .gitattributes, which any
+   * pull request can add, counted as edited right after checkout though nobody touched it, and
+   * every run that signs it stopped as if a step had left work in it. Here the blob's line ends are
+   * converted too.
+   */
+  private static final class TextExactTreeIterator extends FileTreeIterator {
+
+    TextExactTreeIterator(Repository repository) {
+      super(repository);
+    }
+
+    private TextExactTreeIterator(TextExactTreeIterator parent, File directory, FS fs) {
+      super(parent, directory, fs, parent.fileModeStrategy);
+    }
+
+    /** Below a directory, the same; jgit still decides whether to enter it (ignored ones not). */
+    @Override
+    protected AbstractTreeIterator enterSubtree() {
+      return new TextExactTreeIterator(this, getEntryFile(), fs);
+    }
+
+    @Override
+    public boolean isModified(DirCacheEntry entry, boolean forceContentCheck, ObjectReader reader)
+        throws IOException {
+      return super.isModified(entry, forceContentCheck, reader) && !holdsItsText(entry, reader);
+    }
+
+    /**
+     * The file is a regular one of the entry's mode and, with the line ends of both converted as
+     * {@code git add} would (the attributes' and core.autocrlf's conversion, no filter command),
+     * holds the entry's blob.
+     */
+    private boolean holdsItsText(DirCacheEntry entry, ObjectReader reader) throws IOException {
+      FileMode mode = entry.getFileMode();
+      if (reader == null
+          || entry.getStage() != DirCacheEntry.STAGE_0
+          || (mode != FileMode.REGULAR_FILE && mode != FileMode.EXECUTABLE_FILE)
+          || getEntryRawMode() != mode.getBits()) {
+        return false;
+      }
+      CoreConfig.EolStreamType lineEnds = getEolStreamType();
+      ObjectLoader blob = reader.open(entry.getObjectId(), Constants.OBJ_BLOB);
+      try (InputStream committed = EolStreamTypeUtil.wrapInputStream(blob.openStream(), lineEnds);
+          InputStream present =
+              EolStreamTypeUtil.wrapInputStream(
+                  Files.newInputStream(getEntryFile().toPath(), LinkOption.NOFOLLOW_LINKS),
+                  lineEnds)) {
+        byte[] expected = new byte[8192];
+        byte[] actual = new byte[8192];
+        int n;
+        while ((n = committed.readNBytes(expected, 0, expected.length)) > 0) {
+          if (present.readNBytes(actual, 0, n) != n
+              || !Arrays.equals(expected, 0, n, actual, 0, n)) {
+            return false;
+          }
+        }
+        return present.read() < 0;
+      }
+    }
   }
 
   /**

@@ -192,6 +192,55 @@ class JGitWorkspaceTest {
     assertThat(git(clone, "status", "--porcelain")).isEqualTo("M  signed/a.yaml\n");
   }
 
+  /**
+   * A checkout whose unsigned/a.yaml was committed with CRLF line ends under a {@code text}
+   * attribute: {@code git add} would store it with LF, so git and jgit take it for modified though
+   * its bytes are exactly the committed ones.
+   */
+  private Path crlfCheckout() throws Exception {
+    fixture.commitToOrigin(
+        "main",
+        Map.of(".gitattributes", "*.yaml text\n", "unsigned/a.yaml", "kind: A\r\n"),
+        Set.of(),
+        "a manifest with CRLF line ends");
+    // git's clone, as actions/checkout makes it: the file keeps its CRLF bytes (jgit's own
+    // checkout would write LF).
+    git(tmp, "clone", "-q", fixture.originDir().toString(), "ws");
+    return tmp.resolve("ws");
+  }
+
+  @Test
+  void commit_ofAFileCommittedWithCrlfUnderATextAttribute_movesIt_asItsBytesAreTheCommittedOnes()
+      throws Exception {
+    Path clone = crlfCheckout();
+
+    try (JGitWorkspace ws = open(clone)) {
+      ws.refuseToOverwriteUncommittedWork(signA());
+      String id = ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT));
+
+      assertThat(git(clone, "diff-tree", "--no-commit-id", "-r", "--name-status", id))
+          .isEqualTo("A\tsigned/a.yaml\nD\tunsigned/a.yaml\n");
+    }
+    assertThat(clone.resolve("unsigned/a.yaml")).doesNotExist();
+  }
+
+  @Test
+  void commit_ofAFileCommittedWithCrlfUnderATextAttribute_thatAnEarlierStepEdited_refusesNamingIt()
+      throws Exception {
+    Path clone = crlfCheckout();
+    Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\r\nedited: yes\r\n");
+
+    try (JGitWorkspace ws = open(clone)) {
+      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(signA()))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that");
+      assertThatThrownBy(() -> ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT)))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that");
+    }
+    assertThat(clone.resolve("unsigned/a.yaml")).hasContent("kind: A\r\nedited: yes\r\n");
+  }
+
   @Test
   void refuseToOverwriteUncommittedWork_asksOnly_andPassesAFileAlreadyHoldingTheBytes()
       throws Exception {
@@ -210,6 +259,45 @@ class JGitWorkspaceTest {
       ws.refuseToOverwriteUncommittedWork(signA());
     }
     assertThat(git(clone, "status", "--porcelain")).isEqualTo("?? signed/\n");
+  }
+
+  /** A work tree on a branch with no commit yet ({@code git init}), {@code staged} added. */
+  private Path unbornCheckout(Map<String, String> staged) throws Exception {
+    Path dir = tmp.resolve("unborn");
+    Git.init().setDirectory(dir.toFile()).setInitialBranch("main").call().close();
+    for (Map.Entry<String, String> file : staged.entrySet()) {
+      Files.createDirectories(dir.resolve(file.getKey()).getParent());
+      Files.writeString(dir.resolve(file.getKey()), file.getValue());
+      git(dir, "add", file.getKey());
+    }
+    return dir;
+  }
+
+  @Test
+  void commit_onAnUnbornBranch_commitsTheChangeOnly_keepingAFileStagedElsewhere() throws Exception {
+    Path dir = unbornCheckout(Map.of("notes.txt", "staged by an earlier step\n"));
+
+    try (JGitWorkspace ws = open(dir)) {
+      String id = commitOneFile(ws, "signed/a.yaml", "kind: A\n");
+
+      assertThat(git(dir, "ls-tree", "-r", "--name-only", id)).isEqualTo("signed/a.yaml\n");
+    }
+    assertThat(dir.resolve("notes.txt")).hasContent("staged by an earlier step");
+    assertThat(git(dir, "status", "--porcelain")).isEqualTo("A  notes.txt\n");
+  }
+
+  @Test
+  void commit_onAnUnbornBranch_overAFileStagedWhereItWrites_refusesNamingIt_leavingItStaged()
+      throws Exception {
+    Path dir = unbornCheckout(Map.of("signed/a.yaml", "staged by an earlier step\n"));
+
+    try (JGitWorkspace ws = open(dir)) {
+      assertThatThrownBy(() -> commitOneFile(ws, "signed/a.yaml", "kind: A\n"))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to signed/a.yaml that");
+    }
+    assertThat(dir.resolve("signed/a.yaml")).hasContent("staged by an earlier step");
+    assertThat(git(dir, "status", "--porcelain")).isEqualTo("A  signed/a.yaml\n");
   }
 
   @Test
@@ -487,6 +575,53 @@ class JGitWorkspaceTest {
     assertThat(clone.resolve("staged.txt")).hasContent("staged by an earlier step");
     assertThat(clone.resolve("untracked.txt")).hasContent("left by an earlier step");
     assertThat(git(clone, "status", "--porcelain")).isEqualTo(status);
+  }
+
+  @Test
+  void resetTo_overAFileCommittedWithCrlfUnderATextAttribute_thatTheTargetChanges_movesIt()
+      throws Exception {
+    Path clone = crlfCheckout();
+    String fresh =
+        fixture.commitToOrigin(
+            "main", Map.of("unsigned/a.yaml", "kind: A\r\nmerged: yes\r\n"), Set.of(), "edit");
+    try (JGitWorkspace ws = open(clone)) {
+      ws.resetTo(ws.fetch(fixture.remote(), "main"));
+
+      assertThat(ws.headCommitId()).isEqualTo(fresh);
+    }
+    assertThat(clone.resolve("unsigned/a.yaml")).hasContent("kind: A\r\nmerged: yes\r\n");
+  }
+
+  @Test
+  void resetTo_fromAnUnbornBranch_checksOutTheCommit_keepingAFileStagedElsewhere()
+      throws Exception {
+    Path dir = unbornCheckout(Map.of("notes.txt", "staged by an earlier step\n"));
+    try (JGitWorkspace ws = open(dir)) {
+      String tip = ws.fetch(fixture.remote(), "main");
+
+      ws.resetTo(tip);
+
+      assertThat(ws.headCommitId()).isEqualTo(tip);
+    }
+    assertThat(dir.resolve("unsigned/a.yaml")).hasContent("kind: A");
+    assertThat(dir.resolve("notes.txt")).hasContent("staged by an earlier step");
+    assertThat(git(dir, "status", "--porcelain")).isEqualTo("A  notes.txt\n");
+  }
+
+  @Test
+  void resetTo_fromAnUnbornBranch_overAFileStagedWhereTheCommitHasOne_refusesNamingIt()
+      throws Exception {
+    Path dir = unbornCheckout(Map.of("README.md", "staged by an earlier step\n"));
+    try (JGitWorkspace ws = open(dir)) {
+      String tip = ws.fetch(fixture.remote(), "main");
+
+      assertThatThrownBy(() -> ws.resetTo(tip))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to README.md that moving to");
+    }
+    assertThat(dir.resolve("README.md")).hasContent("staged by an earlier step");
+    assertThat(dir.resolve("unsigned")).doesNotExist();
+    assertThat(git(dir, "status", "--porcelain")).isEqualTo("A  README.md\n");
   }
 
   @Test
