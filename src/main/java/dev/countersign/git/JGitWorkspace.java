@@ -1569,7 +1569,10 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   @Override
   public List<String> uncommittedChanges() {
     try {
-      org.eclipse.jgit.api.Status status = git.status().call();
+      // The same view of the work tree as the checks before a commit or a move: a file holding
+      // its committed text, with line ends converted as git add does, is not an edit.
+      org.eclipse.jgit.api.Status status =
+          git.status().setWorkingTreeIt(new TextExactTreeIterator(repository)).call();
       java.util.SortedSet<String> changed = new java.util.TreeSet<>();
       changed.addAll(status.getAdded());
       changed.addAll(status.getChanged());
@@ -1737,13 +1740,13 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   /**
-   * The work tree as jgit's checkout sees it, except that a file holding its index entry's text is
-   * never modified. jgit (and git, for an entry it cannot trust by its stat data) compares the
-   * file's content, its line ends converted as {@code git add} would, with the blob as it is: a
-   * file committed with CRLF line ends under a {@code text} attribute in .gitattributes, which any
-   * pull request can add, counted as edited right after checkout though nobody touched it, and
-   * every run that signs it stopped as if a step had left work in it. Here the blob's line ends are
-   * converted too.
+   * The work tree as jgit's checkout and status see it, except that a file holding its index
+   * entry's text is never modified. jgit (and git, for an entry it cannot trust by its stat data)
+   * compares the file's content, its line ends converted as {@code git add} would, with the blob as
+   * it is: a file committed with CRLF line ends under a {@code text} attribute in .gitattributes,
+   * which any pull request can add, counted as edited right after checkout though nobody touched
+   * it, and every run that signs it stopped as if a step had left work in it. Here the blob's line
+   * ends are converted too.
    */
   private static final class TextExactTreeIterator extends FileTreeIterator {
 

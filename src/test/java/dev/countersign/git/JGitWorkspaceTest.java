@@ -242,6 +242,26 @@ class JGitWorkspaceTest {
   }
 
   @Test
+  void uncommittedChanges_ofAFileCommittedWithCrlfUnderATextAttribute_areNone() throws Exception {
+    Path clone = crlfCheckout();
+
+    try (JGitWorkspace ws = open(clone)) {
+      assertThat(ws.uncommittedChanges()).isEmpty();
+    }
+  }
+
+  @Test
+  void uncommittedChanges_ofAFileCommittedWithCrlfUnderATextAttribute_thatAStepEdited_listIt()
+      throws Exception {
+    Path clone = crlfCheckout();
+    Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\r\nedited: yes\r\n");
+
+    try (JGitWorkspace ws = open(clone)) {
+      assertThat(ws.uncommittedChanges()).containsExactly("unsigned/a.yaml");
+    }
+  }
+
+  @Test
   void refuseToOverwriteUncommittedWork_asksOnly_andPassesAFileAlreadyHoldingTheBytes()
       throws Exception {
     Path clone = fixture.clone("ws", 0, false);
