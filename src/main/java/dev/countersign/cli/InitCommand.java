@@ -152,19 +152,18 @@ final class InitCommand extends Subcommand {
         ManifestInventory.scan(
             workTree, List.of(base.unsignedDir(), base.signedDir()), new ManifestReader());
     List<String> others = new ArrayList<>(signingWorkflows);
-    List<WorkflowFile> workflows;
-    try {
-      workflows = Workflows.read(workTree);
-    } catch (InputProblem unreadable) {
+    Workflows.Directory workflows = Workflows.read(workTree);
+    for (InputProblem unreadable : workflows.unreadable()) {
       runtime
           .err()
           .println(
-              "warning: could not look for other signing workflows: "
+              "warning: "
                   + unreadable.getMessage()
-                  + "; name them with --signing-workflow FILE");
-      workflows = List.of();
+                  + "; not looked at for signing: if it signs too, name it with"
+                  + " --signing-workflow "
+                  + unreadable.file().getFileName());
     }
-    for (WorkflowFile workflow : workflows) {
+    for (WorkflowFile workflow : workflows.workflows()) {
       if (!workflow.fileName().equals(InitOptions.SIGNING_WORKFLOW)
           && workflow.countersignSteps().stream()
               .anyMatch(WorkflowFile.CountersignStep::signsKeylessly)

@@ -118,32 +118,20 @@ public final class ChainDoctor {
     PolicyFile policy = new PolicyFileLoader().load(root, policyPath);
     List<KyvernoManifestRule> rules = new KyvernoPolicies(reader).discover(root);
 
-    List<WorkflowFile> workflows = new ArrayList<>();
-    Path workflowDir = root.resolve(Workflows.DIRECTORY);
-    if (Files.isDirectory(workflowDir)) {
-      try (var list = Files.list(workflowDir)) {
-        for (Path file :
-            list.filter(p -> p.getFileName().toString().matches(".*\\.ya?ml")).sorted().toList()) {
-          try {
-            workflows.add(Workflows.readOne(file, root.relativize(file)));
-          } catch (InputProblem problem) {
-            findings.add(
-                finding(
-                    problem.file(),
-                    problem.line().orElse(0),
-                    RULE_UNREADABLE,
-                    "",
-                    problem.what(),
-                    problem.hint().orElse("")));
-          }
-        }
-      } catch (IOException e) {
-        // No listable workflow directory: nothing to check there.
-      }
+    Workflows.Directory workflows = Workflows.read(root);
+    for (InputProblem problem : workflows.unreadable()) {
+      findings.add(
+          finding(
+              problem.file(),
+              problem.line().orElse(0),
+              RULE_UNREADABLE,
+              "",
+              problem.what(),
+              problem.hint().orElse("")));
     }
 
     List<Identity> identities = new ArrayList<>();
-    for (WorkflowFile workflow : workflows) {
+    for (WorkflowFile workflow : workflows.workflows()) {
       identities.addAll(identities(workflow, findings));
       permissions(workflow, findings);
       pinning(workflow, findings);

@@ -3,6 +3,7 @@ package dev.countersign.gate;
 import static dev.countersign.git.CommitIds.abbreviate;
 
 import dev.countersign.git.GitWorkspace;
+import dev.countersign.manifest.ConfigurationYaml;
 import dev.countersign.policy.RepositoryFiles;
 import dev.countersign.support.RepositoryPaths;
 import java.nio.file.Path;
@@ -13,7 +14,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The commit a pull request targets (its base), read from git objects, never from the work tree:
@@ -63,6 +66,37 @@ public record BaseCommit(GitWorkspace git, String commitId) {
     public Optional<byte[]> read(Path relative) {
       return git.readFile(
           commitId, RepositoryPaths.slashed(RepositoryFiles.insideRepository(relative)));
+    }
+
+    @Override
+    public Optional<byte[]> readRuleFile(Path relative) {
+      String path = RepositoryPaths.slashed(RepositoryFiles.insideRepository(relative));
+      // The size from the object header: a blob over the limit is never loaded.
+      boolean tooLarge =
+          git.entries(commitId, path).stream()
+              .anyMatch(
+                  entry ->
+                      entry.path().equals(path)
+                          && entry.kind() == GitWorkspace.TreeEntry.Kind.FILE
+                          && entry.size() > ConfigurationYaml.MAX_BYTES);
+      if (tooLarge) {
+        throw ConfigurationYaml.tooLarge(relative);
+      }
+      return git.readFile(commitId, path);
+    }
+
+    @Override
+    public SortedSet<Path> filesAt(Path relative) {
+      String path = RepositoryPaths.slashed(RepositoryFiles.insideRepository(relative));
+      SortedSet<Path> files = new TreeSet<>();
+      for (GitWorkspace.TreeEntry entry : git.entries(commitId, path)) {
+        // entries also lists a link or file on the way to the path: not files at it.
+        boolean at = entry.path().equals(path) || entry.path().startsWith(path + "/");
+        if (at && entry.kind() == GitWorkspace.TreeEntry.Kind.FILE) {
+          files.add(Path.of(entry.path()));
+        }
+      }
+      return files;
     }
 
     @Override

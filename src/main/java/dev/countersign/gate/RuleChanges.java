@@ -12,8 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -60,21 +58,19 @@ final class RuleChanges {
     }
     TreeSet<Path> locations = new TreeSet<>(locations(basePolicy));
     proposed.ifPresent(p -> locations.addAll(locations(p)));
-    SortedMap<Path, byte[]> before = new TreeMap<>();
-    SortedMap<Path, byte[]> after = new TreeMap<>();
+    TreeSet<Path> paths = new TreeSet<>();
     for (Path location : locations) {
-      before.putAll(contents(base, location));
-      after.putAll(contents(workTree, location));
+      paths.addAll(base.filesAt(location));
+      paths.addAll(workTree.filesAt(location));
     }
-    TreeSet<Path> paths = new TreeSet<>(before.keySet());
-    paths.addAll(after.keySet());
     for (Path path : paths) {
-      byte[] was = before.get(path);
-      byte[] is = after.get(path);
-      if (was != null && is != null && Arrays.equals(was, is)) {
+      // One file of each side at a time: a pull request may add many.
+      Version was = Version.of(base, path);
+      Version is = Version.of(workTree, path);
+      if (was.sameAs(is)) {
         continue;
       }
-      String change = was == null ? "adds" : is == null ? "deletes" : "changes";
+      String change = !was.present() ? "adds" : !is.present() ? "deletes" : "changes";
       findings.add(
           new GateFinding(
               path,
@@ -102,14 +98,29 @@ final class RuleChanges {
     return locations;
   }
 
-  private static SortedMap<Path, byte[]> contents(RepositoryFiles files, Path location) {
-    SortedMap<Path, byte[]> found = new TreeMap<>();
-    Optional<byte[]> single = files.read(location);
-    if (single.isPresent()) {
-      found.put(location.normalize(), single.get());
-    } else if (files.isDirectory(location)) {
-      found.putAll(files.filesUnder(location));
+  /**
+   * One version's rule file: whether it is there, and its bytes unless it could not be read (too
+   * large to: {@link RepositoryFiles#readRuleFile}). One that could not be read is reported as
+   * changed, never as the same: the reviewer is told, and what it holds is judged where it is
+   * loaded.
+   */
+  private record Version(boolean present, byte[] bytes) {
+
+    static Version of(RepositoryFiles files, Path path) {
+      try {
+        return files
+            .readRuleFile(path)
+            .map(bytes -> new Version(true, bytes))
+            .orElse(new Version(false, null));
+      } catch (InputProblem unread) {
+        return new Version(true, null);
+      }
     }
-    return found;
+
+    boolean sameAs(Version other) {
+      return present == other.present
+          && (!present
+              || bytes != null && other.bytes != null && Arrays.equals(bytes, other.bytes));
+    }
   }
 }

@@ -68,6 +68,9 @@ import java.util.function.ToIntFunction;
 public final class AdmissionPolicyEvaluator {
 
   /** Cap on comprehension iterations, in place of Kubernetes' cost budget. */
+  /** The most of an expression a finding prints ({@link #shown}). */
+  static final int PRINTED_EXPRESSION_CHARS = 200;
+
   /** The runtime types an expression can return, by their CEL names. */
   private static final Map<Class<?>, String> CEL_TYPE_NAMES =
       Map.of(
@@ -276,7 +279,7 @@ public final class AdmissionPolicyEvaluator {
           evaluateBool(
               compiledValidation.program(),
               validation.index(),
-              "expression '" + validation.expression() + "'",
+              "expression " + quoted(validation.expression()),
               e -> explain(validation.expression(), e));
       if (!passed.orElse(true)) {
         report(validation.index(), Severity.ERROR, failureMessage(compiledValidation));
@@ -337,7 +340,7 @@ public final class AdmissionPolicyEvaluator {
       return validation
           .message()
           .filter(m -> !m.isBlank())
-          .orElse("failed expression: " + validation.expression());
+          .orElse("failed expression: " + shown(validation.expression()));
     }
 
     private String explain(String expression, CelEvaluationException e) {
@@ -448,7 +451,8 @@ public final class AdmissionPolicyEvaluator {
       } catch (CelEvaluationException e) {
         failure = "cannot be planned: " + e.getMessage();
       }
-      problems.add(policyProblem(policy, line, index, what + " '" + expression + "' " + failure));
+      problems.add(
+          policyProblem(policy, line, index, what + " " + quoted(expression) + " " + failure));
       return null;
     }
   }
@@ -473,6 +477,31 @@ public final class AdmissionPolicyEvaluator {
       first += "; authorizer checks need a cluster and are not available offline";
     }
     return first;
+  }
+
+  /**
+   * {@code expression} as a finding prints it: whole up to {@value #PRINTED_EXPRESSION_CHARS}
+   * characters; a longer one (a policy's expression may be of any length) as its beginning, "..."
+   * and its length, so one finding stays one readable line.
+   */
+  private static String shown(String expression) {
+    return expression.length() <= PRINTED_EXPRESSION_CHARS
+        ? expression
+        : beginning(expression) + "... (" + expression.length() + " characters)";
+  }
+
+  /** {@link #shown} in single quotes, the length after them. */
+  private static String quoted(String expression) {
+    return expression.length() <= PRINTED_EXPRESSION_CHARS
+        ? "'" + expression + "'"
+        : "'" + beginning(expression) + "...' (" + expression.length() + " characters)";
+  }
+
+  private static String beginning(String expression) {
+    int end = PRINTED_EXPRESSION_CHARS;
+    // Not half of a character outside the basic plane.
+    return expression.substring(
+        0, Character.isHighSurrogate(expression.charAt(end - 1)) ? end - 1 : end);
   }
 
   private static String describe(CelEvaluationException e) {

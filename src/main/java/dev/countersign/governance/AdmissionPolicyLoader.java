@@ -14,8 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.SortedMap;
-import java.util.TreeMap;
+import java.util.SortedSet;
 
 /**
  * Reads ValidatingAdmissionPolicy documents from files and directories (recursively, {@code
@@ -40,25 +39,16 @@ public final class AdmissionPolicyLoader {
     return load(RepositoryFiles.workTree(repositoryRoot), locations);
   }
 
-  /** As {@link #load(Path, List)}, reading from {@code files} (the work tree, or a commit). */
+  /**
+   * As {@link #load(Path, List)}, reading from {@code files} (the work tree, or a commit): a file
+   * named on its own whatever its name, the {@code .yaml} and {@code .yml} files of a directory,
+   * one file at a time.
+   */
   public List<AdmissionPolicy> load(RepositoryFiles files, List<Path> locations) {
     List<AdmissionPolicy> policies = new ArrayList<>();
     for (Path location : locations) {
-      Optional<byte[]> single = files.read(location);
-      SortedMap<Path, byte[]> found = new TreeMap<>();
-      if (single.isPresent()) {
-        found.put(location, single.get());
-      } else if (files.isDirectory(location)) {
-        files
-            .filesUnder(location)
-            .forEach(
-                (path, bytes) -> {
-                  String name = path.getFileName().toString();
-                  if (name.endsWith(".yaml") || name.endsWith(".yml")) {
-                    found.put(path, bytes);
-                  }
-                });
-      } else {
+      SortedSet<Path> found = files.filesAt(location);
+      if (found.isEmpty() && !files.isDirectory(location)) {
         throw new UsageProblem(
             "The governance policy location "
                 + location
@@ -68,8 +58,20 @@ public final class AdmissionPolicyLoader {
             "perhaps you should fix \"governance.policies\" in the trust policy (paths are"
                 + " relative to the repository root)");
       }
-      found.forEach(
-          (path, bytes) -> policies.addAll(parse(path, new String(bytes, StandardCharsets.UTF_8))));
+      for (Path path : found) {
+        String name = path.getFileName().toString();
+        boolean named = path.equals(location.normalize());
+        if (named || name.endsWith(".yaml") || name.endsWith(".yml")) {
+          // Other files are not read at all: nothing of them is a policy.
+          files
+              .readRuleFile(path)
+              .ifPresent(
+                  bytes ->
+                      policies.addAll(
+                          parse(
+                              named ? location : path, new String(bytes, StandardCharsets.UTF_8))));
+        }
+      }
     }
     return policies;
   }
@@ -106,7 +108,7 @@ public final class AdmissionPolicyLoader {
   public Map<String, Object> loadParams(RepositoryFiles files, Path location) {
     byte[] bytes =
         files
-            .read(location)
+            .readRuleFile(location)
             .orElseThrow(
                 () ->
                     new UsageProblem(

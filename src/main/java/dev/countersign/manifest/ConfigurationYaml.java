@@ -46,8 +46,17 @@ public final class ConfigurationYaml {
    */
   public static final int MAX_CHARS = 1024 * 1024;
 
+  /**
+   * The most bytes worth reading of a configuration file: UTF-8 takes at most three bytes for a
+   * character (a pair of surrogates, two characters, for four), so a longer file is over {@link
+   * #MAX_CHARS} characters however it decodes, and is refused ({@link #tooLarge}) unread.
+   */
+  public static final int MAX_BYTES = 3 * MAX_CHARS;
+
   /** Aliases to collections can otherwise nest a tree deeper than its text does. */
   static final int MAX_DEPTH = 64;
+
+  private static final String SPLIT_IT = "perhaps you should split it into smaller files";
 
   /** How scalars become values; keys are always their text. */
   public enum Scalars {
@@ -84,7 +93,7 @@ public final class ConfigurationYaml {
               + " characters, larger than the limit of "
               + MAX_CHARS
               + " for a configuration file",
-          "perhaps you should split it into smaller files");
+          SPLIT_IT);
     }
     LoaderOptions options = new LoaderOptions();
     options.setMaxAliasesForCollections(50);
@@ -121,6 +130,22 @@ public final class ConfigurationYaml {
           file, 0, "the file is not valid YAML (" + firstLine(e.getMessage()) + ")", null, e);
     }
     return documents;
+  }
+
+  /**
+   * The problem for {@code file} when it holds more than {@link #MAX_BYTES} bytes: worded as {@link
+   * #readAll} words text over {@link #MAX_CHARS} characters.
+   */
+  public static InputProblem tooLarge(Path file) {
+    return new InputProblem(
+        file,
+        0,
+        "is more than "
+            + MAX_BYTES
+            + " bytes, larger than the limit of "
+            + MAX_CHARS
+            + " characters for a configuration file",
+        SPLIT_IT);
   }
 
   private static int line(Node node) {

@@ -112,7 +112,7 @@ public record PolicyFile(
         Path relative = key.path().get();
         byte[] pem =
             files
-                .read(relative)
+                .readRuleFile(relative)
                 .orElseThrow(
                     () ->
                         new InputProblem(

@@ -58,7 +58,7 @@ public final class PolicyFileLoader {
    * @throws InputProblem when it is not a valid trust policy
    */
   public PolicyFile load(RepositoryFiles files, Path relativeFile) {
-    Optional<byte[]> bytes = files.read(relativeFile);
+    Optional<byte[]> bytes = files.readRuleFile(relativeFile);
     if (bytes.isEmpty()) {
       throw new UsageProblem(
           "No trust policy found at "

@@ -104,7 +104,7 @@ public record PromotionTrust(
             new TrustPolicy(identities, publicKeys, 1, List.of(), signedFormat.domain(), false);
       } else {
         Path location = policyFile.orElse(PolicyFile.DEFAULT_LOCATION);
-        if (base.read(location).isEmpty()) {
+        if (base.readRuleFile(location).isEmpty()) {
           throw new UsageProblem(
               "No trust policy found at "
                   + location

@@ -28,29 +28,51 @@ public final class Workflows {
   private Workflows() {}
 
   /**
-   * Every workflow file, sorted by name; a file that is not a readable workflow is an {@link
-   * InputProblem}.
+   * The workflow files of a repository, each read on its own: one that cannot be read does not hide
+   * the others.
+   *
+   * @param workflows the readable ones, sorted by name
+   * @param unreadable a problem naming each file (and line) that is not a readable workflow: not
+   *     valid YAML, too large, a symbolic link, not one mapping
    */
-  public static List<WorkflowFile> read(Path repositoryRoot) {
+  public record Directory(List<WorkflowFile> workflows, List<InputProblem> unreadable) {
+    public Directory {
+      workflows = List.copyOf(workflows);
+      unreadable = List.copyOf(unreadable);
+    }
+  }
+
+  /**
+   * Every {@code *.yml} and {@code *.yaml} entry of {@code .github/workflows} under {@code
+   * repositoryRoot}, sorted by name; none when that is not a directory (a link to one is not
+   * followed) or cannot be listed. A subdirectory is not a workflow; a link is listed and is an
+   * unreadable one (it is never followed).
+   */
+  public static Directory read(Path repositoryRoot) {
     Path dir = repositoryRoot.resolve(DIRECTORY);
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-      return List.of();
+      return new Directory(List.of(), List.of());
     }
     List<Path> files;
     try (Stream<Path> list = Files.list(dir)) {
       files =
           list.filter(p -> p.getFileName().toString().matches(".*\\.ya?ml"))
-              .filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+              .filter(p -> !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
               .sorted()
               .toList();
     } catch (IOException e) {
-      return List.of();
+      return new Directory(List.of(), List.of());
     }
     List<WorkflowFile> workflows = new ArrayList<>();
+    List<InputProblem> unreadable = new ArrayList<>();
     for (Path file : files) {
-      workflows.add(readOne(file, repositoryRoot.relativize(file)));
+      try {
+        workflows.add(readOne(file, repositoryRoot.relativize(file)));
+      } catch (InputProblem problem) {
+        unreadable.add(problem);
+      }
     }
-    return workflows;
+    return new Directory(workflows, unreadable);
   }
 
   /** One workflow file. */

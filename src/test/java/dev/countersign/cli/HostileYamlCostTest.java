@@ -2,7 +2,9 @@ package dev.countersign.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.countersign.gate.GateRepository;
 import dev.countersign.support.ExitCode;
+import java.io.RandomAccessFile;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
@@ -139,6 +141,75 @@ class HostileYamlCostTest {
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(run.out()).contains("check passed: 0 errors, 1 warning");
+  }
+
+  @Test
+  void
+      pullRequestWhoseGovernancePolicyDirectoryHoldsAFileOfGigabytes_failsNamingIt_withoutReadingIt()
+          throws Exception {
+    Path ws = gate.pullRequest(Map.of("policies/small.yaml", POLICY_WITH_ALIASES), Set.of(), 1);
+    // Sparse: 3 GiB as the file system reports it, nothing on disk; more than one array holds.
+    try (RandomAccessFile huge =
+        new RandomAccessFile(ws.resolve("policies/huge.yaml").toFile(), "rw")) {
+      huge.setLength(3L << 30);
+    }
+
+    CliRun run = gate.check(ws, Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=policies/huge.yaml,title=countersign policy::this change leaves the"
+                + " gate's rules unusable after the merge: is more than 3145728 bytes, larger than"
+                + " the limit of 1048576 characters for a configuration file");
+  }
+
+  @Test
+  void pullRequestAddingRuleFilesAFewMegabytesOverTheLimit_failsNamingEach_andReportsTheRest()
+      throws Exception {
+    String over = "x".repeat((3 << 20) + (1 << 20));
+    CliRun run =
+        gate.check(
+            gate.pullRequest(
+                Map.of(
+                    "policies/a.yaml",
+                    POLICY_WITH_ALIASES + "  description: " + over + "\n",
+                    "policies/b.yaml",
+                    POLICY_WITH_ALIASES + "  description: " + over + "\n",
+                    "policies/notes.bin",
+                    over,
+                    "policies/small.yaml",
+                    POLICY_WITH_ALIASES),
+                Set.of(),
+                1),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=policies/a.yaml,title=countersign policy::this change leaves the"
+                + " gate's rules unusable after the merge: is more than 3145728 bytes")
+        .contains("::warning file=policies/b.yaml,")
+        .contains("::warning file=policies/notes.bin,")
+        .contains("::warning file=policies/small.yaml,");
+  }
+
+  @Test
+  void baseWhoseGovernancePolicyIsAFewMegabytesOverTheLimit_stopsNamingIt(@TempDir Path other)
+      throws Exception {
+    GateRepository seed = GateRepository.create(other.resolve("seed"), other.resolve("scratch"));
+    seed.write(
+        "policies/big.yaml", POLICY_WITH_ALIASES + "  description: " + "x".repeat(4 << 20) + "\n");
+    PullRequestGate bigBase = new PullRequestGate(other, seed);
+
+    CliRun run =
+        bigBase.check(
+            bigBase.pullRequest(Map.of("unsigned/note.txt", "hello\n"), Set.of(), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.all())
+        .contains("policies/big.yaml")
+        .contains("is more than 3145728 bytes, larger than the limit of 1048576 characters");
   }
 
   /** The line of the first error annotation on {@code file}. */

@@ -189,6 +189,71 @@ class InitCommandTest {
                 + " https://github.com/acme/deploy/.github/workflows/sign-on-merge.yml@refs/heads/main");
   }
 
+  /** A workflow that signs keylessly with countersign on its own trigger. */
+  private static final String REFRESH_WORKFLOW =
+      """
+      on:
+        schedule:
+          - cron: "0 3 * * *"
+      jobs:
+        refresh:
+          runs-on: ubuntu-latest
+          steps:
+            - uses: countersign/countersign@v1
+              with:
+                command: run
+      """;
+
+  @Test
+  void init_findsAnotherSigningWorkflow_andTrustsIt() throws Exception {
+    Files.createDirectories(repo.resolve(".github/workflows"));
+    Files.writeString(repo.resolve(".github/workflows/refresh.yml"), REFRESH_WORKFLOW);
+
+    assertThat(
+            run(
+                Env.empty(),
+                "init",
+                "--owner",
+                "acme",
+                "--name",
+                "deploy",
+                "--repo",
+                repo.toString()))
+        .isEqualTo(0);
+
+    assertThat(out.toString())
+        .contains("signer: https://github.com/acme/deploy/.github/workflows/refresh.yml@");
+    assertThat(err.toString()).isEmpty();
+  }
+
+  @Test
+  void
+      init_withAnUnreadableWorkflowBesideAnotherSigningWorkflow_warnsNamingIt_andStillTrustsTheOther()
+          throws Exception {
+    Files.createDirectories(repo.resolve(".github/workflows"));
+    Files.writeString(repo.resolve(".github/workflows/a-broken.yml"), "on: push\njobs: [\n");
+    Files.writeString(repo.resolve(".github/workflows/refresh.yml"), REFRESH_WORKFLOW);
+
+    assertThat(
+            run(
+                Env.empty(),
+                "init",
+                "--owner",
+                "acme",
+                "--name",
+                "deploy",
+                "--repo",
+                repo.toString()))
+        .isEqualTo(0);
+
+    assertThat(out.toString())
+        .contains("signer: https://github.com/acme/deploy/.github/workflows/refresh.yml@");
+    assertThat(err.toString().lines().toList())
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .startsWith("warning: .github/workflows/a-broken.yml:3: the file is not valid YAML")
+        .endsWith("if it signs too, name it with --signing-workflow a-broken.yml");
+  }
+
   @Test
   void init_whereTheCheckoutHasALinkedWorkflowsDirectory_refusesIt_andWritesNothing(
       @TempDir Path outside) throws Exception {

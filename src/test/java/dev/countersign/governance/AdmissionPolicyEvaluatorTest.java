@@ -705,6 +705,65 @@ class AdmissionPolicyEvaluatorTest {
         .isEmpty();
   }
 
+  /** A CEL string literal of {@code length} a's: a long expression that is still valid CEL. */
+  private static String longLiteral(int length) {
+    return "'" + "a".repeat(length) + "'";
+  }
+
+  /** A policy on ConfigMaps whose one validation, without a message, is {@code expression}. */
+  private static String policyWithoutMessage(String expression) {
+    return configMapPolicy("  - expression: |-\n      " + expression + "\n");
+  }
+
+  @Test
+  void control_aShortFailedExpression_isPrintedWhole() {
+    assertThat(
+            messages(
+                policyWithoutMessage("object.metadata.name == " + longLiteral(10)), configMap("")))
+        .containsExactly("failed expression: object.metadata.name == 'aaaaaaaaaa'");
+  }
+
+  @Test
+  void aFailedExpressionOfNinetyThousandCharacters_isPrintedAsItsBeginningAndLength() {
+    String expression = "object.metadata.name == " + longLiteral(90_000);
+
+    assertThat(messages(policyWithoutMessage(expression), configMap("")))
+        .singleElement(STRING)
+        .isEqualTo(
+            "failed expression: "
+                + expression.substring(0, 200)
+                + "... ("
+                + expression.length()
+                + " characters)");
+  }
+
+  @Test
+  void anExpressionOfNinetyThousandCharactersThatErrs_isNamedByItsBeginningAndLength() {
+    String expression = "object.data.missing == " + longLiteral(90_000);
+
+    assertThat(messages(policyWithoutMessage(expression), configMap("")))
+        .singleElement(STRING)
+        .startsWith("expression '" + expression.substring(0, 200) + "...' (")
+        .contains(expression.length() + " characters) resulted in error: ")
+        .hasSizeLessThan(400);
+  }
+
+  @Test
+  void anExpressionOfNinetyThousandCharactersThatDoesNotCompile_isNamedByItsBeginningAndLength() {
+    String expression = longLiteral(90_000) + " ==";
+    AdmissionPolicyEvaluator evaluator =
+        new AdmissionPolicyEvaluator(
+            new AdmissionPolicyLoader().parse(Path.of("p.yaml"), policyWithoutMessage(expression)),
+            Optional.empty());
+
+    assertThat(evaluator.policyProblems())
+        .singleElement()
+        .extracting(PolicyFinding::message, STRING)
+        .startsWith("validation 0 '" + expression.substring(0, 200) + "...' (")
+        .contains(expression.length() + " characters) does not compile: ")
+        .hasSizeLessThan(600);
+  }
+
   /** Each finding of {@code policy} on {@code manifest} as "SEVERITY message". */
   private static List<String> severitiesAndMessages(String policy, String manifest) {
     AdmissionPolicyEvaluator evaluator =
