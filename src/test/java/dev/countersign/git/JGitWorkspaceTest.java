@@ -361,7 +361,7 @@ class JGitWorkspaceTest {
   @Test
   void apply_manyFiles_writesOnePackThatGitItselfReadsAndFscks() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
-    int n = JGitWorkspace.PACK_FROM_BLOBS + 20;
+    int n = ChangeWriter.PACK_FROM_BLOBS + 20;
     ChangeSet.Builder changes = ChangeSet.builder();
     for (int i = 0; i < n; i++) {
       changes.write(
