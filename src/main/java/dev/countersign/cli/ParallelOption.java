@@ -12,15 +12,16 @@ final class ParallelOption {
       names = "--parallel",
       paramLabel = "N",
       description =
-          "Signatures in flight at once (default: 32 against Sigstore's public-good Rekor, 128"
-              + " against a Rekor of your own named by --signing-config; with --key, 32 with a"
-              + " log and one per processor without).")
+          "Signatures in flight at once, 1 to 1024 (default: 32 against Sigstore's public-good"
+              + " Rekor, 128 against a Rekor of your own named by --signing-config; with --key, 32"
+              + " with a log and one per processor without).")
   Integer parallel;
 
   /**
    * The number chosen, or the signer's suggestion.
    *
-   * @throws dev.countersign.support.problems.UsageProblem when the number is below 1
+   * @throws dev.countersign.support.problems.UsageProblem when the number is below 1 or above
+   *     {@link Parallelism#MAX_IN_FLIGHT}
    */
   Parallelism parallelism() {
     return parallel == null ? Parallelism.SIGNERS_CHOICE : Parallelism.of(parallel);

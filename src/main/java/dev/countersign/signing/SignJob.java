@@ -23,7 +23,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -226,8 +229,13 @@ public final class SignJob {
     List<Plan> plans = items.stream().map(item -> plan(item, append, resign)).toList();
     List<Plan> toSign = plans.stream().filter(p -> !p.unchanged()).toList();
     progress.started(toSign.size(), plans.size() - toSign.size());
-    List<Signed> signed = toSign.isEmpty() ? List.of() : signAll(toSign, parallelism, keepSidecars);
-    progress.finished();
+    List<Signed> signed;
+    try {
+      signed = toSign.isEmpty() ? List.of() : signAll(toSign, parallelism, keepSidecars);
+    } finally {
+      // Also on a failure: the Action's log group closes before the problem is printed.
+      progress.finished();
+    }
     Iterator<Signed> next = signed.iterator();
     List<Outcome> outcomes = new ArrayList<>();
     for (Plan plan : plans) {
@@ -410,30 +418,112 @@ public final class SignJob {
     return signer().identity();
   }
 
+  /**
+   * Signs every plan on a pool of {@code parallelism} threads and returns the results in plan
+   * order. The first failure ends the job at once: no signature starts after it, the ones in flight
+   * are interrupted and not waited for (an HTTP read does not heed an interrupt; the threads are
+   * daemons), nothing more is told to {@link #progress}, and that failure is what is thrown, not
+   * what the interruption makes of the others.
+   */
   private List<Signed> signAll(List<Plan> plans, Parallelism parallelism, boolean keepSidecars) {
     MessageSigner signer = signer();
     int threads = Math.min(parallelism.resolve(signer), plans.size());
     ExecutorService pool = Executors.newFixedThreadPool(threads, daemonThreads());
+    CompletionService<Signed> completions = new ExecutorCompletionService<>(pool);
+    FirstFailure failure = new FirstFailure();
     AtomicInteger done = new AtomicInteger();
     try {
       List<Future<Signed>> futures = new ArrayList<>();
       for (Plan plan : plans) {
         futures.add(
-            pool.submit(
+            completions.submit(
                 () -> {
-                  Signed result = signOne(signer, plan, keepSidecars);
-                  progress.signed(
-                      plan.item().input().displayPath(), done.incrementAndGet(), plans.size());
-                  return result;
+                  failure.throwIfFailed();
+                  try {
+                    Signed result = signOne(signer, plan, keepSidecars);
+                    failure.unlessFailed(
+                        () ->
+                            progress.signed(
+                                plan.item().input().displayPath(),
+                                done.incrementAndGet(),
+                                plans.size()));
+                    return result;
+                  } catch (RuntimeException | Error e) {
+                    failure.record(e);
+                    throw e;
+                  }
                 }));
+      }
+      // In order of completion, so that a failure is met as soon as it happens.
+      for (int i = 0; i < plans.size(); i++) {
+        outcome(next(completions), failure);
       }
       List<Signed> results = new ArrayList<>();
       for (Future<Signed> future : futures) {
-        results.add(await(future));
+        results.add(outcome(future, failure)); // every one has ended: no wait
       }
       return results;
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  /**
+   * The first failure of a sign job's pool. Once one is recorded no signature starts and no
+   * progress is told: the check and the telling hold the same lock as the recording, so nothing is
+   * told after the job has failed.
+   */
+  private static final class FirstFailure {
+    private Throwable first; // guarded by this
+
+    synchronized void record(Throwable failure) {
+      if (first == null) {
+        first = failure;
+      }
+    }
+
+    synchronized Throwable first() {
+      return first;
+    }
+
+    /** Ends a task that has not started signing yet, once the job has failed. */
+    synchronized void throwIfFailed() {
+      if (first != null) {
+        throw new CancellationException("an earlier signature failed");
+      }
+    }
+
+    synchronized void unlessFailed(Runnable report) {
+      if (first == null) {
+        report.run();
+      }
+    }
+  }
+
+  private static Future<Signed> next(CompletionService<Signed> completions) {
+    try {
+      return completions.take();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InternalProblem("Interrupted while signing", null, e);
+    }
+  }
+
+  /** What {@code future} signed; the job's first failure when it failed. */
+  private static Signed outcome(Future<Signed> future, FirstFailure failure) {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InternalProblem("Interrupted while signing", null, e);
+    } catch (ExecutionException | CancellationException e) {
+      // Whatever this task met (an interruption, the job's cancellation), the failure that
+      // stopped the job was recorded before this task ended.
+      Throwable cause = failure.first() != null ? failure.first() : e.getCause();
+      if (cause instanceof CountersignException problem) {
+        throw problem;
+      }
+      throw new InternalProblem("Signing failed unexpectedly: " + cause, null, cause);
     }
   }
 
@@ -460,21 +550,6 @@ public final class SignJob {
         material.signer(),
         material.rekorBundle().map(RekorBundle::logIndex),
         keepSidecar ? material.sigstoreBundleJson() : Optional.empty());
-  }
-
-  private static Signed await(Future<Signed> future) {
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InternalProblem("Interrupted while signing", null, e);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof CountersignException problem) {
-        throw problem;
-      }
-      throw new InternalProblem("Signing failed unexpectedly: " + cause, null, cause);
-    }
   }
 
   private static ThreadFactory daemonThreads() {

@@ -494,17 +494,40 @@ class BadInputCliTest {
     assertThat(Files.readString(out.resolve("b.yaml"))).isEqualTo(handWritten);
   }
 
-  @org.junit.jupiter.api.Test
-  void sign_parallelZero_isAUsageErrorNamingTheOption_andWritesNothing() throws Exception {
+  @ParameterizedTest(name = "--parallel {0}")
+  @CsvSource({
+    "0, lets no signature be made",
+    "-1, lets no signature be made",
+    "1025, at most 1024",
+    "2147483647, at most 1024"
+  })
+  void sign_parallelBelowOneOrAboveTheMaximum_isAUsageErrorNamingTheOption_andWritesNothing(
+      String parallel, String why) throws Exception {
     Path in = Files.createDirectories(tmp.resolve("in"));
     Files.writeString(in.resolve("a.yaml"), VALID);
     Path out = tmp.resolve("out");
 
-    CliRun run = signWithKey("--parallel", "0", "--out", out.toString(), in.toString());
+    CliRun run = signWithKey("--parallel", parallel, "--out", out.toString(), in.toString());
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
-    assertThat(run.err()).contains("--parallel 0");
+    assertThat(run.err()).contains("--parallel " + parallel).contains(why);
     assertThat(out).doesNotExist();
+  }
+
+  @ParameterizedTest(name = "--parallel {0}")
+  @CsvSource({"1", "1024"})
+  void sign_parallelFromOneToTheMaximum_signsEveryFile(String parallel) throws Exception {
+    Path in = Files.createDirectories(tmp.resolve("in"));
+    Files.writeString(in.resolve("a.yaml"), VALID);
+    Files.writeString(in.resolve("b.yaml"), VALID.replace("fine", "other"));
+    Path out = tmp.resolve("out");
+
+    CliRun run = signWithKey("--parallel", parallel, "--out", out.toString(), in.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("2 signed, 0 unchanged");
+    assertThat(out.resolve("a.yaml")).exists();
+    assertThat(out.resolve("b.yaml")).exists();
   }
 
   @ParameterizedTest(name = "run: {0}")

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.countersign.gate.GateRepository;
 import dev.countersign.support.ExitCode;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,6 +56,33 @@ class VerifyOutputTest {
         .hasSize(2)
         .noneMatch(line -> line.startsWith("PASS") || line.startsWith("::"));
     assertThat(run.out()).contains("ConfigMap/x\\n::error::pwned\\nPASS");
+  }
+
+  @Test
+  void manyFilesVerifiedInParallel_printWhatEachFileAloneDoes_inPathOrder() {
+    int files = 40;
+    for (int i = 0; i < files; i++) {
+      repo.sign(
+          String.format("many/cm-%02d.yaml", i),
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-" + i + "\ndata:\n  a: b\n");
+    }
+    for (int i = 0; i < files; i += 7) {
+      String edited = String.format("signed/many/cm-%02d.yaml", i);
+      repo.write(edited, repo.read(edited).replace("a: b", "a: edited"));
+    }
+
+    CliRun together = verify("signed/many");
+
+    assertThat(together.exitCode()).as(together.all()).isEqualTo(ExitCode.REJECTED.code());
+    List<String> oneByOne = new ArrayList<>();
+    for (int i = 0; i < files; i++) {
+      CliRun alone = verify(String.format("signed/many/cm-%02d.yaml", i));
+      oneByOne.addAll(alone.out().lines().filter(line -> !line.contains(" verified, ")).toList());
+    }
+    assertThat(oneByOne).hasSize(files).filteredOn(line -> line.startsWith("FAIL ")).hasSize(6);
+    assertThat(together.out().lines().filter(line -> !line.contains(" verified, ")))
+        .containsExactlyElementsOf(oneByOne);
+    assertThat(together.out()).contains("34 verified, 6 rejected");
   }
 
   @Test

@@ -18,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -64,12 +66,22 @@ final class RekorProxy implements AutoCloseable {
   private final HttpServer server;
   private final HttpClient client = HttpClient.newHttpClient();
   private final AtomicInteger posts = new AtomicInteger();
+  private final ExecutorService handlers =
+      Executors.newCachedThreadPool(
+          task -> {
+            Thread thread = new Thread(task, "rekor-proxy");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   RekorProxy(SigstoreTestStack stack, Rule rule) throws IOException {
     this.stack = stack;
     this.rule = rule;
     this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext("/", this::handle);
+    // A thread per request, as a real gateway answers: a rule that holds one upload back does not
+    // hold the others.
+    server.setExecutor(handlers);
     server.start();
   }
 
@@ -139,5 +151,6 @@ final class RekorProxy implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    handlers.shutdownNow();
   }
 }

@@ -1,10 +1,12 @@
 package dev.countersign.signing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.support.problems.RemoteProblem;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,9 +16,13 @@ import java.security.spec.ECGenParameterSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,7 +80,7 @@ class SignJobTest {
     generator.initialize(new ECGenParameterSpec("secp256r1"));
     KeyPair pair = generator.generateKeyPair();
     signer = new BundleProducingSigner(new KeyMessageSigner(pair.getPrivate(), pair.getPublic()));
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 10; i++) {
       Files.writeString(
           dir.resolve("cm" + i + ".yaml"),
           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm"
@@ -86,7 +92,13 @@ class SignJobTest {
   }
 
   private List<SignJob.Item> items() {
-    return List.of(0, 1, 2).stream()
+    return items(3);
+  }
+
+  /** cm0..cm{count-1} (at most 10), each signed into out/. */
+  private List<SignJob.Item> items(int count) {
+    return IntStream.range(0, count)
+        .boxed()
         .map(
             i -> {
               Path file = dir.resolve("cm" + i + ".yaml");
@@ -162,6 +174,118 @@ class SignJobTest {
     // Each signature waits until three are in flight: fewer threads would time out.
     assertThat(counting.mostInFlight.get()).isEqualTo(3);
     assertThat(counting.signed.get()).isEqualTo(9);
+  }
+
+  @Test
+  void sign_whenOneSignatureFails_startsNoOther_andThrowsThatFailureWithoutAwaitingOnesInFlight()
+      throws Exception {
+    List<SignJob.Item> items = items(10);
+    FailingSigner failing = new FailingSigner(signer);
+    RecordingProgress progress = new RecordingProgress();
+    SignJob job = new SignJob(reader, format, () -> failing, progress);
+
+    // Two in flight: cm0 hangs like an HTTP request that ignores interrupts, cm1 fails; cm2..cm9
+    // wait in the queue.
+    assertThatThrownBy(() -> job.sign(items, false, Parallelism.of(2), false))
+        .isInstanceOf(RemoteProblem.class)
+        .hasMessage("Rekor refused cm1");
+
+    assertThat(failing.othersSigned.get()).as("signatures started after the failure").isZero();
+    assertThat(progress.finished.get()).as("progress closed on the failure").isEqualTo(1);
+    // The hung request comes back after the job gave up: nothing is told about it.
+    failing.releaseHung.countDown();
+    failing.hungThread.get().join(TimeUnit.SECONDS.toMillis(60));
+    assertThat(failing.hungThread.get().isAlive()).isFalse();
+    assertThat(progress.signed).isEmpty();
+  }
+
+  @Test
+  void sign_withTwoInFlight_andNoFailure_signsAndReportsEveryItemInItemOrder() {
+    List<SignJob.Item> items = items(10);
+    RecordingProgress progress = new RecordingProgress();
+
+    List<SignJob.Outcome> outcomes =
+        new SignJob(reader, format, () -> signer, progress)
+            .sign(items, false, Parallelism.of(2), false);
+
+    assertThat(outcomes)
+        .extracting(o -> o.item().output())
+        .containsExactlyElementsOf(items.stream().map(SignJob.Item::output).toList());
+    assertThat(outcomes)
+        .allSatisfy(
+            o ->
+                assertThat(new String(o.signedBytes().orElseThrow(), StandardCharsets.UTF_8))
+                    .contains(
+                        "name: "
+                            + o.item().output().getFileName().toString().replace(".yaml", "")));
+    assertThat(progress.signed).hasSize(10);
+    assertThat(progress.finished.get()).isEqualTo(1);
+  }
+
+  /**
+   * Hangs on cm0 (until released, ignoring interrupts, as a blocked HTTP read does) and fails cm1
+   * once cm0 is under way; signs every other item with the real key, counting them.
+   */
+  private static final class FailingSigner extends DelegatingSigner {
+    final CountDownLatch hungStarted = new CountDownLatch(1);
+    final CountDownLatch releaseHung = new CountDownLatch(1);
+    final AtomicReference<Thread> hungThread = new AtomicReference<>();
+    final AtomicInteger othersSigned = new AtomicInteger();
+
+    FailingSigner(MessageSigner delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public SignatureMaterial sign(byte[] message) {
+      String text = new String(message, StandardCharsets.UTF_8);
+      if (text.contains("name: cm0\n")) {
+        hungThread.set(Thread.currentThread());
+        hungStarted.countDown();
+        awaitIgnoringInterrupts(releaseHung);
+      } else if (text.contains("name: cm1\n")) {
+        awaitIgnoringInterrupts(hungStarted);
+        throw new RemoteProblem("Rekor refused cm1", null);
+      } else {
+        othersSigned.incrementAndGet();
+      }
+      return delegate.sign(message);
+    }
+
+    private static void awaitIgnoringInterrupts(CountDownLatch latch) {
+      boolean interrupted = false;
+      try {
+        while (true) {
+          try {
+            // Bounded so that a job that waits for this item does not hang the test forever.
+            latch.await(60, TimeUnit.SECONDS);
+            return;
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  /** What a sign job told its progress. */
+  private static final class RecordingProgress implements SignProgress {
+    final List<Path> signed = new CopyOnWriteArrayList<>();
+    final AtomicInteger finished = new AtomicInteger();
+
+    @Override
+    public void signed(Path displayPath, int done, int total) {
+      signed.add(displayPath);
+    }
+
+    @Override
+    public void finished() {
+      finished.incrementAndGet();
+    }
   }
 
   /** Suggests {@code suggested} in flight, and holds each signature until that many are. */

@@ -8,7 +8,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.countersign.manifest.AnnotationDomain;
+import dev.countersign.manifest.ManifestFile;
+import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.RekorBundle;
+import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.CountersignException;
@@ -17,6 +21,10 @@ import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.testing.RekorSets;
 import dev.countersign.testing.RequiresSigstoreStack;
 import dev.countersign.testing.SigstoreTestStack;
+import dev.countersign.verification.IdentityRule;
+import dev.countersign.verification.ManifestVerifier;
+import dev.countersign.verification.TrustPolicy;
+import dev.countersign.verification.TrustedRoot;
 import dev.sigstore.KeylessVerificationException;
 import dev.sigstore.KeylessVerifier;
 import dev.sigstore.TrustedRootProvider;
@@ -39,7 +47,9 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -61,6 +71,9 @@ class SigstoreKeylessSignerTest {
   // What the signers' Rekor retries waited (recorded, not slept).
   private final List<Duration> waits = new CopyOnWriteArrayList<>();
   private final List<String> warnings = new CopyOnWriteArrayList<>();
+  private final ManifestReader reader = new ManifestReader();
+  private final SignedManifestFormat format =
+      new SignedManifestFormat(AnnotationDomain.DEFAULT, reader);
 
   SigstoreKeylessSignerTest(SigstoreTestStack stack) {
     this.stack = stack;
@@ -483,6 +496,88 @@ class SigstoreKeylessSignerTest {
           .hasMessageContaining("points at another server");
     }
     assertThat(stack.stats().raw().path("requests").path("rekor.v1.getEntry").asInt()).isZero();
+  }
+
+  @Test
+  void signJob_whenUploadsEndInAnotherOrderThanTheyStarted_everyFileCarriesItsOwnSignature(
+      @TempDir Path dir) throws Exception {
+    int files = 8;
+    List<SignJob.Item> items = new ArrayList<>();
+    for (int i = 0; i < files; i++) {
+      Path file = dir.resolve("cm-" + i + ".yaml");
+      Files.writeString(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-" + i + "\n");
+      items.add(new SignJob.Item(reader.read(file, file), file, Optional.empty(), true));
+    }
+    // The first upload to arrive is logged only after every other file's entry, the second one's
+    // answer is lost after the log took it (its retry meets a 409), the third is refused with a
+    // 503 before the log sees it (its retry is logged among the others).
+    CountDownLatch othersLogged = new CountDownLatch(files - 1);
+    List<SignJob.Outcome> outcomes;
+    try (RekorProxy proxy =
+            new RekorProxy(
+                stack,
+                (n, forward) -> {
+                  if (n == 3) {
+                    return RekorProxy.Reply.status(503, null);
+                  }
+                  if (n == 1) {
+                    assertThat(othersLogged.await(60, TimeUnit.SECONDS)).isTrue();
+                    return forward.call();
+                  }
+                  RekorProxy.Reply answer = forward.call();
+                  if (answer.status() == 201) {
+                    othersLogged.countDown();
+                  }
+                  return n == 2 ? RekorProxy.Reply.status(502, null) : answer;
+                });
+        SigstoreKeylessSigner signer = githubSigner(proxy.options())) {
+      outcomes =
+          new SignJob(reader, format, () -> signer, SignProgress.NONE)
+              .sign(items, false, Parallelism.of(3), false);
+      assertThat(proxy.posts()).isEqualTo(files + 2);
+    }
+
+    assertThat(rekorStatuses()).containsEntry("201", files).containsEntry("409", 1);
+    ManifestVerifier verifier = identityVerifier();
+    List<Long> logIndexes = new ArrayList<>();
+    for (int i = 0; i < files; i++) {
+      SignJob.Outcome outcome = outcomes.get(i);
+      assertThat(outcome.item()).isSameAs(items.get(i));
+      ManifestFile signed = signedFile(outcome);
+      assertThat(verifier.covers(signed, format.message(items.get(i).input().documents())))
+          .as("cm-%d's signed file covers cm-%d", i, i)
+          .isTrue();
+      assertThat(
+              verifier.covers(
+                  signed, format.message(items.get((i + 1) % files).input().documents())))
+          .as("cm-%d's signed file covers no other file", i)
+          .isFalse();
+      logIndexes.add(outcome.entry().rekorLogIndex().orElseThrow());
+    }
+    // Logged in another order than signed: the held upload's entry is the last of the log.
+    assertThat(logIndexes)
+        .doesNotHaveDuplicates()
+        .isNotEqualTo(logIndexes.stream().sorted().toList());
+  }
+
+  /** Verifies for exactly the stack's workflow identity, as the gate does. */
+  private ManifestVerifier identityVerifier() {
+    return new ManifestVerifier(
+        TrustedRoot.fromFile(stack.trustedRoot()),
+        new TrustPolicy(
+            List.of(IdentityRule.exact(stack.identitySan(), stack.identityIssuer())),
+            List.of(),
+            1,
+            List.of(),
+            format.domain(),
+            false),
+        format);
+  }
+
+  private ManifestFile signedFile(SignJob.Outcome outcome) {
+    byte[] bytes = outcome.signedBytes().orElseThrow();
+    Path at = outcome.item().output();
+    return new ManifestFile(at, at, reader.parse(bytes, at), bytes);
   }
 
   @Test
