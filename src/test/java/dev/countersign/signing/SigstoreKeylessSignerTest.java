@@ -18,6 +18,7 @@ import dev.countersign.support.ExitCode;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
+import dev.countersign.testing.RekorProxy;
 import dev.countersign.testing.RekorSets;
 import dev.countersign.testing.RequiresSigstoreStack;
 import dev.countersign.testing.SigstoreTestStack;

@@ -1,10 +1,10 @@
-package dev.countersign.signing;
+package dev.countersign.testing;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.countersign.testing.SigstoreTestStack;
+import dev.countersign.signing.KeylessOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -21,26 +21,28 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 /**
  * A loopback HTTP proxy in front of the test stack's Rekor, for the failures a real network adds
  * and the stack cannot: an answer lost after the log took the entry, a gateway's {@code
- * Retry-After}, a conflict that points elsewhere. Each entry upload ({@code POST
- * /api/v1/log/entries}) goes to a {@link Rule}; everything else is forwarded unchanged.
+ * Retry-After}, a conflict that points elsewhere, an entry or answer changed on the way. Each entry
+ * upload ({@code POST /api/v1/log/entries}) goes to a {@link Rule}, its body first through the
+ * proxy's rewrite of uploads (none unless given); everything else is forwarded unchanged.
  */
-final class RekorProxy implements AutoCloseable {
+public final class RekorProxy implements AutoCloseable {
 
   /** What the proxy answers to the {@code n}th upload (from 1); {@code forward} sends it on. */
   @FunctionalInterface
-  interface Rule {
+  public interface Rule {
     Reply answer(int n, Callable<Reply> forward) throws Exception;
   }
 
   /** An answer: status, headers, body. */
-  record Reply(int status, Map<String, String> headers, byte[] body) {
+  public record Reply(int status, Map<String, String> headers, byte[] body) {
 
     /** An error status as Rekor sends one (JSON body), with {@code Retry-After} when not null. */
-    static Reply status(int status, String retryAfter) {
+    public static Reply status(int status, String retryAfter) {
       Map<String, String> headers = new LinkedHashMap<>();
       headers.put("Content-Type", "application/json");
       if (retryAfter != null) {
@@ -54,7 +56,7 @@ final class RekorProxy implements AutoCloseable {
     }
 
     /** Rekor's 409 for an entry already in the log, naming it at {@code location}. */
-    static Reply conflict(String location) {
+    public static Reply conflict(String location) {
       Reply reply = status(409, null);
       reply.headers().put("Location", location);
       return reply;
@@ -62,6 +64,7 @@ final class RekorProxy implements AutoCloseable {
   }
 
   private final SigstoreTestStack stack;
+  private final UnaryOperator<byte[]> uploadRewrite;
   private final Rule rule;
   private final HttpServer server;
   private final HttpClient client = HttpClient.newHttpClient();
@@ -74,8 +77,18 @@ final class RekorProxy implements AutoCloseable {
             return thread;
           });
 
-  RekorProxy(SigstoreTestStack stack, Rule rule) throws IOException {
+  public RekorProxy(SigstoreTestStack stack, Rule rule) throws IOException {
+    this(stack, UnaryOperator.identity(), rule);
+  }
+
+  /**
+   * @param uploadRewrite what the stack's Rekor is sent instead of each upload's body (the proposed
+   *     entry JSON): a log that logs something else than it was asked to
+   */
+  public RekorProxy(SigstoreTestStack stack, UnaryOperator<byte[]> uploadRewrite, Rule rule)
+      throws IOException {
     this.stack = stack;
+    this.uploadRewrite = uploadRewrite;
     this.rule = rule;
     this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext("/", this::handle);
@@ -86,17 +99,18 @@ final class RekorProxy implements AutoCloseable {
   }
 
   /** How many entry uploads reached the proxy. */
-  int posts() {
+  public int posts() {
     return posts.get();
   }
 
   /** The stack's trust material with a signing config whose Rekor is this proxy. */
-  KeylessOptions options() throws IOException {
+  public KeylessOptions options() throws IOException {
     return withRekor(stack, base());
   }
 
   /** The stack's trust material with a signing config whose Rekor is {@code rekorUrl}. */
-  static KeylessOptions withRekor(SigstoreTestStack stack, String rekorUrl) throws IOException {
+  public static KeylessOptions withRekor(SigstoreTestStack stack, String rekorUrl)
+      throws IOException {
     ObjectMapper json = new ObjectMapper();
     ObjectNode config = (ObjectNode) json.readTree(stack.signingConfig().toFile());
     config
@@ -108,21 +122,21 @@ final class RekorProxy implements AutoCloseable {
     return KeylessOptions.custom(stack.trustedRoot(), file);
   }
 
-  private String base() {
+  /** The proxy's address, where a Rekor URL goes. */
+  public String base() {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
       byte[] body = exchange.getRequestBody().readAllBytes();
-      Callable<Reply> forward = () -> forward(exchange, body);
+      boolean upload =
+          exchange.getRequestMethod().equals("POST")
+              && exchange.getRequestURI().getPath().equals("/api/v1/log/entries");
+      Callable<Reply> forward = () -> forward(exchange, upload ? uploadRewrite.apply(body) : body);
       Reply reply;
       try {
-        reply =
-            exchange.getRequestMethod().equals("POST")
-                    && exchange.getRequestURI().getPath().equals("/api/v1/log/entries")
-                ? rule.answer(posts.incrementAndGet(), forward)
-                : forward.call();
+        reply = upload ? rule.answer(posts.incrementAndGet(), forward) : forward.call();
       } catch (Exception e) {
         reply = Reply.status(500, null);
       }
