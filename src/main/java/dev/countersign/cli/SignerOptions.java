@@ -36,7 +36,8 @@ final class SignerOptions {
       names = "--tlog-upload",
       description =
           "With --key: also record each signature in a Rekor transparency log (adds a bundle"
-              + " annotation; Kyverno then needs Rekor's key).")
+              + " annotation; Kyverno then needs Rekor's key). The log's answer must verify with"
+              + " --trusted-root (default: the public-good root).")
   boolean tlogUpload;
 
   @Option(
@@ -64,8 +65,9 @@ final class SignerOptions {
       names = "--trusted-root",
       paramLabel = "FILE",
       description =
-          "Sigstore trusted_root.json for a private or test deployment (with --signing-config)."
-              + " Default: the public-good instance.")
+          "Sigstore trusted_root.json for a private or test deployment (with --signing-config;"
+              + " with --key --tlog-upload, the root naming the --rekor-url log's key). Default:"
+              + " the public-good instance.")
   Path trustedRoot;
 
   @Option(
@@ -87,19 +89,24 @@ final class SignerOptions {
    * @param reporter masks every identity token before use, and prints the signer's warnings
    */
   Supplier<MessageSigner> signerFactory(Runtime runtime, Reporter reporter) {
-    if (key != null
-        && (keyless || identityToken != null || trustedRoot != null || signingConfig != null)) {
+    boolean logsKeyed = tlogUpload || rekorUrl != null;
+    if (key != null && (keyless || identityToken != null || signingConfig != null)) {
       throw new UsageProblem(
-          "--key cannot be combined with --keyless, --identity-token, --trusted-root or"
-              + " --signing-config",
+          "--key cannot be combined with --keyless, --identity-token or --signing-config",
           "choose keyed signing (--key) or keyless signing");
     }
-    if ((trustedRoot == null) != (signingConfig == null)) {
+    if (key != null && trustedRoot != null && !logsKeyed) {
+      throw new UsageProblem(
+          "--trusted-root goes with --key only with --tlog-upload",
+          "a keyed signature without a log entry is checked with the key alone; pass"
+              + " --tlog-upload to record it in the log that --trusted-root names");
+    }
+    if (key == null && (trustedRoot == null) != (signingConfig == null)) {
       throw new UsageProblem(
           "--trusted-root and --signing-config go together",
           "pass both (a private Sigstore deployment) or neither (the public-good instance)");
     }
-    if ((tlogUpload || rekorUrl != null) && key == null) {
+    if (logsKeyed && key == null) {
       throw new UsageProblem(
           "--tlog-upload and --rekor-url go with --key",
           "keyless signing always records in the transparency log named by the signing config");
@@ -107,13 +114,21 @@ final class SignerOptions {
     if (key != null) {
       Path keyFile = key;
       Optional<URI> log =
-          tlogUpload || rekorUrl != null
+          logsKeyed
               ? Optional.of(Optional.ofNullable(rekorUrl).orElse(TransparencyLog.PUBLIC_GOOD))
               : Optional.empty();
+      // The log's answer is checked against the trust material that names its key, as keyless
+      // signing checks it: --trusted-root, else the public-good root.
+      Supplier<TrustedRoot> logKeys = verificationRoot();
       return () -> {
         PrivateKey privateKey = PrivateKeys.read(keyFile, password(runtime, keyFile));
         return new KeyMessageSigner(
-            privateKey, PrivateKeys.publicKeyOf(privateKey), log.map(TransparencyLog::new));
+            privateKey,
+            PrivateKeys.publicKeyOf(privateKey),
+            log.map(
+                url ->
+                    new TransparencyLog(
+                        url, logKeys, runtime.clock(), runtime.sleeper(), reporter::warning)));
       };
     }
     KeylessOptions options =
@@ -133,8 +148,8 @@ final class SignerOptions {
 
   /**
    * The Sigstore trust material that signatures made before this run are verified against before
-   * they are kept, and that keyless signing uses: {@code --trusted-root}, else the public-good root
-   * through TUF. Read on first use only, then kept.
+   * they are kept, and that keyless signing and keyed log uploads are checked with: {@code
+   * --trusted-root}, else the public-good root through TUF. Read on first use only, then kept.
    */
   Supplier<TrustedRoot> verificationRoot() {
     return TrustedRootOption.fileOrPublicGood(trustedRoot);

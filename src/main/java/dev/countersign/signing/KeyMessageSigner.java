@@ -70,15 +70,13 @@ public final class KeyMessageSigner implements MessageSigner {
   }
 
   /**
-   * With a transparency log, {@link RekorUploads#SHARED_LOG_IN_FLIGHT} whatever the log (its
-   * client, sigstore-java's, opens a new HTTP client for every upload, so more in flight costs
-   * memory, untried); without one, the processors' count (signing waits on nothing).
+   * With a transparency log, {@link RekorUploads#inFlightFor} it, as keyless signing (the same
+   * uploads); without one, the processors' count (signing waits on nothing).
    */
   @Override
   public int suggestedInFlight() {
-    return log.isPresent()
-        ? RekorUploads.SHARED_LOG_IN_FLIGHT
-        : MessageSigner.super.suggestedInFlight();
+    return log.map(TransparencyLog::suggestedInFlight)
+        .orElseGet(MessageSigner.super::suggestedInFlight);
   }
 
   /** {@code sha256:<hex of SHA-256 of the public key's SPKI DER>}. */

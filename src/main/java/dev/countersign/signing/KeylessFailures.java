@@ -5,13 +5,13 @@ import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import java.io.IOException;
 import java.security.cert.CertificateException;
-import java.time.Duration;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
 /**
- * The problems keyless signing reports, naming the service (OIDC, Fulcio, Rekor) and its status,
- * with the hint that fits. Anything quoted from a service goes through {@link #redact}.
+ * The problems keyless signing reports, naming the service (OIDC, Fulcio) and its status, with the
+ * hint that fits; Rekor's are {@link RekorFailures}'. Anything quoted from a service goes through
+ * {@link #redact}.
  */
 final class KeylessFailures {
 
@@ -50,7 +50,7 @@ final class KeylessFailures {
   /** Fulcio could not be reached. */
   static CountersignException fulcioUnreachable(IOException failure) {
     if (isTls(failure)) {
-      return tlsFailure("Fulcio", failure);
+      return tlsFailure("Fulcio", failure, STEP, "--signing-config");
     }
     return new RemoteProblem(
         "Could not obtain a signing certificate from Fulcio" + STEP + ": " + describe(failure),
@@ -70,68 +70,21 @@ final class KeylessFailures {
         failure);
   }
 
-  /** Rekor answered with an error status, on the last of {@code tries} tries. */
-  static CountersignException rekorStatus(SigstoreHttp.Response response, int tries) {
+  /**
+   * No TLS connection to {@code service} (Fulcio, Rekor): its URL or the trust store is wrong.
+   *
+   * @param step the end of the message ({@link #STEP} for keyless signing)
+   * @param namedBy where the user named the service's URL
+   */
+  static CountersignException tlsFailure(
+      String service, IOException failure, String step, String namedBy) {
     return new RemoteProblem(
-        "Rekor did not accept the log entry"
-            + STEP
-            + ": HTTP "
-            + response.status()
-            + " "
-            + redact(response.bodyExcerpt())
-            + afterTries(tries),
-        response.status() == 429
-            ? ", perhaps you should retry later, or pass a lower --parallel"
-            : RETRY_HINT);
-  }
-
-  /** Rekor throttled the upload and asked for a longer wait than countersign gives. */
-  static CountersignException rekorAsksToWait(
-      SigstoreHttp.Response response, Duration asked, Duration longest) {
-    return new RemoteProblem(
-        "Rekor did not accept the log entry"
-            + STEP
-            + ": HTTP "
-            + response.status()
-            + ", asking to wait "
-            + asked.toSeconds()
-            + " s, longer than the "
-            + longest.toSeconds()
-            + " s countersign waits",
-        ", perhaps you should retry later, or pass a lower --parallel");
-  }
-
-  /** Rekor could not be reached, on the last of {@code tries} tries. */
-  static CountersignException rekorUnreachable(IOException failure, int tries) {
-    if (isTls(failure)) {
-      return tlsFailure("Rekor", failure);
-    }
-    return new RemoteProblem(
-        "Rekor did not accept the log entry" + STEP + ": " + describe(failure) + afterTries(tries),
-        RETRY_HINT,
-        failure);
-  }
-
-  private static String afterTries(int tries) {
-    return tries > 1 ? " (" + tries + " tries)" : "";
-  }
-
-  /** Rekor's answer does not verify (SET, inclusion proof, checkpoint) or is not our entry. */
-  static CountersignException rekorUntrusted(String what, Exception failure) {
-    return new RemoteProblem(
-        "Rekor returned a log entry that does not verify (" + redact(what) + ")" + STEP,
-        ", perhaps you should check that --trusted-root belongs to the Rekor named in"
-            + " --signing-config",
-        failure);
-  }
-
-  /** No TLS connection to {@code service} (Fulcio, Rekor): its URL or the trust store is wrong. */
-  private static CountersignException tlsFailure(String service, IOException failure) {
-    return new RemoteProblem(
-        "Could not open a TLS connection to " + service + " (" + describe(failure) + ")" + STEP,
+        "Could not open a TLS connection to " + service + " (" + describe(failure) + ")" + step,
         ", perhaps you should check the "
             + service
-            + " URL in --signing-config, or add the CA of its TLS certificate to the Java trust"
+            + " URL in "
+            + namedBy
+            + ", or add the CA of its TLS certificate to the Java trust"
             + " store (javax.net.ssl.trustStore)",
         failure);
   }

@@ -4,10 +4,15 @@ import dev.countersign.support.RetryTiming;
 import dev.countersign.support.Sleeper;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.InternalProblem;
+import dev.countersign.verification.RekorEntryBody;
+import dev.countersign.verification.RekorLogEntry;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -16,7 +21,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * Posts entries to one Rekor v1 log, and tries again where the log was busy or briefly failing, as
- * cosign's client does. The caller checks what comes back; nothing here trusts the answer.
+ * cosign's client does; {@link #log} takes an answer only when it is the entry sent and the
+ * caller's proofs check holds, the one path keyless and keyed signing share.
  *
  * <ul>
  *   <li>Tried again, up to {@link #ATTEMPTS} tries in all: no answer (connection refused, reset or
@@ -58,6 +64,9 @@ final class RekorUploads {
   /** The log's answer for an accepted entry: the entry JSON, and where the log serves it. */
   record Answer(String body, URI location) {}
 
+  /** A checked entry: parsed, its raw JSON and location (for the Sigstore bundle). */
+  record Logged(RekorLogEntry entry, String response, URI location) {}
+
   private final URI log;
   private final URI entries;
   private final SigstoreHttp http;
@@ -65,11 +74,13 @@ final class RekorUploads {
   private final Sleeper sleeper;
   private final RandomGenerator random;
   private final Consumer<String> warnings;
+  private final RekorFailures failures;
   // System.nanoTime() before which no upload is sent (guarded by this).
   private long resumeAt;
 
   /**
    * @param warnings told when uploads start to wait (see above)
+   * @param failures how problems name the step and the options to check
    */
   RekorUploads(
       URI log,
@@ -77,7 +88,8 @@ final class RekorUploads {
       Clock clock,
       Sleeper sleeper,
       RandomGenerator random,
-      Consumer<String> warnings) {
+      Consumer<String> warnings,
+      RekorFailures failures) {
     this.log = log;
     this.entries = log.resolve("/api/v1/log/entries");
     this.http = http;
@@ -85,6 +97,7 @@ final class RekorUploads {
     this.sleeper = sleeper;
     this.random = random;
     this.warnings = warnings;
+    this.failures = failures;
     this.resumeAt = System.nanoTime();
   }
 
@@ -109,6 +122,39 @@ final class RekorUploads {
   }
 
   /**
+   * Posts {@code payload}, a {@code hashedrekord} request in Rekor's canonical form ({@link
+   * RekorEntryBody#hashedRekordRequest}), and returns the entry the log answers with, once its body
+   * is the request byte for byte (as sigstore-java's signer compares: so the signature, digest and
+   * key or certificate can be taken from our side of the exchange) and {@code proofs} accepts it.
+   *
+   * @param proofs checks the entry's SET, inclusion proof, checkpoint and time against the trusted
+   *     root ({@code SigstoreResponseVerifier}); throws {@link IllegalArgumentException} with the
+   *     reason when they do not hold
+   * @throws CountersignException (remote) as {@link #post} does, or when the answer is not that
+   *     entry or does not verify
+   */
+  Logged log(String payload, Consumer<RekorLogEntry> proofs) {
+    Answer answer = post(payload);
+    RekorLogEntry entry;
+    byte[] body;
+    try {
+      entry = RekorLogEntry.parse(answer.body().getBytes(StandardCharsets.UTF_8));
+      body = Base64.getDecoder().decode(entry.bundle().body());
+    } catch (IllegalArgumentException e) {
+      throw failures.untrusted("unreadable answer: " + KeylessFailures.describe(e), e);
+    }
+    if (!Arrays.equals(body, payload.getBytes(StandardCharsets.UTF_8))) {
+      throw failures.notTheUpload();
+    }
+    try {
+      proofs.accept(entry);
+    } catch (IllegalArgumentException e) {
+      throw failures.untrusted(e.getMessage(), e);
+    }
+    return new Logged(entry, answer.body(), answer.location());
+  }
+
+  /**
    * Posts one proposed entry ({@code payload}, JSON) and returns the log's answer for it, after as
    * many tries as the rules above allow.
    *
@@ -123,7 +169,7 @@ final class RekorUploads {
         response = http.postJson(entries, Map.of("Accept", "application/json"), payload);
       } catch (IOException e) {
         if (attempt >= ATTEMPTS || KeylessFailures.isTls(e)) {
-          throw KeylessFailures.rekorUnreachable(e, attempt);
+          throw failures.unreachable(e, attempt);
         }
         holdBack(
             RetryTiming.backoff(attempt, FIRST_BACKOFF, random),
@@ -138,12 +184,12 @@ final class RekorUploads {
         return alreadyLogged(response);
       }
       if (!isTransient(response.status()) || attempt >= ATTEMPTS) {
-        throw KeylessFailures.rekorStatus(response, attempt);
+        throw failures.status(response, attempt);
       }
       Optional<Duration> asked =
           response.retryAfter().flatMap(value -> RetryTiming.retryAfter(value, clock.instant()));
       if (asked.isPresent() && asked.get().compareTo(LONGEST_WAIT) > 0) {
-        throw KeylessFailures.rekorAsksToWait(response, asked.get(), LONGEST_WAIT);
+        throw failures.asksToWait(response, asked.get(), LONGEST_WAIT);
       }
       holdBack(
           asked.isPresent() ? asked.get() : RetryTiming.backoff(attempt, FIRST_BACKOFF, random),
@@ -206,17 +252,16 @@ final class RekorUploads {
   private Answer alreadyLogged(SigstoreHttp.Response conflict) {
     URI location = location(conflict);
     if (!sameOrigin(location, log)) {
-      throw KeylessFailures.rekorUntrusted(
-          "its 409 answer points at another server: " + location, null);
+      throw failures.untrusted("its 409 answer points at another server: " + location, null);
     }
     SigstoreHttp.Response fetched;
     try {
       fetched = http.get(location, Map.of("Accept", "application/json"));
     } catch (IOException e) {
-      throw KeylessFailures.rekorUnreachable(e, 1);
+      throw failures.unreachable(e, 1);
     }
     if (!fetched.is(200)) {
-      throw KeylessFailures.rekorStatus(fetched, 1);
+      throw failures.status(fetched, 1);
     }
     return new Answer(fetched.body(), location);
   }
@@ -227,12 +272,12 @@ final class RekorUploads {
             .location()
             .orElseThrow(
                 () ->
-                    KeylessFailures.rekorUntrusted(
+                    failures.untrusted(
                         "no Location header in its " + response.status() + " answer", null));
     try {
       return entries.resolve(header);
     } catch (IllegalArgumentException e) {
-      throw KeylessFailures.rekorUntrusted("unreadable Location header", e);
+      throw failures.untrusted("unreadable Location header", e);
     }
   }
 

@@ -14,7 +14,6 @@ import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.CertificateIdentity;
 import dev.countersign.verification.PublicGoodTrustMaterial;
 import dev.countersign.verification.RekorEntryBody;
-import dev.countersign.verification.RekorLogEntry;
 import dev.countersign.verification.SigstoreResponseVerifier;
 import dev.countersign.verification.TrustedRoot;
 import dev.sigstore.AlgorithmRegistry;
@@ -40,7 +39,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -301,7 +299,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     // Fulcio's answer is. It leaves the process only with the certificate, after that is checked.
     byte[] signature = current.key().signDigest(digest);
     Certified certificate = certificate(current);
-    Logged logged = upload(current, certificate, digest, signature);
+    RekorUploads.Logged logged = upload(current, certificate, digest, signature);
     return toMaterial(certificate, logged, digest, signature);
   }
 
@@ -548,41 +546,14 @@ public final class SigstoreKeylessSigner implements MessageSigner {
         ", perhaps you should check that --signing-config names a Fulcio that embeds SCTs");
   }
 
-  /** What Rekor answered: the entry, its raw JSON and location (for the Sigstore bundle). */
-  private record Logged(RekorLogEntry entry, String response, URI location) {}
-
   /** Rekor v1 upload, then the entry checks (body, SET, inclusion proof, checkpoint, time). */
-  private static Logged upload(
+  private static RekorUploads.Logged upload(
       Built current, Certified certificate, byte[] digest, byte[] signature) {
-    String payload = RekorEntryBody.hashedRekordRequest(digest, signature, certificate.pem());
-    RekorUploads.Answer answer = current.rekor().post(payload);
-    RekorLogEntry entry;
-    try {
-      entry = RekorLogEntry.parse(answer.body().getBytes(StandardCharsets.UTF_8));
-    } catch (Exception e) {
-      throw KeylessFailures.rekorUntrusted("unreadable answer: " + KeylessFailures.describe(e), e);
-    }
-    // The entry must be exactly what we sent (sigstore-java's KeylessSigner compares the same
-    // bytes): our digest, our signature and our certificate PEM, so the material below can be
-    // taken from our side of the exchange.
-    byte[] body;
-    try {
-      body = Base64.getDecoder().decode(entry.bundle().body());
-    } catch (IllegalArgumentException e) {
-      throw new RemoteProblem(
-          "Rekor returned an unreadable entry body while signing keylessly", null, e);
-    }
-    if (!Arrays.equals(body, payload.getBytes(StandardCharsets.UTF_8))) {
-      throw new RemoteProblem(
-          "Rekor's entry does not carry the uploaded signature while signing keylessly",
-          ", perhaps you should check that --signing-config names the intended Rekor");
-    }
-    try {
-      current.verifier().verifyLogEntry(entry, certificate.leaf());
-    } catch (IllegalArgumentException e) {
-      throw KeylessFailures.rekorUntrusted(e.getMessage(), e);
-    }
-    return new Logged(entry, answer.body(), answer.location());
+    return current
+        .rekor()
+        .log(
+            RekorEntryBody.hashedRekordRequest(digest, signature, certificate.pem()),
+            entry -> current.verifier().verifyLogEntry(entry, certificate.leaf()));
   }
 
   private Built built() {
@@ -654,7 +625,13 @@ public final class SigstoreKeylessSigner implements MessageSigner {
     return new Built(
         services.fulcio().get(),
         new RekorUploads(
-            services.rekor().get(), http, clock, sleeper, new SecureRandom(), events::warning),
+            services.rekor().get(),
+            http,
+            clock,
+            sleeper,
+            new SecureRandom(),
+            events::warning,
+            RekorFailures.KEYLESS),
         new SigstoreResponseVerifier(root),
         tokenSource,
         headStart.takeKey().orElseGet(() -> EphemeralEcdsaKey.generate(new SecureRandom())),
@@ -706,7 +683,7 @@ public final class SigstoreKeylessSigner implements MessageSigner {
 
   /** The annotation material, taken from the Rekor upload response. */
   private static SignatureMaterial toMaterial(
-      Certified certificate, Logged logged, byte[] digest, byte[] signature) {
+      Certified certificate, RekorUploads.Logged logged, byte[] digest, byte[] signature) {
     RekorBundle rekorBundle = logged.entry().bundle();
     if (rekorBundle.signedEntryTimestamp().isEmpty()) {
       throw new RemoteProblem(

@@ -2,38 +2,72 @@ package dev.countersign.signing;
 
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.RekorBundle;
+import dev.countersign.support.Memoized;
 import dev.countersign.support.Sha256;
+import dev.countersign.support.Sleeper;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.RekorEntryBody;
-import dev.sigstore.rekor.client.HashedRekordRequest;
-import dev.sigstore.rekor.client.RekorClient;
-import dev.sigstore.rekor.client.RekorClientHttp;
-import dev.sigstore.rekor.client.RekorEntry;
-import dev.sigstore.rekor.client.RekorParseException;
-import dev.sigstore.trustroot.Service;
-import java.io.IOException;
+import dev.countersign.verification.SigstoreResponseVerifier;
+import dev.countersign.verification.TrustedRoot;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.PublicKey;
-import java.util.Base64;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Uploads keyed signatures to a Rekor v1 transparency log (a {@code hashedrekord} entry with the
  * public key), so a keyed signature also gets a {@code bundle} annotation with a SET, as {@code
- * cosign sign-blob --key --tlog-upload} does. The bundle is built from the upload response.
+ * cosign sign-blob --key --tlog-upload} does.
  *
- * <p>Thread-safe: sigstore-java's HTTP Rekor client makes a new connection per request.
+ * <p>The log's answer is taken as keyless signing takes it, through the same code ({@link
+ * RekorUploads#log}, {@link SigstoreResponseVerifier}): the entry's body must be the request byte
+ * for byte (our digest, our signature, our public key), and its SET, inclusion proof and checkpoint
+ * must verify with a transparency log of the trusted root, integrated while it was uploaded. A
+ * bundle nobody can verify, or one that logs the signature under another key, is never written.
+ *
+ * <p>Thread-safe: the sign job's pool uploads through one instance.
  */
 public final class TransparencyLog {
 
   /** The Sigstore public-good Rekor. */
   public static final URI PUBLIC_GOOD = URI.create("https://rekor.sigstore.dev");
 
-  private final URI url;
-  private final RekorClient client;
+  /**
+   * How far the log's clock may be from ours: an entry's integratedTime may be this much before the
+   * upload started or after the answer came. Rekor writes the time it took the entry; an entry
+   * dated outside the upload (a keyed signature is new, so is its entry) is not this upload's.
+   */
+  static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
 
-  public TransparencyLog(URI url) {
+  private final URI url;
+  private final RekorUploads uploads;
+  private final Supplier<SigstoreResponseVerifier> verifier;
+  private final Clock clock;
+
+  /**
+   * Contacts nothing and reads nothing: the trusted root is asked for at the first upload, before
+   * anything is sent.
+   *
+   * @param url the Rekor v1 log
+   * @param trustedRoot the trust material that names the log's key ({@code --trusted-root}, else
+   *     the public-good root); asked for once
+   * @param clock decides whether the entry's integratedTime is the upload's
+   * @param sleeper waits before an upload is tried again ({@link RekorUploads})
+   * @param warnings told when uploads wait for a busy log
+   * @throws UsageProblem when {@code url} is not an http(s) URL
+   */
+  public TransparencyLog(
+      URI url,
+      Supplier<TrustedRoot> trustedRoot,
+      Clock clock,
+      Sleeper sleeper,
+      Consumer<String> warnings) {
     if (url.getScheme() == null
         || !(url.getScheme().equals("https") || url.getScheme().equals("http"))) {
       throw new UsageProblem(
@@ -41,56 +75,42 @@ public final class TransparencyLog {
           "pass e.g. --rekor-url " + PUBLIC_GOOD);
     }
     this.url = url;
-    this.client = RekorClientHttp.builder().setService(Service.of(url, 1)).build();
+    this.uploads =
+        new RekorUploads(
+            url,
+            new SigstoreHttp(),
+            clock,
+            sleeper,
+            new SecureRandom(),
+            warnings,
+            RekorFailures.KEYED);
+    this.verifier = Memoized.of(() -> new SigstoreResponseVerifier(trustedRoot.get()));
+    this.clock = clock;
   }
 
   /**
-   * Logs {@code signature} over {@code message} by {@code publicKey}.
+   * Logs {@code signature} over {@code message} by {@code publicKey}, and returns the checked
+   * entry.
    *
-   * @throws RemoteProblem when Rekor fails or answers with an entry that is not ours
+   * @throws RemoteProblem when Rekor fails, or answers with an entry that is not this one or does
+   *     not verify against the trusted root
    */
   public RekorBundle upload(byte[] message, byte[] signature, PublicKey publicKey) {
-    byte[] digest = Sha256.of(message);
+    SigstoreResponseVerifier check = verifier.get();
     byte[] keyPem = PublicKeys.toPem(publicKey).getBytes(StandardCharsets.US_ASCII);
-    RekorEntry entry;
-    try {
-      entry =
-          client
-              .putEntry(HashedRekordRequest.newHashedRekordRequest(digest, keyPem, signature))
-              .getEntry();
-    } catch (IOException | RekorParseException | RuntimeException e) {
-      throw new RemoteProblem(
-          "Rekor at "
-              + url
-              + " did not accept the log entry while signing with a key: "
-              + e.getMessage(),
-          "perhaps you should retry; if it persists, check --rekor-url",
-          e);
-    }
-    String set =
-        entry.getVerification() == null ? null : entry.getVerification().getSignedEntryTimestamp();
-    if (set == null || set.isEmpty()) {
-      throw new RemoteProblem(
-          "Rekor at "
-              + url
-              + " returned an entry without a SignedEntryTimestamp while signing with a key",
-          "perhaps you should use a Rekor v1 log: Kyverno needs the SET");
-    }
-    boolean ours;
-    try {
-      RekorEntryBody body = RekorEntryBody.parseBase64(entry.getBody());
-      ours =
-          body.signatureBase64().equals(Base64.getEncoder().encodeToString(signature))
-              && body.hashValue().equalsIgnoreCase(Sha256.hex(message));
-    } catch (IllegalArgumentException e) {
-      ours = false;
-    }
-    if (!ours) {
-      throw new RemoteProblem(
-          "Rekor at " + url + " returned an entry for another signature while signing with a key",
-          "perhaps you should check --rekor-url points at a Rekor v1 log");
-    }
-    return new RekorBundle(
-        set, entry.getBody(), entry.getIntegratedTime(), entry.getLogIndex(), entry.getLogID());
+    Instant started = clock.instant();
+    return uploads
+        .log(
+            RekorEntryBody.hashedRekordRequest(Sha256.of(message), signature, keyPem),
+            entry ->
+                check.verifyLogEntry(
+                    entry, started.minus(CLOCK_SKEW), clock.instant().plus(CLOCK_SKEW)))
+        .entry()
+        .bundle();
+  }
+
+  /** {@link RekorUploads#inFlightFor} this log. */
+  int suggestedInFlight() {
+    return RekorUploads.inFlightFor(url);
   }
 }

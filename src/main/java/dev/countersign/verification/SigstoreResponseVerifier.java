@@ -4,19 +4,21 @@ import java.security.GeneralSecurityException;
 import java.security.PublicKey;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Checks what Fulcio and Rekor answer while signing keylessly, with the same code and trusted root
- * that verify signatures later (nothing of sigstore-java's verifiers, protobuf or JCA providers):
+ * Checks what Fulcio and Rekor answer while signing, with the same code and trusted root that
+ * verify signatures later (nothing of sigstore-java's verifiers, protobuf or JCA providers):
  *
  * <ul>
  *   <li>the certificate chains to a Fulcio certificate authority of the trusted root valid when it
  *       was issued, and carries an embedded SCT by a CT log of the trusted root (RFC 6962);
  *   <li>the log entry's SET verifies with a transparency log of the trusted root, its inclusion
  *       proof leads to the proof's root hash, its checkpoint is signed by the same log and commits
- *       to that root, and it was integrated while the certificate was valid.
+ *       to that root, and it was integrated while the certificate was valid (keyless) or while it
+ *       was uploaded (keyed, {@code --tlog-upload}).
  * </ul>
  *
  * Each check throws {@link IllegalArgumentException} with the reason. Thread-safe.
@@ -88,6 +90,38 @@ public final class SigstoreResponseVerifier {
    * @throws IllegalArgumentException with the reason when it does not hold
    */
   public void verifyLogEntry(RekorLogEntry entry, X509Certificate leaf) {
+    verifyProofs(entry);
+    fail(
+        FulcioCertificate.validityProblem(
+            leaf, Instant.ofEpochSecond(entry.bundle().integratedTime())));
+  }
+
+  /**
+   * Checks a Rekor v1 entry for a keyed signature (no certificate bounds its time): SET, inclusion
+   * proof (required), checkpoint, and integratedTime from {@code earliest} to {@code latest}, the
+   * upload's own time give or take the clocks' difference. Whether the body is what was sent is the
+   * caller's comparison.
+   *
+   * @throws IllegalArgumentException with the reason when it does not hold
+   */
+  public void verifyLogEntry(RekorLogEntry entry, Instant earliest, Instant latest) {
+    verifyProofs(entry);
+    Instant integrated = Instant.ofEpochSecond(entry.bundle().integratedTime());
+    // Whole seconds in the entry: the window's ends are taken to the second around it.
+    if (integrated.isBefore(earliest.truncatedTo(ChronoUnit.SECONDS))
+        || integrated.isAfter(latest)) {
+      throw new IllegalArgumentException(
+          "the entry's integratedTime "
+              + integrated
+              + " is not the time of the upload, from "
+              + earliest
+              + " to "
+              + latest);
+    }
+  }
+
+  /** SET, inclusion proof (required) and checkpoint, each by a log of the trusted root. */
+  private void verifyProofs(RekorLogEntry entry) {
     fail(proofs.checkSet(entry.bundle()));
     RekorLogEntry.InclusionProof proof =
         entry
@@ -95,9 +129,6 @@ public final class SigstoreResponseVerifier {
             .orElseThrow(() -> new IllegalArgumentException("the entry has no inclusion proof"));
     fail(TransparencyLogProofs.checkInclusion(entry.bundle(), proof));
     fail(proofs.checkCheckpoint(entry.bundle().logId(), proof));
-    fail(
-        FulcioCertificate.validityProblem(
-            leaf, Instant.ofEpochSecond(entry.bundle().integratedTime())));
   }
 
   private static void fail(Optional<String> problem) {

@@ -122,6 +122,8 @@ class CheckLogTimeTest {
             "--tlog-upload",
             "--rekor-url",
             stack.baseUrl(),
+            "--trusted-root",
+            stack.trustedRoot().toString(),
             file.toString());
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     return Files.readString(file);

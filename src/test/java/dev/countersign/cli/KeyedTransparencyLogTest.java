@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.countersign.keys.KeyPairFiles;
 import dev.countersign.support.ExitCode;
+import dev.countersign.testing.RekorProxy;
 import dev.countersign.testing.RequiresSigstoreStack;
 import dev.countersign.testing.SigstoreTestStack;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,6 +47,8 @@ class KeyedTransparencyLogTest {
             "--tlog-upload",
             "--rekor-url",
             stack.baseUrl(),
+            "--trusted-root",
+            stack.trustedRoot().toString(),
             file.toString());
 
     assertThat(sign.exitCode()).as(sign.all()).isZero();
@@ -85,6 +91,65 @@ class KeyedTransparencyLogTest {
     // Without a trusted root the key alone decides (the air-gapped check Kyverno does for keys).
     CliRun keyOnly = CliRun.run(Map.of(), "verify", "--key", pub.toString(), file.toString());
     assertThat(keyOnly.exitCode()).as(keyOnly.all()).isZero();
+  }
+
+  @Test
+  void keyedSignature_whenTheLogRecordsItUnderAnotherKey_isNotWritten() throws Exception {
+    Path key = tmp.resolve("k.key");
+    KeyPairFiles.generate(key, tmp.resolve("k.pub"), new char[0], new SecureRandom());
+    Path otherPub = tmp.resolve("other.pub");
+    KeyPairFiles.generate(tmp.resolve("other.key"), otherPub, new char[0], new SecureRandom());
+    String otherKey = Base64.getEncoder().encodeToString(Files.readAllBytes(otherPub));
+    // Between us and the log: the entry is logged with the other public key (a genuine entry,
+    // SET and proofs), so the log says someone else made our signature.
+    UnaryOperator<byte[]> anotherKey =
+        request ->
+            new String(request, StandardCharsets.UTF_8)
+                .replaceFirst("(\"publicKey\":\\{\"content\":\")[^\"]+", "$1" + otherKey)
+                .getBytes(StandardCharsets.UTF_8);
+    String unsigned = ActionPipelineTest.configMap("logged", "1");
+    Path file = Files.writeString(tmp.resolve("cm.yaml"), unsigned);
+
+    try (RekorProxy proxy = new RekorProxy(stack, anotherKey, (n, forward) -> forward.call())) {
+      CliRun sign =
+          CliRun.run(
+              Map.of("COSIGN_PASSWORD", ""),
+              "sign",
+              "--key",
+              key.toString(),
+              "--tlog-upload",
+              "--rekor-url",
+              proxy.base(),
+              "--trusted-root",
+              stack.trustedRoot().toString(),
+              file.toString());
+
+      assertThat(proxy.posts()).isEqualTo(1);
+      assertThat(sign.exitCode()).as(sign.all()).isEqualTo(ExitCode.REMOTE.code());
+      assertThat(sign.err())
+          .contains("Rekor's entry does not carry the uploaded signature while signing with a key")
+          .contains("--rekor-url");
+    }
+    assertThat(Files.readString(file)).isEqualTo(unsigned);
+  }
+
+  @Test
+  void trustedRoot_withKeyButNoLog_isAUsageError() throws Exception {
+    Path key = tmp.resolve("k.key");
+    KeyPairFiles.generate(key, tmp.resolve("k.pub"), new char[0], new SecureRandom());
+
+    CliRun run =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", ""),
+            "sign",
+            "--key",
+            key.toString(),
+            "--trusted-root",
+            stack.trustedRoot().toString(),
+            tmp.toString());
+
+    assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains("--trusted-root goes with --key only with --tlog-upload");
   }
 
   @Test

@@ -9,6 +9,7 @@ import java.net.URI;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.spec.ECGenParameterSpec;
+import java.time.Clock;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -39,18 +40,30 @@ class ParallelismTest {
   }
 
   @Test
-  void aKeyedSigner_suggestsTheProcessorsWithoutALog_and32WithAnyLog() throws Exception {
+  void aKeyedSigner_suggestsTheProcessorsWithoutALog_andWithOneWhatKeylessSigningSuggestsForIt()
+      throws Exception {
     KeyPair pair = p256();
 
     assertThat(new KeyMessageSigner(pair.getPrivate(), pair.getPublic()).suggestedInFlight())
         .isEqualTo(Runtime.getRuntime().availableProcessors());
     assertThat(
-            new KeyMessageSigner(
-                    pair.getPrivate(),
-                    pair.getPublic(),
-                    Optional.of(new TransparencyLog(URI.create("http://127.0.0.1:3000"))))
-                .suggestedInFlight())
-        .isEqualTo(RekorUploads.SHARED_LOG_IN_FLIGHT);
+            Stream.of(TransparencyLog.PUBLIC_GOOD, URI.create("http://127.0.0.1:3000"))
+                .map(
+                    url ->
+                        new KeyMessageSigner(
+                                pair.getPrivate(),
+                                pair.getPublic(),
+                                Optional.of(
+                                    new TransparencyLog(
+                                        url,
+                                        () -> {
+                                          throw new AssertionError("no root is read");
+                                        },
+                                        Clock.systemUTC(),
+                                        wait -> {},
+                                        warning -> {})))
+                            .suggestedInFlight()))
+        .containsExactly(RekorUploads.SHARED_LOG_IN_FLIGHT, RekorUploads.OWN_LOG_IN_FLIGHT);
   }
 
   @Test

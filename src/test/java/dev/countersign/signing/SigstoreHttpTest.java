@@ -82,7 +82,8 @@ class SigstoreHttpTest {
               Clock.systemUTC(),
               wait -> {},
               new Random(1),
-              warnings::add);
+              warnings::add,
+              RekorFailures.KEYLESS);
 
       assertTimeoutPreemptively(
           GIVE_UP.multipliedBy(RekorUploads.ATTEMPTS),
