@@ -1,6 +1,7 @@
 package dev.countersign.git;
 
 import dev.countersign.support.NoFollowPaths;
+import dev.countersign.support.TemporaryFiles;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
@@ -15,13 +16,12 @@ import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.eclipse.jgit.dircache.DirCache;
 import org.eclipse.jgit.dircache.DirCacheEditor;
@@ -196,34 +196,21 @@ final class ChangeWriter {
    * Files of one {@link #apply} written in full beside their targets ({@link #write}) and then
    * renamed onto them ({@link #commit}); {@link #discard} removes what was not renamed, and the
    * directories made for them when none of their files arrived. Until {@link #close}, a JVM that
-   * stops first (SIGTERM from a cancelled job) discards them from a shutdown hook, as jgit releases
-   * its lock files: otherwise they stay beside the manifests as untracked files, for a later step
-   * that commits everything to push. The other thread keeps running while the hook does; a file it
-   * creates after the hook's walk stays.
+   * stops first (SIGTERM from a cancelled job) removes them on its way out ({@link
+   * TemporaryFiles}): otherwise they stay beside the manifests as untracked files, for a later step
+   * that commits everything to push.
    */
   private final class Staging implements AutoCloseable {
-    private final Map<Path, Path> staged = new ConcurrentHashMap<>();
+    private final Map<Path, Path> staged = new HashMap<>();
     private final Set<Path> readyParents = new HashSet<>();
-    private final List<Path> createdDirectories = new CopyOnWriteArrayList<>();
-    private final Thread onExit = new Thread(this::discard, "countersign-staged-files");
+    private final List<Path> createdDirectories = new ArrayList<>();
+    private final List<Path> removedIfStopped = new ArrayList<>();
     private boolean committed;
 
-    Staging() {
-      try {
-        Runtime.getRuntime().addShutdownHook(onExit);
-      } catch (IllegalStateException stopping) {
-        // The JVM is already stopping: the caller's failure path is all there is.
-      }
-    }
-
-    /** The files are renamed or discarded: the shutdown hook is not needed any more. */
+    /** The files are renamed or discarded: nothing is left for the JVM to remove if it stops. */
     @Override
     public void close() {
-      try {
-        Runtime.getRuntime().removeShutdownHook(onExit);
-      } catch (IllegalStateException stopping) {
-        // The hook is running, or never ran: either way nothing is left to do here.
-      }
+      TemporaryFiles.unregister(removedIfStopped);
     }
 
     /**
@@ -237,6 +224,10 @@ final class ChangeWriter {
       if (readyParents.add(file.getParent())) {
         List<Path> created = NoFollowPaths.createParents(directory, file);
         createdDirectories.addAll(created);
+        for (Path made : created) {
+          removedIfStopped.add(made);
+          TemporaryFiles.register(made);
+        }
         created.forEach(afterWrite);
       }
       NoFollowPaths.lstat(file)
@@ -259,6 +250,8 @@ final class ChangeWriter {
               StandardOpenOption.CREATE_NEW,
               StandardOpenOption.WRITE,
               LinkOption.NOFOLLOW_LINKS)) {
+        removedIfStopped.add(temporary);
+        TemporaryFiles.register(temporary);
         out.write(bytes);
       }
       afterWrite.accept(temporary);
