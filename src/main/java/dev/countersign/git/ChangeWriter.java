@@ -22,6 +22,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.eclipse.jgit.dircache.DirCache;
 import org.eclipse.jgit.dircache.DirCacheEditor;
@@ -94,8 +96,14 @@ final class ChangeWriter {
     write(changes);
   }
 
-  void refuseToOverwriteUncommittedWork(ChangeSet changes) {
+  void refuseToOverwriteUncommittedWork(String commitId, ChangeSet changes) {
     workTreeFiles(changes);
+    ObjectId onto;
+    try {
+      onto = workTree.resolve(commitId);
+    } catch (IOException e) {
+      throw workTree.readProblem(commitId, e);
+    }
     // Loose objects: the bytes asked about are mostly in the repository already (a run asks with
     // the unsigned files), which this inserter skips and a pack inserter would copy.
     try (ObjectInserter inserter = repository.newObjectInserter()) {
@@ -103,7 +111,7 @@ final class ChangeWriter {
       for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
         blobs.put(write.getKey(), inserter.insert(Constants.OBJ_BLOB, write.getValue()));
       }
-      checkedTree(changes, blobs, inserter);
+      checkedTree(onto, changes, blobs, inserter);
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not compare the work tree in "
@@ -137,7 +145,8 @@ final class ChangeWriter {
         blobs.put(current, inserter.insert(Constants.OBJ_BLOB, write.getValue()));
       }
       current = null;
-      ObjectId tree = checkedTree(changes, blobs, inserter);
+      ObjectId tree =
+          checkedTree(repository.resolve(Constants.HEAD + "^{commit}"), changes, blobs, inserter);
       for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
         current = write.getKey();
         staging.write(files.get(current), write.getValue());
@@ -361,24 +370,38 @@ final class ChangeWriter {
   }
 
   /**
-   * The tree of HEAD with {@code changes} (whose blobs are {@code blobs}, by path) made to it,
-   * inserted and flushed, once moving index and work tree from HEAD's tree to it is known to
-   * overwrite nothing uncommitted ({@link WorkTreeCheckout#workInTheWay}).
+   * The tree of the commit {@code onto} (null: none, HEAD on a branch with no commit) with {@code
+   * changes} (whose blobs are {@code blobs}, by path) made to it, inserted and flushed, once moving
+   * index and work tree from HEAD's tree to it is known to overwrite nothing uncommitted ({@link
+   * WorkTreeCheckout#workInTheWay}). When {@code onto} is not HEAD's commit, the move there first
+   * ({@link WorkTreeCheckout#resetTo}) is tested too: a path it changes that holds uncommitted work
+   * stops it as well, even where the change puts back what HEAD has.
    *
    * @throws UsageProblem naming the paths in the way; nothing in the work tree or index changed
    */
   private ObjectId checkedTree(
-      ChangeSet changes, Map<String, ObjectId> blobs, ObjectInserter inserter) throws IOException {
+      ObjectId onto, ChangeSet changes, Map<String, ObjectId> blobs, ObjectInserter inserter)
+      throws IOException {
     try (RevWalk walk = new RevWalk(repository)) {
       ObjectId head = repository.resolve(Constants.HEAD + "^{commit}");
-      RevCommit parent = head == null ? null : walk.parseCommit(head);
+      ObjectId headTree = head == null ? null : walk.parseCommit(head).getTree();
+      RevCommit parent = onto == null ? null : walk.parseCommit(onto);
       ObjectId tree = treeWith(walk.getObjectReader(), parent, changes, blobs, inserter);
       inserter.flush();
-      List<String> inTheWay =
-          checkouts.workInTheWay(parent == null ? null : parent.getTree(), tree);
+      SortedSet<String> inTheWay = new TreeSet<>(checkouts.workInTheWay(headTree, tree));
+      boolean movesFirst = parent != null && !parent.getTree().equals(headTree);
+      if (movesFirst) {
+        inTheWay.addAll(checkouts.workInTheWay(headTree, parent.getTree()));
+      }
       if (!inTheWay.isEmpty()) {
         throw checkouts.uncommittedWorkInTheWay(
-            inTheWay, "writing countersign's change, which writes or deletes them,", null);
+            List.copyOf(inTheWay),
+            movesFirst
+                ? "moving to "
+                    + CommitIds.abbreviate(parent.name())
+                    + " and writing countersign's change there, which change them,"
+                : "writing countersign's change, which writes or deletes them,",
+            null);
       }
       return tree;
     }

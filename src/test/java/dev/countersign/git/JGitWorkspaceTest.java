@@ -215,7 +215,7 @@ class JGitWorkspaceTest {
     Path clone = crlfCheckout();
 
     try (JGitWorkspace ws = open(clone)) {
-      ws.refuseToOverwriteUncommittedWork(signA());
+      ws.refuseToOverwriteUncommittedWork(ws.headCommitId(), signA());
       String id = ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT));
 
       assertThat(git(clone, "diff-tree", "--no-commit-id", "-r", "--name-status", id))
@@ -231,7 +231,7 @@ class JGitWorkspaceTest {
     Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\r\nedited: yes\r\n");
 
     try (JGitWorkspace ws = open(clone)) {
-      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(signA()))
+      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(ws.headCommitId(), signA()))
           .isInstanceOf(UsageProblem.class)
           .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that");
       assertThatThrownBy(() -> ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT)))
@@ -270,15 +270,53 @@ class JGitWorkspaceTest {
     Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\nedited\n");
 
     try (JGitWorkspace ws = open(clone)) {
-      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(signA()))
+      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(ws.headCommitId(), signA()))
           .isInstanceOf(UsageProblem.class)
           .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that");
       // Once the edit is undone, only a file holding exactly what would be written is left.
       Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\n");
 
-      ws.refuseToOverwriteUncommittedWork(signA());
+      ws.refuseToOverwriteUncommittedWork(ws.headCommitId(), signA());
     }
     assertThat(git(clone, "status", "--porcelain")).isEqualTo("?? signed/\n");
+  }
+
+  @Test
+  void control_refuseToOverwriteUncommittedWork_onAnotherCommit_passesWhatTheMoveThereChanges()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (JGitWorkspace ws = open(clone)) {
+      String start = ws.headCommitId();
+      String tip = commitOneFile(ws, "unsigned/a.yaml", "kind: A\nv2\n");
+      ws.resetTo(start);
+      Files.writeString(clone.resolve("notes.txt"), "left by a step\n");
+
+      ws.refuseToOverwriteUncommittedWork(tip, putBackA());
+    }
+    assertThat(git(clone, "status", "--porcelain")).isEqualTo("?? notes.txt\n");
+  }
+
+  @Test
+  void refuseToOverwriteUncommittedWork_onAnotherCommit_refusesAnEditOfAPathTheMoveThereChanges()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (JGitWorkspace ws = open(clone)) {
+      String start = ws.headCommitId();
+      String tip = commitOneFile(ws, "unsigned/a.yaml", "kind: A\nv2\n");
+      ws.resetTo(start);
+      Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\nedited\n");
+
+      // The change puts back what HEAD has, but the move to the tip first would overwrite it.
+      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(tip, putBackA()))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that moving to");
+    }
+    assertThat(clone.resolve("unsigned/a.yaml")).hasContent("kind: A\nedited\n");
+  }
+
+  /** Writes unsigned/a.yaml as the fixture's first commit has it. */
+  private static ChangeSet putBackA() {
+    return ChangeSet.empty().write("unsigned/a.yaml", "kind: A\n".getBytes(StandardCharsets.UTF_8));
   }
 
   /** A work tree on a branch with no commit yet ({@code git init}), {@code staged} added. */
