@@ -1,6 +1,7 @@
 package dev.countersign.git;
 
 import dev.countersign.support.NoFollowPaths;
+import dev.countersign.support.TemporaryFiles;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
@@ -15,13 +16,14 @@ import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.eclipse.jgit.dircache.DirCache;
 import org.eclipse.jgit.dircache.DirCacheEditor;
@@ -94,8 +96,14 @@ final class ChangeWriter {
     write(changes);
   }
 
-  void refuseToOverwriteUncommittedWork(ChangeSet changes) {
+  void refuseToOverwriteUncommittedWork(String commitId, ChangeSet changes) {
     workTreeFiles(changes);
+    ObjectId onto;
+    try {
+      onto = workTree.resolve(commitId);
+    } catch (IOException e) {
+      throw workTree.readProblem(commitId, e);
+    }
     // Loose objects: the bytes asked about are mostly in the repository already (a run asks with
     // the unsigned files), which this inserter skips and a pack inserter would copy.
     try (ObjectInserter inserter = repository.newObjectInserter()) {
@@ -103,7 +111,7 @@ final class ChangeWriter {
       for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
         blobs.put(write.getKey(), inserter.insert(Constants.OBJ_BLOB, write.getValue()));
       }
-      checkedTree(changes, blobs, inserter);
+      checkedTree(onto, changes, blobs, inserter);
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not compare the work tree in "
@@ -137,7 +145,8 @@ final class ChangeWriter {
         blobs.put(current, inserter.insert(Constants.OBJ_BLOB, write.getValue()));
       }
       current = null;
-      ObjectId tree = checkedTree(changes, blobs, inserter);
+      ObjectId tree =
+          checkedTree(repository.resolve(Constants.HEAD + "^{commit}"), changes, blobs, inserter);
       for (Map.Entry<String, byte[]> write : changes.writes().entrySet()) {
         current = write.getKey();
         staging.write(files.get(current), write.getValue());
@@ -196,34 +205,21 @@ final class ChangeWriter {
    * Files of one {@link #apply} written in full beside their targets ({@link #write}) and then
    * renamed onto them ({@link #commit}); {@link #discard} removes what was not renamed, and the
    * directories made for them when none of their files arrived. Until {@link #close}, a JVM that
-   * stops first (SIGTERM from a cancelled job) discards them from a shutdown hook, as jgit releases
-   * its lock files: otherwise they stay beside the manifests as untracked files, for a later step
-   * that commits everything to push. The other thread keeps running while the hook does; a file it
-   * creates after the hook's walk stays.
+   * stops first (SIGTERM from a cancelled job) removes them on its way out ({@link
+   * TemporaryFiles}): otherwise they stay beside the manifests as untracked files, for a later step
+   * that commits everything to push.
    */
   private final class Staging implements AutoCloseable {
-    private final Map<Path, Path> staged = new ConcurrentHashMap<>();
+    private final Map<Path, Path> staged = new HashMap<>();
     private final Set<Path> readyParents = new HashSet<>();
-    private final List<Path> createdDirectories = new CopyOnWriteArrayList<>();
-    private final Thread onExit = new Thread(this::discard, "countersign-staged-files");
+    private final List<Path> createdDirectories = new ArrayList<>();
+    private final List<Path> removedIfStopped = new ArrayList<>();
     private boolean committed;
 
-    Staging() {
-      try {
-        Runtime.getRuntime().addShutdownHook(onExit);
-      } catch (IllegalStateException stopping) {
-        // The JVM is already stopping: the caller's failure path is all there is.
-      }
-    }
-
-    /** The files are renamed or discarded: the shutdown hook is not needed any more. */
+    /** The files are renamed or discarded: nothing is left for the JVM to remove if it stops. */
     @Override
     public void close() {
-      try {
-        Runtime.getRuntime().removeShutdownHook(onExit);
-      } catch (IllegalStateException stopping) {
-        // The hook is running, or never ran: either way nothing is left to do here.
-      }
+      TemporaryFiles.unregister(removedIfStopped);
     }
 
     /**
@@ -237,6 +233,10 @@ final class ChangeWriter {
       if (readyParents.add(file.getParent())) {
         List<Path> created = NoFollowPaths.createParents(directory, file);
         createdDirectories.addAll(created);
+        for (Path made : created) {
+          removedIfStopped.add(made);
+          TemporaryFiles.register(made);
+        }
         created.forEach(afterWrite);
       }
       NoFollowPaths.lstat(file)
@@ -259,6 +259,8 @@ final class ChangeWriter {
               StandardOpenOption.CREATE_NEW,
               StandardOpenOption.WRITE,
               LinkOption.NOFOLLOW_LINKS)) {
+        removedIfStopped.add(temporary);
+        TemporaryFiles.register(temporary);
         out.write(bytes);
       }
       afterWrite.accept(temporary);
@@ -368,24 +370,38 @@ final class ChangeWriter {
   }
 
   /**
-   * The tree of HEAD with {@code changes} (whose blobs are {@code blobs}, by path) made to it,
-   * inserted and flushed, once moving index and work tree from HEAD's tree to it is known to
-   * overwrite nothing uncommitted ({@link WorkTreeCheckout#workInTheWay}).
+   * The tree of the commit {@code onto} (null: none, HEAD on a branch with no commit) with {@code
+   * changes} (whose blobs are {@code blobs}, by path) made to it, inserted and flushed, once moving
+   * index and work tree from HEAD's tree to it is known to overwrite nothing uncommitted ({@link
+   * WorkTreeCheckout#workInTheWay}). When {@code onto} is not HEAD's commit, the move there first
+   * ({@link WorkTreeCheckout#resetTo}) is tested too: a path it changes that holds uncommitted work
+   * stops it as well, even where the change puts back what HEAD has.
    *
    * @throws UsageProblem naming the paths in the way; nothing in the work tree or index changed
    */
   private ObjectId checkedTree(
-      ChangeSet changes, Map<String, ObjectId> blobs, ObjectInserter inserter) throws IOException {
+      ObjectId onto, ChangeSet changes, Map<String, ObjectId> blobs, ObjectInserter inserter)
+      throws IOException {
     try (RevWalk walk = new RevWalk(repository)) {
       ObjectId head = repository.resolve(Constants.HEAD + "^{commit}");
-      RevCommit parent = head == null ? null : walk.parseCommit(head);
+      ObjectId headTree = head == null ? null : walk.parseCommit(head).getTree();
+      RevCommit parent = onto == null ? null : walk.parseCommit(onto);
       ObjectId tree = treeWith(walk.getObjectReader(), parent, changes, blobs, inserter);
       inserter.flush();
-      List<String> inTheWay =
-          checkouts.workInTheWay(parent == null ? null : parent.getTree(), tree);
+      SortedSet<String> inTheWay = new TreeSet<>(checkouts.workInTheWay(headTree, tree));
+      boolean movesFirst = parent != null && !parent.getTree().equals(headTree);
+      if (movesFirst) {
+        inTheWay.addAll(checkouts.workInTheWay(headTree, parent.getTree()));
+      }
       if (!inTheWay.isEmpty()) {
         throw checkouts.uncommittedWorkInTheWay(
-            inTheWay, "writing countersign's change, which writes or deletes them,", null);
+            List.copyOf(inTheWay),
+            movesFirst
+                ? "moving to "
+                    + CommitIds.abbreviate(parent.name())
+                    + " and writing countersign's change there, which change them,"
+                : "writing countersign's change, which writes or deletes them,",
+            null);
       }
       return tree;
     }

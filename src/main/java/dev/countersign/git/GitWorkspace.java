@@ -126,18 +126,20 @@ public interface GitWorkspace extends GitPushes {
   void apply(ChangeSet changes);
 
   /**
-   * Stops when applying {@code changes} on HEAD would overwrite or delete work nobody committed: a
-   * path it writes or deletes that a step before countersign edited or staged (a deletion too), or
-   * an untracked file (one git does not ignore) where it writes one, unless that already holds what
-   * it would write. The test {@link #resetTo} stops on (git checkout's); {@link #apply} and {@link
-   * #commit} make it first too. For callers to ask before the costly work that produces the bytes
-   * (signing): nothing in the work tree or index changes.
+   * Stops when committing {@code changes} on {@code commitId} (HEAD's commit, or the one {@link
+   * #resetTo} will move to first) would overwrite or delete work nobody committed: a path it writes
+   * or deletes, or one the move to {@code commitId} changes, that a step before countersign edited
+   * or staged (a deletion too), or an untracked file (one git does not ignore) where one of them
+   * puts a file, unless that already holds what it would put there. The test {@link #resetTo} stops
+   * on (git checkout's); {@link #apply} and {@link #commit} make it first too. For callers to ask
+   * before the costly work that produces the bytes (signing): nothing in the work tree or index
+   * changes.
    *
    * @throws dev.countersign.support.problems.InputProblem naming a link on the way to a path, as
    *     {@link #apply} does first
    * @throws dev.countersign.support.problems.UsageProblem naming those paths
    */
-  void refuseToOverwriteUncommittedWork(ChangeSet changes);
+  void refuseToOverwriteUncommittedWork(String commitId, ChangeSet changes);
 
   /** Where HEAD is now: the branch it is on (empty when detached) and the commit. */
   Checkout checkout();

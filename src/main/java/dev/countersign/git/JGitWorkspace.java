@@ -266,8 +266,8 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
-  public void refuseToOverwriteUncommittedWork(ChangeSet changes) {
-    this.changes.refuseToOverwriteUncommittedWork(changes);
+  public void refuseToOverwriteUncommittedWork(String commitId, ChangeSet changes) {
+    this.changes.refuseToOverwriteUncommittedWork(commitId, changes);
   }
 
   @Override

@@ -123,7 +123,7 @@ public record ReconcileJob(
         return dryRun(moves, base);
       }
 
-      refuseToOverwriteUncommittedWork(moves);
+      refuseToOverwriteUncommittedWork(base, moves);
       SortedMap<String, SigningStep.Result> results = sign(moves, signedBefore);
       refuseOversizedOutput(moves, results);
       ChangeSet.Builder changes = ChangeSet.builder();
@@ -283,13 +283,13 @@ public record ReconcileJob(
    * exist yet, so each target is asked about with its unsigned bytes standing in; the commit asks
    * again with the real ones.
    */
-  private void refuseToOverwriteUncommittedWork(List<Move> moves) {
+  private void refuseToOverwriteUncommittedWork(String base, List<Move> moves) {
     ChangeSet.Builder planned = ChangeSet.builder();
     for (Move move : moves) {
       planned.write(move.target(), move.unsigned());
       planned.delete(move.source());
     }
-    workspace.refuseToOverwriteUncommittedWork(planned.build());
+    workspace.refuseToOverwriteUncommittedWork(base, planned.build());
   }
 
   /**

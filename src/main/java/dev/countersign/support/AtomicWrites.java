@@ -18,7 +18,8 @@ import java.util.Optional;
 /**
  * Writes a set of files all or nothing. {@link #stage} only remembers bytes; {@link #commit} writes
  * each to a temporary file beside its target, then renames them into place, restoring every earlier
- * file if a later step fails. Not thread-safe.
+ * file if a later step fails. A JVM stopped while it writes (SIGTERM) removes the temporary files
+ * and the directories made for them on its way out ({@link TemporaryFiles}). Not thread-safe.
  */
 public final class AtomicWrites {
 
@@ -80,17 +81,26 @@ public final class AtomicWrites {
     Map<Path, Path> temporaries = new LinkedHashMap<>();
     List<Path> createdDirectories = new ArrayList<>();
     Map<Path, Optional<byte[]>> previous = new LinkedHashMap<>();
+    // What a JVM stopped before the end (SIGTERM) removes on its way out.
+    List<Path> removedIfStopped = new ArrayList<>();
     Path current = null;
     try {
       for (Map.Entry<Path, byte[]> entry : staged.entrySet()) {
         current = entry.getKey();
         Path parent = current.getParent();
         // Checked again at write time, and parents are created without following links.
-        List<Path> made = new ArrayList<>(NoFollowPaths.createParents(roots.get(current), current));
-        Collections.reverse(made); // removed innermost first on rollback
-        createdDirectories.addAll(0, made);
+        List<Path> made = NoFollowPaths.createParents(roots.get(current), current);
+        List<Path> innermostFirst = new ArrayList<>(made);
+        Collections.reverse(innermostFirst); // removed innermost first on rollback
+        createdDirectories.addAll(0, innermostFirst);
+        for (Path directory : made) {
+          removedIfStopped.add(directory);
+          TemporaryFiles.register(directory);
+        }
         Path temporary = Files.createTempFile(parent, ".countersign-", ".tmp");
         temporaries.put(current, temporary);
+        removedIfStopped.add(temporary);
+        TemporaryFiles.register(temporary);
         Files.write(temporary, entry.getValue());
       }
       for (Map.Entry<Path, Path> entry : temporaries.entrySet()) {
@@ -112,6 +122,8 @@ public final class AtomicWrites {
           "Could not write " + current + " (" + e.getMessage() + "); nothing was changed",
           "check that the directory is writable and the disk is not full",
           e);
+    } finally {
+      TemporaryFiles.unregister(removedIfStopped);
     }
     staged.clear();
     roots.clear();

@@ -160,6 +160,87 @@ class PromotionPipelineTest {
   }
 
   @Test
+  void control_scheduledRefresh_onABaseTipMergedAfterTheCheckout_keepsAnEditOfAnotherFile()
+      throws Exception {
+    signedAllowlistV1OnMain();
+    Path[] checkout = new Path[1];
+
+    CliRun run =
+        refresh(
+            allowlist("203.0.113.0/24"),
+            "ws",
+            Map.of(),
+            ws -> {
+              checkout[0] = ws;
+              Files.writeString(ws.resolve("README.md"), "edited by a step\n");
+              // Merged after the checkout: the refresh moves the signed file it replaces, and
+              // docs/other.md, to this tip before committing on it.
+              git.commitToOrigin(
+                  "main",
+                  Map.of(
+                      "signed/egress/allowlist.yaml",
+                      signedOnMain(allowlist("192.0.2.0/24")),
+                      "docs/other.md",
+                      "merged\n"),
+                  Set.of(),
+                  "another merge");
+            });
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(outputs()).containsEntry("result", "created");
+    assertThat(git.originChanges(BOT))
+        .containsExactly(entry("signed/egress/allowlist.yaml", "M 100644"));
+    assertThat(git.originFiles(BOT).get("signed/egress/allowlist.yaml")).contains("203.0.113.0/24");
+    assertThat(checkout[0].resolve("README.md")).hasContent("edited by a step");
+  }
+
+  @Test
+  void scheduledRefresh_anEarlierStepsEditOfTheSignedFileItReplaces_exits2_beforeSigning()
+      throws Exception {
+    signedAllowlistV1OnMain();
+    Path[] checkout = new Path[1];
+    String edit = signedOnMain(allowlist("198.51.100.0/24")) + "# edited by a step\n";
+
+    CliRun run =
+        refresh(
+            allowlist("203.0.113.0/24"),
+            "ws",
+            Map.of(),
+            ws -> {
+              checkout[0] = ws;
+              Files.writeString(ws.resolve("signed/egress/allowlist.yaml"), edit);
+            });
+
+    assertRefreshRefusedBeforeSigning(run, "signed/egress/allowlist.yaml");
+    Path ws = checkout[0];
+    assertThat(ws.resolve("signed/egress/allowlist.yaml")).hasContent(edit);
+    assertThat(GitFixture.git(ws, "status", "--porcelain"))
+        .isEqualTo(" M signed/egress/allowlist.yaml\n?? unsigned/\n");
+  }
+
+  @Test
+  void scheduledRefresh_anEarlierStepsEditOfAFileTheBaseTipChanges_exits2_beforeSigning()
+      throws Exception {
+    signedAllowlistV1OnMain();
+    Path[] checkout = new Path[1];
+
+    CliRun run =
+        refresh(
+            allowlist("203.0.113.0/24"),
+            "ws",
+            Map.of(),
+            ws -> {
+              checkout[0] = ws;
+              Files.writeString(ws.resolve("README.md"), "edited by a step\n");
+              // Merged after the checkout: the refresh commits on this tip, moving README.md.
+              git.commitToOrigin("main", Map.of("README.md", "merged\n"), Set.of(), "docs");
+            });
+
+    assertRefreshRefusedBeforeSigning(run, "README.md");
+    assertThat(checkout[0].resolve("README.md")).hasContent("edited by a step");
+  }
+
+  @Test
   void scheduledRefresh_keepsWhatAnEarlierStepLeftUncommitted_forTheStepsAfterIt()
       throws Exception {
     signedAllowlistV1OnMain();
@@ -554,6 +635,18 @@ class PromotionPipelineTest {
         Map.of("signed/egress/allowlist.yaml", signedOnMain(allowlist("198.51.100.0/24"))),
         Set.of(),
         "signed allowlist v1");
+  }
+
+  /**
+   * The refresh stopped with exit code 2 naming {@code path} as holding uncommitted work, before
+   * anything was signed, and published nothing.
+   */
+  private void assertRefreshRefusedBeforeSigning(CliRun run, String path) throws Exception {
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.all()).contains(path).contains("uncommitted").contains("would overwrite");
+    assertThat(run.all()).as("nothing signed").doesNotContain("Signing ").doesNotContain("signed ");
+    assertThat(git.originHead(BOT)).isNull();
+    github.server().verify(0, postRequestedFor(anyUrl()));
   }
 
   /** {@code run --mode pull-request} with the test key, in a new full clone {@code workspace}. */

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.RemoteProblem;
 import dev.countersign.support.problems.UsageProblem;
+import dev.countersign.testing.ChildJvm;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +23,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.Repository;
@@ -215,7 +215,7 @@ class JGitWorkspaceTest {
     Path clone = crlfCheckout();
 
     try (JGitWorkspace ws = open(clone)) {
-      ws.refuseToOverwriteUncommittedWork(signA());
+      ws.refuseToOverwriteUncommittedWork(ws.headCommitId(), signA());
       String id = ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT));
 
       assertThat(git(clone, "diff-tree", "--no-commit-id", "-r", "--name-status", id))
@@ -231,7 +231,7 @@ class JGitWorkspaceTest {
     Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\r\nedited: yes\r\n");
 
     try (JGitWorkspace ws = open(clone)) {
-      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(signA()))
+      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(ws.headCommitId(), signA()))
           .isInstanceOf(UsageProblem.class)
           .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that");
       assertThatThrownBy(() -> ws.commit(signA(), new CommitRequest("sign\n", AUTHOR, BOT)))
@@ -270,15 +270,53 @@ class JGitWorkspaceTest {
     Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\nedited\n");
 
     try (JGitWorkspace ws = open(clone)) {
-      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(signA()))
+      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(ws.headCommitId(), signA()))
           .isInstanceOf(UsageProblem.class)
           .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that");
       // Once the edit is undone, only a file holding exactly what would be written is left.
       Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\n");
 
-      ws.refuseToOverwriteUncommittedWork(signA());
+      ws.refuseToOverwriteUncommittedWork(ws.headCommitId(), signA());
     }
     assertThat(git(clone, "status", "--porcelain")).isEqualTo("?? signed/\n");
+  }
+
+  @Test
+  void control_refuseToOverwriteUncommittedWork_onAnotherCommit_passesWhatTheMoveThereChanges()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (JGitWorkspace ws = open(clone)) {
+      String start = ws.headCommitId();
+      String tip = commitOneFile(ws, "unsigned/a.yaml", "kind: A\nv2\n");
+      ws.resetTo(start);
+      Files.writeString(clone.resolve("notes.txt"), "left by a step\n");
+
+      ws.refuseToOverwriteUncommittedWork(tip, putBackA());
+    }
+    assertThat(git(clone, "status", "--porcelain")).isEqualTo("?? notes.txt\n");
+  }
+
+  @Test
+  void refuseToOverwriteUncommittedWork_onAnotherCommit_refusesAnEditOfAPathTheMoveThereChanges()
+      throws Exception {
+    Path clone = fixture.clone("ws", 0, false);
+    try (JGitWorkspace ws = open(clone)) {
+      String start = ws.headCommitId();
+      String tip = commitOneFile(ws, "unsigned/a.yaml", "kind: A\nv2\n");
+      ws.resetTo(start);
+      Files.writeString(clone.resolve("unsigned/a.yaml"), "kind: A\nedited\n");
+
+      // The change puts back what HEAD has, but the move to the tip first would overwrite it.
+      assertThatThrownBy(() -> ws.refuseToOverwriteUncommittedWork(tip, putBackA()))
+          .isInstanceOf(UsageProblem.class)
+          .hasMessageContaining("has uncommitted changes to unsigned/a.yaml that moving to");
+    }
+    assertThat(clone.resolve("unsigned/a.yaml")).hasContent("kind: A\nedited\n");
+  }
+
+  /** Writes unsigned/a.yaml as the fixture's first commit has it. */
+  private static ChangeSet putBackA() {
+    return ChangeSet.empty().write("unsigned/a.yaml", "kind: A\n".getBytes(StandardCharsets.UTF_8));
   }
 
   /** A work tree on a branch with no commit yet ({@code git init}), {@code staged} added. */
@@ -960,12 +998,10 @@ class JGitWorkspaceTest {
   @Test
   void control_apply_inAProcessLeftToFinish_writesEveryFile() throws Exception {
     Path clone = fixture.clone("ws", 0, false);
-    Path output = tmp.resolve("child.out");
 
-    Process child = startApplying(clone, "finish", output);
+    ChildJvm child = startApplying(clone, "finish");
 
-    assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(child.exitValue()).as(Files.readString(output)).isZero();
+    assertThat(child.awaitExit()).as(child.output()).isZero();
     assertThat(clone.resolve("signed/a.yaml")).hasContent("kind: A\nsigned: yes\n");
     assertThat(git(clone, "status", "--porcelain"))
         .isEqualTo("A  signed/a.yaml\nA  signed/b.yaml\nA  signed/c.yaml\nD  unsigned/a.yaml\n");
@@ -976,21 +1012,18 @@ class JGitWorkspaceTest {
   void apply_inAProcessStoppedBySigtermWhileWritingFiles_leavesNoTemporaryFileBehind()
       throws Exception {
     Path clone = fixture.clone("ws", 0, false);
-    Path output = tmp.resolve("child.out");
 
-    Process child = startApplying(clone, "stall", output);
+    ChildJvm child = startApplying(clone, "stall");
     try {
-      while (!Files.readString(output).contains("written beside its target") && child.isAlive()) {
+      while (!child.output().contains("written beside its target") && child.isAlive()) {
         Thread.sleep(20);
       }
-      assertThat(temporaryFiles(clone)).as(Files.readString(output)).hasSize(1);
-      child.destroy(); // SIGTERM, as the runner's docker stop on a cancelled job
-      assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(temporaryFiles(clone)).as(child.output()).hasSize(1);
+      assertThat(child.stopWithSigterm()).isEqualTo(143);
     } finally {
-      child.destroyForcibly();
+      child.kill();
     }
 
-    assertThat(child.exitValue()).isEqualTo(143);
     assertThat(temporaryFiles(clone)).isEmpty();
     assertThat(clone.resolve("signed")).doesNotExist();
     assertThat(clone.resolve(".git/index.lock")).doesNotExist();
@@ -998,29 +1031,17 @@ class JGitWorkspaceTest {
   }
 
   /**
-   * A JVM running {@link ApplyingProcess} on {@code clone}, its output in {@code output}: {@code
-   * finish} or {@code stall} (waits after the first file is written beside its target).
+   * A JVM running {@link ApplyingProcess} on {@code clone}: {@code finish} or {@code stall} (waits
+   * after the first file is written beside its target).
    */
-  private static Process startApplying(Path clone, String how, Path output) throws Exception {
-    return new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp",
-            System.getProperty("java.class.path"),
-            ApplyingProcess.class.getName(),
-            clone.toString(),
-            how)
-        .redirectErrorStream(true)
-        .redirectOutput(output.toFile())
-        .start();
+  private ChildJvm startApplying(Path clone, String how) throws Exception {
+    return ChildJvm.start(
+        tmp.resolve("child.out"), Map.of(), ApplyingProcess.class, clone.toString(), how);
   }
 
   /** countersign's temporary files anywhere in the work tree, {@code .git} left out. */
   private static List<Path> temporaryFiles(Path clone) throws Exception {
-    try (var walk = Files.walk(clone)) {
-      return walk.filter(p -> !p.startsWith(clone.resolve(".git")))
-          .filter(p -> p.getFileName().toString().startsWith(".countersign-"))
-          .toList();
-    }
+    return ChildJvm.temporaryFiles(clone, clone.resolve(".git"));
   }
 
   /** Applies {@link #threeSignedFiles} to the work tree {@code args[0]}, as a run does. */
