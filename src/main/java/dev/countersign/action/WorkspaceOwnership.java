@@ -2,10 +2,13 @@ package dev.countersign.action;
 
 import dev.countersign.support.problems.EnvironmentProblem;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -76,19 +79,57 @@ public final class WorkspaceOwnership implements Consumer<Path> {
       return 0;
     }
     int[] changed = {0};
-    try (var paths = Files.walk(root)) {
-      paths.forEach(
-          p -> {
-            try {
-              if ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) == 0) {
-                accept(p);
-                changed[0]++;
+    try {
+      Files.walkFileTree(
+          root,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes)
+                throws IOException {
+              handOver(dir);
+              return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes)
+                throws IOException {
+              handOver(file);
+              return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+              if (e instanceof NoSuchFileException) {
+                return FileVisitResult.CONTINUE;
               }
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
+              throw e;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+              if (e != null && !(e instanceof NoSuchFileException)) {
+                throw e;
+              }
+              return FileVisitResult.CONTINUE;
+            }
+
+            /**
+             * An entry removed while the walk reaches it is skipped: on a cancelled job the
+             * temporary files' shutdown hook deletes files while this one walks.
+             */
+            private void handOver(Path entry) throws IOException {
+              try {
+                if ((Integer) Files.getAttribute(entry, "unix:uid", LinkOption.NOFOLLOW_LINKS)
+                    == 0) {
+                  giveToOwner(entry);
+                  changed[0]++;
+                }
+              } catch (NoSuchFileException gone) {
+                // Nothing left to hand over.
+              }
             }
           });
-    } catch (IOException | UncheckedIOException e) {
+    } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not give the files under " + root + " to the workspace owner (uid " + uid + ")",
           "perhaps you should check that the container runs as root, as GitHub requires for docker"
@@ -160,8 +201,7 @@ public final class WorkspaceOwnership implements Consumer<Path> {
       return;
     }
     try {
-      Files.setAttribute(path, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
-      Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
+      giveToOwner(path);
     } catch (IOException e) {
       throw new EnvironmentProblem(
           "Could not give " + path + " to the workspace owner (uid " + uid + ") after writing it",
@@ -169,5 +209,10 @@ public final class WorkspaceOwnership implements Consumer<Path> {
               + " actions",
           e);
     }
+  }
+
+  private void giveToOwner(Path path) throws IOException {
+    Files.setAttribute(path, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
+    Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
   }
 }

@@ -5,8 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.countersign.git.ChangeSet;
 import dev.countersign.git.GitFixture;
 import dev.countersign.git.JGitWorkspace;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -101,6 +106,47 @@ class WorkspaceOwnershipTest {
     assertThat(uidOf(object)).isEqualTo(1001);
     assertThat(uidOf(workspace.resolve(".git"))).isEqualTo(1001);
     assertThat(uidOf(foreign)).isEqualTo(4242);
+  }
+
+  @Test
+  void adoptRootOwned_asRoot_whileAnotherThreadDeletesFilesUnderIt_handsOverTheRest()
+      throws Exception {
+    // On a cancelled job this hand-back and the temporary files' shutdown hook run at once: a file
+    // deleted while the walk reaches it must not stop the walk and leave the rest root-owned.
+    Assumptions.assumeTrue(
+        uidOf(Path.of("/proc/self")) == 0, "changing owners needs root, as in a docker action");
+    Path workspace = Files.createDirectories(tmp.resolve("workspace"));
+    Files.setAttribute(workspace, "unix:uid", 1001);
+    List<Path> doomed = new ArrayList<>();
+    for (int d = 0; d < 20; d++) {
+      Path dir = Files.createDirectories(workspace.resolve("signed/d" + d));
+      for (int f = 0; f < 500; f++) {
+        doomed.add(Files.writeString(dir.resolve(".countersign-" + f + ".tmp"), "x"));
+      }
+    }
+    Path kept = Files.writeString(workspace.resolve("signed/zz-kept.yaml"), "kept");
+    WorkspaceOwnership ownership = WorkspaceOwnership.forProcess(workspace);
+    CountDownLatch started = new CountDownLatch(1);
+    Thread deleter =
+        new Thread(
+            () -> {
+              started.countDown();
+              for (Path file : doomed) {
+                try {
+                  Files.deleteIfExists(file);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              }
+            });
+    deleter.start();
+    started.await();
+
+    ownership.adoptRootOwned(workspace.resolve("signed"));
+    deleter.join();
+
+    assertThat(uidOf(kept)).isEqualTo(1001);
+    assertThat(uidOf(workspace.resolve("signed"))).isEqualTo(1001);
   }
 
   @Test
