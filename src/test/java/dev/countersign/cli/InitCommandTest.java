@@ -31,6 +31,12 @@ class InitCommandTest {
   private StringWriter out = new StringWriter();
   private StringWriter err = new StringWriter();
 
+  /** {@code init} for acme/deploy on {@link #repo}, no environment; returns the exit code. */
+  private int initAcmeDeploy() {
+    return run(
+        Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString());
+  }
+
   private int run(Env env, String... args) {
     out = new StringWriter();
     err = new StringWriter();
@@ -149,17 +155,7 @@ class InitCommandTest {
 
   @Test
   void init_thenCheck_generatedPolicyLoadsAndAnEmptyRepositoryPasses() {
-    assertThat(
-            run(
-                Env.empty(),
-                "init",
-                "--owner",
-                "acme",
-                "--name",
-                "deploy",
-                "--repo",
-                repo.toString()))
-        .isEqualTo(0);
+    assertThat(initAcmeDeploy()).isEqualTo(0);
 
     // Keyless signers only and nothing signed yet: the gate must not fetch the public-good root.
     int code = run(Env.empty(), "check", "--repo", repo.toString());
@@ -209,17 +205,7 @@ class InitCommandTest {
     Files.createDirectories(repo.resolve(".github/workflows"));
     Files.writeString(repo.resolve(".github/workflows/refresh.yml"), REFRESH_WORKFLOW);
 
-    assertThat(
-            run(
-                Env.empty(),
-                "init",
-                "--owner",
-                "acme",
-                "--name",
-                "deploy",
-                "--repo",
-                repo.toString()))
-        .isEqualTo(0);
+    assertThat(initAcmeDeploy()).isEqualTo(0);
 
     assertThat(out.toString())
         .contains("signer: https://github.com/acme/deploy/.github/workflows/refresh.yml@");
@@ -234,17 +220,7 @@ class InitCommandTest {
     Files.writeString(repo.resolve(".github/workflows/a-broken.yml"), "on: push\njobs: [\n");
     Files.writeString(repo.resolve(".github/workflows/refresh.yml"), REFRESH_WORKFLOW);
 
-    assertThat(
-            run(
-                Env.empty(),
-                "init",
-                "--owner",
-                "acme",
-                "--name",
-                "deploy",
-                "--repo",
-                repo.toString()))
-        .isEqualTo(0);
+    assertThat(initAcmeDeploy()).isEqualTo(0);
 
     assertThat(out.toString())
         .contains("signer: https://github.com/acme/deploy/.github/workflows/refresh.yml@");
@@ -260,8 +236,7 @@ class InitCommandTest {
     Files.createDirectories(repo.resolve(".github"));
     Files.createSymbolicLink(repo.resolve(".github/workflows"), outside);
 
-    int code =
-        run(Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString());
+    int code = initAcmeDeploy();
 
     assertThat(code).isEqualTo(6);
     assertThat(err.toString()).contains(".github/workflows").contains("is a symbolic link");
@@ -347,8 +322,7 @@ class InitCommandTest {
         "apiVersion: v1\nkind: \"ConfigMap\\\"]\\n  x: [\\\"\"\n"
             + "metadata:\n  name: evil\n  namespace: shop\n");
 
-    int code =
-        run(Env.empty(), "init", "--owner", "acme", "--name", "deploy", "--repo", repo.toString());
+    int code = initAcmeDeploy();
 
     assertThat(code).isEqualTo(2);
     assertThat(err.toString()).contains("The kind \"ConfigMap\"]");
@@ -364,17 +338,7 @@ class InitCommandTest {
     Files.createDirectories(repo.resolve("unsigned"));
     Files.createSymbolicLink(repo.resolve("unsigned/link.yaml"), outside);
 
-    assertThat(
-            run(
-                Env.empty(),
-                "init",
-                "--owner",
-                "acme",
-                "--name",
-                "deploy",
-                "--repo",
-                repo.toString()))
-        .isEqualTo(0);
+    assertThat(initAcmeDeploy()).isEqualTo(0);
 
     assertThat(out.toString())
         .contains("kinds: ConfigMap, Deployment, Service (no manifests found yet; defaults)")
