@@ -130,11 +130,7 @@ public final class WorkspaceOwnership implements Consumer<Path> {
             }
           });
     } catch (IOException e) {
-      throw new EnvironmentProblem(
-          "Could not give the files under " + root + " to the workspace owner (uid " + uid + ")",
-          "perhaps you should check that the container runs as root, as GitHub requires for docker"
-              + " actions",
-          e);
+      throw couldNotGive("the files under " + root, "", e);
     }
     return changed[0];
   }
@@ -203,16 +199,23 @@ public final class WorkspaceOwnership implements Consumer<Path> {
     try {
       giveToOwner(path);
     } catch (IOException e) {
-      throw new EnvironmentProblem(
-          "Could not give " + path + " to the workspace owner (uid " + uid + ") after writing it",
-          "perhaps you should check that the container runs as root, as GitHub requires for docker"
-              + " actions",
-          e);
+      throw couldNotGive(path.toString(), " after writing it", e);
     }
   }
 
   private void giveToOwner(Path path) throws IOException {
     Files.setAttribute(path, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
     Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /**
+   * The problem for {@code what} whose owner could not be changed ({@code when}: "" or a clause).
+   */
+  private EnvironmentProblem couldNotGive(String what, String when, IOException e) {
+    return new EnvironmentProblem(
+        "Could not give " + what + " to the workspace owner (uid " + uid + ")" + when,
+        "perhaps you should check that the container runs as root, as GitHub requires for docker"
+            + " actions",
+        e);
   }
 }
