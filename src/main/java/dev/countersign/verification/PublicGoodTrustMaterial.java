@@ -33,7 +33,7 @@ public final class PublicGoodTrustMaterial {
     } catch (IOException | SigstoreConfigurationException | RuntimeException e) {
       throw new RemoteProblem(
           "Could not fetch the Sigstore trusted root through TUF (tuf-repo-cdn.sigstore.dev) while"
-              + " preparing keyless verification: "
+              + " preparing to check certificates and log entries: "
               + e.getMessage(),
           ", perhaps you should check network access to tuf-repo-cdn.sigstore.dev, or pass"
               + " --trusted-root FILE",
