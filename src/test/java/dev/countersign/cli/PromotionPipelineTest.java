@@ -163,15 +163,10 @@ class PromotionPipelineTest {
   void control_scheduledRefresh_onABaseTipMergedAfterTheCheckout_keepsAnEditOfAnotherFile()
       throws Exception {
     signedAllowlistV1OnMain();
-    Path[] checkout = new Path[1];
 
-    CliRun run =
-        refresh(
-            allowlist("203.0.113.0/24"),
-            "ws",
-            Map.of(),
+    Refreshed refreshed =
+        refreshAfter(
             ws -> {
-              checkout[0] = ws;
               Files.writeString(ws.resolve("README.md"), "edited by a step\n");
               // Merged after the checkout: the refresh moves the signed file it replaces, and
               // docs/other.md, to this tip before committing on it.
@@ -185,34 +180,31 @@ class PromotionPipelineTest {
                   Set.of(),
                   "another merge");
             });
+    CliRun run = refreshed.run();
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(outputs()).containsEntry("result", "created");
     assertThat(git.originChanges(BOT))
         .containsExactly(entry("signed/egress/allowlist.yaml", "M 100644"));
     assertThat(git.originFiles(BOT).get("signed/egress/allowlist.yaml")).contains("203.0.113.0/24");
-    assertThat(checkout[0].resolve("README.md")).hasContent("edited by a step");
+    assertThat(refreshed.checkout().resolve("README.md")).hasContent("edited by a step");
   }
 
   @Test
   void scheduledRefresh_anEarlierStepsEditOfTheSignedFileItReplaces_exits2_beforeSigning()
       throws Exception {
     signedAllowlistV1OnMain();
-    Path[] checkout = new Path[1];
     String edit = signedOnMain(allowlist("198.51.100.0/24")) + "# edited by a step\n";
 
-    CliRun run =
-        refresh(
-            allowlist("203.0.113.0/24"),
-            "ws",
-            Map.of(),
+    Refreshed refreshed =
+        refreshAfter(
             ws -> {
-              checkout[0] = ws;
               Files.writeString(ws.resolve("signed/egress/allowlist.yaml"), edit);
             });
+    CliRun run = refreshed.run();
 
     assertRefreshRefusedBeforeSigning(run, "signed/egress/allowlist.yaml");
-    Path ws = checkout[0];
+    Path ws = refreshed.checkout();
     assertThat(ws.resolve("signed/egress/allowlist.yaml")).hasContent(edit);
     assertThat(GitFixture.git(ws, "status", "--porcelain"))
         .isEqualTo(" M signed/egress/allowlist.yaml\n?? unsigned/\n");
@@ -222,45 +214,37 @@ class PromotionPipelineTest {
   void scheduledRefresh_anEarlierStepsEditOfAFileTheBaseTipChanges_exits2_beforeSigning()
       throws Exception {
     signedAllowlistV1OnMain();
-    Path[] checkout = new Path[1];
 
-    CliRun run =
-        refresh(
-            allowlist("203.0.113.0/24"),
-            "ws",
-            Map.of(),
+    Refreshed refreshed =
+        refreshAfter(
             ws -> {
-              checkout[0] = ws;
               Files.writeString(ws.resolve("README.md"), "edited by a step\n");
               // Merged after the checkout: the refresh commits on this tip, moving README.md.
               git.commitToOrigin("main", Map.of("README.md", "merged\n"), Set.of(), "docs");
             });
+    CliRun run = refreshed.run();
 
     assertRefreshRefusedBeforeSigning(run, "README.md");
-    assertThat(checkout[0].resolve("README.md")).hasContent("edited by a step");
+    assertThat(refreshed.checkout().resolve("README.md")).hasContent("edited by a step");
   }
 
   @Test
   void scheduledRefresh_keepsWhatAnEarlierStepLeftUncommitted_forTheStepsAfterIt()
       throws Exception {
     signedAllowlistV1OnMain();
-    Path[] checkout = new Path[1];
 
-    CliRun run =
-        refresh(
-            allowlist("203.0.113.0/24"),
-            "ws",
-            Map.of(),
+    Refreshed refreshed =
+        refreshAfter(
             ws -> {
-              checkout[0] = ws;
               Files.writeString(ws.resolve("README.md"), "edited by a step\n");
               Files.writeString(ws.resolve("notes.txt"), "staged by a step\n");
               GitFixture.git(ws, "add", "notes.txt");
             });
+    CliRun run = refreshed.run();
 
     assertThat(run.exitCode()).as(run.all()).isZero();
     assertThat(outputs()).containsEntry("result", "created");
-    Path ws = checkout[0];
+    Path ws = refreshed.checkout();
     assertThat(ws.resolve("README.md")).hasContent("edited by a step");
     assertThat(ws.resolve("notes.txt")).hasContent("staged by a step");
     assertThat(ws.resolve("unsigned/egress/allowlist.yaml"))
@@ -675,6 +659,24 @@ class PromotionPipelineTest {
   /** A step of the workflow, run in the checkout after the generator. */
   private interface Step {
     void run(Path ws) throws Exception;
+  }
+
+  /** What {@link #refreshAfter} ran, and the checkout it ran in. */
+  private record Refreshed(CliRun run, Path checkout) {}
+
+  /** A refresh generating 203.0.113.0/24 in checkout "ws", with {@code step} run before it. */
+  private Refreshed refreshAfter(Step step) throws Exception {
+    Path[] checkout = new Path[1];
+    CliRun run =
+        refresh(
+            allowlist("203.0.113.0/24"),
+            "ws",
+            Map.of(),
+            ws -> {
+              checkout[0] = ws;
+              step.run(ws);
+            });
+    return new Refreshed(run, checkout[0]);
   }
 
   /** {@link #refresh(String, String, Map)} with {@code step} run after the generator. */
