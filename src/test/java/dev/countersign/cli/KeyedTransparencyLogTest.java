@@ -38,18 +38,7 @@ class KeyedTransparencyLogTest {
         Files.writeString(tmp.resolve("cm.yaml"), ActionPipelineTest.configMap("logged", "1"));
     stack.resetStats();
 
-    CliRun sign =
-        CliRun.run(
-            Map.of("COSIGN_PASSWORD", ""),
-            "sign",
-            "--key",
-            key.toString(),
-            "--tlog-upload",
-            "--rekor-url",
-            stack.baseUrl(),
-            "--trusted-root",
-            stack.trustedRoot().toString(),
-            file.toString());
+    CliRun sign = signWithLog(key, stack.baseUrl(), file);
 
     assertThat(sign.exitCode()).as(sign.all()).isZero();
     assertThat(sign.out()).contains("rekor#");
@@ -111,18 +100,7 @@ class KeyedTransparencyLogTest {
     Path file = Files.writeString(tmp.resolve("cm.yaml"), unsigned);
 
     try (RekorProxy proxy = new RekorProxy(stack, anotherKey, (n, forward) -> forward.call())) {
-      CliRun sign =
-          CliRun.run(
-              Map.of("COSIGN_PASSWORD", ""),
-              "sign",
-              "--key",
-              key.toString(),
-              "--tlog-upload",
-              "--rekor-url",
-              proxy.base(),
-              "--trusted-root",
-              stack.trustedRoot().toString(),
-              file.toString());
+      CliRun sign = signWithLog(key, proxy.base(), file);
 
       assertThat(proxy.posts()).isEqualTo(1);
       assertThat(sign.exitCode()).as(sign.all()).isEqualTo(ExitCode.REMOTE.code());
@@ -157,5 +135,20 @@ class KeyedTransparencyLogTest {
     CliRun run = CliRun.run(Map.of(), "sign", "--tlog-upload", tmp.toString());
     assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.err()).contains("--tlog-upload and --rekor-url go with --key");
+  }
+
+  /** {@code sign --key key --tlog-upload} of {@code file} to the log at {@code rekorUrl}. */
+  private CliRun signWithLog(Path key, String rekorUrl, Path file) {
+    return CliRun.run(
+        Map.of("COSIGN_PASSWORD", ""),
+        "sign",
+        "--key",
+        key.toString(),
+        "--tlog-upload",
+        "--rekor-url",
+        rekorUrl,
+        "--trusted-root",
+        stack.trustedRoot().toString(),
+        file.toString());
   }
 }
