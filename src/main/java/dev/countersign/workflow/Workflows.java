@@ -10,7 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -104,6 +107,34 @@ public final class Workflows {
           "perhaps you should remove it from .github/workflows, or join its documents");
     }
     ManifestDocument workflow = documents.get(0);
+    refuseJobIdsDifferingOnlyInCase(workflow, displayPath);
     return new WorkflowFile(displayPath, workflow.content(), workflow.fieldLines());
+  }
+
+  /**
+   * GitHub compares job ids without regard to case (they name the job in {@code needs} and in
+   * expressions) and refuses a workflow with two of them; reading both would check a workflow that
+   * never runs.
+   */
+  private static void refuseJobIdsDifferingOnlyInCase(ManifestDocument workflow, Path displayPath) {
+    if (!(workflow.content().get("jobs") instanceof Map<?, ?> jobs)) {
+      return;
+    }
+    Map<String, String> firstByFoldedId = new HashMap<>();
+    for (Object id : jobs.keySet()) {
+      String jobId = (String) id;
+      String first = firstByFoldedId.putIfAbsent(jobId.toLowerCase(Locale.ROOT), jobId);
+      if (first != null) {
+        throw new InputProblem(
+            displayPath,
+            workflow.fieldLines().getOrDefault("jobs." + jobId, 1),
+            "the job id \""
+                + jobId
+                + "\" differs from \""
+                + first
+                + "\" only in case, and GitHub refuses that",
+            "perhaps you should rename one");
+      }
+    }
   }
 }

@@ -207,6 +207,17 @@ class DoctorCommandTest {
   }
 
   @Test
+  void workflowWithTwoJobIdsDifferingOnlyInCase_isAFindingOnTheSecond() throws Exception {
+    // GitHub compares job ids without regard to case and refuses the file, so it never runs;
+    // checking both jobs would check a workflow that does not exist.
+    assertLintWorkflowFinding(
+        LINT_WORKFLOW + "  LINT:\n    runs-on: ubuntu-latest\n    steps: [{run: \"true\"}]\n",
+        9,
+        "the job id \"LINT\" differs from \"lint\" only in case, and GitHub refuses that, perhaps"
+            + " you should rename one");
+  }
+
+  @Test
   void workflowWithASequenceAsAKey_isAFindingOnThatKey() throws Exception {
     // GitHub reads only plain values as keys; skipping this one would check what GitHub refuses.
     assertLintWorkflowFinding(
