@@ -43,7 +43,9 @@ final class SignerOptions {
   @Option(
       names = "--rekor-url",
       paramLabel = "URL",
-      description = "Rekor v1 log for --tlog-upload (default: https://rekor.sigstore.dev).")
+      description =
+          "Rekor v1 log for --tlog-upload (default: https://rekor.sigstore.dev); a log of your own"
+              + " needs --trusted-root naming its key.")
   URI rekorUrl;
 
   @Option(
@@ -110,6 +112,21 @@ final class SignerOptions {
       throw new UsageProblem(
           "--tlog-upload and --rekor-url go with --key",
           "keyless signing always records in the transparency log named by the signing config");
+    }
+    // Rekor's answer is checked against the trusted root only after the entry is written; the
+    // public-good root names no other log, so every upload would log and then fail.
+    if (key != null
+        && rekorUrl != null
+        && trustedRoot == null
+        && !TransparencyLog.isPublicGood(rekorUrl)) {
+      throw new UsageProblem(
+          "--rekor-url "
+              + rekorUrl
+              + " needs --trusted-root: the log's entries are checked against the trusted root,"
+              + " and the default public-good root names only "
+              + TransparencyLog.PUBLIC_GOOD,
+          "pass --trusted-root FILE, a trusted_root.json naming the log's key (Action input"
+              + " trusted_root)");
     }
     if (key != null) {
       Path keyFile = key;

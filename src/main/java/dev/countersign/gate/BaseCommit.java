@@ -5,8 +5,11 @@ import static dev.countersign.git.CommitIds.abbreviate;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ConfigurationYaml;
 import dev.countersign.policy.RepositoryFiles;
+import dev.countersign.support.NoFollowPaths;
 import dev.countersign.support.RepositoryPaths;
+import dev.countersign.support.problems.InputProblem;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -52,6 +55,36 @@ public record BaseCommit(GitWorkspace git, String commitId) {
     git.history(commitId, names, HISTORY_DEPTH)
         .forEach((name, versions) -> byPath.put(Path.of(name), versions));
     return byPath;
+  }
+
+  /**
+   * Whether the checked-out work tree holds the regular file at {@code relative} byte for byte as
+   * this commit does, however large it is: by size, then by git blob id, the work tree's file
+   * streamed once and never held whole, the commit's blob not read at all (its size and id are in
+   * the tree). False when either side has no regular file there, or the work tree's cannot be read.
+   */
+  boolean sameInWorkTree(Path relative) {
+    Path normal = RepositoryFiles.insideRepository(relative);
+    String path = RepositoryPaths.slashed(normal);
+    Optional<Long> committedSize =
+        git.entries(commitId, path).stream()
+            .filter(e -> e.path().equals(path) && e.kind() == GitWorkspace.TreeEntry.Kind.FILE)
+            .map(GitWorkspace.TreeEntry::size)
+            .findFirst();
+    Optional<BasicFileAttributes> inWorkTree = NoFollowPaths.lstat(git.directory().resolve(normal));
+    if (committedSize.isEmpty()
+        || inWorkTree.isEmpty()
+        || !inWorkTree.get().isRegularFile()
+        || inWorkTree.get().size() != committedSize.get()) {
+      // A file of another size differs without being read: a pull request's file of gigabytes
+      // is not hashed to find that out.
+      return false;
+    }
+    try {
+      return git.workTreeDifferences(commitId, List.of(path)).isEmpty();
+    } catch (InputProblem unreadable) {
+      return false;
+    }
   }
 
   /** A commit's tree as {@link RepositoryFiles}: regular files only, links never followed. */

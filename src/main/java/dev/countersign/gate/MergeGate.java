@@ -120,8 +120,8 @@ public final class MergeGate {
     // Signed side. The key files are read first, so a broken policy fails before any verdict.
     TrustPolicy trustPolicy = policy.toTrustPolicy(rulesFrom);
     RepositoryFiles workTree = RepositoryFiles.workTree(repositoryRoot);
-    if (!(rulesFrom instanceof RepositoryFiles.WorkTree)) {
-      findings.addAll(RuleChanges.between(policy, rulesFrom, workTree));
+    if (!(rulesFrom instanceof RepositoryFiles.WorkTree) && base.isPresent()) {
+      findings.addAll(RuleChanges.between(policy, base.get(), workTree));
     }
     // The file set first, both sides: a link, an unusable name or an oversized file under a
     // managed directory is not a finding to weigh but input the gate refuses to judge (exit 6).

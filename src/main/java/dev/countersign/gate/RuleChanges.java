@@ -28,8 +28,13 @@ final class RuleChanges {
 
   private RuleChanges() {}
 
+  /**
+   * @param basePolicy the trust policy read from {@code baseCommit}, whose rules judge the change
+   * @param workTree the change's files, as checked out
+   */
   static List<GateFinding> between(
-      PolicyFile basePolicy, RepositoryFiles base, RepositoryFiles workTree) {
+      PolicyFile basePolicy, BaseCommit baseCommit, RepositoryFiles workTree) {
+    RepositoryFiles base = baseCommit.files();
     List<GateFinding> findings = new ArrayList<>();
     Path policyPath = basePolicy.source();
     Optional<PolicyFile> proposed = Optional.empty();
@@ -67,7 +72,7 @@ final class RuleChanges {
       // One file of each side at a time: a pull request may add many.
       Version was = Version.of(base, path);
       Version is = Version.of(workTree, path);
-      if (was.sameAs(is)) {
+      if (was.sameAs(is) || was.unread() && is.unread() && baseCommit.sameInWorkTree(path)) {
         continue;
       }
       String change = !was.present() ? "adds" : !is.present() ? "deletes" : "changes";
@@ -100,8 +105,9 @@ final class RuleChanges {
 
   /**
    * One version's rule file: whether it is there, and its bytes unless it could not be read (too
-   * large to: {@link RepositoryFiles#readRuleFile}). One that could not be read is reported as
-   * changed, never as the same: the reviewer is told, and what it holds is judged where it is
+   * large to: {@link RepositoryFiles#readRuleFile}). One read on one side only is changed; one read
+   * on neither is compared without being loaded ({@link BaseCommit#sameInWorkTree}), so a file over
+   * the bound that the change leaves alone is not reported. What it holds is judged where it is
    * loaded.
    */
   private record Version(boolean present, byte[] bytes) {
@@ -115,6 +121,11 @@ final class RuleChanges {
       } catch (InputProblem unread) {
         return new Version(true, null);
       }
+    }
+
+    /** There, but not read. */
+    boolean unread() {
+      return present && bytes == null;
     }
 
     boolean sameAs(Version other) {

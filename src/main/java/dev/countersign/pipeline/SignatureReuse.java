@@ -21,8 +21,10 @@ import java.util.function.Supplier;
  * Whether a signed file countersign did not produce in this run (on the branch, proposed on the bot
  * branch, on the base of a refresh) may be kept instead of signing again: only when it {@linkplain
  * ManifestVerifier#covers covers} exactly this content for this run's signer (same certificate
- * identity and issuer, or same key), verified like the gate verifies. Bytes an author or a branch
- * pusher put there otherwise are replaced by a fresh signature.
+ * identity and issuer, or same key), verified like the gate verifies, and, when this run's keyed
+ * signer logs its signatures ({@code --tlog-upload}), when the signature carries a log entry of its
+ * own that verifies against the run's trust material, as one this run makes would. Bytes an author
+ * or a branch pusher put there otherwise are replaced by a fresh signature.
  *
  * <p>Cheap when nothing can be kept: a file whose signed message is not this content is refused
  * before the signer's identity or the trusted root is asked for (so a run with nothing to reuse
@@ -35,12 +37,14 @@ public final class SignatureReuse {
   private final Supplier<SignerIdentity> identity;
   private final Supplier<TrustedRoot> trustedRoot;
   private ManifestVerifier verifier;
+  private ManifestVerifier reuseVerifier;
 
   /**
    * @param identity this run's signer (asked at most once, and only when a candidate signs this
    *     content)
-   * @param trustedRoot Sigstore trust material to verify keyless candidates (asked at most once,
-   *     and only for a keyless signer)
+   * @param trustedRoot Sigstore trust material to verify keyless candidates and the log entries of
+   *     a logging keyed signer's candidates, the one the signer's own log entries are checked with
+   *     (asked at most once, and only for those signers)
    */
   public SignatureReuse(
       ManifestReader reader,
@@ -55,7 +59,8 @@ public final class SignatureReuse {
 
   /**
    * True when {@code signedBytes}, a signed file at {@code path}, carries a signature by this run's
-   * signer over exactly {@code message}, and its documents are exactly that message.
+   * signer over exactly {@code message} (logged, for a signer that logs), and its documents are
+   * exactly that message.
    */
   public boolean covers(String path, byte[] signedBytes, byte[] message) {
     ManifestFile file;
@@ -68,7 +73,7 @@ public final class SignatureReuse {
     if (file.documents().isEmpty() || !signsMessage(file, message)) {
       return false;
     }
-    return verifier().covers(file, message);
+    return reuseVerifier().covers(file, message);
   }
 
   private boolean signsMessage(ManifestFile file, byte[] message) {
@@ -82,29 +87,51 @@ public final class SignatureReuse {
 
   /**
    * The exact verifier for this run's signer (its certificate identity and issuer, or its key):
-   * what decides reuse, and what {@code run --publish-to} checks every published file with.
+   * what {@code run --publish-to} checks every published file with. A keyed signature verifies by
+   * the key alone here, as {@code verify --key} without a trusted root checks it, so that files
+   * signed before the signer logged its signatures are published as before.
    */
   public synchronized ManifestVerifier verifier() {
     if (verifier == null) {
-      SignerIdentity signer = identity.get();
-      if (signer instanceof SignerIdentity.Keyless keyless) {
-        TrustPolicy policy =
-            new TrustPolicy(
-                List.of(IdentityRule.exact(keyless.subject(), keyless.issuer())),
-                List.of(),
-                1,
-                List.of(),
-                format.domain(),
-                false);
-        verifier = new ManifestVerifier(trustedRoot.get(), policy, format);
-      } else {
-        SignerIdentity.Keyed keyed = (SignerIdentity.Keyed) signer;
-        TrustPolicy policy =
-            new TrustPolicy(
-                List.of(), List.of(keyed.publicKey()), 1, List.of(), format.domain(), false);
-        verifier = new ManifestVerifier(null, policy, format);
-      }
+      verifier = verifierFor(identity.get(), false);
     }
     return verifier;
+  }
+
+  /** {@link #verifier()}, asking a logging keyed signer's signatures for their log entries. */
+  private synchronized ManifestVerifier reuseVerifier() {
+    if (reuseVerifier == null) {
+      SignerIdentity signer = identity.get();
+      reuseVerifier =
+          signer instanceof SignerIdentity.Keyed keyed && keyed.logged()
+              ? verifierFor(signer, true)
+              : verifier();
+    }
+    return reuseVerifier;
+  }
+
+  private ManifestVerifier verifierFor(SignerIdentity signer, boolean keyedLogEntries) {
+    if (signer instanceof SignerIdentity.Keyless keyless) {
+      TrustPolicy policy =
+          new TrustPolicy(
+              List.of(IdentityRule.exact(keyless.subject(), keyless.issuer())),
+              List.of(),
+              1,
+              List.of(),
+              format.domain(),
+              false);
+      return new ManifestVerifier(trustedRoot.get(), policy, format);
+    }
+    SignerIdentity.Keyed keyed = (SignerIdentity.Keyed) signer;
+    TrustPolicy policy =
+        new TrustPolicy(
+            List.of(),
+            List.of(keyed.publicKey()),
+            1,
+            List.of(),
+            format.domain(),
+            false,
+            keyedLogEntries);
+    return new ManifestVerifier(keyedLogEntries ? trustedRoot.get() : null, policy, format);
   }
 }

@@ -87,7 +87,7 @@ public final class KeyMessageSigner implements MessageSigner {
 
   @Override
   public SignerIdentity identity() {
-    return new SignerIdentity.Keyed(publicKey);
+    return new SignerIdentity.Keyed(publicKey, log.isPresent());
   }
 
   /** {@code sha256:} + lowercase hex SHA-256 of the key's DER SubjectPublicKeyInfo. */

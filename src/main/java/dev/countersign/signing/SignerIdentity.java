@@ -20,8 +20,13 @@ public sealed interface SignerIdentity {
     }
   }
 
-  /** A key pair signer, named by its public key. */
-  record Keyed(PublicKey publicKey) implements SignerIdentity {
+  /**
+   * A key pair signer, named by its public key.
+   *
+   * @param logged whether it records every signature in a transparency log ({@code --tlog-upload}),
+   *     so that a signature it keeps must carry a log entry that verifies too
+   */
+  record Keyed(PublicKey publicKey, boolean logged) implements SignerIdentity {
     public Keyed {
       Objects.requireNonNull(publicKey, "publicKey");
     }

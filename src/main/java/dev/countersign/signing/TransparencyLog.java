@@ -39,6 +39,17 @@ public final class TransparencyLog {
   public static final URI PUBLIC_GOOD = URI.create("https://rekor.sigstore.dev");
 
   /**
+   * Whether {@code url} is {@link #PUBLIC_GOOD}, the one Rekor v1 log the public-good trusted root
+   * names: the same scheme, host and port (uploads go to {@code /api/v1/log/entries} of the host,
+   * whatever path the URL has).
+   */
+  public static boolean isPublicGood(URI url) {
+    return "https".equalsIgnoreCase(url.getScheme())
+        && PUBLIC_GOOD.getHost().equalsIgnoreCase(url.getHost())
+        && (url.getPort() == -1 || url.getPort() == 443);
+  }
+
+  /**
    * How far the log's clock may be from ours: an entry's integratedTime may be this much before the
    * upload started or after the answer came. Rekor writes the time it took the entry; an entry
    * dated outside the upload (a keyed signature is new, so is its entry) is not this upload's.

@@ -12,7 +12,8 @@ import java.util.Set;
 /**
  * One signature set against a trust policy, the same for manifests ({@link ManifestVerifier}) and
  * payloads ({@link PayloadSignatureVerifier}): a policy key that verifies the signature (and, with
- * a trusted root, the keyed set's log entry when it carries a bundle), else the keyless checks of
+ * a trusted root, the keyed set's log entry when it carries a bundle, or always when the policy
+ * asks for {@linkplain TrustPolicy#keyedLogEntries keyed log entries}), else the keyless checks of
  * {@link KeylessSetVerifier} against the policy's identities. Thread-safe.
  */
 final class SignatureSetCheck {
@@ -26,14 +27,22 @@ final class SignatureSetCheck {
   private final Optional<KeylessSetVerifier> logEntries;
 
   /**
-   * @param trustedRoot may be null when the policy names only keys
-   * @throws UsageProblem when the policy names keyless identities but there is no trusted root
+   * @param trustedRoot may be null when the policy names only keys and does not ask for their log
+   *     entries
+   * @throws UsageProblem when the policy names keyless identities or asks for keyed log entries,
+   *     but there is no trusted root
    */
   SignatureSetCheck(TrustedRoot trustedRoot, TrustPolicy policy) {
     boolean wantsKeyless = !policy.identities().isEmpty() || policy.insecureIgnoreIdentity();
     if (wantsKeyless && trustedRoot == null) {
       throw new UsageProblem(
           "Keyless verification needs a Sigstore trusted root",
+          ", perhaps you should pass --trusted-root FILE (a trusted_root.json), or let countersign"
+              + " fetch the public-good root");
+    }
+    if (policy.keyedLogEntries() && trustedRoot == null) {
+      throw new UsageProblem(
+          "Checking the log entries of keyed signatures needs a Sigstore trusted root",
           ", perhaps you should pass --trusted-root FILE (a trusted_root.json), or let countersign"
               + " fetch the public-good root");
     }
@@ -70,12 +79,18 @@ final class SignatureSetCheck {
     for (int k = 0; k < keys.size(); k++) {
       if (EcdsaVerification.verifySha256(keys.get(k), message, set.signature())) {
         // A keyed set with a bundle was also logged; with a trusted root, the entry must hold up.
-        if (set.bundle().isPresent() && set.certificatePem().isEmpty() && logEntries.isPresent()) {
+        boolean logged = set.bundle().isPresent() && set.certificatePem().isEmpty();
+        if (logged && logEntries.isPresent()) {
           Optional<String> logProblem =
               logEntries.get().checkKeyedLogEntry(message, set, keys.get(k));
           if (logProblem.isPresent()) {
             return SetOutcome.rejected(index, logProblem.get());
           }
+        } else if (policy.keyedLogEntries()) {
+          return SetOutcome.rejected(
+              index,
+              "is a keyed signature without a transparency log entry of its own (a bundle"
+                  + " annotation), and keyed signatures must be logged here");
         }
         // The first key that verifies names the signer, so every set by this key is one signer
         // even when the policy lists the key twice (another encoding); it satisfies both entries.

@@ -18,6 +18,9 @@ import java.util.List;
  * @param domain the annotation domain
  * @param insecureIgnoreIdentity accept any keyless signer whose chain and log entry verify; only
  *     when explicitly asked for
+ * @param keyedLogEntries a keyed signature counts only with a log entry of its own (a {@code
+ *     bundle}) that verifies against the trusted root, as {@code --tlog-upload} makes them;
+ *     otherwise a keyed set's bundle is checked when it has one and a trusted root is given
  */
 public record TrustPolicy(
     List<IdentityRule> identities,
@@ -25,7 +28,19 @@ public record TrustPolicy(
     int minSigners,
     List<String> extraIgnoreFields,
     AnnotationDomain domain,
-    boolean insecureIgnoreIdentity) {
+    boolean insecureIgnoreIdentity,
+    boolean keyedLogEntries) {
+
+  /** A policy under which a keyed signature without a log entry verifies by its key alone. */
+  public TrustPolicy(
+      List<IdentityRule> identities,
+      List<PublicKey> keys,
+      int minSigners,
+      List<String> extraIgnoreFields,
+      AnnotationDomain domain,
+      boolean insecureIgnoreIdentity) {
+    this(identities, keys, minSigners, extraIgnoreFields, domain, insecureIgnoreIdentity, false);
+  }
 
   public TrustPolicy {
     identities = List.copyOf(identities);

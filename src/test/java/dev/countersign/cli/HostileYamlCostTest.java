@@ -212,6 +212,53 @@ class HostileYamlCostTest {
         .contains("is more than 3145728 bytes, larger than the limit of 1048576 characters");
   }
 
+  @Test
+  void fileOverTheSizeLimitInAGovernanceDirectory_thePullRequestLeavesAlone_isNotReportedAsChanged(
+      @TempDir Path other) throws Exception {
+    // Not an admission policy, so the base's rules load; but it is a file of the rules.
+    PullRequestGate bigBase = gateWhoseBaseHolds("policies/notes.bin", notes('a'), other);
+
+    CliRun run =
+        bigBase.check(
+            bigBase.pullRequest(Map.of("unsigned/note.txt", "hello\n"), Set.of(), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).doesNotContain("policies/notes.bin");
+  }
+
+  @Test
+  void control_fileOverTheSizeLimitInAGovernanceDirectory_thePullRequestChanges_isReported(
+      @TempDir Path other) throws Exception {
+    PullRequestGate bigBase = gateWhoseBaseHolds("policies/notes.bin", notes('a'), other);
+    String sameSize = notes('a').substring(1) + "b";
+    String longer = notes('a') + "more";
+
+    for (String changed : java.util.List.of(sameSize, longer)) {
+      CliRun run =
+          bigBase.check(
+              bigBase.pullRequest(Map.of("policies/notes.bin", changed), Set.of(), 1), Map.of());
+
+      assertThat(run.exitCode()).as(run.all()).isZero();
+      assertThat(run.out())
+          .contains(
+              "::warning file=policies/notes.bin,title=countersign policy::this change changes a"
+                  + " file of the gate's rules");
+    }
+  }
+
+  /** A gate whose main also holds {@code content} at {@code path}. */
+  private static PullRequestGate gateWhoseBaseHolds(String path, String content, Path dir)
+      throws Exception {
+    GateRepository seed = GateRepository.create(dir.resolve("seed"), dir.resolve("scratch"));
+    seed.write(path, content);
+    return new PullRequestGate(dir, seed);
+  }
+
+  /** 4 MiB of {@code c}, over the 3 MiB the gate reads of a rule file. */
+  private static String notes(char c) {
+    return String.valueOf(c).repeat(4 << 20);
+  }
+
   /** The line of the first error annotation on {@code file}. */
   private static long errorLine(CliRun run, String file) {
     Matcher error =

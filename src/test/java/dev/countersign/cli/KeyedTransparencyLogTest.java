@@ -112,6 +112,35 @@ class KeyedTransparencyLogTest {
   }
 
   @Test
+  void aLogOfYourOwn_withoutTheTrustedRootNamingItsKey_isAUsageErrorBeforeAnythingIsLogged()
+      throws Exception {
+    // The public-good root names no private log, so every entry this log wrote would be refused
+    // after the fact: the run is refused before it signs or uploads anything.
+    Path key = tmp.resolve("k.key");
+    KeyPairFiles.generate(key, tmp.resolve("k.pub"), new char[0], new SecureRandom());
+    String unsigned = ActionPipelineTest.configMap("logged", "1");
+    Path file = Files.writeString(tmp.resolve("cm.yaml"), unsigned);
+    stack.resetStats();
+
+    CliRun sign =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", ""),
+            "sign",
+            "--key",
+            key.toString(),
+            "--tlog-upload",
+            "--rekor-url",
+            stack.baseUrl(),
+            file.toString());
+
+    assertThat(sign.exitCode()).as(sign.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(sign.err()).contains("--rekor-url " + stack.baseUrl()).contains("--trusted-root");
+    assertThat(stack.stats().logEntries()).isZero();
+    assertThat(stack.stats().raw().path("requests").toString()).doesNotContain("rekor");
+    assertThat(Files.readString(file)).isEqualTo(unsigned);
+  }
+
+  @Test
   void trustedRoot_withKeyButNoLog_isAUsageError() throws Exception {
     Path key = tmp.resolve("k.key");
     KeyPairFiles.generate(key, tmp.resolve("k.pub"), new char[0], new SecureRandom());

@@ -194,6 +194,20 @@ class TransparencyLogTest {
     return TrustedRoot.fromFile(stack.trustedRoot());
   }
 
+  @Test
+  void publicGood_isTheOneLogThePublicGoodRootNames_bySchemeHostAndPort() {
+    assertThat(TransparencyLog.isPublicGood(URI.create("https://rekor.sigstore.dev"))).isTrue();
+    assertThat(TransparencyLog.isPublicGood(URI.create("https://REKOR.sigstore.dev/"))).isTrue();
+    assertThat(TransparencyLog.isPublicGood(URI.create("https://rekor.sigstore.dev:443"))).isTrue();
+
+    assertThat(TransparencyLog.isPublicGood(URI.create("http://rekor.sigstore.dev"))).isFalse();
+    assertThat(TransparencyLog.isPublicGood(URI.create("https://rekor.sigstore.dev:8443")))
+        .isFalse();
+    assertThat(TransparencyLog.isPublicGood(URI.create("https://rekor.sigstore.dev.example")))
+        .isFalse();
+    assertThat(TransparencyLog.isPublicGood(URI.create(stack.baseUrl()))).isFalse();
+  }
+
   private static void assertRefused(Runnable signing, String reason) {
     assertThatThrownBy(signing::run)
         .isInstanceOfSatisfying(

@@ -7,10 +7,14 @@ import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.support.problems.UsageProblem;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPair;
 import java.security.PublicKey;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The upstream fixtures verify exactly as /work/shared/fixtures/README.md says, offline. */
@@ -414,6 +418,54 @@ class ManifestVerifierTest {
    * The message annotation of a signed file, re-encoded: same message, other gzip framing. Anyone
    * can do this to a signed file without the signer's key.
    */
+  @Test
+  void keyedLogEntriesRequired_aKeyedSignatureWithAVerifyingLogEntry_passes() {
+    FakeSigstore sigstore = new FakeSigstore();
+    KeyPair key = FakeSigstore.ec();
+    ManifestFile logged =
+        FixtureManifests.fromYaml(FakeSigstore.liveYaml(sigstore.keyedRekord(key, false)));
+
+    DocumentVerdict verdict =
+        only(verifier(rootOf(sigstore), loggedKeys(key.getPublic())).verify(logged));
+
+    assertThat(verdict.passed()).as(verdict.reason()).isTrue();
+  }
+
+  @Test
+  void keyedLogEntriesRequired_theSameSignatureWithoutItsLogEntry_isRejected() {
+    FakeSigstore sigstore = new FakeSigstore();
+    KeyPair key = FakeSigstore.ec();
+    Map<String, String> annotations = new LinkedHashMap<>(sigstore.keyedRekord(key, false));
+    annotations.remove(AnnotationDomain.DEFAULT.bundle(0));
+    ManifestFile unlogged = FixtureManifests.fromYaml(FakeSigstore.liveYaml(annotations));
+
+    DocumentVerdict required =
+        only(verifier(rootOf(sigstore), loggedKeys(key.getPublic())).verify(unlogged));
+    DocumentVerdict notRequired =
+        only(verifier(rootOf(sigstore), keys(key.getPublic())).verify(unlogged));
+
+    assertThat(required.passed()).isFalse();
+    assertThat(required.reason()).contains("without a transparency log entry of its own");
+    assertThat(notRequired.passed()).as(notRequired.reason()).isTrue();
+  }
+
+  @Test
+  void keyedLogEntriesRequired_withoutATrustedRoot_isAUsageProblem() {
+    assertThatThrownBy(() -> verifier(null, loggedKeys(keyA())))
+        .isInstanceOf(UsageProblem.class)
+        .hasMessageContaining("needs a Sigstore trusted root");
+  }
+
+  private static TrustPolicy loggedKeys(PublicKey key) {
+    return new TrustPolicy(
+        List.of(), List.of(key), 1, List.of(), AnnotationDomain.DEFAULT, false, true);
+  }
+
+  private static TrustedRoot rootOf(FakeSigstore sigstore) {
+    return TrustedRoot.fromJson(
+        sigstore.trustedRootJson().getBytes(StandardCharsets.UTF_8), "fake trusted_root.json");
+  }
+
   private static ManifestFile reencodedMessage(java.util.function.UnaryOperator<byte[]> reframe)
       throws Exception {
     String original =
