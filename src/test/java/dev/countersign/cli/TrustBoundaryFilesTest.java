@@ -339,6 +339,40 @@ class TrustBoundaryFilesTest {
         .doesNotContain("unsigned/team/app.yaml", "unsigned/web.yaml");
   }
 
+  @ParameterizedTest(name = "\"{0}\"")
+  @ValueSource(strings = {".git ", ".GIT.", "git~1", "gitx"})
+  void branchMovedToACommitHoldingANameGitTakesForDotGit_runExits6NamingIt_nothingMoved(String name)
+      throws Exception {
+    // The checkout is older than main, so the run moves it to main's tip, which jgit (as git with
+    // core.protectNTFS) refuses to write for every name but the control's.
+    git.commitToOrigin("main", Map.of("unsigned/a.yaml", configMap("a", "1")), Set.of(), "a");
+    Path ws = git.clone("ws", 1, true);
+    String started = GitFixture.headOf(ws);
+    git.commitUnderRawNameToOrigin("main", "docs", name, "notes.md", "notes\n");
+    String before = git.originHead("main");
+
+    CliRun run = run(ws);
+
+    if (name.equals("gitx")) {
+      assertThat(run.exitCode()).as(run.all()).isZero();
+      assertThat(git.originFiles("main")).containsKeys("signed/a.yaml", "docs/gitx/notes.md");
+      return;
+    }
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=docs/"
+                + name
+                + "/notes.md,title=invalid manifest::docs/"
+                + name
+                + "/notes.md: has a name git refuses to write to a work tree");
+    assertThat(run.all()).doesNotContain("bug in countersign");
+    assertThat(git.originHead("main")).isEqualTo(before);
+    assertThat(GitFixture.headOf(ws)).isEqualTo(started);
+    assertThat(ws.resolve("unsigned/a.yaml")).exists();
+    assertThat(ws.resolve("docs")).doesNotExist();
+  }
+
   // --- 8. bounded and classified inputs -------------------------------------------------------
 
   @Test
