@@ -52,13 +52,13 @@ import java.util.function.Supplier;
  *
  * <p>Every failure is a {@link GateFinding} located by repository-relative file and line; only
  * input the gate refuses to judge (a link, an unusable name or an oversized file under a signed or
- * unsigned directory, see {@link ManifestTree}; with a base commit, a work tree whose manifests are
- * not exactly the checked-out commit's, see {@link CheckedOutCommit}) and configuration that stops
- * the gate from deciding (a missing key file, a malformed governance policy file, an unreachable
- * trust root) is thrown. Reads files only; the trusted root is obtained only when keyless signers
- * are configured and there are signed files to verify, or when a signed file the change modifies
- * replaces a version that carries a transparency-log bundle (whose time the not-older rule must
- * prove).
+ * unsigned directory, or a file or directory where an unsigned manifest's signed file must go, see
+ * {@link ManifestTree}; with a base commit, a work tree whose manifests are not exactly the
+ * checked-out commit's, see {@link CheckedOutCommit}) and configuration that stops the gate from
+ * deciding (a missing key file, a malformed governance policy file, an unreachable trust root) is
+ * thrown. Reads files only; the trusted root is obtained only when keyless signers are configured
+ * and there are signed files to verify, or when a signed file the change modifies replaces a
+ * version that carries a transparency-log bundle (whose time the not-older rule must prove).
  */
 public final class MergeGate {
 
@@ -128,6 +128,10 @@ public final class MergeGate {
     List<InputProblem> refused = new ArrayList<>();
     Map<Path, PolicyFile.DirectoryPair> signedFiles = manifestsUnder(true, refused);
     Map<Path, PolicyFile.DirectoryPair> unsignedFiles = manifestsUnder(false, refused);
+    if (refused.isEmpty()) {
+      // What the signing workflow would refuse before signing: nothing may pass here and stop it.
+      refused.addAll(unwritableTargets(unsignedFiles));
+    }
     if (refused.isEmpty() && base.isPresent()) {
       // The signing workflow signs the commit's bytes; the gate reads git's rendering of them.
       refused.addAll(checkedOutCommitDifferences(signedFiles.keySet(), unsignedFiles.keySet()));
@@ -250,6 +254,25 @@ public final class MergeGate {
       }
     }
     return files;
+  }
+
+  /**
+   * Why the signed files of {@code unsignedFiles} could not be written in the work tree ({@link
+   * ManifestTree#unwritableTarget}): {@code run} refuses such a tree before signing, so the gate
+   * refuses it too.
+   */
+  private List<InputProblem> unwritableTargets(Map<Path, PolicyFile.DirectoryPair> unsignedFiles) {
+    List<InputProblem> problems = new ArrayList<>();
+    for (Map.Entry<Path, PolicyFile.DirectoryPair> file : unsignedFiles.entrySet()) {
+      PolicyFile.DirectoryPair pair = file.getValue();
+      Path target = pair.signed().resolve(pair.unsigned().relativize(file.getKey()));
+      ManifestTree.unwritableTarget(
+              RepositoryPaths.slashed(target),
+              RepositoryPaths.slashed(file.getKey()),
+              path -> ManifestTree.typeIn(repositoryRoot, path))
+          .ifPresent(problems::add);
+    }
+    return problems;
   }
 
   /**

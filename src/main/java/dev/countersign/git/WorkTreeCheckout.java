@@ -3,9 +3,11 @@ package dev.countersign.git;
 import dev.countersign.git.GitWorkspace.Checkout;
 import dev.countersign.support.problems.CountersignException;
 import dev.countersign.support.problems.EnvironmentProblem;
+import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -14,7 +16,11 @@ import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.dircache.DirCache;
 import org.eclipse.jgit.dircache.DirCacheCheckout;
+import org.eclipse.jgit.dircache.InvalidPathException;
+import org.eclipse.jgit.errors.CorruptObjectException;
 import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.FileMode;
+import org.eclipse.jgit.lib.ObjectChecker;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectInserter;
 import org.eclipse.jgit.lib.Ref;
@@ -22,6 +28,9 @@ import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.TreeFormatter;
 import org.eclipse.jgit.revwalk.RevWalk;
+import org.eclipse.jgit.treewalk.TreeWalk;
+import org.eclipse.jgit.treewalk.filter.TreeFilter;
+import org.eclipse.jgit.util.SystemReader;
 
 /**
  * Moves HEAD, index and work tree between commits as {@code git checkout} does, only the paths that
@@ -189,8 +198,63 @@ final class WorkTreeCheckout {
             repository.readDirCache(),
             to,
             new TextExactTreeIterator(repository));
-    scan.preScanTwoTrees();
+    try {
+      scan.preScanTwoTrees();
+    } catch (InvalidPathException refused) {
+      throw unwritableNames(treeOrEmpty(from), to, refused);
+    }
     return scan.getConflicts().stream().sorted().toList();
+  }
+
+  /**
+   * The problem for a move from the tree {@code from} to the tree {@code to} that jgit refused
+   * before changing anything ({@code refused}), because {@code to} holds a name it never writes to
+   * a work tree: one that Windows or macOS takes for {@code .git} ({@code .git }, {@code .GIT.},
+   * {@code git~1}), as git itself refuses it ({@code core.protectNTFS}), so actions/checkout could
+   * not have checked it out either. One problem per such path, each naming it.
+   */
+  private InputProblem unwritableNames(ObjectId from, ObjectId to, InvalidPathException refused)
+      throws IOException {
+    ObjectChecker checker =
+        new ObjectChecker()
+            .setSafeForWindows(SystemReader.getInstance().isWindows())
+            .setSafeForMacOS(SystemReader.getInstance().isMacOS());
+    List<InputProblem> problems = new ArrayList<>();
+    try (TreeWalk walk = new TreeWalk(repository)) {
+      walk.addTree(from);
+      walk.addTree(to);
+      walk.setRecursive(true);
+      walk.setFilter(TreeFilter.ANY_DIFF);
+      while (walk.next()) {
+        if (walk.getFileMode(1) == FileMode.MISSING) {
+          continue;
+        }
+        try {
+          byte[] raw = walk.getRawPath();
+          checker.checkPath(raw, 0, raw.length);
+        } catch (CorruptObjectException invalid) {
+          problems.add(
+              new InputProblem(
+                  Path.of(walk.getPathString()),
+                  0,
+                  "has a name git refuses to write to a work tree ("
+                      + invalid.getMessage()
+                      + "), so the commit cannot be checked out",
+                  "perhaps you should rename it: Windows and macOS take such a name for .git",
+                  refused));
+        }
+      }
+    }
+    if (problems.isEmpty()) {
+      // jgit refused a path this check does not see: still bad input, named as jgit names it.
+      throw new InputProblem(
+          Path.of(CommitIds.abbreviate(to.name())),
+          0,
+          "cannot be checked out: " + refused.getMessage(),
+          "perhaps you should rename the path it names",
+          refused);
+    }
+    return InputProblem.combine(problems);
   }
 
   /**
@@ -237,7 +301,14 @@ final class WorkTreeCheckout {
               new TextExactTreeIterator(repository));
       // Not forced: a forced checkout also reverts every other edited file. A path that differs
       // and holds work nobody committed stops it before anything moves.
-      move.checkout();
+      try {
+        move.checkout();
+      } catch (InvalidPathException refused) {
+        throw unwritableNames(
+            treeOrEmpty(from == null ? null : walk.parseCommit(from).getTree()),
+            walk.parseCommit(to).getTree(),
+            refused);
+      }
     } catch (org.eclipse.jgit.errors.CheckoutConflictException edited) {
       throw inTheWay.apply(Arrays.stream(edited.getConflictingFiles()).sorted().toList(), edited);
     } finally {

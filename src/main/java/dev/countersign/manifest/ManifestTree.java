@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * The one rule for which files are manifests and which entries of a managed (unsigned or signed)
@@ -170,6 +171,62 @@ public final class ManifestTree {
               : Optional.empty();
       case DIRECTORY -> Optional.empty();
     };
+  }
+
+  /**
+   * Why the signed file of {@code source} cannot be written at {@code target}, if it cannot: a
+   * parent of the target that is there but is a file, or a directory at the target itself. git
+   * holds no file where a directory is, so the signing commit could not be made; {@code run} and
+   * {@code check} ask this before anything is signed. A link or submodule on the way is refused on
+   * its own ({@link #manifests}, {@link #walk}) and is not reported again here.
+   *
+   * @param target repository-relative, {@code /}-separated
+   * @param source the unsigned manifest signed into {@code target}, for the message
+   * @param typeAt what is at a repository-relative path, in the commit or work tree that is judged
+   */
+  public static Optional<InputProblem> unwritableTarget(
+      String target, String source, Function<String, Optional<Type>> typeAt) {
+    for (int slash = target.indexOf('/'); slash > 0; slash = target.indexOf('/', slash + 1)) {
+      String parent = target.substring(0, slash);
+      Optional<Type> type = typeAt.apply(parent);
+      if (type.isEmpty()) {
+        return Optional.empty(); // nothing below it either: the write makes the directories
+      }
+      if (type.get() == Type.LINK || type.get() == Type.OTHER) {
+        return Optional.empty(); // refused on its own, and never looked through
+      }
+      if (type.get() == Type.FILE) {
+        return Optional.of(
+            new InputProblem(
+                displayPath(parent),
+                0,
+                "is a file, but "
+                    + escaped(target)
+                    + ", the signed file of "
+                    + escaped(source)
+                    + ", is to be written below it",
+                "perhaps you should remove or rename it"));
+      }
+    }
+    if (typeAt.apply(target).filter(type -> type == Type.DIRECTORY).isPresent()) {
+      return Optional.of(
+          new InputProblem(
+              displayPath(target),
+              0,
+              "is a directory, but the signed file of "
+                  + escaped(source)
+                  + " is to be written there",
+              "perhaps you should remove or rename the directory, or rename " + escaped(source)));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * What is at {@code relative} below the work tree {@code root}, the entry itself (a link is not
+   * followed); empty when nothing is there.
+   */
+  public static Optional<Type> typeIn(Path root, String relative) {
+    return NoFollowPaths.lstat(root.resolve(relative)).map(ManifestTree::typeOf);
   }
 
   /** The message for a manifest of {@code size} bytes over the limit. */

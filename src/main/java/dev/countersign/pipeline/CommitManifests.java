@@ -2,9 +2,14 @@ package dev.countersign.pipeline;
 
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestTree;
+import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 
 /**
@@ -27,6 +32,40 @@ public record CommitManifests(GitWorkspace workspace, ManifestTree tree) {
         .stream()
         .map(ManifestTree.Entry::path)
         .toList();
+  }
+
+  /**
+   * Why signed files cannot be written in {@code commit} at the targets under {@code directory}
+   * ({@link ManifestTree#unwritableTarget}), one problem per target; none when all can.
+   *
+   * @param sources the unsigned manifest signed into each target, by target
+   */
+  public List<InputProblem> unwritableTargets(
+      String commit, String directory, Map<String, String> sources) {
+    List<InputProblem> problems = new ArrayList<>();
+    if (sources.isEmpty()) {
+      return problems;
+    }
+    Map<String, ManifestTree.Type> listed = new HashMap<>();
+    for (GitWorkspace.TreeEntry entry : workspace.entries(commit, directory)) {
+      listed.put(entry.path(), entry(entry).type());
+    }
+    for (Map.Entry<String, String> target : sources.entrySet()) {
+      ManifestTree.unwritableTarget(
+              target.getKey(),
+              target.getValue(),
+              path ->
+                  Optional.ofNullable(listed.get(path))
+                      .or(
+                          // The directory and its parents are entered, not listed, when they are
+                          // trees; when they are not there, nothing below them is listed either.
+                          () ->
+                              path.equals(directory) || directory.startsWith(path + "/")
+                                  ? Optional.of(ManifestTree.Type.DIRECTORY)
+                                  : Optional.empty()))
+          .ifPresent(problems::add);
+    }
+    return problems;
   }
 
   /** {@link #paths} with their bytes, loaded after every size was checked. */

@@ -232,8 +232,8 @@ public record ReconcileJob(
   /**
    * What to sign at {@code commit}: every manifest of the unsigned directories. Both sides of every
    * pair are listed through {@link CommitManifests} first, so a link, an unusable name or an
-   * oversized file in an unsigned or a signed directory stops the run before anything is loaded,
-   * signed or written.
+   * oversized file in an unsigned or a signed directory, or a file or directory where a signed file
+   * is to be written, stops the run before anything is loaded, signed or written.
    */
   private List<Move> plan(String commit) {
     List<Move> moves = new ArrayList<>();
@@ -250,6 +250,12 @@ public record ReconcileJob(
         signed = new HashSet<>(manifests().paths(commit, pair.to()));
       } catch (InputProblem problem) {
         problems.addAll(problem.all());
+      }
+      if (problems.isEmpty()) {
+        // Before anything is signed: the commit would fail on it only after the log entries.
+        Map<String, String> sourceByTarget = new TreeMap<>();
+        sources.forEach(source -> sourceByTarget.put(pair.targetOf(source), source));
+        problems.addAll(manifests().unwritableTargets(commit, pair.to(), sourceByTarget));
       }
       if (!problems.isEmpty()) {
         continue;

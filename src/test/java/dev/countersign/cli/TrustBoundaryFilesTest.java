@@ -280,6 +280,99 @@ class TrustBoundaryFilesTest {
     assertThat(snapshot(outside)).containsOnlyKeys("", "passwd", "victim.yaml");
   }
 
+  @Test
+  void fileWhereTheSignedDirectoryOfAnUnsignedManifestMustBe_refusedByRunAndCheck_beforeSigning()
+      throws Exception {
+    // A pull request can commit both: git holds signed/team as a file beside unsigned/team/.
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/team/app.yaml", configMap("app", "1"), "signed/team", "notes\n"),
+        Set.of(),
+        "team");
+
+    assertRefusedByRunAndCheck(
+        "signed/team",
+        "is a file, but signed/team/app.yaml, the signed file of unsigned/team/app.yaml, is to be"
+            + " written below it");
+  }
+
+  @Test
+  void directoryWhereTheSignedFileOfAnUnsignedManifestMustBe_refusedByRunAndCheck_beforeSigning()
+      throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of("unsigned/app.yaml", configMap("app", "1"), "signed/app.yaml/README", "notes\n"),
+        Set.of(),
+        "app");
+
+    assertRefusedByRunAndCheck(
+        "signed/app.yaml",
+        "is a directory, but the signed file of unsigned/app.yaml is to be written there");
+  }
+
+  @Test
+  void filesAndDirectoriesBesideTheSignedFiles_control_runAndCheckPass_andRunKeepsThem()
+      throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "unsigned/team/app.yaml",
+            configMap("app", "1"),
+            "unsigned/web.yaml",
+            configMap("web", "2"),
+            "signed/team/README",
+            "notes\n",
+            "signed/web.yml/README",
+            "not the target: web.yaml is\n"),
+        Set.of(),
+        "beside");
+
+    assertThat(check(git.clone("pr", 0, true), "text").exitCode()).isZero();
+    CliRun run = run(git.clone("ws", 1, true));
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(git.originFiles("main").keySet())
+        .contains(
+            "signed/team/app.yaml",
+            "signed/web.yaml",
+            "signed/team/README",
+            "signed/web.yml/README")
+        .doesNotContain("unsigned/team/app.yaml", "unsigned/web.yaml");
+  }
+
+  @ParameterizedTest(name = "\"{0}\"")
+  @ValueSource(strings = {".git ", ".GIT.", "git~1", "gitx"})
+  void branchMovedToACommitHoldingANameGitTakesForDotGit_runExits6NamingIt_nothingMoved(String name)
+      throws Exception {
+    // The checkout is older than main, so the run moves it to main's tip, which jgit (as git with
+    // core.protectNTFS) refuses to write for every name but the control's.
+    git.commitToOrigin("main", Map.of("unsigned/a.yaml", configMap("a", "1")), Set.of(), "a");
+    Path ws = git.clone("ws", 1, true);
+    String started = GitFixture.headOf(ws);
+    git.commitUnderRawNameToOrigin("main", "docs", name, "notes.md", "notes\n");
+    String before = git.originHead("main");
+
+    CliRun run = run(ws);
+
+    if (name.equals("gitx")) {
+      assertThat(run.exitCode()).as(run.all()).isZero();
+      assertThat(git.originFiles("main")).containsKeys("signed/a.yaml", "docs/gitx/notes.md");
+      return;
+    }
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=docs/"
+                + name
+                + "/notes.md,title=invalid manifest::docs/"
+                + name
+                + "/notes.md: has a name git refuses to write to a work tree");
+    assertThat(run.all()).doesNotContain("bug in countersign");
+    assertThat(git.originHead("main")).isEqualTo(before);
+    assertThat(GitFixture.headOf(ws)).isEqualTo(started);
+    assertThat(ws.resolve("unsigned/a.yaml")).exists();
+    assertThat(ws.resolve("docs")).doesNotExist();
+  }
+
   // --- 8. bounded and classified inputs -------------------------------------------------------
 
   @Test

@@ -23,6 +23,7 @@ import org.eclipse.jgit.lib.ObjectInserter;
 import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.TreeFormatter;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
@@ -104,6 +105,60 @@ public final class GitFixture {
   }
 
   private final Map<String, ObjectId> gitlinks = new java.util.HashMap<>();
+
+  /**
+   * Commits {@code text} at {@code directory/name/file}, where {@code directory} is a new top-level
+   * directory, writing the trees directly: {@code name} may be one jgit's index refuses (it takes
+   * {@code .git }, {@code .GIT.} and {@code git~1} for {@code .git}), as a pusher's own git could
+   * write it.
+   */
+  public String commitUnderRawNameToOrigin(
+      String branch, String directory, String name, String file, String text) throws IOException {
+    try (Repository repo = openOrigin();
+        ObjectInserter ins = repo.newObjectInserter();
+        RevWalk walk = new RevWalk(repo)) {
+      RevCommit parent = walk.parseCommit(repo.resolve(Constants.R_HEADS + branch));
+      TreeFormatter leaf = new TreeFormatter();
+      leaf.append(
+          file,
+          FileMode.REGULAR_FILE,
+          ins.insert(Constants.OBJ_BLOB, text.getBytes(StandardCharsets.UTF_8)));
+      TreeFormatter named = new TreeFormatter();
+      named.append(name, FileMode.TREE, ins.insert(leaf));
+      ObjectId namedId = ins.insert(named);
+      // The root's entries in git's order (a tree sorts as if its name ended in "/").
+      SortedMap<String, Object[]> root = new TreeMap<>();
+      try (TreeWalk tw = new TreeWalk(repo)) {
+        tw.addTree(parent.getTree());
+        while (tw.next()) {
+          root.put(
+              tw.getNameString() + (tw.isSubtree() ? "/" : ""),
+              new Object[] {tw.getNameString(), tw.getFileMode(0), tw.getObjectId(0)});
+        }
+      }
+      if (root.put(directory + "/", new Object[] {directory, FileMode.TREE, namedId}) != null) {
+        throw new IllegalArgumentException(directory + " exists on " + branch);
+      }
+      TreeFormatter tree = new TreeFormatter();
+      root.values().forEach(e -> tree.append((String) e[0], (FileMode) e[1], (ObjectId) e[2]));
+      CommitBuilder cb = new CommitBuilder();
+      cb.setTreeId(ins.insert(tree));
+      cb.setParentId(parent);
+      cb.setAuthor(OTHER);
+      cb.setCommitter(OTHER);
+      cb.setMessage("add " + directory + "/" + name + "/" + file);
+      ObjectId id = ins.insert(cb);
+      ins.flush();
+      RefUpdate ru = repo.updateRef(Constants.R_HEADS + branch);
+      ru.setNewObjectId(id);
+      ru.setExpectedOldObjectId(parent);
+      RefUpdate.Result r = ru.update(walk);
+      if (r != RefUpdate.Result.FAST_FORWARD) {
+        throw new IllegalStateException("origin update " + r);
+      }
+      return id.name();
+    }
+  }
 
   /** Commits {@code text} at {@code path} as an executable file (mode 100755). */
   public String commitExecutableToOrigin(String branch, String path, String text)
