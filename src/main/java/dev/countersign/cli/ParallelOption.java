@@ -13,8 +13,8 @@ final class ParallelOption {
       paramLabel = "N",
       description =
           "Signatures in flight at once, 1 to 1024 (default: 32 against Sigstore's public-good"
-              + " Rekor, 128 against a Rekor of your own named by --signing-config; with --key, 32"
-              + " with a log and one per processor without).")
+              + " Rekor, 128 against a Rekor of your own, named by --signing-config or, with --key"
+              + " --tlog-upload, by --rekor-url; with --key and no log, one per processor).")
   Integer parallel;
 
   /**

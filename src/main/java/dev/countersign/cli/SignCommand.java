@@ -58,13 +58,22 @@ final class SignCommand extends Subcommand {
   @Option(
       names = "--bundle-sidecar",
       description =
-          "Also write FILE.sigstore.json, a standard Sigstore bundle of the message (keyless).")
+          "Also write FILE.sigstore.json, a standard Sigstore bundle of the message (keyless"
+              + " only; refused with --key).")
   boolean bundleSidecar;
 
   @Mixin ParallelOption parallel;
 
   @Override
   int call(Runtime runtime) {
+    // A keyed signature has no certificate, so there is no Sigstore bundle to write: saying so
+    // beats a run that exits 0 without the sidecar a later verification step expects.
+    if (bundleSidecar && !signer.keyless()) {
+      throw new UsageProblem(
+          "--bundle-sidecar cannot be combined with --key: the sidecar is the Sigstore bundle of a"
+              + " keyless signature",
+          "drop --bundle-sidecar, or sign keylessly");
+    }
     // In a workflow, the OIDC token is masked the moment it is fetched, before anything is printed.
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
     SignJob job =

@@ -54,7 +54,9 @@ public final class KeyPairFiles {
     String privatePem = PrivateKeys.encryptToPem(pair.getPrivate(), password, random);
     AtomicWrites writes = new AtomicWrites();
     // Checked from each file's own directory down: the user chose the directory, not the file.
-    writes.stage(
+    // Owner-only (rw-------) from the moment its file exists, so the private key is never
+    // readable by others, not even briefly.
+    writes.stageOwnerOnly(
         directoryOf(privateKeyFile),
         privateKeyFile,
         privatePem.getBytes(StandardCharsets.US_ASCII));
@@ -62,8 +64,6 @@ public final class KeyPairFiles {
         directoryOf(publicKeyFile),
         publicKeyFile,
         PublicKeys.toPem(pair.getPublic()).getBytes(StandardCharsets.US_ASCII));
-    // The temporary files are created owner-only (rw-------), so the private key never is
-    // readable by others, not even briefly.
     writes.commit();
     makeReadable(publicKeyFile);
     return pair.getPublic();

@@ -4,16 +4,23 @@ import dev.countersign.support.problems.EnvironmentProblem;
 import dev.countersign.support.problems.InputProblem;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Writes a set of files all or nothing. {@link #stage} only remembers bytes; {@link #commit} writes
@@ -23,7 +30,12 @@ import java.util.Optional;
  */
 public final class AtomicWrites {
 
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final Set<PosixFilePermission> OWNER_ONLY =
+      PosixFilePermissions.fromString("rw-------");
+
   private final Map<Path, byte[]> staged = new LinkedHashMap<>();
+  private final Set<Path> ownerOnly = new HashSet<>();
   private final Map<Path, Path> roots = new LinkedHashMap<>();
 
   /**
@@ -34,6 +46,16 @@ public final class AtomicWrites {
     Path file = NoFollowPaths.inside(root, target.toAbsolutePath());
     staged.put(file, bytes.clone());
     roots.put(file, root.toAbsolutePath().normalize());
+    ownerOnly.remove(file);
+  }
+
+  /**
+   * As {@link #stage}, for a secret (a private key): its file is owner-only (rw-------) from the
+   * moment it is created, whatever the umask or the permissions of the file it replaces.
+   */
+  public void stageOwnerOnly(Path root, Path target, byte[] bytes) {
+    stage(root, target, bytes);
+    ownerOnly.add(NoFollowPaths.inside(root, target.toAbsolutePath()));
   }
 
   /**
@@ -97,7 +119,7 @@ public final class AtomicWrites {
           removedIfStopped.add(directory);
           TemporaryFiles.register(directory);
         }
-        Path temporary = Files.createTempFile(parent, ".countersign-", ".tmp");
+        Path temporary = createTemporary(parent, current, ownerOnly.contains(current));
         temporaries.put(current, temporary);
         removedIfStopped.add(temporary);
         TemporaryFiles.register(temporary);
@@ -127,6 +149,43 @@ public final class AtomicWrites {
     }
     staged.clear();
     roots.clear();
+    ownerOnly.clear();
+  }
+
+  /**
+   * A new empty file beside {@code target} to write its bytes to. With {@code secret}, owner-only
+   * from its creation; else with the permissions {@code target} has or, for a new target, the ones
+   * any program's new file gets there (the umask decides), since what is written here (signed
+   * manifests, workflows, policies, reports) is read by other tools and users. Created with
+   * CREATE_NEW under an unpredictable name, so never an existing file or a link.
+   */
+  private static Path createTemporary(Path parent, Path target, boolean secret) throws IOException {
+    boolean posix =
+        Files.getFileStore(parent).supportsFileAttributeView(PosixFileAttributeView.class);
+    for (int attempt = 1; ; attempt++) {
+      Path temporary =
+          parent.resolve(".countersign-" + Long.toUnsignedString(RANDOM.nextLong()) + ".tmp");
+      try {
+        if (secret && posix) {
+          Files.createFile(temporary, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+        } else {
+          Files.createFile(temporary);
+        }
+      } catch (FileAlreadyExistsException taken) {
+        if (attempt < 10) {
+          continue;
+        }
+        throw taken;
+      }
+      if (secret && posix) {
+        // The umask may have taken bits off the mode asked for, never added any: set it exactly.
+        Files.setPosixFilePermissions(temporary, OWNER_ONLY);
+      } else if (posix && Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
+        Files.setPosixFilePermissions(
+            temporary, Files.getPosixFilePermissions(target, LinkOption.NOFOLLOW_LINKS));
+      }
+      return temporary;
+    }
   }
 
   private static void move(Path from, Path to) throws IOException {

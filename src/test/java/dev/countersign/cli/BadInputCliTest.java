@@ -494,6 +494,20 @@ class BadInputCliTest {
     assertThat(Files.readString(out.resolve("b.yaml"))).isEqualTo(handWritten);
   }
 
+  /** The keyless control is KeylessCliTest's, which finds the sidecar beside the signed file. */
+  @org.junit.jupiter.api.Test
+  void sign_bundleSidecarWithKey_isAUsageErrorAndWritesNothing() throws Exception {
+    Path in = Files.createDirectories(tmp.resolve("in"));
+    Files.writeString(in.resolve("a.yaml"), VALID);
+    Path out = tmp.resolve("out");
+
+    CliRun run = signWithKey("--bundle-sidecar", "--out", out.toString(), in.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains("--bundle-sidecar").contains("--key");
+    assertThat(out).doesNotExist();
+  }
+
   @ParameterizedTest(name = "--parallel {0}")
   @CsvSource({
     "0, lets no signature be made",

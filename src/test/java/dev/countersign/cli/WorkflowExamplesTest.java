@@ -65,14 +65,70 @@ class WorkflowExamplesTest {
     }
   }
 
+  /** The example workflows that take part in the adoption of the bundled example. */
+  private static final List<String> ADOPTION_WORKFLOWS =
+      List.of("sign-on-merge.yml", "promote.yml", "refresh-allowlist.yml", "release-image.yml");
+
+  /**
+   * The example workflows of the OCI variant: its signing workflow replaces sign-on-merge.yml (both
+   * would run on the same push), so it is checked in a repository of its own.
+   */
+  private static final List<String> OCI_WORKFLOWS =
+      List.of("sign-and-publish-oci.yml", "release-image.yml");
+
+  @Test
+  void everyExampleFile_isInARepositoryThatDoctorChecks() throws IOException {
+    List<String> checked =
+        Stream.of(GENERATED.keySet().stream(), ADOPTION_WORKFLOWS.stream(), OCI_WORKFLOWS.stream())
+            .flatMap(s -> s)
+            .toList();
+    try (Stream<Path> examples = Files.list(EXAMPLES)) {
+      assertThat(examples.map(p -> p.getFileName().toString()))
+          .allSatisfy(name -> assertThat(checked).as("checked example files").contains(name));
+    }
+  }
+
   @Test
   void doctor_onTheExamplesAssembledIntoARepository_findsNothing() throws IOException {
     for (Map.Entry<String, Path> example : GENERATED.entrySet()) {
       copy(EXAMPLES.resolve(example.getKey()), repo.resolve(example.getValue()));
     }
-    for (String workflow : List.of("sign-on-merge.yml", "promote.yml", "refresh-allowlist.yml")) {
+    copyWorkflows(ADOPTION_WORKFLOWS);
+    copyExampleManifests();
+
+    assertDoctorFindsNothing();
+  }
+
+  /**
+   * sign-and-publish-oci.yml as a newcomer adopts it: in the repository instead of
+   * sign-on-merge.yml, with the policy files init writes there (init lists it as a signer, since it
+   * runs countersign).
+   */
+  @Test
+  void doctor_onTheOciExampleAsTheSigningWorkflow_findsNothing() throws IOException {
+    copyWorkflows(OCI_WORKFLOWS);
+    copy(EXAMPLES.resolve("check-on-pr.yml"), repo.resolve(RepositoryInitializer.CHECK_WORKFLOW));
+    copyExampleManifests();
+    Map<Path, String> rendered =
+        new RepositoryInitializer()
+            .render(exampleOptions().withOtherSigningWorkflows(List.of(OCI_WORKFLOWS.get(0))));
+    for (Path generated : GENERATED.values()) {
+      if (!generated.equals(RepositoryInitializer.CHECK_WORKFLOW)) {
+        Files.createDirectories(repo.resolve(generated).getParent());
+        Files.writeString(repo.resolve(generated), rendered.get(generated), StandardCharsets.UTF_8);
+      }
+    }
+
+    assertDoctorFindsNothing();
+  }
+
+  private void copyWorkflows(List<String> workflows) throws IOException {
+    for (String workflow : workflows) {
       copy(EXAMPLES.resolve(workflow), repo.resolve(".github/workflows").resolve(workflow));
     }
+  }
+
+  private void copyExampleManifests() throws IOException {
     try (Stream<Path> walk = Files.walk(Path.of("docs/example/unsigned"))) {
       for (Path file : walk.filter(Files::isRegularFile).toList()) {
         copy(
@@ -80,7 +136,9 @@ class WorkflowExamplesTest {
             repo.resolve("unsigned").resolve(Path.of("docs/example/unsigned").relativize(file)));
       }
     }
+  }
 
+  private void assertDoctorFindsNothing() {
     CliRun doctor =
         CliRun.run(
             Map.of(),
