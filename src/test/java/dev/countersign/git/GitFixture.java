@@ -2,6 +2,7 @@ package dev.countersign.git;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -346,6 +347,7 @@ public final class GitFixture {
     }
     clones.add(dir);
     try (Git git = clone.call()) {
+      awaitBackgroundGc(dir);
       if (detached) {
         ObjectId head = git.getRepository().resolve(Constants.HEAD);
         RefUpdate ru = git.getRepository().updateRef(Constants.HEAD, true);
@@ -354,6 +356,22 @@ public final class GitFixture {
       }
     }
     return dir;
+  }
+
+  /**
+   * Waits for the {@code gc --auto} that jgit's clone started in a background thread (it takes
+   * {@code .git/gc.log.lock} before the clone returns and drops it when done), so a test starts
+   * from a quiet clone: a collection still running would repack under the code under test, or leave
+   * the lock that a test asserts countersign never takes.
+   */
+  private static void awaitBackgroundGc(Path workTree) throws InterruptedException {
+    Path lock = workTree.resolve(".git/gc.log.lock");
+    for (int i = 0; i < 600 && Files.exists(lock); i++) {
+      Thread.sleep(50);
+    }
+    if (Files.exists(lock)) {
+      throw new IllegalStateException("jgit's background gc of " + workTree + " did not end");
+    }
   }
 
   /**
@@ -369,6 +387,7 @@ public final class GitFixture {
     }
     clones.add(dir);
     try (Git git = clone.call()) {
+      awaitBackgroundGc(dir);
       ObjectId head = git.getRepository().resolve(Constants.HEAD);
       RefUpdate ru = git.getRepository().updateRef(Constants.HEAD, true);
       ru.setNewObjectId(head);
