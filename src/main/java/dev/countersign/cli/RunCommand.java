@@ -193,12 +193,19 @@ final class RunCommand extends Subcommand {
 
   private Signing signing(Runtime runtime, Reporter reporter) {
     Supplier<MessageSigner> runSigner = Memoized.of(signer.signerFactory(runtime, reporter));
-    SignJob signJob =
-        new SignJob(
-            format.reader(), format.format(), runSigner, ProgressReporters.insidePipeline(runtime));
     SignatureReuse reuse =
         new SignatureReuse(
-            format.reader(), format.format(), signJob::signerIdentity, signer.verificationRoot());
+            format.reader(),
+            format.format(),
+            () -> runSigner.get().identity(),
+            signer.verificationRoot());
+    SignJob signJob =
+        new SignJob(
+            format.reader(),
+            format.format(),
+            runSigner,
+            reuse,
+            ProgressReporters.insidePipeline(runtime));
     if (noSign) {
       reporter.warning(
           "--no-sign: manifests are moved as they are, WITHOUT countersign's signature; what"

@@ -4,14 +4,18 @@ import dev.countersign.action.Reporter;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.pipeline.SignatureReuse;
+import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.signing.SignRequest;
 import dev.countersign.support.ExitCode;
+import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -45,8 +49,9 @@ final class SignCommand extends Subcommand {
   @Option(
       names = "--force",
       description =
-          "Overwrite an existing output file that differs, and sign again files whose signature "
-              + "already covers their content (key rotation, a new signing identity).")
+          "Overwrite an existing output file that differs, and sign again even files this signer"
+              + " already signed for their content (another key's or identity's signature is"
+              + " replaced without it).")
   boolean force;
 
   @Option(
@@ -76,11 +81,21 @@ final class SignCommand extends Subcommand {
     }
     // In a workflow, the OIDC token is masked the moment it is fetched, before anything is printed.
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
+    // An output already signed over the same content is kept by the rule run keeps files by: a
+    // signature by this signer that verifies (and is logged, for a logging key).
+    Supplier<MessageSigner> signerOnce = Memoized.of(signer.signerFactory(runtime, reporter));
+    SignatureReuse reuse =
+        new SignatureReuse(
+            format.reader(),
+            format.format(),
+            () -> signerOnce.get().identity(),
+            signer.verificationRoot());
     SignJob job =
         new SignJob(
             format.reader(),
             format.format(),
-            signer.signerFactory(runtime, reporter),
+            signerOnce,
+            reuse,
             ProgressReporters.forRuntime(runtime));
     SignReport report =
         job.run(
@@ -111,8 +126,8 @@ final class SignCommand extends Subcommand {
                 + report.unchangedCount()
                 + " unchanged"
                 + (report.unchangedCount() > 0
-                    ? " (already signed for this content; --force signs them again, e.g. with a new"
-                        + " key)"
+                    ? " (already signed by this signer for this content; --force signs them"
+                        + " again)"
                     : ""));
     return ExitCode.OK.code();
   }

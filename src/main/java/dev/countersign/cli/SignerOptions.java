@@ -145,7 +145,12 @@ final class SignerOptions {
             log.map(
                 url ->
                     new TransparencyLog(
-                        url, logKeys, runtime.clock(), runtime.sleeper(), reporter::warning)));
+                        url,
+                        logKeys,
+                        trustedRootName(),
+                        runtime.clock(),
+                        runtime.sleeper(),
+                        reporter::warning)));
       };
     }
     KeylessOptions options =
@@ -170,6 +175,11 @@ final class SignerOptions {
    */
   Supplier<TrustedRoot> verificationRoot() {
     return TrustedRootOption.fileOrPublicGood(trustedRoot);
+  }
+
+  /** {@link #verificationRoot()} as messages name it. */
+  private String trustedRootName() {
+    return trustedRoot != null ? trustedRoot.toString() : "the Sigstore public-good trusted root";
   }
 
   /**

@@ -98,8 +98,8 @@ public final class ManifestSigningStep implements SigningStep {
                   Optional.empty()));
           continue;
         }
-        // No existing file is passed on: SignJob would keep one that merely carries the same
-        // message, whoever signed it. Here only what SignatureReuse verified is kept.
+        // No existing file is passed on: SignatureReuse has judged it (and the proposed one)
+        // above, so what SignJob gets is to be signed.
         items.add(
             new SignJob.Item(
                 unsigned, Path.of(target), Optional.empty(), true, Optional.of(message)));

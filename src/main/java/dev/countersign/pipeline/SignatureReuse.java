@@ -4,6 +4,7 @@ import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedContent;
 import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.signing.ReuseCheck;
 import dev.countersign.signing.SignerIdentity;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.IdentityRule;
@@ -29,8 +30,11 @@ import java.util.function.Supplier;
  * <p>Cheap when nothing can be kept: a file whose signed message is not this content is refused
  * before the signer's identity or the trusted root is asked for (so a run with nothing to reuse
  * requests no token and fetches no root). Thread-safe.
+ *
+ * <p>The one rule for both front doors: {@code run} asks it of the files on the branch and the bot
+ * branch, and {@code sign} (through {@link ReuseCheck}) of the outputs already in place.
  */
-public final class SignatureReuse {
+public final class SignatureReuse implements ReuseCheck {
 
   private final ManifestReader reader;
   private final SignedManifestFormat format;
@@ -70,6 +74,12 @@ public final class SignatureReuse {
     } catch (InputProblem | IllegalArgumentException unreadable) {
       return false;
     }
+    return covers(file, message);
+  }
+
+  /** {@link #covers(String, byte[], byte[])} for a file already read. */
+  @Override
+  public boolean covers(ManifestFile file, byte[] message) {
     if (file.documents().isEmpty() || !signsMessage(file, message)) {
       return false;
     }

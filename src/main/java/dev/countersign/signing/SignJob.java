@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionService;
@@ -38,29 +39,36 @@ import java.util.function.Supplier;
  * Signs manifest files: read and validate all → sign what changed, in parallel → write all.
  *
  * <p>All or nothing: if any file is invalid or any signature fails, no file is written. Files whose
- * output already carries a signature over the same message are left untouched (no churn), so a
- * re-run is safe and cheap: it builds no signer when nothing needs signing.
+ * output already carries a signature by this job's signer over the same message, one the {@link
+ * ReuseCheck} verified, are left untouched (no churn); an output that merely carries the same
+ * message (a forged, foreign or unlogged signature) is signed again and replaced. A re-run builds
+ * the signer only to learn who it signs as, and signs nothing.
  */
 public final class SignJob {
 
   private final ManifestReader reader;
   private final SignedManifestFormat format;
   private final Supplier<MessageSigner> signerFactory;
+  private final ReuseCheck reuse;
   private final SignProgress progress;
   private MessageSigner signer;
 
   /**
-   * @param signerFactory called at most once, and only when something needs signing, so a no-op run
-   *     never contacts Fulcio or reads a key
+   * @param signerFactory called at most once, and only when something needs signing or an existing
+   *     output carries the same message (to learn who signs), so a run over new outputs asks no
+   *     service before it signs
+   * @param reuse decides whether an existing output over the same message may be kept
    */
   public SignJob(
       ManifestReader reader,
       SignedManifestFormat format,
       Supplier<MessageSigner> signerFactory,
+      ReuseCheck reuse,
       SignProgress progress) {
     this.reader = reader;
     this.format = format;
     this.signerFactory = signerFactory;
+    this.reuse = Objects.requireNonNull(reuse, "reuse");
     this.progress = progress;
   }
 
@@ -216,8 +224,10 @@ public final class SignJob {
 
   /**
    * As {@link #sign(List, boolean, Parallelism, boolean)}; with {@code resign} an existing output
-   * whose signature already covers the content is signed again instead of being left unchanged (key
-   * rotation, a new signing identity: {@code sign --force}).
+   * whose signature already covers the content is signed again instead of being left unchanged
+   * ({@code sign --force}: a new signature by the same signer). Without it, an existing output over
+   * the same message is left unchanged only when the {@link ReuseCheck} says it covers the content
+   * for this signer, and is signed again and replaced otherwise.
    */
   public List<Outcome> sign(
       List<Item> items,
@@ -357,11 +367,14 @@ public final class SignJob {
                         decodedMessage(decoder, doc)
                             .map(m -> Arrays.equals(m, message))
                             .orElse(false));
-    if (sameMessage && !append && !resign) {
-      return new Plan(item, message, existing.documents(), true, Optional.empty());
-    }
-    if (sameMessage && resign && !append) {
-      return new Plan(item, message, input.documents(), false, Optional.empty());
+    if (sameMessage && !append) {
+      // Kept only when it is this signer's verified signature over exactly this content, as run
+      // keeps one. Otherwise it is replaced, with or without --force: it claims this very content,
+      // so all that goes is a signature that does not hold for this signer (and any edit made to
+      // the file after signing, which broke it anyway).
+      boolean keep = !resign && reuse.covers(existing, message);
+      return new Plan(
+          item, message, keep ? existing.documents() : input.documents(), keep, Optional.empty());
     }
     if (append) {
       if (signedBefore && !sameMessage) {

@@ -614,14 +614,12 @@ public final class SigstoreKeylessSigner implements MessageSigner {
           ", perhaps you should check that the signing config names a Fulcio (caUrls) and a"
               + " Rekor v1 (rekorTlogUrls) valid now");
     }
-    if (root.certificateAuthorities().isEmpty()) {
-      throw new UsageProblem(
-          "Could not set up signing from "
-              + describeTrust()
-              + " while signing keylessly: the trusted root names no certificate authority",
-          ", perhaps you should check that the trusted root's certificate authorities and"
-              + " transparency logs are readable");
-    }
+    // Before any request: a root that fails every certificate or entry is refused now, not after
+    // Fulcio and Rekor did the work.
+    SigningTrust.forKeyless(
+        root,
+        clock.instant(),
+        options.trustedRoot().map(Path::toString).orElse("the Sigstore public-good trusted root"));
     return new Built(
         services.fulcio().get(),
         new RekorUploads(

@@ -67,7 +67,9 @@ public final class TransparencyLog {
    *
    * @param url the Rekor v1 log
    * @param trustedRoot the trust material that names the log's key ({@code --trusted-root}, else
-   *     the public-good root); asked for once
+   *     the public-good root); asked for once, and refused before the first upload when it names no
+   *     transparency log valid now ({@link SigningTrust})
+   * @param trustedRootName names it in that refusal (its file)
    * @param clock decides whether the entry's integratedTime is the upload's
    * @param sleeper waits before an upload is tried again ({@link RekorUploads})
    * @param warnings told when uploads wait for a busy log
@@ -76,6 +78,7 @@ public final class TransparencyLog {
   public TransparencyLog(
       URI url,
       Supplier<TrustedRoot> trustedRoot,
+      String trustedRootName,
       Clock clock,
       Sleeper sleeper,
       Consumer<String> warnings) {
@@ -95,7 +98,11 @@ public final class TransparencyLog {
             new SecureRandom(),
             warnings,
             RekorFailures.KEYED);
-    this.verifier = Memoized.of(() -> new SigstoreResponseVerifier(trustedRoot.get()));
+    this.verifier =
+        Memoized.of(
+            () ->
+                new SigstoreResponseVerifier(
+                    SigningTrust.forKeyedLog(trustedRoot.get(), clock.instant(), trustedRootName)));
     this.clock = clock;
   }
 

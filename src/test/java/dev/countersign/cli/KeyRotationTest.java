@@ -16,7 +16,7 @@ class KeyRotationTest {
   @TempDir Path dir;
 
   @Test
-  void signAgainWithANewKey_keepsTheOldSignatureWithoutForce_andReplacesItWithForce()
+  void signAgainWithANewKey_replacesTheOldKeysSignature_andForceSignsOurOwnAgain()
       throws Exception {
     assertThat(
             CliRun.run(
@@ -41,6 +41,20 @@ class KeyRotationTest {
                 .exitCode())
         .isZero();
 
+    // The old key's signature covers the content but is not the new signer's: it is replaced.
+    CliRun rotated =
+        CliRun.run(
+            EMPTY_PASSWORD,
+            "sign",
+            "--key",
+            dir.resolve("new.key").toString(),
+            manifest.toString());
+
+    assertThat(rotated.exitCode()).as(rotated.all()).isZero();
+    assertThat(rotated.out()).contains("1 signed, 0 unchanged");
+    assertThat(verify("new.pub", manifest)).isZero();
+    assertThat(verify("old.pub", manifest)).isEqualTo(1);
+
     CliRun unchanged =
         CliRun.run(
             EMPTY_PASSWORD,
@@ -51,10 +65,10 @@ class KeyRotationTest {
     assertThat(unchanged.exitCode()).isZero();
     assertThat(unchanged.out())
         .contains(
-            "0 signed, 1 unchanged (already signed for this content; --force signs them again");
-    assertThat(verify("new.pub", manifest)).isEqualTo(1);
+            "0 signed, 1 unchanged (already signed by this signer for this content; --force signs"
+                + " them again");
 
-    CliRun rotated =
+    CliRun forced =
         CliRun.run(
             EMPTY_PASSWORD,
             "sign",
@@ -62,11 +76,9 @@ class KeyRotationTest {
             "--key",
             dir.resolve("new.key").toString(),
             manifest.toString());
-
-    assertThat(rotated.exitCode()).as(rotated.all()).isZero();
-    assertThat(rotated.out()).contains("1 signed, 0 unchanged");
+    assertThat(forced.exitCode()).as(forced.all()).isZero();
+    assertThat(forced.out()).contains("1 signed, 0 unchanged");
     assertThat(verify("new.pub", manifest)).isZero();
-    assertThat(verify("old.pub", manifest)).isEqualTo(1);
   }
 
   @Test

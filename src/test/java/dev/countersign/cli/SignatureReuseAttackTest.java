@@ -19,8 +19,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Signed bytes an author puts next to an unsigned manifest are kept only when countersign verifies
  * them for this run's own identity and content; end to end through the Action entry, with a bare
  * origin, keyless signing against the loopback Sigstore stack, and strict verification of what
- * lands on main.
+ * lands on main. The {@code sign} command keeps an existing output by the same rule (a workflow of
+ * one's own: {@code countersign sign unsigned/ --out signed/}, then commit).
  */
 @RequiresSigstoreStack
 class SignatureReuseAttackTest {
@@ -222,6 +225,180 @@ class SignatureReuseAttackTest {
     assertEverySignedFileHasAVerifyingLogEntry(files, key);
   }
 
+  // --- the sign command: an existing output is kept by the same rule as run's -----------------
+
+  @Test
+  void signCommand_outputWithTheRightMessageButAGarbageSignature_isSignedAgain() throws Exception {
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String garbage = withGarbageSignature(signed(content, Map.of()));
+    Path repo = repositoryWith(content, garbage);
+
+    CliRun sign = signKeylessly(repo);
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("1 signed, 0 unchanged");
+    assertThat(Files.readString(repo.resolve("signed/flags.yaml"))).isNotEqualTo(garbage);
+    assertEverySignedFileVerifiesForTheTrustedIdentityOnly(filesUnder(repo));
+  }
+
+  @Test
+  void signCommand_outputValidlySignedByAnotherRepositorysIdentity_isSignedAgain()
+      throws Exception {
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String foreign =
+        signed(
+            content,
+            Map.of("job_workflow_ref", OTHER_WORKFLOW, "repository", "octo-org/other-repo"));
+    Path repo = repositoryWith(content, foreign);
+
+    CliRun sign = signKeylessly(repo);
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("1 signed, 0 unchanged");
+    assertThat(Files.readString(repo.resolve("signed/flags.yaml"))).isNotEqualTo(foreign);
+    assertEverySignedFileVerifiesForTheTrustedIdentityOnly(filesUnder(repo));
+  }
+
+  @Test
+  void signCommand_control_ourOwnSignatureOverExactlyThisContent_isUnchanged() throws Exception {
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String ours = signed(content, Map.of());
+    Path repo = repositoryWith(content, ours);
+    stack.resetStats();
+
+    CliRun sign = signKeylessly(repo);
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("0 signed, 1 unchanged");
+    assertThat(Files.readString(repo.resolve("signed/flags.yaml"))).isEqualTo(ours);
+    // Knowing who this run signs as takes the identity token; nothing is certified or logged.
+    assertThat(stack.stats().tokens()).isEqualTo(1);
+    assertThat(stack.stats().certificates()).isZero();
+    assertThat(stack.stats().logEntries()).isZero();
+  }
+
+  @Test
+  void signCommandWithKey_outputValidlySignedByAnotherKey_isSignedAgain() throws Exception {
+    Path key = keyPair();
+    Path otherKey = keyPair("other");
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String foreign = signedWithKey(otherKey, content, false);
+    Path repo = repositoryWith(content, foreign);
+
+    CliRun sign = signWithKey(repo, key, false);
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("1 signed, 0 unchanged");
+    assertThat(verifyWithKey(repo.resolve("signed"), key).exitCode()).isZero();
+    assertThat(verifyWithKey(repo.resolve("signed"), otherKey).exitCode())
+        .isEqualTo(ExitCode.REJECTED.code());
+  }
+
+  @Test
+  void signCommandWithKey_outputWithTheRightMessageButAGarbageSignature_isSignedAgain()
+      throws Exception {
+    Path key = keyPair();
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String garbage = withGarbageSignature(signedWithKey(key, content, false));
+    Path repo = repositoryWith(content, garbage);
+
+    CliRun sign = signWithKey(repo, key, false);
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("1 signed, 0 unchanged");
+    assertThat(verifyWithKey(repo.resolve("signed"), key).exitCode()).isZero();
+  }
+
+  @Test
+  void signCommandWithKey_inPlace_aFileSignedByAnotherKey_isSignedAgain() throws Exception {
+    Path key = keyPair();
+    Path otherKey = keyPair("other");
+    String foreign = signedWithKey(otherKey, ActionPipelineTest.configMap("flags", "on"), false);
+    Path repo = repositoryWith(ActionPipelineTest.configMap("unused", "x"), foreign);
+
+    CliRun sign =
+        CliRun.run(
+            Map.of("COSIGN_PASSWORD", ""),
+            "sign",
+            "--key",
+            key.toString(),
+            repo.resolve("signed").toString());
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("1 signed, 0 unchanged");
+    assertThat(verifyWithKey(repo.resolve("signed"), key).exitCode()).isZero();
+  }
+
+  @Test
+  void signCommandWithKey_control_ourKeysSignatureOverExactlyThisContent_isUnchanged()
+      throws Exception {
+    Path key = keyPair();
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String ours = signedWithKey(key, content, false);
+    Path repo = repositoryWith(content, ours);
+
+    // No --trusted-root: a key without a log is checked with the key alone, no root is fetched.
+    CliRun sign = signWithKey(repo, key, false);
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("0 signed, 1 unchanged");
+    assertThat(Files.readString(repo.resolve("signed/flags.yaml"))).isEqualTo(ours);
+  }
+
+  @Test
+  void signCommandWithTlogUpload_ourKeysSignatureWithoutALogEntry_isSignedAgainWithOne()
+      throws Exception {
+    Path key = keyPair();
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String unlogged = signedWithKey(key, content, false);
+    Path repo = repositoryWith(content, unlogged);
+    stack.resetStats();
+
+    CliRun sign = signWithKey(repo, key, true);
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("1 signed, 0 unchanged");
+    assertThat(stack.stats().logEntries()).isEqualTo(1);
+    assertEverySignedFileHasAVerifyingLogEntry(filesUnder(repo), key);
+  }
+
+  @Test
+  void signCommandWithTlogUpload_control_ourKeysLoggedSignature_isUnchanged() throws Exception {
+    Path key = keyPair();
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String logged = signedWithKey(key, content, true);
+    Path repo = repositoryWith(content, logged);
+    stack.resetStats();
+
+    CliRun sign = signWithKey(repo, key, true);
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("0 signed, 1 unchanged");
+    assertThat(Files.readString(repo.resolve("signed/flags.yaml"))).isEqualTo(logged);
+    assertThat(stack.stats().logEntries()).isZero();
+  }
+
+  @Test
+  void signCommandWithAppend_addsOurSetBesideAnotherKeysSet_withoutJudgingIt() throws Exception {
+    // --append is how a second signer co-signs: the sets already there are another signer's,
+    // which this one has no rule to judge, so they are kept as they are and ours is added.
+    Path key = keyPair();
+    Path otherKey = keyPair("other");
+    String theirs = signedWithKey(otherKey, ActionPipelineTest.configMap("flags", "on"), false);
+    Path repo = repositoryWith(ActionPipelineTest.configMap("unused", "x"), theirs);
+
+    List<String> args = keyedSign(key, false);
+    args.addAll(List.of("--append", repo.resolve("signed").toString()));
+    CliRun append = CliRun.run(Map.of("COSIGN_PASSWORD", ""), args.toArray(String[]::new));
+
+    assertThat(append.exitCode()).as(append.all()).isZero();
+    assertThat(append.out()).contains("1 signed, 0 unchanged");
+    assertThat(Files.readString(repo.resolve("signed/flags.yaml")))
+        .contains("cosign.sigstore.dev/signature_1:");
+    assertThat(verifyWithKey(repo.resolve("signed"), key).exitCode()).isZero();
+    assertThat(verifyWithKey(repo.resolve("signed"), otherKey).exitCode()).isZero();
+  }
+
   // --- helpers -------------------------------------------------------------------------------
 
   /**
@@ -253,7 +430,12 @@ class SignatureReuseAttackTest {
 
   /** A new key pair without a password in tmp; returns the private key file. */
   private Path keyPair() throws IOException {
-    Path key = tmp.resolve("cosign.key");
+    return keyPair("cosign");
+  }
+
+  /** A new key pair without a password in tmp/{@code name}; returns the private key file. */
+  private Path keyPair(String name) throws IOException {
+    Path key = Files.createDirectories(tmp.resolve("keys/" + name)).resolve("cosign.key");
     KeyPairFiles.generate(key, publicKeyOf(key), new char[0], new SecureRandom());
     return key;
   }
@@ -262,11 +444,67 @@ class SignatureReuseAttackTest {
     return key.resolveSibling("cosign.pub");
   }
 
+  /** A directory holding unsigned/flags.yaml and signed/flags.yaml, as a workflow checks out. */
+  private Path repositoryWith(String unsigned, String signed) throws IOException {
+    Path repo = tmp.resolve("repo-" + System.nanoTime());
+    Files.createDirectories(repo.resolve("unsigned"));
+    Files.createDirectories(repo.resolve("signed"));
+    Files.writeString(repo.resolve("unsigned/flags.yaml"), unsigned);
+    Files.writeString(repo.resolve("signed/flags.yaml"), signed);
+    return repo;
+  }
+
+  /** Every file under {@code repo} by its path there. */
+  private static SortedMap<String, String> filesUnder(Path repo) throws IOException {
+    SortedMap<String, String> files = new TreeMap<>();
+    try (Stream<Path> walk = Files.walk(repo)) {
+      for (Path p : walk.filter(Files::isRegularFile).toList()) {
+        files.put(repo.relativize(p).toString(), Files.readString(p));
+      }
+    }
+    return files;
+  }
+
+  /** {@code sign unsigned/ --out signed/} in {@code repo}, keylessly as the stack's workflow. */
+  private CliRun signKeylessly(Path repo) {
+    return CliRun.run(
+        new HashMap<>(stack.githubEnv()),
+        "sign",
+        "--trusted-root",
+        stack.trustedRoot().toString(),
+        "--signing-config",
+        stack.signingConfig().toString(),
+        "--out",
+        repo.resolve("signed").toString(),
+        repo.resolve("unsigned").toString());
+  }
+
+  /** {@code sign unsigned/ --out signed/} in {@code repo} with {@code key}, logged or not. */
+  private CliRun signWithKey(Path repo, Path key, boolean logged) {
+    List<String> args = keyedSign(key, logged);
+    args.addAll(
+        List.of("--out", repo.resolve("signed").toString(), repo.resolve("unsigned").toString()));
+    return CliRun.run(Map.of("COSIGN_PASSWORD", ""), args.toArray(String[]::new));
+  }
+
+  private static CliRun verifyWithKey(Path dir, Path key) {
+    return CliRun.run(Map.of(), "verify", "--key", publicKeyOf(key).toString(), dir.toString());
+  }
+
   /** {@code content} signed by {@code sign --key}, logged in the stack's Rekor or not. */
   private String signedWithKey(Path key, String content, boolean logged) throws IOException {
     Path file = tmp.resolve("author/" + System.nanoTime() + "/x.yaml");
     Files.createDirectories(file.getParent());
     Files.writeString(file, content);
+    List<String> args = keyedSign(key, logged);
+    args.add(file.toString());
+    CliRun sign = CliRun.run(Map.of("COSIGN_PASSWORD", ""), args.toArray(String[]::new));
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    return Files.readString(file);
+  }
+
+  /** {@code sign --key KEY}, with {@code --tlog-upload} to the stack's Rekor when logged. */
+  private List<String> keyedSign(Path key, boolean logged) {
     List<String> args = new ArrayList<>(List.of("sign", "--key", key.toString()));
     if (logged) {
       args.addAll(
@@ -277,10 +515,7 @@ class SignatureReuseAttackTest {
               "--trusted-root",
               stack.trustedRoot().toString()));
     }
-    args.add(file.toString());
-    CliRun sign = CliRun.run(Map.of("COSIGN_PASSWORD", ""), args.toArray(String[]::new));
-    assertThat(sign.exitCode()).as(sign.all()).isZero();
-    return Files.readString(file);
+    return args;
   }
 
   private static String bundleOf(String signedFile) {

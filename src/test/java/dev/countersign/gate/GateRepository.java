@@ -192,6 +192,7 @@ public final class GateRepository {
             reader,
             new SignedManifestFormat(AnnotationDomain.DEFAULT, reader),
             signer,
+            (kept, message) -> false,
             SignProgress.NONE);
     job.run(
         new SignRequest(

@@ -34,6 +34,7 @@ class EarlySigningTest {
           reader,
           new SignedManifestFormat(AnnotationDomain.DEFAULT, reader),
           () -> signer,
+          (kept, message) -> false,
           SignProgress.NONE);
 
   @Test

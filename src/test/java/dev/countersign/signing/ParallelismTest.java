@@ -59,6 +59,7 @@ class ParallelismTest {
                                         () -> {
                                           throw new AssertionError("no root is read");
                                         },
+                                        "no root",
                                         Clock.systemUTC(),
                                         wait -> {},
                                         warning -> {})))

@@ -32,6 +32,9 @@ class SignJobTest {
 
   @TempDir Path dir;
 
+  /** Keeps no existing output: these tests sign into new outputs. */
+  private static final ReuseCheck KEEPS_NOTHING = (kept, message) -> false;
+
   private final ManifestReader reader = new ManifestReader();
   private final SignedManifestFormat format =
       new SignedManifestFormat(AnnotationDomain.DEFAULT, reader);
@@ -114,7 +117,7 @@ class SignJobTest {
   @Test
   void sign_withoutSidecars_dropsTheBundleJsonButSignsEveryItem() {
     List<SignJob.Outcome> outcomes =
-        new SignJob(reader, format, () -> signer, SignProgress.NONE)
+        new SignJob(reader, format, () -> signer, KEEPS_NOTHING, SignProgress.NONE)
             .sign(items(), false, Parallelism.of(2), false);
 
     assertThat(outcomes).hasSize(3);
@@ -130,9 +133,47 @@ class SignJobTest {
   }
 
   @Test
+  void sign_asksTheReuseCheckOnlyAboutAnOutputOverTheSameMessage_andKeepsItOnlyWhenItSaysSo()
+      throws Exception {
+    List<SignJob.Item> fresh = items(2);
+    List<SignJob.Outcome> first =
+        new SignJob(reader, format, () -> signer, KEEPS_NOTHING, SignProgress.NONE)
+            .sign(fresh, false, Parallelism.of(1), false);
+    Path signedCm0 = dir.resolve("signed-cm0.yaml");
+    Files.write(signedCm0, first.get(0).signedBytes().orElseThrow());
+    var existing = reader.read(signedCm0, signedCm0);
+    // cm0 over its own signed file; cm1 over cm0's (another message); cm2 over nothing.
+    List<SignJob.Item> again =
+        List.of(
+            new SignJob.Item(fresh.get(0).input(), signedCm0, Optional.of(existing), false),
+            new SignJob.Item(fresh.get(1).input(), signedCm0, Optional.of(existing), true),
+            items(3).get(2));
+
+    for (boolean covers : List.of(true, false)) {
+      List<Path> asked = new CopyOnWriteArrayList<>();
+      ReuseCheck recording =
+          (kept, message) -> {
+            asked.add(kept.displayPath());
+            return covers;
+          };
+      List<SignJob.Outcome> outcomes =
+          new SignJob(reader, format, () -> signer, recording, SignProgress.NONE)
+              .sign(again, false, Parallelism.of(1), false);
+
+      assertThat(asked).as("covers=" + covers).containsExactly(signedCm0);
+      assertThat(outcomes.stream().map(o -> o.entry().outcome()))
+          .as("covers=" + covers)
+          .containsExactly(
+              covers ? SignReport.Outcome.UNCHANGED : SignReport.Outcome.SIGNED,
+              SignReport.Outcome.SIGNED,
+              SignReport.Outcome.SIGNED);
+    }
+  }
+
+  @Test
   void sign_withSidecars_keepsEachSignaturesBundleJson() {
     List<SignJob.Outcome> outcomes =
-        new SignJob(reader, format, () -> signer, SignProgress.NONE)
+        new SignJob(reader, format, () -> signer, KEEPS_NOTHING, SignProgress.NONE)
             .sign(items(), false, Parallelism.of(2));
 
     assertThat(outcomes)
@@ -145,7 +186,7 @@ class SignJobTest {
   @Test
   void run_bundleSidecar_writesTheSidecarNextToTheSignedFile() throws Exception {
     SignReport report =
-        new SignJob(reader, format, () -> signer, SignProgress.NONE)
+        new SignJob(reader, format, () -> signer, KEEPS_NOTHING, SignProgress.NONE)
             .run(
                 new SignRequest(
                     List.of(dir.resolve("cm0.yaml")),
@@ -168,7 +209,7 @@ class SignJobTest {
     }
     InFlightSigner counting = new InFlightSigner(signer, 3);
 
-    new SignJob(reader, format, () -> counting, SignProgress.NONE)
+    new SignJob(reader, format, () -> counting, KEEPS_NOTHING, SignProgress.NONE)
         .sign(items, false, Parallelism.SIGNERS_CHOICE, false);
 
     // Each signature waits until three are in flight: fewer threads would time out.
@@ -182,7 +223,7 @@ class SignJobTest {
     List<SignJob.Item> items = items(10);
     FailingSigner failing = new FailingSigner(signer);
     RecordingProgress progress = new RecordingProgress();
-    SignJob job = new SignJob(reader, format, () -> failing, progress);
+    SignJob job = new SignJob(reader, format, () -> failing, KEEPS_NOTHING, progress);
 
     // Two in flight: cm0 hangs like an HTTP request that ignores interrupts, cm1 fails; cm2..cm9
     // wait in the queue.
@@ -205,7 +246,7 @@ class SignJobTest {
     RecordingProgress progress = new RecordingProgress();
 
     List<SignJob.Outcome> outcomes =
-        new SignJob(reader, format, () -> signer, progress)
+        new SignJob(reader, format, () -> signer, KEEPS_NOTHING, progress)
             .sign(items, false, Parallelism.of(2), false);
 
     assertThat(outcomes)

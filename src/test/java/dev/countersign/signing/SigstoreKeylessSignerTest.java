@@ -533,7 +533,7 @@ class SigstoreKeylessSignerTest {
                 });
         SigstoreKeylessSigner signer = githubSigner(proxy.options())) {
       outcomes =
-          new SignJob(reader, format, () -> signer, SignProgress.NONE)
+          new SignJob(reader, format, () -> signer, (kept, message) -> false, SignProgress.NONE)
               .sign(items, false, Parallelism.of(3), false);
       assertThat(proxy.posts()).isEqualTo(files + 2);
     }

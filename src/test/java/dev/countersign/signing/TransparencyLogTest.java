@@ -187,7 +187,8 @@ class TransparencyLogTest {
         pair.getPrivate(),
         pair.getPublic(),
         Optional.of(
-            new TransparencyLog(URI.create(rekor), root, clock, wait -> {}, warning -> {})));
+            new TransparencyLog(
+                URI.create(rekor), root, "the stack's root", clock, wait -> {}, warning -> {})));
   }
 
   private TrustedRoot stackRoot() {
