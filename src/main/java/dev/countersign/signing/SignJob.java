@@ -377,7 +377,10 @@ public final class SignJob {
           item, message, keep ? existing.documents() : input.documents(), keep, Optional.empty());
     }
     if (append) {
-      if (signedBefore && !sameMessage) {
+      // Appended sets sign the message, while the documents they are added to are the existing
+      // file's: both must be this content, or ours would stand on objects it did not sign.
+      if (signedBefore
+          && !(sameMessage && Arrays.equals(format.message(existing.documents()), message))) {
         throw new UsageProblem(
             "Cannot append a signature to "
                 + item.output()

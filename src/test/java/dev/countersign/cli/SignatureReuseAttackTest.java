@@ -399,6 +399,33 @@ class SignatureReuseAttackTest {
     assertThat(verifyWithKey(repo.resolve("signed"), otherKey).exitCode()).isZero();
   }
 
+  @Test
+  void signCommandWithAppend_ontoAFileEditedAfterItWasSigned_isRefusedAndLeftAsItIs()
+      throws Exception {
+    // Its message still names the input's content, but its body no longer is that content: adding
+    // our set would put a valid signature of ours on a file whose objects we did not sign.
+    Path key = keyPair();
+    Path otherKey = keyPair("other");
+    String content = ActionPipelineTest.configMap("flags", "on");
+    String theirs = signedWithKey(otherKey, content, false);
+    String edited = theirs.replaceFirst("(?m)^(\\s*value:).*$", "$1 \"off\"");
+    assertThat(edited).isNotEqualTo(theirs);
+    Path repo = repositoryWith(content, edited);
+
+    List<String> args = keyedSign(key, false);
+    args.addAll(
+        List.of(
+            "--append",
+            "--out",
+            repo.resolve("signed").toString(),
+            repo.resolve("unsigned").toString()));
+    CliRun append = CliRun.run(Map.of("COSIGN_PASSWORD", ""), args.toArray(String[]::new));
+
+    assertThat(append.exitCode()).as(append.all()).isEqualTo(2);
+    assertThat(append.err()).contains("flags.yaml", "its content changed since it was signed");
+    assertThat(Files.readString(repo.resolve("signed/flags.yaml"))).isEqualTo(edited);
+  }
+
   // --- helpers -------------------------------------------------------------------------------
 
   /**
