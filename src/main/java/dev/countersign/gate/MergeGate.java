@@ -268,6 +268,7 @@ public final class MergeGate {
       Path target = pair.signed().resolve(pair.unsigned().relativize(file.getKey()));
       ManifestTree.unwritableTarget(
               RepositoryPaths.slashed(target),
+              "the signed file",
               RepositoryPaths.slashed(file.getKey()),
               path -> ManifestTree.typeIn(repositoryRoot, path))
           .ifPresent(problems::add);

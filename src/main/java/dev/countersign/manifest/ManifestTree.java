@@ -174,18 +174,21 @@ public final class ManifestTree {
   }
 
   /**
-   * Why the signed file of {@code source} cannot be written at {@code target}, if it cannot: a
+   * Why the file made from {@code source} cannot be written at {@code target}, if it cannot: a
    * parent of the target that is there but is a file, or a directory at the target itself. git
-   * holds no file where a directory is, so the signing commit could not be made; {@code run} and
-   * {@code check} ask this before anything is signed. A link or submodule on the way is refused on
-   * its own ({@link #manifests}, {@link #walk}) and is not reported again here.
+   * holds no file where a directory is, so the commit could not be made; {@code run}, {@code
+   * check}, the refresh and {@code promote} ask this before anything is signed or written. A link
+   * or submodule on the way is refused on its own ({@link #manifests}, {@link #walk}) and is not
+   * reported again here.
    *
    * @param target repository-relative, {@code /}-separated
-   * @param source the unsigned manifest signed into {@code target}, for the message
+   * @param made what {@code target} is of {@code source}, for the message: "the signed file" of an
+   *     unsigned manifest, "the copy" of a promoted one
+   * @param source the manifest {@code target} is made from, for the message
    * @param typeAt what is at a repository-relative path, in the commit or work tree that is judged
    */
   public static Optional<InputProblem> unwritableTarget(
-      String target, String source, Function<String, Optional<Type>> typeAt) {
+      String target, String made, String source, Function<String, Optional<Type>> typeAt) {
     for (int slash = target.indexOf('/'); slash > 0; slash = target.indexOf('/', slash + 1)) {
       String parent = target.substring(0, slash);
       Optional<Type> type = typeAt.apply(parent);
@@ -202,7 +205,9 @@ public final class ManifestTree {
                 0,
                 "is a file, but "
                     + escaped(target)
-                    + ", the signed file of "
+                    + ", "
+                    + made
+                    + " of "
                     + escaped(source)
                     + ", is to be written below it",
                 "perhaps you should remove or rename it"));
@@ -213,9 +218,7 @@ public final class ManifestTree {
           new InputProblem(
               displayPath(target),
               0,
-              "is a directory, but the signed file of "
-                  + escaped(source)
-                  + " is to be written there",
+              "is a directory, but " + made + " of " + escaped(source) + " is to be written there",
               "perhaps you should remove or rename the directory, or rename " + escaped(source)));
     }
     return Optional.empty();

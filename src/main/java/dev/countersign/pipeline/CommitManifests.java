@@ -35,13 +35,16 @@ public record CommitManifests(GitWorkspace workspace, ManifestTree tree) {
   }
 
   /**
-   * Why signed files cannot be written in {@code commit} at the targets under {@code directory}
-   * ({@link ManifestTree#unwritableTarget}), one problem per target; none when all can.
+   * Why files cannot be written in {@code commit} at the targets under {@code directory} ({@link
+   * ManifestTree#unwritableTarget}), one problem per target; none when all can. Judges the targets'
+   * parents as {@link #paths} lists them, so ask it only once {@link #paths} of {@code directory}
+   * found no link or submodule there.
    *
-   * @param sources the unsigned manifest signed into each target, by target
+   * @param made what each target is of its source, for the message ("the signed file")
+   * @param sources the manifest each target is made from, by target
    */
   public List<InputProblem> unwritableTargets(
-      String commit, String directory, Map<String, String> sources) {
+      String commit, String directory, String made, Map<String, String> sources) {
     List<InputProblem> problems = new ArrayList<>();
     if (sources.isEmpty()) {
       return problems;
@@ -53,6 +56,7 @@ public record CommitManifests(GitWorkspace workspace, ManifestTree tree) {
     for (Map.Entry<String, String> target : sources.entrySet()) {
       ManifestTree.unwritableTarget(
               target.getKey(),
+              made,
               target.getValue(),
               path ->
                   Optional.ofNullable(listed.get(path))

@@ -255,7 +255,8 @@ public record ReconcileJob(
         // Before anything is signed: the commit would fail on it only after the log entries.
         Map<String, String> sourceByTarget = new TreeMap<>();
         sources.forEach(source -> sourceByTarget.put(pair.targetOf(source), source));
-        problems.addAll(manifests().unwritableTargets(commit, pair.to(), sourceByTarget));
+        problems.addAll(
+            manifests().unwritableTargets(commit, pair.to(), "the signed file", sourceByTarget));
       }
       if (!problems.isEmpty()) {
         continue;

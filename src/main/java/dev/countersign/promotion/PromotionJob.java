@@ -10,6 +10,7 @@ import dev.countersign.manifest.ManifestTree;
 import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.pipeline.Progress;
 import dev.countersign.support.RepositoryPaths;
+import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.DocumentVerdict;
 import dev.countersign.verification.ManifestVerifier;
@@ -32,12 +33,13 @@ import java.util.function.Function;
  * <p>Works on the base branch as the remote has it (fetched), never on the work tree: the sources
  * and the trust that judges them ({@link #trustAt}) come from the same fetched commit. Every source
  * file is verified against that trust first; one that fails (tampered, unsigned, signed by someone
- * the policy does not name) stops the promotion before anything is written or pushed. Files are
- * copied byte for byte, so they verify under their new path as they did under the old one; target
- * files with no source are removed. The pull request is then created or updated by {@link
- * PullRequestPublisher}. The promotion commit is made in the checkout, which is put back where it
- * was afterwards (after a failure too); uncommitted changes there, which making it would overwrite,
- * stop the run first.
+ * the policy does not name) stops the promotion before anything is written or pushed, and so does a
+ * file or directory on the base where a copy is to be written ({@link
+ * ManifestTree#unwritableTarget}). Files are copied byte for byte, so they verify under their new
+ * path as they did under the old one; target files with no source are removed. The pull request is
+ * then created or updated by {@link PullRequestPublisher}. The promotion commit is made in the
+ * checkout, which is put back where it was afterwards (after a failure too); uncommitted changes
+ * there, which making it would overwrite, stop the run first.
  *
  * @param workspace where the base branch is read and the promotion committed (the publisher's)
  * @param trustAt the trust of the fetched base commit, given its full id: the trust policy, its
@@ -135,8 +137,19 @@ public record PromotionJob(
     progress.info("All " + sources.size() + " source file(s) verified");
 
     SortedMap<String, byte[]> desired = new TreeMap<>();
-    sources.forEach((path, bytes) -> desired.put(target + path.substring(source.length()), bytes));
+    Map<String, String> sourceByTarget = new TreeMap<>();
+    sources.forEach(
+        (path, bytes) -> {
+          desired.put(target + path.substring(source.length()), bytes);
+          sourceByTarget.put(target + path.substring(source.length()), path);
+        });
     SortedMap<String, byte[]> current = manifests().read(baseCommit, target);
+    // Before the checkout moves: writing the copies would find what is in the way only then.
+    List<InputProblem> unwritable =
+        manifests().unwritableTargets(baseCommit, target, "the copy", sourceByTarget);
+    if (!unwritable.isEmpty()) {
+      throw InputProblem.combine(unwritable);
+    }
 
     ProposedChanges proposed = new ProposedChanges(trust.facts());
     for (Map.Entry<String, byte[]> file : desired.entrySet()) {

@@ -8,13 +8,16 @@ import dev.countersign.git.GitWorkspace;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
+import dev.countersign.pipeline.CommitManifests;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.pipeline.Progress;
 import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.pipeline.SigningStep;
+import dev.countersign.support.problems.InputProblem;
 import dev.countersign.support.problems.InternalProblem;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -67,14 +70,18 @@ public record RefreshJob(
   public PromotionResult run(List<DirPair> dirs, GitRemote remote) {
     SortedMap<String, byte[]> generated = new TreeMap<>();
     Map<String, String> targetOf = new TreeMap<>();
+    Map<DirPair, Map<String, String>> sourceByTarget = new LinkedHashMap<>();
     for (DirPair pair : dirs) {
+      Map<String, String> sources = sourceByTarget.computeIfAbsent(pair, p -> new TreeMap<>());
       for (Map.Entry<String, byte[]> file : readWorkTree(pair.from()).entrySet()) {
         generated.put(file.getKey(), file.getValue());
         targetOf.put(file.getKey(), pair.targetOf(file.getKey()));
+        sources.put(pair.targetOf(file.getKey()), file.getKey());
       }
     }
     String base = publisher.settings().base();
     String baseCommit = workspace.fetch(remote, base);
+    refuseUnwritableTargets(baseCommit, sourceByTarget);
     Optional<String> botTip = publisher.botBranchTip();
     progress.info(
         "Refreshing "
@@ -142,6 +149,36 @@ public record RefreshJob(
             "countersign: refresh "
                 + files
                 + (files == 1 ? " signed manifest" : " signed manifests")));
+  }
+
+  /**
+   * Stops the refresh before anything is signed when the base tip cannot take a signed file where
+   * it goes, as {@code run} judges its own commit ({@link CommitManifests}): a link, submodule,
+   * unusable name or oversized file in a signed directory, or a file where a signed file needs a
+   * directory or a directory where it goes ({@link ManifestTree#unwritableTarget}). The commit on
+   * the base tip would fail on it only after signing had made its log entries, on every scheduled
+   * refresh.
+   *
+   * @param sourceByTarget for each pair, the generated manifest signed into each target, by target
+   */
+  private void refuseUnwritableTargets(
+      String baseCommit, Map<DirPair, Map<String, String>> sourceByTarget) {
+    CommitManifests manifests = new CommitManifests(workspace, ManifestTree.of(reader));
+    List<InputProblem> problems = new ArrayList<>();
+    sourceByTarget.forEach(
+        (pair, sources) -> {
+          try {
+            manifests.paths(baseCommit, pair.to());
+          } catch (InputProblem problem) {
+            problems.addAll(problem.all());
+            return;
+          }
+          problems.addAll(
+              manifests.unwritableTargets(baseCommit, pair.to(), "the signed file", sources));
+        });
+    if (!problems.isEmpty()) {
+      throw InputProblem.combine(problems);
+    }
   }
 
   /**

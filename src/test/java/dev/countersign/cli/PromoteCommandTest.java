@@ -266,6 +266,76 @@ class PromoteCommandTest {
   }
 
   @Test
+  void control_filesAndDirectoriesBesideTheCopies_arePromotedAround() throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            "envs/staging/signed/team/app.yaml",
+            stagingApp,
+            "envs/prod/signed/team/README",
+            "notes\n",
+            "envs/prod/signed/flags.yml/README",
+            "not the target: flags.yaml is\n"),
+        Set.of(),
+        "beside");
+
+    CliRun run = promote(git.clone("ws", 0, false), "--key", publicKey.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(git.originFiles(BOT).keySet())
+        .contains(
+            "envs/prod/signed/team/app.yaml",
+            "envs/prod/signed/flags.yaml",
+            "envs/prod/signed/team/README",
+            "envs/prod/signed/flags.yml/README");
+  }
+
+  @Test
+  void directoryOnTheBaseWhereACopyGoes_exits6NamingIt_beforeAnythingIsWritten() throws Exception {
+    git.commitToOrigin(
+        "main", Map.of("envs/prod/signed/flags.yaml/README", "notes\n"), Set.of(), "directory");
+
+    assertPromotionRefused(
+        "envs/prod/signed/flags.yaml",
+        "is a directory, but the copy of envs/staging/signed/flags.yaml is to be written there");
+  }
+
+  @Test
+  void fileOnTheBaseWhereACopysDirectoryMustBe_exits6NamingIt_beforeAnythingIsWritten()
+      throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of("envs/staging/signed/team/app.yaml", stagingApp, "envs/prod/signed/team", "notes\n"),
+        Set.of(),
+        "file");
+
+    assertPromotionRefused(
+        "envs/prod/signed/team",
+        "is a file, but envs/prod/signed/team/app.yaml, the copy of"
+            + " envs/staging/signed/team/app.yaml, is to be written below it");
+  }
+
+  /**
+   * The promotion stopped with exit code 6 naming {@code path} and saying {@code why}, pushed and
+   * proposed nothing, and left its checkout where it was, with nothing written to it.
+   */
+  private void assertPromotionRefused(String path, String why) throws Exception {
+    Path ws = git.clone("ws", 0, false);
+    String main = git.originHead("main");
+
+    CliRun run = promote(ws, "--key", publicKey.toString());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.err()).contains(path + ": " + why);
+    assertThat(git.originHead("main")).isEqualTo(main);
+    assertThat(git.originHead(BOT)).isNull();
+    github.server().verify(0, postRequestedFor(anyUrl()));
+    assertThat(GitFixture.headOf(ws)).isEqualTo(main);
+    assertThat(GitFixture.git(ws, "status", "--porcelain", "--ignored")).isEmpty();
+    assertThat(GitFixture.git(ws, "branch", "--show-current")).isEqualTo("main\n");
+  }
+
+  @Test
   void trustPolicyFile_isTheDefault_andBaseAlreadyPromoted_isNoop() throws Exception {
     git.commitToOrigin(
         "main",
