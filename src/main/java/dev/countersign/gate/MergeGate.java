@@ -43,7 +43,8 @@ import java.util.function.Supplier;
  *       reported;
  *   <li>every manifest under an unsigned directory reads cleanly and obeys {@link
  *       UnsignedManifestRules};
- *   <li>the governance policies accept every unsigned manifest.
+ *   <li>the governance policies accept every unsigned manifest, and every signed file the change
+ *       adds or modifies.
  * </ol>
  *
  * <p>The rules (policy file, key files, governance policies) come from {@code rules}: the base
@@ -163,8 +164,9 @@ public final class MergeGate {
       }
     }
 
+    List<Path> signedBrought = List.of();
     if (base.isPresent()) {
-      findings.addAll(
+      SignedChangeRules.Judged judged =
           new SignedChangeRules(
                   base.get(),
                   workTree,
@@ -172,7 +174,9 @@ public final class MergeGate {
                   reader,
                   format,
                   new LogTimes(trustedRoot))
-              .check(signedFiles));
+              .check(signedFiles);
+      findings.addAll(judged.findings());
+      signedBrought = judged.brought();
     }
 
     // Unsigned side.
@@ -199,6 +203,17 @@ public final class MergeGate {
 
     int policies = 0;
     if (!policy.governance().policies().isEmpty()) {
+      // A signed file the change brings is judged too: its content need never have been under an
+      // unsigned directory (the scheduled refresh signs what its generator wrote, and any validly
+      // signed file can be carried into a pull request), and the rules care what reaches the
+      // cluster, not how it arrived. One the change leaves alone is not judged again.
+      for (Path relative : signedBrought) {
+        try {
+          readable.add(reader.read(repositoryRoot.resolve(relative), relative));
+        } catch (InputProblem problem) {
+          // Reported by the signature check already.
+        }
+      }
       GovernanceReport governance = new GovernanceCheck(rulesFrom, policy).check(readable);
       policies = governance.policiesApplied();
       for (PolicyFinding finding : governance.findings()) {

@@ -96,12 +96,27 @@ final class SignedChangeRules {
   private record Slot(Path file, Path relative) {}
 
   /**
+   * What {@link #check} found.
+   *
+   * @param findings the rules' findings, deletions included
+   * @param brought the signed files the change adds or modifies (their bytes are not the base's),
+   *     in the order given
+   */
+  record Judged(List<GateFinding> findings, List<Path> brought) {
+    Judged {
+      findings = List.copyOf(findings);
+      brought = List.copyOf(brought);
+    }
+  }
+
+  /**
    * @param signedFiles the manifests under the signed directories of the work tree (repository
    *     relative), with their directory pair
    */
-  List<GateFinding> check(Map<Path, PolicyFile.DirectoryPair> signedFiles) {
+  Judged check(Map<Path, PolicyFile.DirectoryPair> signedFiles) {
     RepositoryFiles baseFiles = base.files();
     List<GateFinding> findings = new ArrayList<>();
+    List<Path> brought = new ArrayList<>();
     List<Changed> changes = new ArrayList<>();
     for (Map.Entry<Path, PolicyFile.DirectoryPair> entry : signedFiles.entrySet()) {
       Path path = entry.getKey();
@@ -113,6 +128,7 @@ final class SignedChangeRules {
       if (before.isPresent() && Arrays.equals(before.get(), now.get())) {
         continue;
       }
+      brought.add(path);
       // One that is not a signed manifest at all is reported by the signature check.
       decode(path, now.get())
           .ifPresent(file -> changes.add(new Changed(path, entry.getValue(), file, before)));
@@ -144,7 +160,7 @@ final class SignedChangeRules {
         }
       }
     }
-    return findings;
+    return new Judged(findings, brought);
   }
 
   /** A signed file the change adds or modifies, and what the base had at its path. */

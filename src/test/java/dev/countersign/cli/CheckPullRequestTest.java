@@ -565,6 +565,68 @@ class CheckPullRequestTest {
         .contains("check passed: 0 errors, 1 warning");
   }
 
+  // --- signed content that arrives already signed ---------------------------------------------
+
+  @Test
+  void signedFileBreakingAGovernancePolicy_asTheScheduledRefreshProposesIt_fails()
+      throws Exception {
+    // The refresh signs what its generator wrote, which no gate judged while unsigned, and
+    // proposes only the signed file: the trusted key's signature is valid and new, at its own path.
+    seed.sign("net/allow-all.yaml", GateRepository.ALLOW_ALL_INGRESS);
+
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of("signed/net/allow-all.yaml", seed.read("signed/net/allow-all.yaml")),
+                Set.of(),
+                0),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=signed/net/allow-all.yaml,line=4,title=countersign"
+                + " governance::NetworkPolicy/shop/allow-all: a NetworkPolicy must not allow"
+                + " ingress from everywhere");
+  }
+
+  @Test
+  void control_aCompliantSignedFileAsTheScheduledRefreshProposesIt_passes() throws Exception {
+    seed.sign(
+        "net/allow-all.yaml",
+        GateRepository.ALLOW_ALL_INGRESS.replace(
+            "  - {}", "  - from:\n    - podSelector: {matchLabels: {app: frontend}}"));
+
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of("signed/net/allow-all.yaml", seed.read("signed/net/allow-all.yaml")),
+                Set.of(),
+                0),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  @Test
+  void control_aSignedFileBreakingAGovernancePolicyThePullRequestLeavesAlone_isNotJudgedAgain()
+      throws Exception {
+    // Governance judges what a change brings, as on the unsigned side: a signed file already on
+    // the base (signed before a rule it breaks was added, say) does not block unrelated changes.
+    seed.sign("net/allow-all.yaml", GateRepository.ALLOW_ALL_INGRESS);
+    git.commitToOrigin(
+        "main",
+        Map.of("signed/net/allow-all.yaml", seed.read("signed/net/allow-all.yaml")),
+        Set.of(),
+        "signed before the rule");
+    gate.baseIsMain();
+
+    CliRun run = check(pullRequest(Map.of("README.md", "unrelated\n"), Set.of(), 0), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+  }
+
   @Test
   void baseCommitMissingFromTheClone_andNotFetchable_isAnEnvironmentProblem() throws Exception {
     Path ws =
