@@ -14,15 +14,12 @@ import dev.countersign.oci.PublishJob;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
-import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.run.EarlySigning;
 import dev.countersign.run.RunMode;
 import dev.countersign.run.SigningRun;
-import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.Parallelism;
-import dev.countersign.signing.SignJob;
 import dev.countersign.support.Env;
 import dev.countersign.support.ExitCode;
 import dev.countersign.support.Memoized;
@@ -149,7 +146,7 @@ final class RunCommand extends Subcommand {
     if (trigger.isEmpty()) {
       return ExitCode.OK.code();
     }
-    Signing signing = signing(runtime, reporter);
+    SignerOptions.Signing signing = signing(runtime, reporter);
     try (EarlySigning early =
             EarlySigning.start(
                 signing.job(),
@@ -185,41 +182,24 @@ final class RunCommand extends Subcommand {
     }
   }
 
-  /**
-   * One signer for the run (the artifact signature of --publish-to reuses its certificate), its
-   * sign job, and the reuse check of existing signatures for it.
-   */
-  private record Signing(Supplier<MessageSigner> signer, SignJob job, SignatureReuse reuse) {}
-
-  private Signing signing(Runtime runtime, Reporter reporter) {
-    Supplier<MessageSigner> runSigner = Memoized.of(signer.signerFactory(runtime, reporter));
-    SignatureReuse reuse =
-        new SignatureReuse(
-            format.reader(),
-            format.format(),
-            () -> runSigner.get().identity(),
-            signer.verificationRoot());
-    SignJob signJob =
-        new SignJob(
-            format.reader(),
-            format.format(),
-            runSigner,
-            reuse,
-            ProgressReporters.insidePipeline(runtime));
+  /** The run's signing, with the --no-sign warning when it moves manifests unsigned. */
+  private SignerOptions.Signing signing(Runtime runtime, Reporter reporter) {
+    SignerOptions.Signing signing =
+        signer.signing(runtime, reporter, format, ProgressReporters.insidePipeline(runtime));
     if (noSign) {
       reporter.warning(
           "--no-sign: manifests are moved as they are, WITHOUT countersign's signature; what"
               + " they move to the signed directory verifies only if it already carried a"
               + " signature");
     }
-    return new Signing(runSigner, signJob, reuse);
+    return signing;
   }
 
   private SigningRun signingRun(
       Runtime runtime,
       Reporter reporter,
       JGitWorkspace workspace,
-      Signing signing,
+      SignerOptions.Signing signing,
       Parallelism inFlight) {
     Supplier<GitHubApi> api =
         Memoized.of(() -> PullRequestOptions.api(runtime, reporter, git.pushToken(runtime.env())));
@@ -250,7 +230,7 @@ final class RunCommand extends Subcommand {
       JGitWorkspace workspace,
       String target,
       SigningRun.Reconciled reconciled,
-      Optional<Signing> publishWith) {
+      Optional<SignerOptions.Signing> publishWith) {
     ReconcileResult result = reconciled.result();
     ReconcileReport.publish(reporter, result, reconciled.details());
     runtime
@@ -335,7 +315,7 @@ final class RunCommand extends Subcommand {
       Reporter reporter,
       JGitWorkspace workspace,
       ReconcileResult result,
-      Signing signing) {
+      SignerOptions.Signing signing) {
     if (result.outcome() != ReconcileResult.Outcome.PUSHED || result.commitId().isEmpty()) {
       reporter.info(
           "Nothing published: the run pushed no signing commit ("

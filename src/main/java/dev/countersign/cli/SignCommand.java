@@ -4,18 +4,14 @@ import dev.countersign.action.Reporter;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.SignedManifestFormat;
-import dev.countersign.pipeline.SignatureReuse;
-import dev.countersign.signing.MessageSigner;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.signing.SignRequest;
 import dev.countersign.support.ExitCode;
-import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.UsageProblem;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -83,20 +79,8 @@ final class SignCommand extends Subcommand {
     Reporter reporter = Reporter.forEnvironment(runtime.env(), runtime.out(), runtime.err());
     // An output already signed over the same content is kept by the rule run keeps files by: a
     // signature by this signer that verifies (and is logged, for a logging key).
-    Supplier<MessageSigner> signerOnce = Memoized.of(signer.signerFactory(runtime, reporter));
-    SignatureReuse reuse =
-        new SignatureReuse(
-            format.reader(),
-            format.format(),
-            () -> signerOnce.get().identity(),
-            signer.verificationRoot());
     SignJob job =
-        new SignJob(
-            format.reader(),
-            format.format(),
-            signerOnce,
-            reuse,
-            ProgressReporters.forRuntime(runtime));
+        signer.signing(runtime, reporter, format, ProgressReporters.forRuntime(runtime)).job();
     SignReport report =
         job.run(
             new SignRequest(

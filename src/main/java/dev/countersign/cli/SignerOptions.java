@@ -2,12 +2,16 @@ package dev.countersign.cli;
 
 import dev.countersign.action.Reporter;
 import dev.countersign.keys.PrivateKeys;
+import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.signing.KeyMessageSigner;
 import dev.countersign.signing.KeylessOptions;
 import dev.countersign.signing.MessageSigner;
+import dev.countersign.signing.SignJob;
+import dev.countersign.signing.SignProgress;
 import dev.countersign.signing.SignerEvents;
 import dev.countersign.signing.SigstoreKeylessSigner;
 import dev.countersign.signing.TransparencyLog;
+import dev.countersign.support.Memoized;
 import dev.countersign.support.problems.UsageProblem;
 import dev.countersign.verification.TrustedRoot;
 import java.net.URI;
@@ -166,6 +170,29 @@ final class SignerOptions {
             runtime.sleeper(),
             SignerEvents.of(reporter::mask, reporter::warning),
             runtime.headStart());
+  }
+
+  /**
+   * One signer, made when first asked for; the sign job that signs with it; and the check that
+   * keeps an existing signature only when it is this signer's and verifies: the one rule {@code
+   * run} and {@code sign} keep files by ({@link SignatureReuse}).
+   */
+  record Signing(Supplier<MessageSigner> signer, SignJob job, SignatureReuse reuse) {}
+
+  /** {@link Signing} for these options; nothing is read, fetched or prompted for until used. */
+  Signing signing(
+      Runtime runtime, Reporter reporter, SignCommand.FormatOptions format, SignProgress progress) {
+    Supplier<MessageSigner> signerOnce = Memoized.of(signerFactory(runtime, reporter));
+    SignatureReuse reuse =
+        new SignatureReuse(
+            format.reader(),
+            format.format(),
+            () -> signerOnce.get().identity(),
+            verificationRoot());
+    return new Signing(
+        signerOnce,
+        new SignJob(format.reader(), format.format(), signerOnce, reuse, progress),
+        reuse);
   }
 
   /**
