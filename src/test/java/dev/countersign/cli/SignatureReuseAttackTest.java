@@ -62,11 +62,7 @@ class SignatureReuseAttackTest {
       throws Exception {
     String content = ActionPipelineTest.networkPolicy("payments-egress");
     String garbage = withGarbageSignature(signed(content, Map.of()));
-    git.commitToOrigin(
-        "main",
-        Map.of("unsigned/egress.yaml", content, "signed/egress.yaml", garbage),
-        Set.of(),
-        "pr");
+    mergedPullRequestWith("egress.yaml", content, garbage);
 
     CliRun run = runAction();
 
@@ -86,11 +82,7 @@ class SignatureReuseAttackTest {
             content,
             Map.of("job_workflow_ref", OTHER_WORKFLOW, "repository", "octo-org/other-repo"));
     assertThat(foreign).contains("cosign.sigstore.dev/certificate");
-    git.commitToOrigin(
-        "main",
-        Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", foreign),
-        Set.of(),
-        "pr");
+    mergedPullRequestWith("flags.yaml", content, foreign);
 
     CliRun run = runAction();
 
@@ -107,11 +99,7 @@ class SignatureReuseAttackTest {
   void authorAddsSignedFileForOtherContent_itIsSignedAgainForTheReviewedContent() throws Exception {
     String reviewed = ActionPipelineTest.configMap("flags", "on");
     String other = signed(ActionPipelineTest.configMap("flags", "off"), Map.of());
-    git.commitToOrigin(
-        "main",
-        Map.of("unsigned/flags.yaml", reviewed, "signed/flags.yaml", other),
-        Set.of(),
-        "pr");
+    mergedPullRequestWith("flags.yaml", reviewed, other);
 
     CliRun run = runAction();
 
@@ -127,9 +115,7 @@ class SignatureReuseAttackTest {
   void control_aSignatureByThisWorkflowOverExactlyThisContent_isKeptAsItIs() throws Exception {
     String content = ActionPipelineTest.configMap("flags", "on");
     String ours = signed(content, Map.of());
-    git.commitToOrigin(
-        "main", Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", ours), Set.of(), "pr");
-    stack.resetStats();
+    mergedPullRequestWith("flags.yaml", content, ours);
 
     CliRun run = runAction();
 
@@ -153,12 +139,7 @@ class SignatureReuseAttackTest {
     Path key = keyPair();
     String content = ActionPipelineTest.configMap("flags", "on");
     String logged = signedWithKey(key, content, true);
-    git.commitToOrigin(
-        "main",
-        Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", logged),
-        Set.of(),
-        "pr");
-    stack.resetStats();
+    mergedPullRequestWith("flags.yaml", content, logged);
 
     CliRun run = runKeyedAction(key);
 
@@ -180,21 +161,9 @@ class SignatureReuseAttackTest {
     String content = ActionPipelineTest.configMap("flags", "on");
     String unlogged = signedWithKey(key, content, false);
     assertThat(unlogged).doesNotContain("cosign.sigstore.dev/bundle:");
-    git.commitToOrigin(
-        "main",
-        Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", unlogged),
-        Set.of(),
-        "pr");
-    stack.resetStats();
+    mergedPullRequestWith("flags.yaml", content, unlogged);
 
-    CliRun run = runKeyedAction(key);
-
-    assertThat(run.exitCode()).as(run.all()).isZero();
-    SortedMap<String, String> files = git.originFiles("main");
-    assertThat(files.get("signed/flags.yaml")).isNotEqualTo(unlogged);
-    assertThat(git.originCommit("main").getFullMessage()).doesNotContain("signature unchanged");
-    assertThat(stack.stats().logEntries()).isEqualTo(1);
-    assertEverySignedFileHasAVerifyingLogEntry(files, key);
+    assertKeyedRunSignsAgainWithALogEntry(key, unlogged);
   }
 
   @Test
@@ -209,20 +178,9 @@ class SignatureReuseAttackTest {
     Matcher bundle = BUNDLE.matcher(signedWithKey(key, content, true));
     assertThat(bundle.find()).isTrue();
     String forged = bundle.replaceAll("$1" + Matcher.quoteReplacement(otherBundle));
-    git.commitToOrigin(
-        "main",
-        Map.of("unsigned/flags.yaml", content, "signed/flags.yaml", forged),
-        Set.of(),
-        "pr");
-    stack.resetStats();
+    mergedPullRequestWith("flags.yaml", content, forged);
 
-    CliRun run = runKeyedAction(key);
-
-    assertThat(run.exitCode()).as(run.all()).isZero();
-    SortedMap<String, String> files = git.originFiles("main");
-    assertThat(files.get("signed/flags.yaml")).isNotEqualTo(forged);
-    assertThat(stack.stats().logEntries()).isEqualTo(1);
-    assertEverySignedFileHasAVerifyingLogEntry(files, key);
+    assertKeyedRunSignsAgainWithALogEntry(key, forged);
   }
 
   // --- the sign command: an existing output is kept by the same rule as run's -----------------
@@ -233,12 +191,7 @@ class SignatureReuseAttackTest {
     String garbage = withGarbageSignature(signed(content, Map.of()));
     Path repo = repositoryWith(content, garbage);
 
-    CliRun sign = signKeylessly(repo);
-
-    assertThat(sign.exitCode()).as(sign.all()).isZero();
-    assertThat(sign.out()).contains("1 signed, 0 unchanged");
-    assertThat(Files.readString(repo.resolve("signed/flags.yaml"))).isNotEqualTo(garbage);
-    assertEverySignedFileVerifiesForTheTrustedIdentityOnly(filesUnder(repo));
+    assertSignCommandSignsAgainKeylessly(repo, garbage);
   }
 
   @Test
@@ -251,12 +204,7 @@ class SignatureReuseAttackTest {
             Map.of("job_workflow_ref", OTHER_WORKFLOW, "repository", "octo-org/other-repo"));
     Path repo = repositoryWith(content, foreign);
 
-    CliRun sign = signKeylessly(repo);
-
-    assertThat(sign.exitCode()).as(sign.all()).isZero();
-    assertThat(sign.out()).contains("1 signed, 0 unchanged");
-    assertThat(Files.readString(repo.resolve("signed/flags.yaml"))).isNotEqualTo(foreign);
-    assertEverySignedFileVerifiesForTheTrustedIdentityOnly(filesUnder(repo));
+    assertSignCommandSignsAgainKeylessly(repo, foreign);
   }
 
   @Test
@@ -492,6 +440,19 @@ class SignatureReuseAttackTest {
     return files;
   }
 
+  /**
+   * {@code sign unsigned/ --out signed/} in {@code repo} signs {@code signed/flags.yaml} again,
+   * replacing {@code planted}, and every signed file then verifies for this workflow's identity.
+   */
+  private void assertSignCommandSignsAgainKeylessly(Path repo, String planted) throws IOException {
+    CliRun sign = signKeylessly(repo);
+
+    assertThat(sign.exitCode()).as(sign.all()).isZero();
+    assertThat(sign.out()).contains("1 signed, 0 unchanged");
+    assertThat(Files.readString(repo.resolve("signed/flags.yaml"))).isNotEqualTo(planted);
+    assertEverySignedFileVerifiesForTheTrustedIdentityOnly(filesUnder(repo));
+  }
+
   /** {@code sign unsigned/ --out signed/} in {@code repo}, keylessly as the stack's workflow. */
   private CliRun signKeylessly(Path repo) {
     return CliRun.run(
@@ -549,6 +510,32 @@ class SignatureReuseAttackTest {
     Matcher m = BUNDLE.matcher(signedFile);
     assertThat(m.find()).isTrue();
     return m.group(2);
+  }
+
+  /**
+   * Merges a pull request that adds {@code content} as {@code unsigned/NAME} and {@code signedFile}
+   * as {@code signed/NAME}, as an author could, and starts the test stack's counters from there.
+   */
+  private void mergedPullRequestWith(String name, String content, String signedFile)
+      throws Exception {
+    git.commitToOrigin(
+        "main", Map.of("unsigned/" + name, content, "signed/" + name, signedFile), Set.of(), "pr");
+    stack.resetStats();
+  }
+
+  /**
+   * The keyed Action with {@code tlog_upload} signs {@code signed/flags.yaml} again, replacing
+   * {@code planted}, with one new log entry that verifies, and says so in its commit.
+   */
+  private void assertKeyedRunSignsAgainWithALogEntry(Path key, String planted) throws Exception {
+    CliRun run = runKeyedAction(key);
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    SortedMap<String, String> files = git.originFiles("main");
+    assertThat(files.get("signed/flags.yaml")).isNotEqualTo(planted);
+    assertThat(git.originCommit("main").getFullMessage()).doesNotContain("signature unchanged");
+    assertThat(stack.stats().logEntries()).isEqualTo(1);
+    assertEverySignedFileHasAVerifyingLogEntry(files, key);
   }
 
   /** The Action signing with {@code key} and {@code tlog_upload} to the stack's Rekor. */
