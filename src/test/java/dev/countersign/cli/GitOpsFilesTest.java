@@ -253,6 +253,26 @@ class GitOpsFilesTest {
         .doesNotContain("config.yaml out");
   }
 
+  @Test
+  void rootSourceignoreThatIsALink_fails() throws Exception {
+    // Flux reads what the link points to (source-controller copies in-repository links before it
+    // reads the patterns); the gate judges no file through a link.
+    gate.git().branchOnOrigin("pr-link", "main");
+    gate.git()
+        .commitToOrigin(
+            "pr-link", Map.of("docs/patterns.txt", "deployment.yaml\n"), Set.of(), "patterns");
+    gate.git().commitSymlinkToOrigin("pr-link", ".sourceignore", "docs/patterns.txt");
+    Path ws = gate.git().cloneBranch("ws-link", "pr-link", 1);
+
+    CliRun run = gate.check(ws, Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=.sourceignore,")
+        .contains("is not a regular file")
+        .contains("(countersign/sourceignore)");
+  }
+
   // --- helpers -------------------------------------------------------------------------------
 
   private CliRun check(Map<String, String> writes) throws Exception {
