@@ -1,6 +1,7 @@
 package dev.countersign.gate;
 
 import dev.countersign.admission.KyvernoPolicies;
+import dev.countersign.git.GitWorkspace;
 import dev.countersign.governance.GovernanceCheck;
 import dev.countersign.governance.GovernanceReport;
 import dev.countersign.governance.PolicyFinding;
@@ -29,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
@@ -41,6 +43,10 @@ import java.util.function.Supplier;
  *   <li>with a base commit (a pull request): every signed file the change adds or modifies obeys
  *       {@link SignedChangeRules} (not older, no replay, at its own path), and deletions are
  *       reported;
+ *   <li>nothing else under a signed directory makes Argo CD or Flux build, apply or leave out
+ *       something other than its verified manifests ({@link GitOpsFiles}), and with a base commit
+ *       no changed {@code .sourceignore} above one leaves out a signed file ({@link
+ *       SourceIgnoreChanges});
  *   <li>every manifest under an unsigned directory reads cleanly and obeys {@link
  *       UnsignedManifestRules};
  *   <li>the governance policies accept every unsigned manifest, and every signed file the change
@@ -127,15 +133,27 @@ public final class MergeGate {
     // The file set first, both sides: a link, an unusable name or an oversized file under a
     // managed directory is not a finding to weigh but input the gate refuses to judge (exit 6).
     List<InputProblem> refused = new ArrayList<>();
-    Map<Path, PolicyFile.DirectoryPair> signedFiles = manifestsUnder(true, refused);
-    Map<Path, PolicyFile.DirectoryPair> unsignedFiles = manifestsUnder(false, refused);
+    // Every file under a signed directory, manifest or not, with its size: GitOps tools read more.
+    Map<Path, Long> signedDirectoryFiles = new TreeMap<>();
+    Map<Path, PolicyFile.DirectoryPair> signedFiles =
+        manifestsUnder(true, refused, signedDirectoryFiles);
+    Map<Path, PolicyFile.DirectoryPair> unsignedFiles =
+        manifestsUnder(false, refused, new TreeMap<>());
     if (refused.isEmpty()) {
       // What the signing workflow would refuse before signing: nothing may pass here and stop it.
       refused.addAll(unwritableTargets(unsignedFiles));
     }
     if (refused.isEmpty() && base.isPresent()) {
-      // The signing workflow signs the commit's bytes; the gate reads git's rendering of them.
-      refused.addAll(checkedOutCommitDifferences(signedFiles.keySet(), unsignedFiles.keySet()));
+      // What the commit holds under a signed directory is what Argo CD or Flux will read, whether
+      // or not the checkout wrote it.
+      committedSignedDirectoryFiles().forEach(signedDirectoryFiles::putIfAbsent);
+      // The signing workflow signs the commit's bytes; the gate reads git's rendering of them. The
+      // sidecars' bytes are judged too.
+      List<Path> judged = new ArrayList<>(signedFiles.keySet());
+      signedDirectoryFiles.keySet().stream()
+          .filter(file -> file.getFileName().toString().endsWith(".json"))
+          .forEach(judged::add);
+      refused.addAll(checkedOutCommitDifferences(judged, unsignedFiles.keySet()));
     }
     if (!refused.isEmpty()) {
       throw InputProblem.combine(refused);
@@ -164,8 +182,19 @@ public final class MergeGate {
       }
     }
 
+    findings.addAll(
+        GitOpsFiles.underSignedDirectories(
+            signedDirectoryFiles, signedFiles.keySet(), workTree::read, reader.maxBytes()));
+    findings.addAll(GitOpsFiles.underUnsignedDirectories(signedTargets(unsignedFiles)));
+
     List<Path> signedBrought = List.of();
     if (base.isPresent()) {
+      findings.addAll(
+          new SourceIgnoreChanges(
+                  base.get().git(), base.get().commitId(), base.get().git().headCommitId())
+              .check(
+                  policy.directories().stream().map(PolicyFile.DirectoryPair::signed).toList(),
+                  signedFiles.keySet()));
       SignedChangeRules.Judged judged =
           new SignedChangeRules(
                   base.get(),
@@ -253,16 +282,21 @@ public final class MergeGate {
    * Repository-relative manifest paths under every signed (or unsigned) directory, with their pair,
    * as {@link ManifestTree} finds them in the work tree; refused entries (links, unusable names,
    * oversized files) are added to {@code refused}.
+   *
+   * @param allFiles receives every regular file found there, manifest or not, with its size
    */
   private Map<Path, PolicyFile.DirectoryPair> manifestsUnder(
-      boolean signed, List<InputProblem> refused) {
+      boolean signed, List<InputProblem> refused, Map<Path, Long> allFiles) {
     Map<Path, PolicyFile.DirectoryPair> files = new LinkedHashMap<>();
     ManifestTree tree = ManifestTree.of(reader);
     for (PolicyFile.DirectoryPair pair : policy.directories()) {
       String dir = RepositoryPaths.slashed(signed ? pair.signed() : pair.unsigned());
       try {
-        for (ManifestTree.Entry entry : tree.walk(repositoryRoot, dir)) {
-          files.putIfAbsent(Path.of(entry.path()), pair);
+        for (ManifestTree.Entry entry : tree.walkFiles(repositoryRoot, dir)) {
+          allFiles.putIfAbsent(Path.of(entry.path()), entry.size());
+          if (ManifestTree.isManifestName(entry.path())) {
+            files.putIfAbsent(Path.of(entry.path()), pair);
+          }
         }
       } catch (InputProblem problem) {
         refused.addAll(problem.all());
@@ -272,17 +306,42 @@ public final class MergeGate {
   }
 
   /**
+   * The regular files under every signed directory in the checked-out commit, with their sizes
+   * (from the object headers; nothing is read).
+   */
+  private Map<Path, Long> committedSignedDirectoryFiles() {
+    GitWorkspace git = base.orElseThrow().git();
+    String head = git.headCommitId();
+    Map<Path, Long> files = new TreeMap<>();
+    for (PolicyFile.DirectoryPair pair : policy.directories()) {
+      for (GitWorkspace.TreeEntry entry :
+          git.entries(head, RepositoryPaths.slashed(pair.signed()))) {
+        if (entry.kind() == GitWorkspace.TreeEntry.Kind.FILE) {
+          files.putIfAbsent(Path.of(entry.path()), entry.size());
+        }
+      }
+    }
+    return files;
+  }
+
+  /** Where {@code run} writes the signed file of each unsigned manifest. */
+  private static Map<Path, Path> signedTargets(Map<Path, PolicyFile.DirectoryPair> unsignedFiles) {
+    Map<Path, Path> targets = new LinkedHashMap<>();
+    unsignedFiles.forEach(
+        (file, pair) -> targets.put(file, pair.signed().resolve(pair.unsigned().relativize(file))));
+    return targets;
+  }
+
+  /**
    * Why the signed files of {@code unsignedFiles} could not be written in the work tree ({@link
    * ManifestTree#unwritableTarget}): {@code run} refuses such a tree before signing, so the gate
    * refuses it too.
    */
   private List<InputProblem> unwritableTargets(Map<Path, PolicyFile.DirectoryPair> unsignedFiles) {
     List<InputProblem> problems = new ArrayList<>();
-    for (Map.Entry<Path, PolicyFile.DirectoryPair> file : unsignedFiles.entrySet()) {
-      PolicyFile.DirectoryPair pair = file.getValue();
-      Path target = pair.signed().resolve(pair.unsigned().relativize(file.getKey()));
+    for (Map.Entry<Path, Path> file : signedTargets(unsignedFiles).entrySet()) {
       ManifestTree.unwritableTarget(
-              RepositoryPaths.slashed(target),
+              RepositoryPaths.slashed(file.getValue()),
               "the signed file",
               RepositoryPaths.slashed(file.getKey()),
               path -> ManifestTree.typeIn(repositoryRoot, path))

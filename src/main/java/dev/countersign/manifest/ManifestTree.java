@@ -114,20 +114,30 @@ public final class ManifestTree {
    * @throws InputProblem combining one problem per refused entry
    */
   public List<Entry> manifests(Collection<Entry> entries) {
+    return files(entries).stream().filter(entry -> isManifestName(entry.path())).toList();
+  }
+
+  /**
+   * The regular files among {@code entries}, manifests or not, sorted by path: what else a managed
+   * directory holds matters to the tools that deploy it.
+   *
+   * @throws InputProblem combining one problem per refused entry, as {@link #manifests}
+   */
+  public List<Entry> files(Collection<Entry> entries) {
     List<InputProblem> problems = new ArrayList<>();
-    List<Entry> manifests = new ArrayList<>();
+    List<Entry> files = new ArrayList<>();
     for (Entry entry : entries.stream().sorted(Comparator.comparing(Entry::path)).toList()) {
       Optional<InputProblem> refused = refusal(entry);
       if (refused.isPresent()) {
         problems.add(refused.get());
-      } else if (entry.type() == Type.FILE && isManifestName(entry.path())) {
-        manifests.add(entry);
+      } else if (entry.type() == Type.FILE) {
+        files.add(entry);
       }
     }
     if (!problems.isEmpty()) {
       throw InputProblem.combine(problems);
     }
-    return manifests;
+    return files;
   }
 
   /** Why {@code entry} is refused, if it is. */
@@ -289,6 +299,19 @@ public final class ManifestTree {
    * @throws InputProblem for refused entries, named relative to {@code root}
    */
   public List<Entry> walk(Path root, String directory) {
+    return manifests(entriesUnder(root, directory));
+  }
+
+  /**
+   * Every regular file under {@code directory} of the work tree {@code root}, manifests or not,
+   * found and refused as {@link #walk} finds and refuses them.
+   */
+  public List<Entry> walkFiles(Path root, String directory) {
+    return files(entriesUnder(root, directory));
+  }
+
+  /** Everything under {@code directory}, or the parent of it that is not a directory. */
+  private static List<Entry> entriesUnder(Path root, String directory) {
     Path base = root.toAbsolutePath().normalize();
     List<Entry> entries = new ArrayList<>();
     Path dir = base;
@@ -311,7 +334,7 @@ public final class ManifestTree {
         if (!attributes.get().isDirectory()) {
           entries.add(
               new Entry(relative(base, dir), typeOf(attributes.get()), attributes.get().size()));
-          return manifests(entries);
+          return entries;
         }
       }
     }
@@ -324,7 +347,7 @@ public final class ManifestTree {
                     relative(base, path),
                     typeOf(attributes),
                     attributes.isDirectory() ? 0 : attributes.size())));
-    return manifests(entries);
+    return entries;
   }
 
   /**

@@ -28,6 +28,8 @@ class RuleIdsDocumentedTest {
             SignedChangeRules.class,
             RuleChanges.class,
             ServerDefaultingRule.class,
+            GitOpsFiles.class,
+            SourceIgnoreChanges.class,
             ChainDoctor.class)) {
       for (Field field : rules.getDeclaredFields()) {
         if ((field.getName().startsWith("RULE_") || field.getName().equals("RULE"))
@@ -39,7 +41,7 @@ class RuleIdsDocumentedTest {
       }
     }
 
-    assertThat(ids).hasSizeGreaterThanOrEqualTo(25).doesNotHaveDuplicates();
+    assertThat(ids).hasSizeGreaterThanOrEqualTo(27).doesNotHaveDuplicates();
     assertThat(ids).allSatisfy(id -> assertThat(docs).as(id).contains("`" + id + "`"));
   }
 }

@@ -107,7 +107,10 @@ class RepositoryInitializerTest {
         .isEqualTo("https://github.com/acme/deploy.git");
     assertThat(path(app, "spec", "source", "targetRevision")).isEqualTo("main");
     assertThat(path(app, "spec", "source", "path")).isEqualTo("signed");
-    assertThat(path(app, "spec", "source", "directory", "exclude")).isEqualTo("*.sigstore.json");
+    // Only the files countersign verifies: Argo CD's include glob has no separators, so * also
+    // matches across directories, and {a,b} is either.
+    assertThat(path(app, "spec", "source", "directory", "include")).isEqualTo("{*.yaml,*.yml}");
+    assertThat(map(path(app, "spec", "source", "directory"))).doesNotContainKey("exclude");
     assertThat(list(path(app, "spec", "syncPolicy", "syncOptions")))
         .containsExactly("ServerSideApply=true");
     assertThat(path(app, "spec", "destination", "namespace")).isEqualTo("deploy");

@@ -1,0 +1,287 @@
+package dev.countersign.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.countersign.gate.GateRepository;
+import dev.countersign.support.ExitCode;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The last step of the promise: Argo CD or Flux deploys the signed directory, and they read more
+ * than the manifests countersign verifies there. A kustomization file makes Flux (and Argo CD)
+ * build what it says instead of the directory's files; Argo CD applies {@code .json} and evaluates
+ * {@code .jsonnet} files; Flux's source-controller leaves out what a {@code .sourceignore} names.
+ * Each pull request below goes through the real {@code check} Action entry on a real repository,
+ * with its benign control.
+ */
+class GitOpsFilesTest {
+
+  /** A Kustomization that makes the signed directory deploy a file no signature covers. */
+  private static final String KUSTOMIZATION =
+      """
+      apiVersion: kustomize.config.k8s.io/v1beta1
+      kind: Kustomization
+      resources:
+      - app/config.yaml
+      - ../docs/evil.yaml
+      """;
+
+  private static final String EVIL_JSON =
+      """
+      {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+       "metadata": {"name": "allow-all", "namespace": "shop"},
+       "spec": {"podSelector": {}, "ingress": [{}]}}
+      """;
+
+  /** The shape of a Sigstore bundle sidecar ({@code sign --bundle-sidecar}): no Kubernetes kind. */
+  private static final String BUNDLE_SIDECAR =
+      """
+      {"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json",
+       "verificationMaterial": {}, "messageSignature": {}}
+      """;
+
+  @TempDir Path tmp;
+  private PullRequestGate gate;
+  private GateRepository seed;
+
+  @BeforeEach
+  void origin() throws Exception {
+    gate = new PullRequestGate(tmp);
+    seed = gate.seed();
+  }
+
+  // --- files under a signed directory that a GitOps tool reads --------------------------------
+
+  @ParameterizedTest
+  @ValueSource(strings = {"signed/Kustomization", "signed/app/Kustomization"})
+  void extensionlessKustomization_underTheSignedDirectory_fails(String path) throws Exception {
+    CliRun run =
+        check(Map.of(path, KUSTOMIZATION, "docs/evil.yaml", GateRepository.ALLOW_ALL_INGRESS));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=" + path + ",title=countersign signature::")
+        .contains("kustomization file")
+        .contains("(countersign/gitops-file)");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "signed/kustomization.yaml",
+        "signed/app/kustomization.yml",
+        "signed/Chart.yaml",
+        "signed/.argocd-source.yaml",
+        "signed/.argocd-source-platform.yaml"
+      })
+  void manifestNamedGitOpsFile_underTheSignedDirectory_failsAsOne(String path) throws Exception {
+    CliRun run = check(Map.of(path, KUSTOMIZATION));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=" + path + ",")
+        .contains("countersign/gitops-file");
+  }
+
+  @Test
+  void signedKustomizationYaml_thatVerifies_stillFails() throws Exception {
+    // A kustomization that went through review as an "object" and was signed: its signature
+    // covers the file, not what Flux or Argo CD build from it.
+    String signed =
+        signed(
+            "kustomization.yaml",
+            KUSTOMIZATION.replace("resources:", "metadata:\n  name: shop\nresources:"));
+
+    CliRun run = check(Map.of("signed/kustomization.yaml", signed));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/kustomization.yaml,")
+        .contains("countersign/gitops-file")
+        .doesNotContain("does not verify");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"signed/app/allow-all.json", "signed/app/allow-all.jsonnet"})
+  void jsonOrJsonnet_underTheSignedDirectory_fails(String path) throws Exception {
+    CliRun run = check(Map.of(path, EVIL_JSON));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=" + path + ",title=countersign signature::")
+        .contains("(countersign/gitops-file)");
+  }
+
+  @Test
+  void kubernetesObjectNamedLikeABundleSidecar_fails() throws Exception {
+    CliRun run = check(Map.of("signed/app/config.yaml.sigstore.json", EVIL_JSON));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/config.yaml.sigstore.json,")
+        .contains("countersign/gitops-file");
+  }
+
+  @Test
+  void bundleSidecarWithoutItsManifest_fails() throws Exception {
+    CliRun run = check(Map.of("signed/app/gone.yaml.sigstore.json", BUNDLE_SIDECAR));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/gone.yaml.sigstore.json,")
+        .contains("countersign/gitops-file");
+  }
+
+  @Test
+  void control_bundleSidecarBesideItsManifest_passes() throws Exception {
+    CliRun run = check(Map.of("signed/app/config.yaml.sigstore.json", BUNDLE_SIDECAR));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  @Test
+  void control_harmlessFilesUnderTheSignedDirectory_pass() throws Exception {
+    CliRun run =
+        check(
+            Map.of(
+                "signed/README.md", "# What is deployed\n",
+                "signed/app/.gitkeep", "",
+                "signed/app/notes.txt", "kustomization.yaml is not here\n",
+                "unsigned/Kustomization", KUSTOMIZATION));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"unsigned/kustomization.yaml", "unsigned/app/Chart.yaml"})
+  void gitOpsFileUnderTheUnsignedDirectory_thatRunWouldSign_fails(String path) throws Exception {
+    // Reads as an object (apiVersion, kind, metadata.name), so every other rule passes it, and
+    // run would sign it into signed/, where Flux and Argo CD read it as instructions.
+    CliRun run =
+        check(
+            Map.of(
+                path,
+                KUSTOMIZATION.replace(
+                    "resources:", "metadata:\n  name: shop\n  labels: {team: x}\nresources:")));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=" + path + ",title=countersign manifest::would be signed into")
+        .contains("(countersign/gitops-file)");
+  }
+
+  // --- .sourceignore ----------------------------------------------------------------------------
+
+  @Test
+  void sourceignoreUnderTheSignedDirectory_fails() throws Exception {
+    CliRun run = check(Map.of("signed/.sourceignore", "app/deployment.yaml\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/.sourceignore,")
+        .contains("countersign/gitops-file");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"/signed/app/deployment.yaml", "deployment.yaml", "signed/app", "*"})
+  void rootSourceignoreThatHidesASignedFile_fails(String pattern) throws Exception {
+    CliRun run = check(Map.of(".sourceignore", "# docs only\n" + pattern + "\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=.sourceignore,")
+        .contains("signed/app/deployment.yaml")
+        .contains("(countersign/sourceignore)");
+  }
+
+  @Test
+  void control_rootSourceignoreThatHidesNoSignedFile_isAWarning() throws Exception {
+    CliRun run = check(Map.of(".sourceignore", "/docs/\n/unsigned/\n*.md\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out())
+        .contains("::warning file=.sourceignore,")
+        .contains("check passed: 0 errors, 1 warning");
+  }
+
+  @Test
+  void control_sourceignoreOutsideEveryDirectoryAboveASignedOne_isLeftAlone() throws Exception {
+    CliRun run = check(Map.of("docs/.sourceignore", "*\n", "unsigned/.sourceignore", "*\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  @Test
+  void sourceignoreThatTheBaseHas_changedWithoutHidingMore_isAWarning() throws Exception {
+    gate.git().commitToOrigin("main", Map.of(".sourceignore", "/docs/\n"), Set.of(), "ignore docs");
+    gate.baseIsMain();
+
+    CliRun run = check(Map.of(".sourceignore", "/docs/\n# and the drafts\n/drafts/\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out())
+        .contains("::warning file=.sourceignore,title=countersign signature::this change changes a")
+        .contains("check passed: 0 errors, 1 warning");
+  }
+
+  @Test
+  void sourceignoreNegationThatKeepsTheSignedFiles_isAWarning_andOneThatStopsKeepingThem_fails()
+      throws Exception {
+    gate.git()
+        .commitToOrigin(
+            "main", Map.of(".sourceignore", "*.yaml\n!/signed/**\n"), Set.of(), "ignore yaml");
+    gate.baseIsMain();
+
+    CliRun kept = check(Map.of(".sourceignore", "*.yaml\n!/signed/**\n*.md\n"));
+    CliRun dropped = check(Map.of(".sourceignore", "*.yaml\n!/signed/app/config.yaml\n"));
+
+    assertThat(kept.exitCode()).as(kept.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(dropped.exitCode()).as(dropped.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(dropped.out())
+        .contains("::error file=.sourceignore,")
+        .contains("leaves signed/app/deployment.yaml out of what Flux deploys")
+        .doesNotContain("config.yaml out");
+  }
+
+  @Test
+  void rootSourceignoreThatIsALink_fails() throws Exception {
+    // Flux reads what the link points to (source-controller copies in-repository links before it
+    // reads the patterns); the gate judges no file through a link.
+    gate.git().branchOnOrigin("pr-link", "main");
+    gate.git()
+        .commitToOrigin(
+            "pr-link", Map.of("docs/patterns.txt", "deployment.yaml\n"), Set.of(), "patterns");
+    gate.git().commitSymlinkToOrigin("pr-link", ".sourceignore", "docs/patterns.txt");
+    Path ws = gate.git().cloneBranch("ws-link", "pr-link", 1);
+
+    CliRun run = gate.check(ws, Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=.sourceignore,")
+        .contains("is not a regular file")
+        .contains("(countersign/sourceignore)");
+  }
+
+  // --- helpers -------------------------------------------------------------------------------
+
+  private CliRun check(Map<String, String> writes) throws Exception {
+    return gate.check(gate.pullRequest(writes, Set.of(), 1), Map.of());
+  }
+
+  /** {@code content} signed with the trusted key, as the signing workflow would. */
+  private String signed(String relative, String content) {
+    seed.sign(relative, content);
+    return seed.read("signed/" + relative);
+  }
+}
