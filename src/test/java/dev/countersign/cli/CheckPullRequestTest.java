@@ -504,6 +504,27 @@ class CheckPullRequestTest {
             "holds ConfigMap/shop/app-config, which the base branch has at signed/app/config.yaml");
   }
 
+  /**
+   * The path taken is another signed object's own: only the object's name tells the two slots
+   * apart, as neither file is new to the base branch.
+   */
+  @Test
+  void copyingASignedFileOverAnotherSignedObjectsFile_fails() throws Exception {
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of("signed/app/deployment.yaml", seed.read("signed/app/config.yaml")),
+                Set.of(),
+                1),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/deployment.yaml,")
+        .contains(
+            "holds ConfigMap/shop/app-config, which the base branch has at signed/app/config.yaml");
+  }
+
   @Test
   void movingASignedFileToAnotherPath_fails_andTheDeletionIsReported() throws Exception {
     CliRun run =
