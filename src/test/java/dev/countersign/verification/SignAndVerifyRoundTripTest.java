@@ -279,4 +279,47 @@ class SignAndVerifyRoundTripTest {
             "content differs from the signed message at data.mode: signed \"live\", found"
                 + " \"test\"");
   }
+
+  /**
+   * A cluster object's tolerances are Go's and Kyverno's, no wider: a number equals the same number
+   * written otherwise (80 and 80.0) but not a nearby one, and only image fields take {@code
+   * docker.io/library/...:latest} for the short name.
+   */
+  @Test
+  void clusterObjectTolerances_numbersByValue_imageNamesOnlyInImageFields() throws Exception {
+    signWithNewKey(
+        """
+        apiVersion: example.com/v1
+        kind: Rollout
+        metadata:
+          name: web
+          namespace: shop
+        spec:
+          ratio: 0.5
+          weight: 80
+          image: nginx
+          label: nginx
+        """);
+    String original = Files.readString(signed);
+
+    DocumentVerdict sameValues =
+        verifyClusterObject(
+                original
+                    .replace("weight: 80", "weight: 80.0")
+                    .replace("image: nginx", "image: docker.io/library/nginx:latest"))
+            .get(0);
+    assertThat(sameValues.passed()).as(sameValues.reason()).isTrue();
+
+    DocumentVerdict ratio =
+        verifyClusterObject(original.replace("ratio: 0.5", "ratio: 0.9")).get(0);
+    assertThat(ratio.passed()).isFalse();
+    assertThat(ratio.reason()).contains("spec.ratio: signed 0.5, found 0.9");
+
+    DocumentVerdict label =
+        verifyClusterObject(
+                original.replace("label: nginx", "label: docker.io/library/nginx:latest"))
+            .get(0);
+    assertThat(label.passed()).isFalse();
+    assertThat(label.reason()).contains("spec.label");
+  }
 }
