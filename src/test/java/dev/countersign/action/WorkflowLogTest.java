@@ -195,4 +195,75 @@ class WorkflowLogTest {
     assertThat(WorkflowCommands.neutralize("zero\u200bwidth")).isEqualTo("zero\\u200Bwidth");
     assertThat(WorkflowCommands.lines("a\r\nb\rc\nd\n")).containsExactly("a", "b", "c", "d");
   }
+
+  /**
+   * Unicode's default-ignorable code points that are not controls or format characters (so
+   * neutralize names them one by one): each end of each range, and one inside the long ones. A
+   * reviewer sees nothing there, so the log shows each as an escape.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      ints = {
+        0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180D, 0x180F, 0x3164, 0xFE00, 0xFE08,
+        0xFE0F, 0xFFA0, 0x1BCA0, 0x1BCA3, 0x1D173, 0x1D17A, 0xE0000, 0xE0100, 0xE0FFF
+      })
+  void defaultIgnorableCodePoint_isShownEscaped_andCannotHideACommand(int codePoint) {
+    String hidden = new String(Character.toChars(codePoint));
+    String escape =
+        String.format(java.util.Locale.ROOT, codePoint > 0xFFFF ? "\\U%08X" : "\\u%04X", codePoint);
+
+    assertThat(WorkflowCommands.neutralize("a" + hidden + "b")).isEqualTo("a" + escape + "b");
+    assertThat(WorkflowCommands.looksLikeCommand(hidden + "::error::PWNED")).isTrue();
+    assertThat(WorkflowCommands.looksLikeCommand(":" + hidden + ":error::PWNED")).isTrue();
+  }
+
+  /** The visible characters right beside each of those ranges are ordinary text, shown as is. */
+  @ParameterizedTest
+  @ValueSource(
+      ints = {
+        0x034E, 0x0350, 0x115E, 0x1161, 0x17B3, 0x17B6, 0x180A, 0x1810, 0x3163, 0x3165, 0xFDFD,
+        0xFE10, 0xFF9F, 0xFFA1, 0x1BC9F, 0x1D172, 0x1D17B, '\t'
+      })
+  void visibleNeighbourOfAnIgnorableRange_isShownAsItIs(int codePoint) {
+    String visible = "a" + new String(Character.toChars(codePoint)) + "b";
+
+    assertThat(WorkflowCommands.neutralize(visible)).isEqualTo(visible);
+    assertThat(WorkflowCommands.looksLikeCommand(visible)).isFalse();
+  }
+
+  /** The last-resort check sees a command behind any leading space .NET trims, not only ASCII. */
+  @Test
+  void looksLikeCommand_seesACommandBehindAnyLeadingSpace_andNotInsideText() {
+    assertThat(WorkflowCommands.looksLikeCommand("::warning::x")).isTrue();
+    assertThat(WorkflowCommands.looksLikeCommand("\u00a0::warning::x")).isTrue();
+    assertThat(WorkflowCommands.looksLikeCommand("\u2003\t ::warning::x")).isTrue();
+    assertThat(WorkflowCommands.looksLikeCommand("\u200b\u00a0::warning::x")).isTrue();
+    assertThat(WorkflowCommands.looksLikeCommand("x ##[error]y")).isTrue();
+    assertThat(WorkflowCommands.looksLikeCommand("x ::warning::y")).isFalse();
+    assertThat(WorkflowCommands.looksLikeCommand("\u00a0x::warning::y")).isFalse();
+  }
+
+  @Test
+  void lines_aTrailingCarriageReturnEndsTheLastLine_withoutStartingAnother() {
+    assertThat(WorkflowCommands.lines("a\r")).containsExactly("a");
+    assertThat(WorkflowCommands.lines("a\r\r\nb")).containsExactly("a", "", "b");
+    assertThat(WorkflowCommands.lines("")).containsExactly("");
+  }
+
+  /**
+   * finish() writes the held-back last line and flushes, through a raw writer that buffers as the
+   * standard output does: nothing printed last is lost when the process ends.
+   */
+  @Test
+  void finish_writesTheHeldBackLastLine_neutralized_andFlushesIt() {
+    StringWriter target = new StringWriter();
+    WorkflowLog buffered =
+        WorkflowLog.over(new PrintWriter(new java.io.BufferedWriter(target, 8192)));
+    buffered.println("first");
+    buffered.print("::warning::last words");
+
+    buffered.finish();
+
+    assertThat(target.toString()).isEqualTo("first\n%3A:warning::last words\n");
+  }
 }

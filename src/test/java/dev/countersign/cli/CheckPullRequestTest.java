@@ -183,6 +183,53 @@ class CheckPullRequestTest {
         .contains("check passed: 0 errors, 2 warnings");
   }
 
+  /**
+   * The governance parameters bind every admission policy that declares a paramKind: a pull request
+   * that edits them is judged by the base's, but its version rules after the merge, so reviewers
+   * are told, as for the policy file, keys and policies.
+   */
+  @Test
+  void pullRequestEditingTheGovernanceParameters_reportsTheRuleChange() throws Exception {
+    String policy =
+        seed.read(".countersign/policy.yaml")
+            .replace(
+                "  policies: [policies]\n",
+                "  policies: [policies]\n  params: .countersign/params.yaml\n");
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            ".countersign/policy.yaml",
+            policy,
+            ".countersign/params.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: limits\ndata:\n  max: \"3\"\n"),
+        Set.of(),
+        "governance parameters");
+    gate.baseIsMain();
+
+    CliRun untouched =
+        check(
+            pullRequest(Map.of("unsigned/app/other.yaml", CONFIG_MAP_OTHER), Set.of(), 1),
+            Map.of());
+    assertThat(untouched.exitCode()).as(untouched.all()).isZero();
+    assertThat(untouched.out()).doesNotContain(".countersign/params.yaml");
+
+    CliRun edited =
+        check(
+            pullRequest(
+                Map.of(
+                    ".countersign/params.yaml",
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: limits\ndata:\n  max:"
+                        + " \"300\"\n"),
+                Set.of(),
+                1),
+            Map.of());
+    assertThat(edited.exitCode()).as(edited.all()).isZero();
+    assertThat(edited.out())
+        .contains(
+            "::warning file=.countersign/params.yaml,title=countersign policy::this change changes"
+                + " a file of the gate's rules");
+  }
+
   @Test
   void pullRequestDeletingTheAdmissionPolicyItViolates_fails() throws Exception {
     Path ws =
@@ -207,6 +254,9 @@ class CheckPullRequestTest {
     CliRun local = check(ws, Map.of("INPUT_POLICY_FROM", "worktree"));
     assertThat(local.exitCode()).as(local.all()).isZero();
   }
+
+  private static final String CONFIG_MAP_OTHER =
+      GateRepository.CONFIG_MAP.replace("app-config", "other-config");
 
   @Test
   void control_pullRequestAddingACompliantManifest_passes() throws Exception {
@@ -500,6 +550,27 @@ class CheckPullRequestTest {
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(run.out())
         .contains("::error file=signed/app/copy.yaml,")
+        .contains(
+            "holds ConfigMap/shop/app-config, which the base branch has at signed/app/config.yaml");
+  }
+
+  /**
+   * The path taken is another signed object's own: only the object's name tells the two slots
+   * apart, as neither file is new to the base branch.
+   */
+  @Test
+  void copyingASignedFileOverAnotherSignedObjectsFile_fails() throws Exception {
+    CliRun run =
+        check(
+            pullRequest(
+                Map.of("signed/app/deployment.yaml", seed.read("signed/app/config.yaml")),
+                Set.of(),
+                1),
+            Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/deployment.yaml,")
         .contains(
             "holds ConfigMap/shop/app-config, which the base branch has at signed/app/config.yaml");
   }

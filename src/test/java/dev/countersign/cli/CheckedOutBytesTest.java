@@ -70,6 +70,28 @@ class CheckedOutBytesTest {
         .contains("differs from the checked-out commit");
   }
 
+  /**
+   * A manifest in the work tree that the commit does not hold (an earlier step of the job wrote it,
+   * or it is ignored): the signing workflow would never sign it, so the gate refuses to judge a
+   * work tree that holds it. The same checkout without it passes.
+   */
+  @Test
+  void manifestInTheWorkTreeButNotInTheCommit_isRefused() throws Exception {
+    Path ws = gate.pullRequestCheckedOutByGit(Map.of("unsigned/app/other.yaml", COMPLIANT));
+    CliRun committedOnly = gate.check(ws, Map.of());
+    assertThat(committedOnly.exitCode()).as(committedOnly.all()).isZero();
+
+    Files.writeString(
+        ws.resolve("unsigned/app/untracked.yaml"),
+        COMPLIANT.replace("other-config", "untracked-config"));
+    CliRun run = gate.check(ws, Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.INVALID_INPUT.code());
+    assertThat(run.out())
+        .contains("::error file=unsigned/app/untracked.yaml,")
+        .contains("is in the work tree but not in the checked-out commit");
+  }
+
   @Test
   void control_theSameManifestWithoutAttributes_isJudgedAsCommittedAndRejected() throws Exception {
     Path ws =

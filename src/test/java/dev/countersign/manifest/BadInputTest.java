@@ -134,6 +134,15 @@ class BadInputTest {
             text(HEAD + "data:\n  a: x\ry\n"),
             "unsigned/bad.yaml:4: contains a carriage return (CR) character"),
         Arguments.of(
+            // Each end of the file: a CR there is refused the same, named at its line.
+            "CR as the very first byte",
+            text("\r" + HEAD),
+            "unsigned/bad.yaml:1: contains a carriage return (CR) character"),
+        Arguments.of(
+            "CR as the very last byte",
+            text(HEAD + "metadata:\n  name: x\r"),
+            "unsigned/bad.yaml:4: contains a carriage return (CR) character"),
+        Arguments.of(
             // Comments end at U+2028 for YAML 1.1: a diff shows "evil" inside the comment.
             "LINE SEPARATOR ending a comment",
             text(HEAD + "# a note\u2028data: {evil: x}\n"),

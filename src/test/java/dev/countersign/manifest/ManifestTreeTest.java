@@ -74,6 +74,40 @@ class ManifestTreeTest {
     assertThat(ManifestTree.escaped("a\nb\\c\u001b.yaml")).isEqualTo("a\\nb\\\\c\\x1b.yaml");
   }
 
+  /** Each limit at its edge: the last name accepted and the first refused. */
+  @Test
+  void nameLimits_atTheirEdges_acceptTheLastAllowedName_andRefuseTheNext() {
+    assertThat(ManifestTree.nameProblem("u/a\u001f.yaml")).isPresent();
+    assertThat(ManifestTree.nameProblem("u/a\u007f.yaml")).isPresent();
+    assertThat(ManifestTree.nameProblem("u/a\u0080.yaml"))
+        .hasValue("has a control character (U+0080) in its name");
+    assertThat(ManifestTree.nameProblem("u/a\u009f.yaml"))
+        .hasValue("has a control character (U+009F) in its name");
+    assertThat(ManifestTree.nameProblem("u/a\u2028.yaml")).isPresent();
+    assertThat(ManifestTree.nameProblem("u/a\u2029.yaml")).isPresent();
+    assertThat(ManifestTree.nameProblem("u/a~ \u00a0.yaml")).isEmpty();
+    assertThat(ManifestTree.nameProblem("\uFFFD/a.yaml"))
+        .hasValue("has a name that is not valid UTF-8");
+
+    String segment255 = "s".repeat(250) + ".yaml";
+    assertThat(ManifestTree.nameProblem("u/" + segment255)).isEmpty();
+    assertThat(ManifestTree.nameProblem("u/s" + segment255))
+        .hasValue("has a name segment longer than 255 bytes");
+    String path1024 = ("d".repeat(199) + "/").repeat(5) + "a".repeat(19) + ".yaml";
+    assertThat(path1024.getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSize(1024);
+    assertThat(ManifestTree.nameProblem(path1024)).isEmpty();
+    assertThat(ManifestTree.nameProblem("a" + path1024))
+        .hasValue("has a path longer than 1024 bytes");
+  }
+
+  @Test
+  void escaped_showsEveryControlCharacterAsAnEscape_andLeavesOtherTextAlone() {
+    assertThat(ManifestTree.escaped("a\u001f\u007f\u0080\u009f\u2028\u2029b"))
+        .isEqualTo("a\\x1f\\x7f\\x80\\x9f\\u2028\\u2029b");
+    assertThat(ManifestTree.escaped("a ~\u00a0\u00ff\u2027\u202a.yaml"))
+        .isEqualTo("a ~\u00a0\u00ff\u2027\u202a.yaml");
+  }
+
   @Test
   void
       manifests_refuseLinksOtherEntriesAndOversizedManifests_allAtOnce_butNotOversizedOtherFiles() {
@@ -116,6 +150,40 @@ class ManifestTreeTest {
         .extracting(ManifestTree.Entry::path)
         .containsExactly("unsigned/.hidden/np.yaml", "unsigned/.np.yaml", "unsigned/np.YAML");
     assertThat(TREE.walk(tmp, "missing")).isEmpty();
+  }
+
+  @Test
+  void walk_ofADirectoryWithAnUnusableName_isRefused_beforeAnythingIsRead() throws Exception {
+    write("repo/unsigned/ok.yaml");
+    write("outside/x.yaml");
+    Path repo = tmp.resolve("repo");
+    assertThat(TREE.walk(repo, "unsigned")).hasSize(1); // control
+
+    // Where nothing is there to be refused on its own, only the directory's name can be.
+    for (String directory : List.of("unsigned/../../outside", "unsigned/../missing", "a\\b")) {
+      assertThatThrownBy(() -> TREE.walk(repo, directory))
+          .as(directory)
+          .isInstanceOfSatisfying(
+              InputProblem.class,
+              problem ->
+                  assertThat(problem.file()).isEqualTo(Path.of(ManifestTree.escaped(directory))));
+    }
+  }
+
+  @Test
+  void walk_refusesAnOversizedManifest_byItsSizeOnDisk() throws Exception {
+    Files.createDirectories(tmp.resolve("unsigned"));
+    Files.writeString(tmp.resolve("unsigned/fits.yaml"), "x".repeat(1024));
+    assertThat(TREE.walk(tmp, "unsigned")).hasSize(1); // control: at the limit
+    Files.writeString(tmp.resolve("unsigned/big.yaml"), "x".repeat(1025));
+
+    assertThatThrownBy(() -> TREE.walk(tmp, "unsigned"))
+        .isInstanceOfSatisfying(
+            InputProblem.class,
+            problem ->
+                assertThat(problem.getMessage())
+                    .contains("unsigned/big.yaml")
+                    .contains("is 1025 bytes, larger than the limit of 1024 bytes"));
   }
 
   @Test

@@ -69,4 +69,29 @@ class NoFollowPathsTest {
 
     assertThat(real.resolve("x")).isDirectory();
   }
+
+  /**
+   * One byte past the limit is read, so a file that grew after its size was looked at shows as too
+   * large instead of being cut to the limit and signed short.
+   */
+  @Test
+  void readAtMost_readsAFileAtTheLimitWhole_andOneByteMoreOfALargerOne() throws Exception {
+    Path file = Files.writeString(tmp.resolve("a.yaml"), "0123456789");
+
+    assertThat(NoFollowPaths.readAtMost(file, Path.of("a.yaml"), 10)).hasSize(10);
+    assertThat(NoFollowPaths.readAtMost(file, Path.of("a.yaml"), 100)).hasSize(10);
+    assertThat(NoFollowPaths.readAtMost(file, Path.of("a.yaml"), 9)).hasSize(10);
+    assertThat(NoFollowPaths.readAtMost(file, Path.of("a.yaml"), 4)).hasSize(5);
+  }
+
+  @Test
+  void readAtMost_refusesALink_namingTheFileAsShown() throws Exception {
+    Path target = Files.writeString(tmp.resolve("target.yaml"), "kind: Secret\n");
+    Path link = Files.createSymbolicLink(tmp.resolve("link.yaml"), target);
+
+    assertThatThrownBy(() -> NoFollowPaths.readAtMost(link, Path.of("unsigned/link.yaml"), 100))
+        .isInstanceOfSatisfying(
+            InputProblem.class,
+            problem -> assertThat(problem.file()).isEqualTo(Path.of("unsigned/link.yaml")));
+  }
 }

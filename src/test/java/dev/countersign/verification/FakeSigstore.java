@@ -144,9 +144,11 @@ public final class FakeSigstore {
       body.put("kind", spec.rekord ? "rekord" : "hashedrekord");
       ObjectNode bodySpec = body.putObject("spec");
       ObjectNode hash = bodySpec.putObject("data").putObject("hash");
-      hash.put("algorithm", "sha256");
+      hash.put("algorithm", spec.hashAlgorithm);
       hash.put(
-          "value", HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(MESSAGE)));
+          "value",
+          HexFormat.of()
+              .formatHex(MessageDigest.getInstance("SHA-256").digest(spec.loggedMessage)));
       ObjectNode sig = bodySpec.putObject("signature");
       if (spec.rekord) {
         sig.put("format", "x509");
@@ -193,12 +195,22 @@ public final class FakeSigstore {
    * its hash), format x509 and the public key PEM, with a SET by this log.
    */
   public Map<String, String> keyedRekord(KeyPair signer, boolean contentInsteadOfHash) {
+    return keyedRekord(signer, signer.getPublic(), contentInsteadOfHash);
+  }
+
+  /**
+   * As {@link #keyedRekord(KeyPair, boolean)}, but the log entry names {@code loggedKey} as the
+   * signature's public key: an entry no real log would accept for this signature, here with a SET
+   * that verifies, so only the entry's key binding can refuse it.
+   */
+  public Map<String, String> keyedRekord(
+      KeyPair signer, PublicKey loggedKey, boolean contentInsteadOfHash) {
     try {
       String signature = Base64.getEncoder().encodeToString(sign(signer.getPrivate(), MESSAGE));
       String publicPem =
           "-----BEGIN PUBLIC KEY-----\n"
               + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-                  .encodeToString(signer.getPublic().getEncoded())
+                  .encodeToString(loggedKey.getEncoded())
               + "\n-----END PUBLIC KEY-----\n";
       ObjectNode body = JSON.createObjectNode();
       body.put("apiVersion", "0.0.1");
@@ -266,6 +278,11 @@ public final class FakeSigstore {
     public KeyPair logKey;
     Instant notBefore = T0;
     Instant integratedTime = T0.plusSeconds(1);
+
+    /** The data the log entry hashes, and the algorithm it names (the value is always SHA-256). */
+    byte[] loggedMessage = MESSAGE;
+
+    String hashAlgorithm = "sha256";
   }
 
   static String b64gz(byte[] data) {

@@ -169,6 +169,26 @@ class KeylessSetVerifierTest {
   }
 
   @Test
+  void logEntryForAnotherMessage_isRejected_thoughItsSetCertificateAndSignatureHold() {
+    FakeSigstore.Spec spec = new FakeSigstore.Spec();
+    spec.loggedMessage = "kind: Secret\n".getBytes(StandardCharsets.UTF_8);
+
+    DocumentVerdict verdict = verify(sigstore.keyless(spec));
+    assertThat(verdict.passed()).isFalse();
+    assertThat(verdict.reason()).contains("the log entry is for a different message");
+  }
+
+  @Test
+  void logEntryNamingAnotherHashAlgorithm_isRejected_thoughItsValueIsTheMessagesSha256() {
+    FakeSigstore.Spec spec = new FakeSigstore.Spec();
+    spec.hashAlgorithm = "sha512";
+
+    DocumentVerdict verdict = verify(sigstore.keyless(spec));
+    assertThat(verdict.passed()).isFalse();
+    assertThat(verdict.reason()).contains("the log entry hashes with sha512, expected sha256");
+  }
+
+  @Test
   void certificateNotTheLoggedOne_isRejected() {
     Map<String, String> annotations = sigstore.keyless(new FakeSigstore.Spec());
     Map<String, String> other = sigstore.keyless(new FakeSigstore.Spec());
@@ -199,7 +219,12 @@ class KeylessSetVerifierTest {
             new RekorBundle("s", "quote\"back\\slash", 1, 2, "tab\tnl\n\u0001"),
             new RekorBundle("s", "caf\u00e9 \u2028 \ud83d\ude00", 1, 2, "x"),
             new RekorBundle("s", "b", (1L << 53) + 1, Long.MAX_VALUE, "x"),
-            new RekorBundle("s", "b", Long.MIN_VALUE, -(1L << 53) - 1, "x"));
+            new RekorBundle("s", "b", Long.MIN_VALUE, -(1L << 53) - 1, "x"),
+            // One such value at a time, the others plain: each must send the whole to JCS.
+            new RekorBundle("s", "quote\"", 1, 2, "c0d2"),
+            new RekorBundle("s", "Ym9keQ==", 1, 2, "back\\slash"),
+            new RekorBundle("s", "Ym9keQ==", (1L << 53) + 1, 2, "c0d2"),
+            new RekorBundle("s", "Ym9keQ==", 1, -(1L << 53) - 1, "c0d2"));
     for (RekorBundle bundle : bundles) {
       assertThat(TransparencyLogProofs.setCanonicalJson(bundle))
           .as(bundle.toString())

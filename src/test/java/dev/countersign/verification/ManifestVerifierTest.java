@@ -450,6 +450,38 @@ class ManifestVerifierTest {
   }
 
   @Test
+  void keyedLogEntriesRequired_aLogEntryOfAnotherSignatureByTheSameKey_isRejected() {
+    FakeSigstore sigstore = new FakeSigstore();
+    KeyPair key = FakeSigstore.ec();
+    Map<String, String> annotations = new LinkedHashMap<>(sigstore.keyedRekord(key, false));
+    // ECDSA signatures differ each time: the same key over the same message, logged separately.
+    String bundle = AnnotationDomain.DEFAULT.bundle(0);
+    annotations.put(bundle, sigstore.keyedRekord(key, false).get(bundle));
+    ManifestFile borrowed = FixtureManifests.fromYaml(FakeSigstore.liveYaml(annotations));
+
+    DocumentVerdict verdict =
+        only(verifier(rootOf(sigstore), loggedKeys(key.getPublic())).verify(borrowed));
+
+    assertThat(verdict.passed()).isFalse();
+    assertThat(verdict.reason()).contains("a different signature than the signature annotation");
+  }
+
+  @Test
+  void keyedLogEntriesRequired_aLogEntryNamingAnotherPublicKey_isRejected() {
+    FakeSigstore sigstore = new FakeSigstore();
+    KeyPair key = FakeSigstore.ec();
+    ManifestFile otherKeyLogged =
+        FixtureManifests.fromYaml(
+            FakeSigstore.liveYaml(sigstore.keyedRekord(key, FakeSigstore.ec().getPublic(), false)));
+
+    DocumentVerdict verdict =
+        only(verifier(rootOf(sigstore), loggedKeys(key.getPublic())).verify(otherKeyLogged));
+
+    assertThat(verdict.passed()).isFalse();
+    assertThat(verdict.reason()).contains("a different public key");
+  }
+
+  @Test
   void keyedLogEntriesRequired_withoutATrustedRoot_isAUsageProblem() {
     assertThatThrownBy(() -> verifier(null, loggedKeys(keyA())))
         .isInstanceOf(UsageProblem.class)

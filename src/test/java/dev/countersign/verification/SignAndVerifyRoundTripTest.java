@@ -59,6 +59,10 @@ class SignAndVerifyRoundTripTest {
   private PublicKey publicKey;
 
   private void signWithNewKey() throws Exception {
+    signWithNewKey(DEPLOYMENT);
+  }
+
+  private void signWithNewKey(String manifest) throws Exception {
     publicKey =
         KeyPairFiles.generate(
             tmp.resolve("cosign.key"),
@@ -66,7 +70,7 @@ class SignAndVerifyRoundTripTest {
             "pw".toCharArray(),
             new SecureRandom());
     PrivateKey privateKey = PrivateKeys.read(tmp.resolve("cosign.key"), "pw".toCharArray());
-    Path input = Files.writeString(tmp.resolve("app.yaml"), DEPLOYMENT);
+    Path input = Files.writeString(tmp.resolve("app.yaml"), manifest);
     var format = FixtureManifests.FORMAT;
     var documents = FixtureManifests.READER.read(input, Path.of("app.yaml")).documents();
     byte[] message = format.message(documents);
@@ -222,5 +226,100 @@ class SignAndVerifyRoundTripTest {
         .contains("\n---\n")
         .contains("kind: Service")
         .doesNotContain("cosign.sigstore.dev");
+  }
+
+  @Test
+  void reorderedDocuments_eachAsSigned_failEveryDocument_asNotExactlyTheMessage() throws Exception {
+    signWithNewKey();
+    String[] documents = Files.readString(signed).split("\n---\n");
+    assertThat(documents).hasSize(2);
+
+    List<DocumentVerdict> reordered = verify(documents[1] + "\n---\n" + documents[0]);
+
+    assertThat(reordered)
+        .extracting(DocumentVerdict::description)
+        .containsExactly("Service/shop/web", "Deployment/shop/web");
+    assertThat(reordered)
+        .allSatisfy(
+            v -> {
+              assertThat(v.passed()).isFalse();
+              assertThat(v.reason()).contains("documents were reordered");
+            });
+  }
+
+  @Test
+  void sameKindAndName_inTwoNamespaces_eachDocumentIsComparedWithItsOwnNamespacesDocument()
+      throws Exception {
+    signWithNewKey(
+        """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+          namespace: staging
+        data:
+          mode: test
+        ---
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+          namespace: prod
+        data:
+          mode: live
+        """);
+    String original = Files.readString(signed);
+
+    assertThat(verify(original)).allSatisfy(v -> assertThat(v.passed()).as(v.reason()).isTrue());
+
+    DocumentVerdict prod = verify(original.replace("mode: live", "mode: test")).get(1);
+    assertThat(prod.passed()).isFalse();
+    assertThat(prod.reason())
+        .isEqualTo(
+            "content differs from the signed message at data.mode: signed \"live\", found"
+                + " \"test\"");
+  }
+
+  /**
+   * A cluster object's tolerances are Go's and Kyverno's, no wider: a number equals the same number
+   * written otherwise (80 and 80.0) but not a nearby one, and only image fields take {@code
+   * docker.io/library/...:latest} for the short name.
+   */
+  @Test
+  void clusterObjectTolerances_numbersByValue_imageNamesOnlyInImageFields() throws Exception {
+    signWithNewKey(
+        """
+        apiVersion: example.com/v1
+        kind: Rollout
+        metadata:
+          name: web
+          namespace: shop
+        spec:
+          ratio: 0.5
+          weight: 80
+          image: nginx
+          label: nginx
+        """);
+    String original = Files.readString(signed);
+
+    DocumentVerdict sameValues =
+        verifyClusterObject(
+                original
+                    .replace("weight: 80", "weight: 80.0")
+                    .replace("image: nginx", "image: docker.io/library/nginx:latest"))
+            .get(0);
+    assertThat(sameValues.passed()).as(sameValues.reason()).isTrue();
+
+    DocumentVerdict ratio =
+        verifyClusterObject(original.replace("ratio: 0.5", "ratio: 0.9")).get(0);
+    assertThat(ratio.passed()).isFalse();
+    assertThat(ratio.reason()).contains("spec.ratio: signed 0.5, found 0.9");
+
+    DocumentVerdict label =
+        verifyClusterObject(
+                original.replace("label: nginx", "label: docker.io/library/nginx:latest"))
+            .get(0);
+    assertThat(label.passed()).isFalse();
+    assertThat(label.reason()).contains("spec.label");
   }
 }
