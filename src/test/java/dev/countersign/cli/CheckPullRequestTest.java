@@ -283,8 +283,7 @@ class CheckPullRequestTest {
                 1),
             Map.of());
 
-    assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+    assertPassedWithoutAFinding(run);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -349,7 +348,7 @@ class CheckPullRequestTest {
   void rollbackToAnOlderValidlySignedVersion_fails() throws Exception {
     String v1 = mainMovesOnToV2();
 
-    CliRun run = check(pullRequest(Map.of("signed/app/config.yaml", v1), Set.of(), 0), Map.of());
+    CliRun run = checkPullRequestWriting(Map.of("signed/app/config.yaml", v1));
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(run.out())
@@ -365,8 +364,7 @@ class CheckPullRequestTest {
     String flipped = flipSignature(v1);
     assertThat(flipped).isNotEqualTo(v1);
 
-    CliRun run =
-        check(pullRequest(Map.of("signed/app/config.yaml", flipped), Set.of(), 0), Map.of());
+    CliRun run = checkPullRequestWriting(Map.of("signed/app/config.yaml", flipped));
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(run.out())
@@ -384,8 +382,7 @@ class CheckPullRequestTest {
     String slipped =
         signed.replace("  greeting: hello\n", "  greeting: hello\n  <<: {greeting: evil}\n");
 
-    CliRun run =
-        check(pullRequest(Map.of("signed/app/config.yaml", slipped), Set.of(), 0), Map.of());
+    CliRun run = checkPullRequestWriting(Map.of("signed/app/config.yaml", slipped));
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(run.out())
@@ -422,9 +419,7 @@ class CheckPullRequestTest {
     git.commitToOrigin("main", Map.of(), Set.of("signed/app/netpol.yaml"), "retire allow-all");
     gate.baseIsMain();
 
-    CliRun run =
-        check(
-            pullRequest(Map.of("signed/app/netpol-restored.yaml", retired), Set.of(), 0), Map.of());
+    CliRun run = checkPullRequestWriting(Map.of("signed/app/netpol-restored.yaml", retired));
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(run.out())
@@ -446,15 +441,10 @@ class CheckPullRequestTest {
     gate.baseIsMain();
 
     CliRun run =
-        check(
-            pullRequest(
-                Map.of("prod/signed/app/config.yaml", seed.read("signed/app/config.yaml")),
-                Set.of(),
-                0),
-            Map.of());
+        checkPullRequestWriting(
+            Map.of("prod/signed/app/config.yaml", seed.read("signed/app/config.yaml")));
 
-    assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+    assertPassedWithoutAFinding(run);
   }
 
   @Test
@@ -522,8 +512,7 @@ class CheckPullRequestTest {
     CliRun run =
         check(pullRequest(Map.of("signed/app/multi.yaml", commented), Set.of(), 1), Map.of());
 
-    assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+    assertPassedWithoutAFinding(run);
   }
 
   /** signed/app/multi.yaml on main: two ConfigMaps, "first" and "second", signed as one file. */
@@ -611,8 +600,7 @@ class CheckPullRequestTest {
                 1),
             Map.of());
 
-    assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+    assertPassedWithoutAFinding(run);
   }
 
   @Test
@@ -646,12 +634,8 @@ class CheckPullRequestTest {
     seed.sign("net/allow-all.yaml", GateRepository.ALLOW_ALL_INGRESS);
 
     CliRun run =
-        check(
-            pullRequest(
-                Map.of("signed/net/allow-all.yaml", seed.read("signed/net/allow-all.yaml")),
-                Set.of(),
-                0),
-            Map.of());
+        checkPullRequestWriting(
+            Map.of("signed/net/allow-all.yaml", seed.read("signed/net/allow-all.yaml")));
 
     assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
     assertThat(run.out())
@@ -669,15 +653,10 @@ class CheckPullRequestTest {
             "  - {}", "  - from:\n    - podSelector: {matchLabels: {app: frontend}}"));
 
     CliRun run =
-        check(
-            pullRequest(
-                Map.of("signed/net/allow-all.yaml", seed.read("signed/net/allow-all.yaml")),
-                Set.of(),
-                0),
-            Map.of());
+        checkPullRequestWriting(
+            Map.of("signed/net/allow-all.yaml", seed.read("signed/net/allow-all.yaml")));
 
-    assertThat(run.exitCode()).as(run.all()).isZero();
-    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+    assertPassedWithoutAFinding(run);
   }
 
   @Test
@@ -693,7 +672,7 @@ class CheckPullRequestTest {
         "signed before the rule");
     gate.baseIsMain();
 
-    CliRun run = check(pullRequest(Map.of("README.md", "unrelated\n"), Set.of(), 0), Map.of());
+    CliRun run = checkPullRequestWriting(Map.of("README.md", "unrelated\n"));
 
     assertThat(run.exitCode()).as(run.all()).isZero();
   }
@@ -740,6 +719,16 @@ class CheckPullRequestTest {
 
   private CliRun check(Path ws, Map<String, String> extra) throws IOException {
     return gate.check(ws, extra);
+  }
+
+  /** {@code check} on a pull request that writes {@code files} on the base, at full depth. */
+  private CliRun checkPullRequestWriting(Map<String, String> files) throws Exception {
+    return check(pullRequest(files, Set.of(), 0), Map.of());
+  }
+
+  private static void assertPassedWithoutAFinding(CliRun run) {
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
   }
 
   /** {@code signedFile} with its ECDSA signature (r, s) replaced by the other valid (r, n - s). */
