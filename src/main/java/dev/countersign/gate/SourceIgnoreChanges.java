@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.TreeSet;
 
 /**
@@ -60,15 +61,15 @@ record SourceIgnoreChanges(GitWorkspace git, String baseCommit, String headCommi
       }
     }
     List<GateFinding> findings = new ArrayList<>();
-    Map<String, String> before = new LinkedHashMap<>();
-    Map<String, String> after = new LinkedHashMap<>();
+    Map<String, byte[]> before = new LinkedHashMap<>();
+    Map<String, byte[]> after = new LinkedHashMap<>();
     List<String> changed = new ArrayList<>();
     for (String directory : above) {
       String path = directory.isEmpty() ? FILE_NAME : directory + "/" + FILE_NAME;
       Optional<Ignored> base = read(baseCommit, path);
       Optional<Ignored> head = read(headCommit, path);
-      base.flatMap(Ignored::text).ifPresent(text -> before.put(directory, text));
-      head.flatMap(Ignored::text).ifPresent(text -> after.put(directory, text));
+      base.flatMap(Ignored::bytes).ifPresent(bytes -> before.put(directory, bytes));
+      head.flatMap(Ignored::bytes).ifPresent(bytes -> after.put(directory, bytes));
       if (base.equals(head)) {
         continue;
       }
@@ -130,12 +131,20 @@ record SourceIgnoreChanges(GitWorkspace git, String baseCommit, String headCommi
   }
 
   /**
-   * A {@code .sourceignore} in a commit: its text, or why the gate cannot read it as Flux does.
+   * A {@code .sourceignore} in a commit: its bytes, or why the gate cannot read it as Flux does.
    *
    * @param content what tells two versions apart: the bytes, one char each, or the entry's kind and
    *     size when they were not read
    */
-  private record Ignored(Optional<String> text, Optional<String> problem, String content) {}
+  private record Ignored(Optional<String> problem, String content) {
+
+    /** The file's bytes, when the gate reads it as Flux does. */
+    Optional<byte[]> bytes() {
+      return problem.isPresent()
+          ? Optional.empty()
+          : Optional.of(content.getBytes(StandardCharsets.ISO_8859_1));
+    }
+  }
 
   private Optional<Ignored> read(String commit, String path) {
     Optional<GitWorkspace.TreeEntry> entry =
@@ -146,7 +155,6 @@ record SourceIgnoreChanges(GitWorkspace git, String baseCommit, String headCommi
     if (entry.get().kind() != GitWorkspace.TreeEntry.Kind.FILE) {
       return Optional.of(
           new Ignored(
-              Optional.empty(),
               Optional.of(
                   "is not a regular file (a symbolic link or submodule): Flux's source-controller"
                       + " reads what a link points to, which the gate does not judge, perhaps you"
@@ -156,7 +164,6 @@ record SourceIgnoreChanges(GitWorkspace git, String baseCommit, String headCommi
     if (entry.get().size() > ConfigurationYaml.MAX_BYTES) {
       return Optional.of(
           new Ignored(
-              Optional.empty(),
               Optional.of(
                   "is "
                       + entry.get().size()
@@ -166,14 +173,24 @@ record SourceIgnoreChanges(GitWorkspace git, String baseCommit, String headCommi
               "size:" + entry.get().size()));
     }
     byte[] bytes = git.readFile(commit, path).orElse(new byte[0]);
-    return Optional.of(
-        new Ignored(
-            Optional.of(new String(bytes, StandardCharsets.UTF_8)),
-            Optional.empty(),
-            new String(bytes, StandardCharsets.ISO_8859_1)));
+    String content = new String(bytes, StandardCharsets.ISO_8859_1);
+    OptionalInt stop = IgnorePatterns.lineFluxStopsAt(bytes);
+    if (stop.isPresent()) {
+      // What the patterns after it would have kept, Flux leaves out: the gate does not guess.
+      return Optional.of(
+          new Ignored(
+              Optional.of(
+                  "line "
+                      + stop.getAsInt()
+                      + " does not fit in the 64 KiB Flux's source-controller reads of a line, so"
+                      + " Flux reads no pattern from it or any line after it (a negation there"
+                      + " keeps nothing), perhaps you should shorten the line"),
+              content));
+    }
+    return Optional.of(new Ignored(Optional.empty(), content));
   }
 
-  private static IgnorePatterns patterns(Map<String, String> files) {
+  private static IgnorePatterns patterns(Map<String, byte[]> files) {
     IgnorePatterns patterns = new IgnorePatterns();
     files.forEach(patterns::add);
     return patterns;

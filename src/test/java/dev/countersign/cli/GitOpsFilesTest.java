@@ -204,6 +204,55 @@ class GitOpsFilesTest {
   }
 
   @Test
+  void rootSourceignoreWithABracketThatFluxReadsAsAList_hidingASignedFile_fails() throws Exception {
+    // Flux matches with Go's filepath.Match, where only [^...] negates: [!d] is the set of '!'
+    // and 'd', so this pattern leaves deployment.yaml out (git would read [!d] as "not d").
+    CliRun run = check(Map.of(".sourceignore", "signed/app/[!d]eployment.yaml\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=.sourceignore,")
+        .contains("leaves signed/app/deployment.yaml out of what Flux deploys");
+  }
+
+  @Test
+  void control_rootSourceignoreWithABracketThatMatchesNoSignedFile_isAWarning() throws Exception {
+    CliRun run = check(Map.of(".sourceignore", "signed/app/[!x]eployment.yaml\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 1 warning");
+  }
+
+  @Test
+  void rootSourceignoreWithALineFluxStopsReadingAt_fails() throws Exception {
+    // Flux reads the patterns with a bufio.Scanner, whose lines end at 64 KiB: it stops at this
+    // comment and never reads the negation after it, so deployment.yaml is left out.
+    CliRun run =
+        check(
+            Map.of(
+                ".sourceignore",
+                "deployment.yaml\n# " + "x".repeat(64 * 1024) + "\n!deployment.yaml\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=.sourceignore,")
+        .contains("line 2")
+        .contains("(countersign/sourceignore)");
+  }
+
+  @Test
+  void control_rootSourceignoreWhoseNegationFluxReads_isAWarning() throws Exception {
+    CliRun run =
+        check(
+            Map.of(
+                ".sourceignore",
+                "deployment.yaml\n# " + "x".repeat(1024) + "\n!deployment.yaml\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 1 warning");
+  }
+
+  @Test
   void control_rootSourceignoreThatHidesNoSignedFile_isAWarning() throws Exception {
     CliRun run = check(Map.of(".sourceignore", "/docs/\n/unsigned/\n*.md\n"));
 

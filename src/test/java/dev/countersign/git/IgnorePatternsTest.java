@@ -2,6 +2,7 @@ package dev.countersign.git;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /** Flux's .sourceignore matching, as fluxcd/pkg's sourceignore and go-git's gitignore do it. */
@@ -40,5 +41,66 @@ class IgnorePatternsTest {
 
     assertThat(patterns.ignores("# x.yaml")).isFalse();
     assertThat(patterns.ignores("x.yaml")).isFalse();
+  }
+
+  // Where Go's filepath.Match, which Flux matches with, differs from git's matching.
+
+  @Test
+  void anExclamationMarkInABracketIsOneOfItsCharacters_andOnlyACaretNegates() {
+    IgnorePatterns bang = new IgnorePatterns().add("", "signed/[!d]eny.yaml\n");
+    IgnorePatterns caret = new IgnorePatterns().add("", "signed/[^d]eny.yaml\n");
+
+    assertThat(bang.ignores("signed/deny.yaml")).isTrue();
+    assertThat(bang.ignores("signed/xeny.yaml")).isFalse();
+    assertThat(caret.ignores("signed/deny.yaml")).isFalse();
+    assertThat(caret.ignores("signed/xeny.yaml")).isTrue();
+  }
+
+  @Test
+  void aQuestionMarkTakesOneCharacter_evenOutsideTheBasicPlane() {
+    IgnorePatterns patterns = new IgnorePatterns().add("", "signed/?.yaml\n");
+
+    assertThat(patterns.ignores("signed/\uD83D\uDE00.yaml")).isTrue();
+    assertThat(patterns.ignores("signed/\u00e9.yaml")).isTrue();
+    assertThat(patterns.ignores("signed/ab.yaml")).isFalse();
+  }
+
+  @Test
+  void whatGoDoesNotKnowMatchesNothing_classesDoubleStarsInASegmentAndATrailingBackslash() {
+    IgnorePatterns patterns =
+        new IgnorePatterns()
+            .add("", "signed/[[:alpha:]]eny.yaml\nsigned/d**\nsigned/deny.yaml\\\n");
+
+    assertThat(patterns.ignores("signed/deny.yaml")).isFalse();
+    assertThat(new IgnorePatterns().add("", "signed/d*\n").ignores("signed/deny.yaml")).isTrue();
+  }
+
+  @Test
+  void trailingSpacesAreTrimmed_unlessEscaped() {
+    assertThat(new IgnorePatterns().add("", "deny.yaml  \n").ignores("signed/deny.yaml")).isTrue();
+    assertThat(new IgnorePatterns().add("", "deny.yaml\\ \n").ignores("signed/deny.yaml"))
+        .isFalse();
+  }
+
+  @Test
+  void aNegationDecidesEvenUnderAnExcludedDirectory() {
+    IgnorePatterns patterns = new IgnorePatterns().add("", "/signed/\n!deny.yaml\n");
+
+    assertThat(patterns.ignores("signed/deny.yaml")).isFalse();
+    assertThat(patterns.ignores("signed/app.yaml")).isTrue();
+  }
+
+  @Test
+  void noPatternIsReadFromALineOver64KiB_orAnyLineAfterIt() {
+    String longLine = "# " + "x".repeat(64 * 1024);
+    byte[] tooLong = ("deny.yaml\n" + longLine + "\n!deny.yaml\n").getBytes(StandardCharsets.UTF_8);
+    byte[] fits =
+        ("deny.yaml\n# " + "x".repeat(64 * 1024 - 3) + "\n!deny.yaml\n")
+            .getBytes(StandardCharsets.UTF_8);
+
+    assertThat(IgnorePatterns.lineFluxStopsAt(tooLong)).hasValue(2);
+    assertThat(new IgnorePatterns().add("", tooLong).ignores("signed/deny.yaml")).isTrue();
+    assertThat(IgnorePatterns.lineFluxStopsAt(fits)).isEmpty();
+    assertThat(new IgnorePatterns().add("", fits).ignores("signed/deny.yaml")).isFalse();
   }
 }
