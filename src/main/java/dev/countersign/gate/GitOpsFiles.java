@@ -59,7 +59,6 @@ final class GitOpsFiles {
   private static final Set<String> KUSTOMIZATION_NAMES =
       Set.of("kustomization.yaml", "kustomization.yml", "Kustomization");
 
-  static final String SIDECAR_SUFFIX = ".sigstore.json";
   private static final String BUNDLE_MEDIA_TYPE = "application/vnd.dev.sigstore.bundle";
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -121,7 +120,7 @@ final class GitOpsFiles {
       Optional<String> reason = instructions(name);
       if (reason.isEmpty() && name.endsWith(".json")) {
         reason =
-            name.endsWith(SIDECAR_SUFFIX)
+            name.endsWith(ManifestTree.SIDECAR_SUFFIX)
                 ? sidecarProblem(path, file.getValue(), manifests, read, maxBytes)
                 : Optional.of(
                     "is applied by an Argo CD directory application as a Kubernetes object;"
@@ -135,7 +134,7 @@ final class GitOpsFiles {
                       GateFinding.Check.SIGNATURE,
                       why,
                       "perhaps you should remove it: only signed manifests (and their "
-                          + SIDECAR_SUFFIX
+                          + ManifestTree.SIDECAR_SUFFIX
                           + " bundles) belong where a GitOps tool deploys from")));
     }
     return findings;
@@ -176,13 +175,15 @@ final class GitOpsFiles {
       Function<Path, Optional<byte[]>> read,
       long maxBytes) {
     String name = path.getFileName().toString();
-    Path manifest = path.resolveSibling(name.substring(0, name.length() - SIDECAR_SUFFIX.length()));
+    Path manifest =
+        path.resolveSibling(
+            name.substring(0, name.length() - ManifestTree.SIDECAR_SUFFIX.length()));
     if (!manifests.contains(manifest)) {
       return Optional.of(
           "is named like a Sigstore bundle sidecar, but there is no manifest "
               + ManifestTree.escaped(RepositoryPaths.slashed(manifest))
               + " beside it; an Argo CD directory application that does not exclude *"
-              + SIDECAR_SUFFIX
+              + ManifestTree.SIDECAR_SUFFIX
               + " applies it");
     }
     if (size > maxBytes) {
@@ -210,7 +211,7 @@ final class GitOpsFiles {
               + BUNDLE_MEDIA_TYPE
               + " mediaType and no kind or apiVersion); an Argo CD directory application that"
               + " does not exclude *"
-              + SIDECAR_SUFFIX
+              + ManifestTree.SIDECAR_SUFFIX
               + " applies a Kubernetes object written in it");
     }
     return Optional.empty();

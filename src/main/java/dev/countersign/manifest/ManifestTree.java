@@ -100,6 +100,13 @@ public final class ManifestTree {
     return maxBytes;
   }
 
+  /**
+   * What a standard Sigstore bundle written beside a signed manifest adds to the manifest's name
+   * ({@code x.yaml} → {@code x.yaml.sigstore.json}): {@code sign --bundle-sidecar} writes it, and
+   * the gate accepts it under a signed directory only beside its manifest.
+   */
+  public static final String SIDECAR_SUFFIX = ".sigstore.json";
+
   /** True when {@code path}'s last segment ends in {@code .yaml} or {@code .yml}, in any case. */
   public static boolean isManifestName(String path) {
     String lower = path.toLowerCase(Locale.ROOT);

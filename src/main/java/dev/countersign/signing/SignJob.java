@@ -290,7 +290,7 @@ public final class SignJob {
    * The sidecar bundle path for a signed manifest: {@code x.yaml} → {@code x.yaml.sigstore.json}.
    */
   public static Path sidecarFor(Path manifest) {
-    return manifest.resolveSibling(manifest.getFileName() + ".sigstore.json");
+    return manifest.resolveSibling(manifest.getFileName() + ManifestTree.SIDECAR_SUFFIX);
   }
 
   private List<Item> readItems(SignRequest request) {
