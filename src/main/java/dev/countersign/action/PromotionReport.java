@@ -10,7 +10,7 @@ import dev.countersign.support.MarkdownText;
  * Turns a {@link PromotionResult} into step outputs and the job summary.
  *
  * <p>Outputs, written for whatever exists even when the run fails afterwards: {@code result} is one
- * of {@code created|updated|closed|noop|failed}; {@code pull-request-number} and {@code
+ * of {@code created|updated|closed|noop|failed|rejected}; {@code pull-request-number} and {@code
  * pull-request-url} name the pull request created, updated, left as it was or closed (empty when
  * there is none); {@code commit-sha} is the commit pushed to the bot branch by this run (empty when
  * none); {@code pull-request-branch} and {@code pull-request-head-sha} name the bot branch and its

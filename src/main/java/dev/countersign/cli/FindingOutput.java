@@ -87,6 +87,18 @@ final class FindingOutput {
    * outputs.
    */
   private static void annotate(Reporter reporter, GateReport report, String title) {
+    annotate(reporter, report);
+    reporter.summary(GateReportFormats.markdown(report, title));
+    reporter.output("result", report.passed() ? "passed" : "failed");
+    reporter.output("errors", Long.toString(report.errors()));
+    reporter.output("warnings", Long.toString(report.warnings()));
+  }
+
+  /**
+   * One annotation per finding, titled by its check (outside GitHub Actions, a line prefixed with
+   * its file and line).
+   */
+  static void annotate(Reporter reporter, GateReport report) {
     for (GateFinding finding : report.findings()) {
       Annotation at =
           (finding.line() > 0
@@ -100,10 +112,6 @@ final class FindingOutput {
         reporter.warning(message, at);
       }
     }
-    reporter.summary(GateReportFormats.markdown(report, title));
-    reporter.output("result", report.passed() ? "passed" : "failed");
-    reporter.output("errors", Long.toString(report.errors()));
-    reporter.output("warnings", Long.toString(report.warnings()));
   }
 
   /**

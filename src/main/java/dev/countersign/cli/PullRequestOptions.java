@@ -136,7 +136,9 @@ final class PullRequestOptions {
             failure -> {
               throw failure;
             });
-    return ExitCode.OK.code();
+    return result.outcome() == PromotionResult.Outcome.REJECTED
+        ? ExitCode.REJECTED.code()
+        : ExitCode.OK.code();
   }
 
   private static List<String> clean(List<String> values) {

@@ -5,6 +5,9 @@ import dev.countersign.action.PromotionReport;
 import dev.countersign.action.ReconcileReport;
 import dev.countersign.action.Reporter;
 import dev.countersign.action.RunTrigger;
+import dev.countersign.gate.BaseCommit;
+import dev.countersign.gate.GateReport;
+import dev.countersign.gate.GeneratedManifestCheck;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
@@ -14,6 +17,7 @@ import dev.countersign.oci.PublishJob;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.pipeline.ReconcileOptions;
 import dev.countersign.pipeline.ReconcileResult;
+import dev.countersign.promotion.GeneratedContentGate;
 import dev.countersign.promotion.PromotionBody;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.run.EarlySigning;
@@ -124,6 +128,8 @@ final class RunCommand extends Subcommand {
 
   @Mixin PullRequestOptions pullRequest;
 
+  @Mixin PolicyOption policy;
+
   @Option(
       names = "--publish-to",
       paramLabel = "REGISTRY/REPOSITORY[:TAG]",
@@ -209,6 +215,7 @@ final class RunCommand extends Subcommand {
         () -> new GitHubPullRequestHost(api.get()),
         signing.job(),
         signing.reuse(),
+        refreshGate(reporter),
         inFlight,
         format.reader(),
         format.format(),
@@ -217,6 +224,24 @@ final class RunCommand extends Subcommand {
         runtime.clock(),
         runtime.sleeper(),
         new SecureRandom());
+  }
+
+  /**
+   * The refresh's gate: the base commit's trust policy names the governance policies, and its
+   * findings are reported as {@code check} reports them.
+   */
+  private GeneratedContentGate refreshGate(Reporter reporter) {
+    return (git, baseCommit, generated) -> {
+      GateReport report =
+          new GeneratedManifestCheck(
+                  new BaseCommit(git, baseCommit).files(),
+                  policy.file,
+                  format.format(),
+                  format.reader().maxBytes())
+              .check(generated);
+      FindingOutput.annotate(reporter, report);
+      return report.passed();
+    };
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.countersign.gate;
 
+import dev.countersign.governance.PolicyFinding;
 import dev.countersign.support.FindingReport;
 import dev.countersign.support.Records;
 import dev.countersign.support.RepositoryPaths;
@@ -37,13 +38,28 @@ public record GateFinding(
     }
   }
 
+  /** A governance policy's finding, as the gate reports it. */
+  public static GateFinding governance(PolicyFinding finding) {
+    return new GateFinding(
+        finding.file(),
+        finding.line(),
+        Check.GOVERNANCE,
+        finding.ruleId(),
+        finding.object(),
+        finding.message(),
+        finding.severity() == PolicyFinding.Severity.ERROR ? Severity.ERROR : Severity.WARNING);
+  }
+
   /** The gate's checks, in the order they run. */
   public enum Check {
     /** A manifest under a signed directory does not verify against the trust policy. */
     SIGNATURE,
     /** A manifest under an unsigned directory could not be signed and applied as it is. */
     MANIFEST,
-    /** A governance (ValidatingAdmissionPolicy) rule refuses an unsigned manifest. */
+    /**
+     * A governance (ValidatingAdmissionPolicy) rule refuses an unsigned manifest, a signed file the
+     * change brings, or a manifest the scheduled refresh generated.
+     */
     GOVERNANCE,
     /** The change touches the gate's own rules (trust policy, keys, governance policies). */
     POLICY,

@@ -4,7 +4,6 @@ import dev.countersign.admission.KyvernoPolicies;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.governance.GovernanceCheck;
 import dev.countersign.governance.GovernanceReport;
-import dev.countersign.governance.PolicyFinding;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
@@ -245,19 +244,7 @@ public final class MergeGate {
       }
       GovernanceReport governance = new GovernanceCheck(rulesFrom, policy).check(readable);
       policies = governance.policiesApplied();
-      for (PolicyFinding finding : governance.findings()) {
-        findings.add(
-            new GateFinding(
-                finding.file(),
-                finding.line(),
-                GateFinding.Check.GOVERNANCE,
-                finding.ruleId(),
-                finding.object(),
-                finding.message(),
-                finding.severity() == PolicyFinding.Severity.ERROR
-                    ? GateFinding.Severity.ERROR
-                    : GateFinding.Severity.WARNING));
-      }
+      governance.findings().stream().map(GateFinding::governance).forEach(findings::add);
     }
     return new GateReport(
         findings,

@@ -54,7 +54,12 @@ public record PromotionResult(
      * The pull request step failed after the bot branch was pushed (or while the pull request was
      * being updated); the outputs name what exists and the next run finishes the job.
      */
-    FAILED;
+    FAILED,
+    /**
+     * The scheduled refresh: the base branch's rules refuse a generated manifest, so nothing was
+     * signed or pushed and the pull request was left as it was.
+     */
+    REJECTED;
 
     /** The word used for the {@code result} output. */
     public String word() {

@@ -5,6 +5,7 @@ import dev.countersign.git.CommitAuthorship;
 import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitRemote;
 import dev.countersign.git.GitWorkspace;
+import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
 import dev.countersign.manifest.SignedManifestFormat;
@@ -40,6 +41,13 @@ import java.util.TreeMap;
  * holds the proposal is {@link PullRequestPublisher}'s whole-tree check, so anything else on it
  * (files outside the signed directories included) is dropped by rebuilding it.
  *
+ * <p>The base commit's rules judge first ({@link GeneratedContentGate}): every generated manifest
+ * the base's signed file does not cover, so would be signed or proposed, meets the rules {@code
+ * check} applies to an unsigned manifest, read from the fetched base commit (the generator could
+ * have rewritten the work tree's). Refused content ends the refresh {@link
+ * PromotionResult.Outcome#REJECTED}: nothing signed, no log entry, nothing pushed, the pull request
+ * left as it was.
+ *
  * <p>Only the signed files are committed; the generated unsigned files are read from the work tree
  * and never committed. HEAD moves to the base tip before committing ({@link GitWorkspace#resetTo}:
  * only the paths that differ change, so the generated files stay); the commit stays local when the
@@ -49,6 +57,7 @@ import java.util.TreeMap;
  * @param workspace where the work tree is read and the refresh committed (the publisher's)
  * @param signer signs what changed
  * @param reuse decides whether a signed file on the base or the bot branch still covers the content
+ * @param gate judges what the refresh would sign or propose by the base commit's rules first
  * @param facts the signature facts shown in the pull request table
  * @param authorship who commits the refresh
  */
@@ -60,6 +69,7 @@ public record RefreshJob(
     SignedManifestFormat format,
     SignatureFacts facts,
     SignatureReuse reuse,
+    GeneratedContentGate gate,
     CommitAuthorship authorship,
     Progress progress) {
 
@@ -68,12 +78,12 @@ public record RefreshJob(
    * @param remote where the base branch is fetched from and the bot branch pushed to
    */
   public PromotionResult run(List<DirPair> dirs, GitRemote remote) {
-    SortedMap<String, byte[]> generated = new TreeMap<>();
+    SortedMap<String, ManifestFile> generated = new TreeMap<>();
     Map<String, String> targetOf = new TreeMap<>();
     Map<DirPair, Map<String, String>> sourceByTarget = new LinkedHashMap<>();
     for (DirPair pair : dirs) {
       Map<String, String> sources = sourceByTarget.computeIfAbsent(pair, p -> new TreeMap<>());
-      for (Map.Entry<String, byte[]> file : readWorkTree(pair.from()).entrySet()) {
+      for (Map.Entry<String, ManifestFile> file : readWorkTree(pair.from()).entrySet()) {
         generated.put(file.getKey(), file.getValue());
         targetOf.put(file.getKey(), pair.targetOf(file.getKey()));
         sources.put(pair.targetOf(file.getKey()), file.getKey());
@@ -101,9 +111,10 @@ public record RefreshJob(
 
     SortedMap<String, byte[]> writes = new TreeMap<>();
     List<SigningStep.Input> toSign = new ArrayList<>();
-    for (Map.Entry<String, byte[]> file : generated.entrySet()) {
+    List<ManifestFile> proposing = new ArrayList<>();
+    for (Map.Entry<String, ManifestFile> file : generated.entrySet()) {
       String target = targetOf.get(file.getKey());
-      byte[] message = format.message(reader.parse(file.getValue(), Path.of(file.getKey())));
+      byte[] message = format.message(file.getValue().documents());
       Optional<byte[]> onBase = workspace.readFile(baseCommit, target);
       if (onBase.filter(b -> reuse.covers(target, b, message)).isPresent()) {
         progress.info("unchanged from " + base + ": " + target);
@@ -113,9 +124,17 @@ public record RefreshJob(
       if (onBranch.filter(b -> reuse.covers(target, b, message)).isPresent()) {
         progress.info("already proposed: " + target);
         writes.put(target, onBranch.get());
+        proposing.add(file.getValue());
         continue;
       }
-      toSign.add(new SigningStep.Input(file.getKey(), target, file.getValue(), Optional.empty()));
+      proposing.add(file.getValue());
+      toSign.add(
+          new SigningStep.Input(file.getKey(), target, file.getValue().bytes(), Optional.empty()));
+    }
+    // What the base already has was judged when it was merged; everything else would reach the
+    // pull request only signed, and a signature (a certificate and a log entry) is not taken back.
+    if (!proposing.isEmpty() && !gate.admits(workspace, baseCommit, proposing)) {
+      return rejected(proposing.size(), base);
     }
     if (!toSign.isEmpty()) {
       refuseToOverwriteUncommittedWork(baseCommit, writes, toSign);
@@ -149,6 +168,22 @@ public record RefreshJob(
             "countersign: refresh "
                 + files
                 + (files == 1 ? " signed manifest" : " signed manifests")));
+  }
+
+  /** Nothing signed, pushed or changed on the pull request: the base's rules refuse the content. */
+  private static PromotionResult rejected(int judged, String base) {
+    return new PromotionResult(
+        PromotionResult.Outcome.REJECTED,
+        Optional.empty(),
+        Optional.empty(),
+        new PromotionPlan(List.of()),
+        "the rules of "
+            + base
+            + " refuse generated content ("
+            + judged
+            + " manifest(s) judged); nothing was signed, pushed or proposed",
+        Optional.empty(),
+        Optional.empty());
   }
 
   /**
@@ -204,13 +239,12 @@ public record RefreshJob(
    * {@link ManifestTree} finds them: links and unusable names refused, sizes checked before
    * reading, and each file read without following links.
    */
-  private SortedMap<String, byte[]> readWorkTree(String directory) {
-    SortedMap<String, byte[]> files = new TreeMap<>();
+  private SortedMap<String, ManifestFile> readWorkTree(String directory) {
+    SortedMap<String, ManifestFile> files = new TreeMap<>();
     for (ManifestTree.Entry entry :
         ManifestTree.of(reader).walk(workspace.directory(), directory)) {
       Path relative = Path.of(entry.path());
-      files.put(
-          entry.path(), reader.read(workspace.directory().resolve(relative), relative).bytes());
+      files.put(entry.path(), reader.read(workspace.directory().resolve(relative), relative));
     }
     return files;
   }

@@ -100,7 +100,8 @@ public record SigningProposal(
    * The scheduled refresh: sign what changed in the work tree's unsigned directories and propose
    * it.
    */
-  public PromotionResult refresh(SigningStep step, SignatureReuse reuse) {
+  public PromotionResult refresh(
+      SigningStep step, SignatureReuse reuse, GeneratedContentGate gate) {
     return new RefreshJob(
             workspace,
             publisher(host.get()),
@@ -109,6 +110,7 @@ public record SigningProposal(
             format,
             facts,
             reuse,
+            gate,
             options.authorship(),
             progress)
         .run(options.dirs(), options.remote());

@@ -13,6 +13,7 @@ import dev.countersign.pipeline.ReconcileResult;
 import dev.countersign.pipeline.SignatureReuse;
 import dev.countersign.pipeline.SigningStep;
 import dev.countersign.promotion.FileChange;
+import dev.countersign.promotion.GeneratedContentGate;
 import dev.countersign.promotion.PromotionResult;
 import dev.countersign.promotion.PromotionSettings;
 import dev.countersign.promotion.PullRequestHost;
@@ -45,6 +46,8 @@ import java.util.random.RandomGenerator;
  *     through GitHub's API); asked only when something may be pushed
  * @param host GitHub's pull requests, built on first use (may throw when GitHub is unknown)
  * @param parallel signatures in flight at once (a number chosen, or the signer's suggestion)
+ * @param refreshGate judges the refresh's generated manifests by the base commit's rules before it
+ *     signs any
  */
 public record SigningRun(
     GitWorkspace workspace,
@@ -52,6 +55,7 @@ public record SigningRun(
     Supplier<PullRequestHost> host,
     SignJob signJob,
     SignatureReuse reuse,
+    GeneratedContentGate refreshGate,
     Parallelism parallel,
     ManifestReader reader,
     SignedManifestFormat format,
@@ -154,7 +158,8 @@ public record SigningRun(
     return result instanceof Reconciled reconciled
             && reconciled.result().outcome() == ReconcileResult.Outcome.REFUSED
         || result instanceof Proposed proposed
-            && proposed.result().outcome() == PromotionResult.Outcome.FAILED;
+            && (proposed.result().outcome() == PromotionResult.Outcome.FAILED
+                || proposed.result().outcome() == PromotionResult.Outcome.REJECTED);
   }
 
   private Result deliver(Request request) {
@@ -178,7 +183,7 @@ public record SigningRun(
             new SignatureFacts(reader, format, signingKeys),
             progress);
     if (request.mode() == RunMode.REFRESH) {
-      PromotionResult result = proposal.refresh(step, reuse);
+      PromotionResult result = proposal.refresh(step, reuse, refreshGate);
       return new Proposed(result, result.plan().changes().stream().map(FileChange::path).toList());
     }
     ReconcileResult result =

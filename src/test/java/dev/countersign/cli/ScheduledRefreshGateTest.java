@@ -1,10 +1,16 @@
 package dev.countersign.cli;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.countersign.gate.GateRepository;
 import dev.countersign.github.FakeGitHub;
 import dev.countersign.support.ExitCode;
+import dev.countersign.testing.RequiresSigstoreStack;
+import dev.countersign.testing.SigstoreTestStack;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -15,26 +21,37 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The scheduled refresh's pull request before the merge gate, end to end through the Action entry:
- * main holds a trust policy naming the key the refresh signs with and the governance policies
- * ({@link PullRequestGate}); the refresh signs what its generator wrote and proposes it on the bot
- * branch ({@link FakeGitHub}); {@code check} then judges a checkout of that branch on a
- * pull_request event, as the required check does. The generator's content was never under an
- * unsigned directory of a pull request, so this is the only gate it meets.
+ * The scheduled refresh against the base branch's rules, end to end through the Action entry: main
+ * holds a trust policy naming a key and the governance policies ({@link PullRequestGate}); the
+ * refresh signs what its generator wrote and proposes it on the bot branch ({@link FakeGitHub}).
+ * The generator's content is never under an unsigned directory of a pull request, so the refresh
+ * judges it by main's rules before signing (a certificate and a log entry are not taken back), and
+ * {@code check} judges the signed files the refresh's pull request brings.
  */
+@RequiresSigstoreStack
 class ScheduledRefreshGateTest {
 
-  private static final String TOKEN = "ghs_refreshGateTestToken0123456789";
   private static final String BOT = "countersign/sign-main";
+  private static final String GENERATED = "unsigned/net/allow-all.yaml";
 
+  /** ALLOW_ALL_INGRESS with its ingress from the frontend only, which the policies accept. */
+  private static final String FRONTEND_INGRESS =
+      GateRepository.ALLOW_ALL_INGRESS.replace(
+          "  - {}", "  - from:\n    - podSelector: {matchLabels: {app: frontend}}");
+
+  private final SigstoreTestStack stack;
   @TempDir Path tmp;
   private PullRequestGate gate;
   private FakeGitHub github;
 
+  ScheduledRefreshGateTest(SigstoreTestStack stack) {
+    this.stack = stack;
+  }
+
   @BeforeEach
   void setUp() throws Exception {
     gate = new PullRequestGate(tmp);
-    github = FakeGitHub.start(TOKEN);
+    github = FakeGitHub.start(ActionTestEnv.TOKEN);
   }
 
   @AfterEach
@@ -43,28 +60,61 @@ class ScheduledRefreshGateTest {
   }
 
   @Test
-  void generatedNetworkPolicyBreakingAGovernancePolicy_isRefusedByTheGateOnTheRefreshPullRequest()
+  void generatedNetworkPolicyBreakingAGovernancePolicy_stopsTheRefreshBeforeAnythingIsSigned()
       throws Exception {
-    CliRun refresh = refresh(GateRepository.ALLOW_ALL_INGRESS);
-    assertThat(refresh.exitCode()).as(refresh.all()).isZero();
-    assertThat(ActionTestEnv.outputs(tmp.resolve("output"))).containsEntry("result", "created");
-
-    CliRun check = gate.check(gate.git().cloneBranch("ws-bot", BOT, 0), Map.of());
-
-    assertThat(check.exitCode()).as(check.all()).isEqualTo(ExitCode.REJECTED.code());
-    assertThat(check.out())
-        .contains(
-            "::error file=signed/net/allow-all.yaml,line=4,title=countersign"
-                + " governance::NetworkPolicy/shop/allow-all: a NetworkPolicy must not allow"
-                + " ingress from everywhere");
+    assertRefusedBeforeSigning(
+        keylessRefresh(Map.of(GENERATED, GateRepository.ALLOW_ALL_INGRESS)),
+        "::error file="
+            + GENERATED
+            + ",line=1,title=countersign governance::NetworkPolicy/shop/allow-all: a"
+            + " NetworkPolicy must not allow ingress from everywhere");
   }
 
   @Test
-  void control_generatedNetworkPolicyTheGovernancePoliciesAccept_passesTheGate() throws Exception {
-    CliRun refresh =
-        refresh(
-            GateRepository.ALLOW_ALL_INGRESS.replace(
-                "  - {}", "  - from:\n    - podSelector: {matchLabels: {app: frontend}}"));
+  void control_generatedNetworkPolicyTheGovernancePoliciesAccept_isSignedAndProposed()
+      throws Exception {
+    CliRun refresh = keylessRefresh(Map.of(GENERATED, FRONTEND_INGRESS));
+
+    assertThat(refresh.exitCode()).as(refresh.all()).isZero();
+    assertThat(stack.stats().certificates()).isEqualTo(1);
+    assertThat(stack.stats().logEntries()).isEqualTo(1);
+    assertThat(ActionTestEnv.outputs(tmp.resolve("output"))).containsEntry("result", "created");
+    assertThat(gate.git().originFiles(BOT)).containsKey("signed/net/allow-all.yaml");
+  }
+
+  @Test
+  void generatorRewritingThePolicyFiles_theBaseCommitsPoliciesStillJudge() throws Exception {
+    // The generator runs in the same job: it can rewrite the work tree's trust policy and
+    // governance policies, but the rules come from main's commit.
+    Map<String, String> written = new HashMap<>();
+    written.put(GENERATED, GateRepository.ALLOW_ALL_INGRESS);
+    written.put(
+        ".countersign/policy.yaml",
+        GateRepository.POLICY.replace("governance:\n  policies: [policies]\n", ""));
+    written.put(
+        "policies/deny-allow-all-ingress.yaml",
+        Files.readString(gate.seed().root().resolve("policies/require-team-label.yaml")));
+
+    assertRefusedBeforeSigning(
+        keylessRefresh(written),
+        "::error file="
+            + GENERATED
+            + ",line=1,title=countersign governance::NetworkPolicy/shop/allow-all: a"
+            + " NetworkPolicy must not allow ingress from everywhere");
+  }
+
+  @Test
+  void generatedObjectWithoutAName_stopsTheRefreshBeforeAnythingIsSigned() throws Exception {
+    assertRefusedBeforeSigning(
+        keylessRefresh(Map.of(GENERATED, FRONTEND_INGRESS.replace("  name: allow-all\n", ""))),
+        "::error file="
+            + GENERATED
+            + ",line=3,title=countersign manifest::NetworkPolicy: has no metadata.name");
+  }
+
+  @Test
+  void control_refreshedNetworkPolicyTheGovernancePoliciesAccept_passesTheGate() throws Exception {
+    CliRun refresh = keyedRefresh(FRONTEND_INGRESS);
     assertThat(refresh.exitCode()).as(refresh.all()).isZero();
     assertThat(ActionTestEnv.outputs(tmp.resolve("output"))).containsEntry("result", "created");
 
@@ -75,18 +125,43 @@ class ScheduledRefreshGateTest {
   }
 
   /**
-   * A scheduled run: a checkout of main, the generator's output in {@code unsigned/net/}, then the
-   * Action's refresh signing with the key main's trust policy names.
+   * The refresh ended with exit 1 and {@code annotation}, having asked for no certificate, made no
+   * log entry, pushed nothing and sent GitHub nothing.
    */
-  private CliRun refresh(String generated) throws Exception {
-    Path ws = gate.git().clone("ws-refresh", 1, true);
-    Path file = ws.resolve("unsigned/net/allow-all.yaml");
-    Files.createDirectories(file.getParent());
-    Files.writeString(file, generated);
+  private void assertRefusedBeforeSigning(CliRun refresh, String annotation) throws Exception {
+    assertThat(refresh.exitCode()).as(refresh.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(refresh.out()).contains(annotation);
+    assertThat(stack.stats().certificates()).as("no certificate: %s", refresh.all()).isZero();
+    assertThat(stack.stats().logEntries()).as("no log entry").isZero();
+    assertThat(ActionTestEnv.outputs(tmp.resolve("output"))).containsEntry("result", "rejected");
+    assertThat(gate.git().originHead(BOT)).isNull();
+    assertThat(gate.git().originHead("main")).isEqualTo(gate.baseSha());
+    github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  /**
+   * A scheduled run signing keylessly on the loopback stack: a checkout of main, the generator's
+   * {@code written} files (paths relative to the checkout), then the Action's refresh.
+   */
+  private CliRun keylessRefresh(Map<String, String> written) throws Exception {
+    Path ws = checkout(written);
+    Map<String, String> env = ActionTestEnv.of(stack, tmp, ws, "schedule", scheduleEvent());
+    env.put("GITHUB_REPOSITORY", FakeGitHub.REPOSITORY);
+    env.put("GITHUB_API_URL", github.baseUrl());
+    env.put("INPUT_MODE", "pull-request");
+    env.put("INPUT_FROM_WORKTREE", "true");
+    stack.resetStats();
+    return CliRun.run(env, "action");
+  }
+
+  /**
+   * A scheduled run signing with the key main's trust policy names, so {@code check} verifies what
+   * it proposes.
+   */
+  private CliRun keyedRefresh(String generated) throws Exception {
+    Path ws = checkout(Map.of(GENERATED, generated));
     Path event = tmp.resolve("schedule.json");
-    try (var in = getClass().getResourceAsStream("/action/events/schedule.minimal.json")) {
-      Files.write(event, in.readAllBytes());
-    }
+    Files.writeString(event, scheduleEvent());
     Map<String, String> env = new HashMap<>();
     env.put("GITHUB_ACTIONS", "true");
     env.put("GITHUB_EVENT_NAME", "schedule");
@@ -98,11 +173,30 @@ class ScheduledRefreshGateTest {
     env.put("GITHUB_RUN_ID", "778");
     env.put("GITHUB_OUTPUT", tmp.resolve("output").toString());
     env.put("GITHUB_STEP_SUMMARY", tmp.resolve("summary").toString());
-    env.put("INPUT_TOKEN", TOKEN);
+    env.put("INPUT_TOKEN", ActionTestEnv.TOKEN);
     env.put("INPUT_MODE", "pull-request");
     env.put("INPUT_FROM_WORKTREE", "true");
     env.put("INPUT_KEY", gate.signingKey().toString());
     env.put("COSIGN_PASSWORD", "correct horse");
     return CliRun.run(env, "action");
+  }
+
+  /** A checkout of main with the generator's files written into it (uncommitted). */
+  private Path checkout(Map<String, String> written) throws Exception {
+    Path ws = gate.git().clone("ws-refresh", 1, true);
+    for (Map.Entry<String, String> file : written.entrySet()) {
+      Path path = ws.resolve(file.getKey());
+      Files.createDirectories(path.getParent());
+      Files.writeString(path, file.getValue());
+    }
+    return ws;
+  }
+
+  private static String scheduleEvent() throws Exception {
+    try (InputStream in =
+        ScheduledRefreshGateTest.class.getResourceAsStream(
+            "/action/events/schedule.minimal.json")) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 }
