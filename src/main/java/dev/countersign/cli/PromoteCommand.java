@@ -172,6 +172,14 @@ final class PromoteCommand extends Subcommand {
       ManifestReader reader) {
     PromotionTrust trust = request.resolve(new BaseCommit(workspace, commit).files());
     return new PromotionJob.Trust(
-        trust.verifier(), new SignatureFacts(reader, trust.format(), trust.policy().keys()));
+        trust.verifier(),
+        new SignatureFacts(reader, trust.format(), trust.policy().keys()),
+        trust
+            .gatedSignedDirectories()
+            .map(
+                dirs ->
+                    dirs.stream()
+                        .map(dir -> RepositoryPaths.directory(RepositoryPaths.slashed(dir)))
+                        .toList()));
   }
 }

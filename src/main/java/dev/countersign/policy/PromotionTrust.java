@@ -30,9 +30,15 @@ import java.util.function.Supplier;
  * @param policy the signers (never unconstrained)
  * @param format the signed-manifest format (the policy file's annotation domain, or the flags')
  * @param verifier the strict verifier for {@code policy}
+ * @param gatedSignedDirectories the signed directories of the trust policy file, which {@code
+ *     check} verifies pull requests in; empty when the signers are given as flags (no policy file
+ *     to ask)
  */
 public record PromotionTrust(
-    TrustPolicy policy, SignedManifestFormat format, ManifestVerifier verifier) {
+    TrustPolicy policy,
+    SignedManifestFormat format,
+    ManifestVerifier verifier,
+    Optional<List<Path>> gatedSignedDirectories) {
 
   /**
    * The signers as given on the command line; both empty when none were given.
@@ -96,6 +102,7 @@ public record PromotionTrust(
     public PromotionTrust resolve(RepositoryFiles base) {
       TrustPolicy trustPolicy;
       SignedManifestFormat signedFormat;
+      Optional<List<Path>> gated = Optional.empty();
       if (signers.given()) {
         List<IdentityRule> identities = signers.identity().stream().toList();
         List<PublicKey> publicKeys = signers.keyFiles().stream().map(PublicKeys::read).toList();
@@ -118,6 +125,9 @@ public record PromotionTrust(
         PolicyFile loaded = new PolicyFileLoader().load(base, location);
         trustPolicy = loaded.toTrustPolicy(base);
         signedFormat = new SignedManifestFormat(loaded.annotationDomain(), reader);
+        gated =
+            Optional.of(
+                loaded.directories().stream().map(PolicyFile.DirectoryPair::signed).toList());
       }
       if (trustPolicy.isUnconstrained()) {
         throw new UsageProblem(
@@ -132,7 +142,7 @@ public record PromotionTrust(
                   ? TrustedRoot.fromFile(trustedRoot)
                   : TrustedRoot.fromPublicGoodTuf(null);
       return new PromotionTrust(
-          trustPolicy, signedFormat, new ManifestVerifier(roots, trustPolicy, signedFormat));
+          trustPolicy, signedFormat, new ManifestVerifier(roots, trustPolicy, signedFormat), gated);
     }
   }
 }

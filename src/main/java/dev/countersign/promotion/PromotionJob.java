@@ -65,11 +65,18 @@ public record PromotionJob(
    *
    * @param verifier checks every source file against the trust policy
    * @param facts the signature facts shown in the pull request table
+   * @param gatedSignedDirectories the signed directories of the trust policy, which {@code check}
+   *     verifies pull requests in (repository-relative, {@code /}-separated); empty when the
+   *     signers are given as flags, with no policy to ask
    */
-  public record Trust(ManifestVerifier verifier, SignatureFacts facts) {
+  public record Trust(
+      ManifestVerifier verifier,
+      SignatureFacts facts,
+      Optional<List<String>> gatedSignedDirectories) {
     public Trust {
       Objects.requireNonNull(verifier, "verifier");
       Objects.requireNonNull(facts, "facts");
+      Objects.requireNonNull(gatedSignedDirectories, "gatedSignedDirectories");
     }
   }
 
@@ -122,6 +129,22 @@ public record PromotionJob(
     // The base commit's trust, not the work tree's: the checkout may be older than the base or
     // carry an uncommitted edit of the policy.
     Trust trust = Objects.requireNonNull(trustAt.apply(baseCommit), "trust");
+    // A target the policy names no pair for is one check never verifies a pull request in: what
+    // lands there after this promotion is gated by review alone.
+    trust
+        .gatedSignedDirectories()
+        .filter(gated -> !gated.contains(target))
+        .ifPresent(
+            gated ->
+                progress.warning(
+                    "--to "
+                        + target
+                        + "/ is not a signed directory of the trust policy on "
+                        + base
+                        + " ("
+                        + String.join(", ", gated)
+                        + "), so check verifies no pull request that changes it; perhaps you"
+                        + " should add a directory pair for it to the policy"));
 
     SortedMap<String, byte[]> sources = manifests().read(baseCommit, source);
     if (sources.isEmpty()) {

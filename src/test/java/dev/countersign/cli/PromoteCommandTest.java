@@ -82,6 +82,42 @@ class PromoteCommandTest {
   }
 
   @Test
+  void promotionByThePolicyToADirectoryItNamesNoPairFor_warnsThatCheckNeverVerifiesIt()
+      throws Exception {
+    // The policy on main names only unsigned/ and signed/ (its default), so no pull request that
+    // changes envs/prod/signed is verified by check: what lands there is gated by review alone.
+    CliRun run = promote(git.clone("ws", 0, false));
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("result: created");
+    assertThat(run.all())
+        .contains(
+            "--to envs/prod/signed/ is not a signed directory of the trust policy on main"
+                + " (signed), so check verifies no pull request that changes it");
+  }
+
+  @Test
+  void control_promotionByThePolicyToADirectoryItNamesAPairFor_warnsNothingOfTheKind()
+      throws Exception {
+    git.commitToOrigin(
+        "main",
+        Map.of(
+            ".countersign/policy.yaml",
+            policyTrusting()
+                + "directories:\n"
+                + "  - unsigned: envs/staging/unsigned\n    signed: envs/staging/signed\n"
+                + "  - unsigned: envs/prod/unsigned\n    signed: envs/prod/signed\n"),
+        Set.of(),
+        "both environments are gated");
+
+    CliRun run = promote(git.clone("ws", 0, false));
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(run.out()).contains("result: created");
+    assertThat(run.all()).doesNotContain("is not a signed directory of the trust policy");
+  }
+
+  @Test
   void validPromotion_opensThePullRequest_andTheCopiesVerifyUnderTheirNewPath() throws Exception {
     String mainHead = git.originHead("main");
 
