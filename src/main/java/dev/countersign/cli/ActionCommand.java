@@ -5,6 +5,8 @@ import dev.countersign.action.Reporter;
 import dev.countersign.support.problems.UsageProblem;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -55,7 +57,43 @@ final class ActionCommand extends Subcommand {
     commandLine.setParameterExceptionHandler(
         (problem, arguments) ->
             new ProblemHandler(runtime).report(inputProblem(command, problem), false));
+    // So is a value the command refuses once it has parsed it (--parallel 2000, a --dir without a
+    // colon): its message names the option, and the input that set it is put in front.
+    ProblemHandler problems = new ProblemHandler(runtime);
+    commandLine.setExecutionExceptionHandler(
+        (exception, line, parsed) ->
+            problems.handleExecutionException(
+                exception instanceof UsageProblem usage ? inInputTerms(usage, args) : exception,
+                line,
+                parsed));
     return commandLine.execute(args.toArray(String[]::new));
+  }
+
+  /**
+   * {@code problem} with "Input NAME: " in front when its message names an option that an input set
+   * (the first such option in the message); else {@code problem} itself.
+   */
+  static UsageProblem inInputTerms(UsageProblem problem, List<String> args) {
+    String message = problem.getMessage();
+    int first = Integer.MAX_VALUE;
+    String input = null;
+    for (String arg : args) {
+      if (!arg.startsWith("--")) {
+        continue;
+      }
+      String option = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+      Matcher named =
+          Pattern.compile("(?<![\\w-])" + Pattern.quote(option) + "(?![\\w-])").matcher(message);
+      Optional<String> setting = ActionInputs.inputSetting(option);
+      if (setting.isPresent() && named.find() && named.start() < first) {
+        first = named.start();
+        input = setting.get();
+      }
+    }
+    return input == null
+        ? problem
+        : new UsageProblem(
+            "Input " + input + ": " + message, problem.hint().orElse(null), problem.getCause());
   }
 
   /** {@code problem} said in terms of the inputs that set the options it names. */

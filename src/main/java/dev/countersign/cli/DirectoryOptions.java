@@ -29,9 +29,8 @@ final class DirectoryOptions {
 
   /** The pair, {@link DirPair#DEFAULT}'s directory for an option not given. */
   DirPair pair() {
-    return DirPair.parse(
-        Optional.ofNullable(unsigned).orElse(DirPair.DEFAULT.from())
-            + ":"
-            + Optional.ofNullable(signed).orElse(DirPair.DEFAULT.to()));
+    return new DirPair(
+        Optional.ofNullable(unsigned).orElse(DirPair.DEFAULT.from()),
+        Optional.ofNullable(signed).orElse(DirPair.DEFAULT.to()));
   }
 }

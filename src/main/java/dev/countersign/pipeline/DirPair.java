@@ -28,7 +28,7 @@ public record DirPair(String from, String to) {
     int colon = s.indexOf(':');
     if (colon <= 0 || colon == s.length() - 1 || s.indexOf(':', colon + 1) >= 0) {
       throw new UsageProblem(
-          "Invalid directory pair \"" + spec + "\"",
+          "--dir \"" + spec + "\" is not a directory pair",
           "perhaps you should write it as FROM:TO, e.g. unsigned:signed");
     }
     return new DirPair(s.substring(0, colon), s.substring(colon + 1));

@@ -108,6 +108,36 @@ class ActionAdoptionTest {
   }
 
   @Test
+  void inputValueTheCommandRefusesAfterParsing_isReportedAgainstTheInput() {
+    CliRun run = action(Map.of("INPUT_PARALLEL", "2000", "INPUT_DRY_RUN", "true"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.out())
+        .startsWith(
+            "::error title=countersign usage problem::Input parallel: --parallel 2000 is more"
+                + " signatures in flight than countersign keeps (at most 1024)");
+  }
+
+  @Test
+  void malformedDirectoryPairInput_namesTheInputAndTheOption() {
+    CliRun run = action(Map.of("INPUT_DIRS", "unsigned=signed", "INPUT_DRY_RUN", "true"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err())
+        .contains("error: Input dirs: --dir \"unsigned=signed\" is not a directory pair");
+  }
+
+  @Test
+  void refusedValueOnTheCommandLine_namesTheOptionOnly() {
+    CliRun run = CliRun.run(Map.of(), "run", "--repo", repo.toString(), "--parallel", "0");
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err())
+        .contains("error: --parallel 0 lets no signature be made")
+        .doesNotContain("Input ");
+  }
+
+  @Test
   void inputWithASecondLine_whereOneValueIsExpected_failsTheStepNamingTheInput() {
     // Neither line is taken as the branch, and the value is not repeated where the runner would
     // run its second line as a command.
