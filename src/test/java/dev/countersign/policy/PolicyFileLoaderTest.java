@@ -211,6 +211,21 @@ class PolicyFileLoaderTest {
             "the key \"signers\" appears twice",
             "perhaps you should remove one"),
         Arguments.of(
+            HEADER.replace("TrustPolicy", "ClusterPolicy") + SIGNER,
+            2,
+            "kind \"ClusterPolicy\" is not supported",
+            "perhaps you should use TrustPolicy"),
+        Arguments.of(
+            HEADER + SIGNER + "directories:\n  - unsigned: u\n    signed: s\n    sigend: t\n",
+            9,
+            "unknown key \"directories.0.sigend\"",
+            "perhaps you should use one of signed, unsigned"),
+        Arguments.of(
+            HEADER + SIGNER + "keys:\n  - pem: x\n    paht: k.pub\n",
+            8,
+            "unknown key \"keys.0.paht\"",
+            "perhaps you should use one of path, pem"),
+        Arguments.of(
             HEADER + "signers:\n  - issuer: x\n    subject: ''\n",
             5,
             "\"subject\" is empty; an empty identity would accept any signer",
