@@ -47,6 +47,7 @@ import org.eclipse.jgit.treewalk.TreeWalk;
 import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilterGroup;
+import org.eclipse.jgit.treewalk.filter.PathSuffixFilter;
 import org.eclipse.jgit.treewalk.filter.TreeFilter;
 
 /**
@@ -175,6 +176,39 @@ final class CommitReader {
       return found;
     } catch (IOException e) {
       throw workTree.readProblem(commitId + ":" + prefix, e);
+    }
+  }
+
+  List<TreeEntry> entriesNamed(String commitId, String name) {
+    byte[] wanted = name.getBytes(StandardCharsets.UTF_8);
+    List<TreeEntry> found = new ArrayList<>();
+    try (RevWalk walk = new RevWalk(repository);
+        TreeWalk tw = new TreeWalk(repository)) {
+      RevCommit commit = walk.parseCommit(workTree.resolve(commitId));
+      tw.addTree(commit.getTree());
+      tw.setRecursive(true);
+      tw.setFilter(PathSuffixFilter.create(name));
+      ObjectReader reader = tw.getObjectReader();
+      while (tw.next()) {
+        // The suffix filter also passes "x.sourceignore": the whole name must be the one wanted.
+        byte[] raw = tw.getRawPath();
+        int start = raw.length - wanted.length;
+        if (start > 0 && raw[start - 1] != '/'
+            || !Arrays.equals(raw, start, raw.length, wanted, 0, wanted.length)) {
+          continue;
+        }
+        FileMode mode = tw.getFileMode(0);
+        TreeEntry.Kind kind = kindOf(mode);
+        long size =
+            kind == TreeEntry.Kind.OTHER
+                ? 0
+                : reader.getObjectSize(tw.getObjectId(0), Constants.OBJ_BLOB);
+        found.add(new TreeEntry(strictPath(raw), kind, size));
+      }
+      found.sort(Comparator.comparing(TreeEntry::path));
+      return found;
+    } catch (IOException e) {
+      throw workTree.readProblem(commitId + ": every " + name, e);
     }
   }
 

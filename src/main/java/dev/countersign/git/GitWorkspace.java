@@ -49,6 +49,14 @@ public interface GitWorkspace extends GitPushes {
   List<TreeEntry> entries(String commitId, String directory);
 
   /**
+   * Every entry named {@code name} anywhere in the tree of {@code commitId} that is not a directory
+   * (files, links, submodules), sorted by path, as {@link #entries} describes them. One walk of the
+   * whole tree; nothing is loaded. For files a tool reads in every directory of the repository,
+   * such as Flux's {@code .sourceignore}.
+   */
+  List<TreeEntry> entriesNamed(String commitId, String name);
+
+  /**
    * One entry of a commit's tree.
    *
    * @param path repository-relative, forward slashes

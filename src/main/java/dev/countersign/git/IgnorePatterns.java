@@ -23,9 +23,44 @@ import java.util.OptionalInt;
  * bufio.Scanner}, which stops at a line that does not fit its 64 KiB buffer: that line and every
  * later one are no patterns ({@link #lineFluxStopsAt}).
  *
+ * <p>What Flux leaves out is {@link #fluxArtifact()}: source-controller's {@code
+ * SourceIgnoreFilter} puts fluxcd/pkg's VCS patterns before the loaded ones and, only when it
+ * loaded no pattern at all, its default list too ({@code NewDefaultMatcher}).
+ *
  * <p>Immutable once built; not thread-safe while files are being added.
  */
 public final class IgnorePatterns {
+
+  /** fluxcd/pkg {@code sourceignore.ExcludeVCS}: always left out. */
+  private static final List<String> VCS =
+      List.of(".git/", ".gitignore", ".gitmodules", ".gitattributes");
+
+  /**
+   * fluxcd/pkg {@code sourceignore.ExcludeExt}, {@code ExcludeCI} and {@code ExcludeExtra}, in
+   * {@code DefaultPatterns}' order: left out only when the repository holds no pattern.
+   */
+  private static final List<String> DEFAULTS =
+      List.of(
+          "*.jpg",
+          "*.jpeg",
+          "*.gif",
+          "*.png",
+          "*.wmv",
+          "*.flv",
+          "*.tar.gz",
+          "*.zip",
+          ".github/",
+          ".circleci/",
+          ".travis.yml",
+          ".gitlab-ci.yml",
+          "appveyor.yml",
+          ".drone.yml",
+          "cloudbuild.yaml",
+          "codeship-services.yml",
+          "codeship-steps.yml",
+          "**/.goreleaser.yml",
+          "**/.sops.yaml",
+          "**/.flux.yaml");
 
   /** Go's {@code bufio.MaxScanTokenSize}: a line and its newline must fit in it. */
   private static final int SCANNER_BUFFER = 64 * 1024;
@@ -41,6 +76,7 @@ public final class IgnorePatterns {
       boolean glob) {}
 
   private final List<Pattern> patterns = new ArrayList<>();
+  private boolean patternNotAdded;
 
   /**
    * Adds the patterns of one ignore file. Add the files of shallower directories first.
@@ -68,6 +104,40 @@ public final class IgnorePatterns {
   /** {@link #add(String, byte[])} for text. */
   public IgnorePatterns add(String directory, String text) {
     return add(directory, utf8(text));
+  }
+
+  /**
+   * Counts a pattern of an ignore file Flux reads whose patterns are not added (one the caller
+   * could not read as Flux does, or one whose directory holds no file the caller asks about): Flux
+   * then applies no default list ({@link #fluxArtifact()}), whatever else was added.
+   */
+  public IgnorePatterns countPatternNotAdded() {
+    patternNotAdded = true;
+    return this;
+  }
+
+  /** True when a pattern was added (or counted by {@link #countPatternNotAdded()}). */
+  public boolean holdsAPattern() {
+    return patternNotAdded || !patterns.isEmpty();
+  }
+
+  /**
+   * The patterns Flux's source-controller leaves files out of its artifact by, when these are every
+   * {@code .sourceignore} of the repository and the {@code GitRepository} has no {@code
+   * spec.ignore}: source-controller's {@code SourceIgnoreFilter}, which matches with fluxcd/pkg's
+   * {@code NewDefaultMatcher} (VCS patterns, then the default list, then these) when no pattern was
+   * loaded and with the VCS patterns then these otherwise. The last pattern that matches decides,
+   * so these override both lists.
+   */
+  public IgnorePatterns fluxArtifact() {
+    IgnorePatterns artifact = new IgnorePatterns();
+    VCS.forEach(pattern -> artifact.patterns.add(parse(utf8(pattern), List.of())));
+    if (!holdsAPattern()) {
+      DEFAULTS.forEach(pattern -> artifact.patterns.add(parse(utf8(pattern), List.of())));
+    }
+    artifact.patterns.addAll(patterns);
+    artifact.patternNotAdded = patternNotAdded;
+    return artifact;
   }
 
   /** True when Flux leaves the file at {@code path} (repository-relative, {@code /}) out. */

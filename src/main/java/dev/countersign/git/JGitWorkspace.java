@@ -240,6 +240,11 @@ public final class JGitWorkspace implements GitWorkspace, AutoCloseable {
   }
 
   @Override
+  public List<TreeEntry> entriesNamed(String commitId, String name) {
+    return commits.entriesNamed(commitId, name);
+  }
+
+  @Override
   public Optional<byte[]> readFile(String commitId, String path) {
     return commits.readFile(commitId, path);
   }

@@ -322,10 +322,163 @@ class GitOpsFilesTest {
         .contains("(countersign/sourceignore)");
   }
 
+  // --- Flux's default ignore list ---------------------------------------------------------------
+  // With no ignore pattern anywhere in the repository, source-controller's SourceIgnoreFilter
+  // archives with NewDefaultMatcher: the VCS patterns and DefaultPatterns (images, CI files such
+  // as .github/ and cloudbuild.yaml, **/.sops.yaml, **/.flux.yaml, **/.goreleaser.yml). With at
+  // least one pattern it uses the VCS patterns and the loaded ones only.
+
+  @ParameterizedTest
+  @ValueSource(strings = {"team/.sops.yaml", ".github/netpol.yaml", "cloudbuild.yaml"})
+  void deletingTheOnlySourceignore_whenFluxsDefaultsThenHideASignedFile_fails(String relative)
+      throws Exception {
+    baseWith(".sourceignore", "/docs/\n", relative);
+
+    CliRun run = gate.check(gate.pullRequest(Map.of(), Set.of(".sourceignore"), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=.sourceignore,")
+        .contains("default ignore list")
+        .contains("signed/" + relative)
+        .contains("(countersign/sourceignore)");
+  }
+
+  @Test
+  void sourceignoreTurnedIntoCommentsOnly_whenFluxsDefaultsThenHideASignedFile_fails()
+      throws Exception {
+    baseWith(".sourceignore", "/docs/\n", "team/.sops.yaml");
+
+    CliRun run = check(Map.of(".sourceignore", "# nothing to leave out\n\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=.sourceignore,")
+        .contains("leaves signed/team/.sops.yaml out of what Flux deploys");
+  }
+
+  @Test
+  void deletingASourceignoreOutsideTheSignedDirectories_whenFluxsDefaultsThenHideASignedFile_fails()
+      throws Exception {
+    // Flux applies its defaults only when no .sourceignore of the whole repository holds a
+    // pattern: one under docs/ decides it for signed/ too.
+    baseWith("docs/.sourceignore", "*.md\n", ".github/netpol.yaml");
+
+    CliRun run = gate.check(gate.pullRequest(Map.of(), Set.of("docs/.sourceignore"), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=docs/.sourceignore,")
+        .contains("leaves signed/.github/netpol.yaml out of what Flux deploys");
+  }
+
+  @Test
+  void sourceignoreOutsideTheSignedDirectoriesTurnedIntoALink_isCountedAsHoldingNoPattern()
+      throws Exception {
+    // Flux reads the empty file the link points to, so no pattern is left and its defaults apply;
+    // the gate reads no file through a link and assumes the worst: no pattern.
+    baseWith("docs/.sourceignore", "*.md\n", "team/.sops.yaml");
+    gate.git().branchOnOrigin("pr-link", "main");
+    gate.git().commitToOrigin("pr-link", Map.of("docs/empty.txt", ""), Set.of(), "empty");
+    gate.git().commitSymlinkToOrigin("pr-link", "docs/.sourceignore", "empty.txt");
+
+    CliRun run = gate.check(gate.git().cloneBranch("ws-link", "pr-link", 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=docs/.sourceignore,")
+        .contains("leaves signed/team/.sops.yaml out of what Flux deploys");
+  }
+
+  @Test
+  void control_deletingTheOnlySourceignore_whenFluxsDefaultsHideNoSignedFile_isAWarning()
+      throws Exception {
+    baseWith(".sourceignore", "/docs/\n", "team/sops.yaml");
+
+    CliRun run = gate.check(gate.pullRequest(Map.of(), Set.of(".sourceignore"), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out())
+        .contains("::warning file=.sourceignore,")
+        .contains("check passed: 0 errors, 1 warning");
+  }
+
+  @Test
+  void control_anotherSourceignoreStillHoldingAPattern_keepsFluxsDefaultsOff_isAWarning()
+      throws Exception {
+    baseWith(".sourceignore", "/docs/\n", "team/.sops.yaml");
+    gate.git()
+        .commitToOrigin("main", Map.of("docs/.sourceignore", "*.md\n"), Set.of(), "ignore md");
+    gate.baseIsMain();
+
+    CliRun run = gate.check(gate.pullRequest(Map.of(), Set.of(".sourceignore"), 1), Map.of());
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 1 warning");
+  }
+
+  @Test
+  void addingThePatternThatTurnsFluxsDefaultsOff_deploysWhatTheyHid_isAWarning() throws Exception {
+    // The base has no pattern, so Flux leaves signed/.flux.yaml out; a pattern brings it in,
+    // which reviewers read but which takes nothing out of the cluster.
+    baseWith(null, null, ".flux.yaml");
+
+    CliRun run = check(Map.of(".sourceignore", "/docs/\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("::warning file=.sourceignore,");
+  }
+
+  @Test
+  void signedFileFluxsDefaultsHide_addedOrChanged_verifiesWithAWarningThatFluxDoesNotDeployIt()
+      throws Exception {
+    baseWith(null, null, ".flux.yaml");
+
+    CliRun changed =
+        check(
+            Map.of(
+                "signed/.flux.yaml",
+                signed(".flux.yaml", ActionPipelineTest.configMap("flux", "v2")),
+                "signed/.sops.yaml",
+                signed(".sops.yaml", ActionPipelineTest.configMap("sops", "v1"))));
+
+    assertThat(changed.exitCode()).as(changed.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(changed.out())
+        .contains("::warning file=signed/.flux.yaml,")
+        .contains("::warning file=signed/.sops.yaml,")
+        .contains("Flux's source-controller leaves this signed file out of what Flux deploys")
+        .contains("check passed: 0 errors, 2 warnings");
+  }
+
+  @Test
+  void control_signedFileFluxsDefaultsHide_leftAsTheBaseHasIt_getsNoWarning() throws Exception {
+    baseWith(null, null, ".flux.yaml");
+
+    CliRun run = check(Map.of("docs/notes.md", "unrelated\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
   // --- helpers -------------------------------------------------------------------------------
 
   private CliRun check(Map<String, String> writes) throws Exception {
     return gate.check(gate.pullRequest(writes, Set.of(), 1), Map.of());
+  }
+
+  /**
+   * Commits to main, and makes the base, a signed ConfigMap at {@code signed/<relative>} and, when
+   * {@code ignorePath} is given, that ignore file.
+   */
+  private void baseWith(String ignorePath, String patterns, String relative) throws Exception {
+    Map<String, String> files = new java.util.HashMap<>();
+    files.put(
+        "signed/" + relative, signed(relative, ActionPipelineTest.configMap("deployed", "v1")));
+    if (ignorePath != null) {
+      files.put(ignorePath, patterns);
+    }
+    gate.git().commitToOrigin("main", files, Set.of(), "the base");
+    gate.baseIsMain();
   }
 
   /** {@code content} signed with the trusted key, as the signing workflow would. */

@@ -103,4 +103,44 @@ class IgnorePatternsTest {
     assertThat(IgnorePatterns.lineFluxStopsAt(fits)).isEmpty();
     assertThat(new IgnorePatterns().add("", fits).ignores("signed/deny.yaml")).isFalse();
   }
+
+  // What source-controller's SourceIgnoreFilter leaves out: VCS patterns always, fluxcd/pkg's
+  // default list only while no pattern was loaded.
+
+  @Test
+  void withNoPatternLoaded_fluxsDefaultListLeavesOutCiFilesAndTheExtras_atAnyDepth() {
+    IgnorePatterns artifact = new IgnorePatterns().add("", "# only a comment\n\n").fluxArtifact();
+
+    assertThat(artifact.ignores("signed/.github/netpol.yaml")).isTrue();
+    assertThat(artifact.ignores("signed/cloudbuild.yaml")).isTrue();
+    assertThat(artifact.ignores("signed/ci/.travis.yml")).isTrue();
+    assertThat(artifact.ignores("signed/team/.sops.yaml")).isTrue();
+    assertThat(artifact.ignores(".flux.yaml")).isTrue();
+    assertThat(artifact.ignores("signed/a/b/.goreleaser.yml")).isTrue();
+    assertThat(artifact.ignores("signed/logo.png")).isTrue();
+    assertThat(artifact.ignores("signed/.gitattributes")).isTrue();
+    assertThat(artifact.ignores("signed/team/sops.yaml")).isFalse();
+    assertThat(artifact.ignores("signed/github/netpol.yaml")).isFalse();
+    assertThat(artifact.ignores("signed/cloudbuild.yml")).isFalse();
+  }
+
+  @Test
+  void withOnePatternLoadedAnywhere_onlyTheVcsPatternsAndTheLoadedOnesApply() {
+    IgnorePatterns artifact = new IgnorePatterns().add("docs", "*.md\n").fluxArtifact();
+
+    assertThat(artifact.ignores("signed/.github/netpol.yaml")).isFalse();
+    assertThat(artifact.ignores("signed/team/.sops.yaml")).isFalse();
+    assertThat(artifact.ignores("docs/x.md")).isTrue();
+    assertThat(artifact.ignores("signed/.gitattributes")).isTrue();
+    assertThat(artifact.ignores("signed/.git/x.yaml")).isTrue();
+  }
+
+  @Test
+  void aNegationIsAPatternToo_andAFileNotReadCountsAsHoldingOne_whenSaidSo() {
+    assertThat(new IgnorePatterns().add("", "!keep.yaml\n").holdsAPattern()).isTrue();
+    assertThat(new IgnorePatterns().add("", "  \n#x\n").holdsAPattern()).isFalse();
+    assertThat(new IgnorePatterns().countPatternNotAdded().fluxArtifact().ignores("x/.sops.yaml"))
+        .isFalse();
+    assertThat(new IgnorePatterns().fluxArtifact().ignores("x/.sops.yaml")).isTrue();
+  }
 }

@@ -1186,6 +1186,32 @@ class JGitWorkspaceTest {
   }
 
   @Test
+  void entriesNamed_listsEveryFileLinkAndSubmoduleOfThatName_atAnyDepth_andNoOtherName()
+      throws Exception {
+    fixture.commitToOrigin(
+        "main",
+        Map.of(
+            ".sourceignore", "a\n",
+            "docs/deep/.sourceignore", "bc\n",
+            "docs/x.sourceignore", "no\n",
+            "docs/.sourceignore.bak", "no\n",
+            "other/.sourceignore/inside.yaml", "a directory of that name is not listed\n"),
+        Set.of(),
+        "x");
+    String head = fixture.commitSymlinkToOrigin("main", "envs/.sourceignore", "../docs");
+    try (JGitWorkspace ws = open(fixture.clone("ws", 0, false))) {
+      assertThat(ws.entriesNamed(head, ".sourceignore"))
+          .containsExactly(
+              new GitWorkspace.TreeEntry(".sourceignore", GitWorkspace.TreeEntry.Kind.FILE, 2),
+              new GitWorkspace.TreeEntry(
+                  "docs/deep/.sourceignore", GitWorkspace.TreeEntry.Kind.FILE, 3),
+              new GitWorkspace.TreeEntry(
+                  "envs/.sourceignore", GitWorkspace.TreeEntry.Kind.LINK, 7));
+      assertThat(ws.entriesNamed(head, "missing")).isEmpty();
+    }
+  }
+
+  @Test
   void readFilesOfPaths_answersExactlyAsReadFileDoesForEachPath() throws Exception {
     fixture.commitToOrigin(
         "main",
