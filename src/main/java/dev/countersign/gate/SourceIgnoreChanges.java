@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * A pull request's changes to the {@code .sourceignore} files that decide which signed files Flux
@@ -113,14 +114,19 @@ record SourceIgnoreChanges(GitWorkspace git, String baseCommit, String headCommi
       }
     }
 
-    IgnorePatterns wasLeftOut = was.fluxArtifact();
+    // Each signed file is matched once against each side: what Flux leaves out after the change,
+    // and of that, what it deployed before.
     IgnorePatterns isLeftOut = is.fluxArtifact();
-    List<String> hidden =
+    List<String> leftOut =
         signedFiles.stream()
             .map(RepositoryPaths::slashed)
-            .filter(file -> isLeftOut.ignores(file) && !wasLeftOut.ignores(file))
+            .filter(isLeftOut::ignores)
             .sorted()
             .toList();
+    IgnorePatterns wasLeftOut = was.fluxArtifact();
+    Map<Boolean, List<String>> deployedBefore =
+        leftOut.stream().collect(Collectors.partitioningBy(file -> !wasLeftOut.ignores(file)));
+    List<String> hidden = deployedBefore.get(true);
     // With no pattern left anywhere, every file newly left out is the default list's doing, and
     // so the doing of each change that took a file's last pattern away.
     boolean defaultsNow = was.holdsAPattern() && !is.holdsAPattern();
@@ -174,7 +180,7 @@ record SourceIgnoreChanges(GitWorkspace git, String baseCommit, String headCommi
                 GateFinding.Severity.WARNING));
       }
     }
-    findings.addAll(notDeployed(signedFiles, is, hidden));
+    findings.addAll(notDeployed(deployedBefore.get(false), is));
     return findings;
   }
 
@@ -182,16 +188,11 @@ record SourceIgnoreChanges(GitWorkspace git, String baseCommit, String headCommi
    * A warning for each signed file the change adds or modifies that Flux leaves out all the same
    * (its default list, or a pattern the base already had): it verifies, but the cluster never gets
    * it, which reviewers should know; it takes nothing out of the cluster.
+   *
+   * @param leftOut the signed files Flux leaves out after the change and left out before it
+   * @param is the patterns after the change
    */
-  private List<GateFinding> notDeployed(
-      Collection<Path> signedFiles, IgnorePatterns is, List<String> hidden) {
-    IgnorePatterns isLeftOut = is.fluxArtifact();
-    List<String> leftOut =
-        signedFiles.stream()
-            .map(RepositoryPaths::slashed)
-            .filter(file -> isLeftOut.ignores(file) && !hidden.contains(file))
-            .sorted()
-            .toList();
+  private List<GateFinding> notDeployed(List<String> leftOut, IgnorePatterns is) {
     if (leftOut.isEmpty()) {
       return List.of();
     }
