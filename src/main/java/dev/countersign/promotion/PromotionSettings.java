@@ -1,8 +1,8 @@
 package dev.countersign.promotion;
 
+import dev.countersign.support.Records;
 import dev.countersign.support.problems.UsageProblem;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * How a promotion pull request is published.
@@ -37,16 +37,25 @@ public record PromotionSettings(
     PromotionBody.Purpose purpose) {
 
   public PromotionSettings {
-    Objects.requireNonNull(base, "base");
-    Objects.requireNonNull(botBranch, "botBranch");
-    Objects.requireNonNull(title, "title");
-    Objects.requireNonNull(verifyDirectory, "verifyDirectory");
     labels = List.copyOf(labels);
     reviewers = List.copyOf(reviewers);
     teamReviewers = List.copyOf(teamReviewers);
     assignees = List.copyOf(assignees);
     bodyPreamble = bodyPreamble == null ? "" : bodyPreamble;
-    Objects.requireNonNull(purpose, "purpose");
+    Records.requireNonNull(
+        PromotionSettings.class,
+        base,
+        botBranch,
+        title,
+        labels,
+        reviewers,
+        teamReviewers,
+        draft,
+        deleteBranch,
+        verifyDirectory,
+        assignees,
+        bodyPreamble,
+        purpose);
     if (base.equals(botBranch)) {
       throw new UsageProblem(
           "The pull request branch " + botBranch + " is the base branch itself",

@@ -23,13 +23,13 @@ import dev.countersign.signing.Parallelism;
 import dev.countersign.signing.SignJob;
 import dev.countersign.signing.SignReport;
 import dev.countersign.support.Memoized;
+import dev.countersign.support.Records;
 import dev.countersign.support.Sleeper;
 import dev.countersign.support.problems.CountersignException;
 import java.security.PublicKey;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -100,9 +100,8 @@ public record SigningRun(
       boolean gitHubRepository,
       boolean gitHubApi) {
     public Request {
-      Objects.requireNonNull(mode, "mode");
-      Objects.requireNonNull(options, "options");
-      Objects.requireNonNull(proposal, "proposal");
+      Records.requireNonNull(
+          Request.class, mode, noSign, options, proposal, gitHubRepository, gitHubApi);
     }
   }
 
