@@ -237,7 +237,7 @@ final class RunCommand extends Subcommand {
                   new BaseCommit(git, baseCommit).files(),
                   policy.file,
                   format.format(),
-                  format.reader().maxBytes())
+                  format.reader())
               .check(generated);
       FindingOutput.annotate(reporter, report);
       return report.passed();

@@ -48,6 +48,8 @@ import java.util.function.Supplier;
  *       SourceIgnoreChanges});
  *   <li>every manifest under an unsigned directory reads cleanly and obeys {@link
  *       UnsignedManifestRules};
+ *   <li>after the merge, and the signing run it triggers, each pair's signed directory holds every
+ *       object once ({@link DuplicateObjects}); one the base already holds twice is a warning;
  *   <li>the governance policies accept every unsigned manifest, and every signed file the change
  *       adds or modifies.
  * </ol>
@@ -229,6 +231,13 @@ public final class MergeGate {
       }
     }
 
+    findings.addAll(
+        DuplicateObjects.check(
+            afterMerge(signedFiles, unsignedFiles, readable),
+            () ->
+                base.map(
+                    b -> DuplicateObjects.AfterMerge.of(b.files(), policy.directories(), reader))));
+
     int policies = 0;
     if (!policy.governance().policies().isEmpty()) {
       // A signed file the change brings is judged too: its content need never have been under an
@@ -254,6 +263,31 @@ public final class MergeGate {
         unsignedFiles.size(),
         unsignedDocuments,
         policies);
+  }
+
+  /**
+   * The signed directories after the merge and the signing run it triggers: the work tree's signed
+   * files, each unsigned file signed over its target.
+   *
+   * @param unsignedRead the unsigned files that read as manifests
+   */
+  private DuplicateObjects.AfterMerge afterMerge(
+      Map<Path, PolicyFile.DirectoryPair> signedFiles,
+      Map<Path, PolicyFile.DirectoryPair> unsignedFiles,
+      List<ManifestFile> unsignedRead) {
+    DuplicateObjects.AfterMerge after = new DuplicateObjects.AfterMerge(policy.directories());
+    signedFiles.forEach(
+        (file, pair) -> {
+          try {
+            after.signed(pair, file, reader.read(repositoryRoot.resolve(file), file).documents());
+          } catch (InputProblem unreadable) {
+            // Reported by the signature check.
+          }
+        });
+    for (ManifestFile file : unsignedRead) {
+      after.unsigned(unsignedFiles.get(file.displayPath()), file.displayPath(), file.documents());
+    }
+    return after;
   }
 
   /**

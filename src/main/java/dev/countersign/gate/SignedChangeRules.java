@@ -90,10 +90,8 @@ final class SignedChangeRules {
     this.logTimes = logTimes;
   }
 
-  /**
-   * Where an object lives at the base: the directory pair and the path relative to its directory.
-   */
-  private record Slot(Path file, Path relative) {}
+  /** An object of the base, and where it lives: the file and the path relative to its directory. */
+  private record Slot(ObjectIdentity object, Path file, Path relative) {}
 
   /**
    * What {@link #check} found.
@@ -368,7 +366,11 @@ final class SignedChangeRules {
       Path path, PolicyFile.DirectoryPair pair, Decoded file, Map<String, List<Slot>> slots) {
     Path relative = pair.signed().relativize(path);
     for (ManifestDocument object : file.content().messageDocuments()) {
-      List<Slot> at = slots.getOrDefault(key(object), List.of());
+      ObjectIdentity identity = ObjectIdentity.of(object);
+      List<Slot> at =
+          slots.getOrDefault(identity.family(), List.of()).stream()
+              .filter(s -> s.object().mayBe(identity))
+              .toList();
       if (!at.isEmpty() && at.stream().noneMatch(s -> s.relative().equals(relative))) {
         TreeSet<String> elsewhere = new TreeSet<>();
         at.forEach(s -> elsewhere.add(RepositoryPaths.slashed(s.file())));
@@ -389,26 +391,22 @@ final class SignedChangeRules {
     return Optional.empty();
   }
 
-  /** Every object the base branch holds under a signed or unsigned directory, with where it is. */
+  /**
+   * Every object the base branch holds under a signed or unsigned directory, with where it is, by
+   * {@link ObjectIdentity#family}.
+   */
   private Map<String, List<Slot>> slots(List<BaseManifest> manifests) {
     Map<String, List<Slot>> slots = new LinkedHashMap<>();
     for (BaseManifest manifest : manifests) {
-      Slot slot = new Slot(manifest.file(), manifest.directory().relativize(manifest.file()));
+      Path relative = manifest.directory().relativize(manifest.file());
       for (ManifestDocument document : manifest.documents()) {
-        slots.computeIfAbsent(key(document), k -> new ArrayList<>()).add(slot);
+        ObjectIdentity object = ObjectIdentity.of(document);
+        slots
+            .computeIfAbsent(object.family(), k -> new ArrayList<>())
+            .add(new Slot(object, manifest.file(), relative));
       }
     }
     return slots;
-  }
-
-  private static String key(ManifestDocument object) {
-    return object.group()
-        + "/"
-        + object.kind()
-        + "/"
-        + object.namespace().orElse("")
-        + "/"
-        + object.name();
   }
 
   private static boolean isManifestName(Path path) {

@@ -79,12 +79,12 @@ class AdoptionPullRequestTest {
   void control_onceTheAdoptionIsMerged_theNextPullRequestIsJudgedByItsRules() throws Exception {
     git.commitToOrigin("main", initFiles(), Set.of(), "adopt countersign (#1)");
     git.branchOnOrigin("feature", "main");
+    // Renamed: main's unsigned/sample-configmap.yaml holds sample-cm, which would be signed twice.
+    String another =
+        fixture("sample-configmap-concat.yaml").replace("name: sample-cm\n", "name: another-cm\n");
     String head =
         git.commitToOrigin(
-            "feature",
-            Map.of("unsigned/concat.yaml", fixture("sample-configmap-concat.yaml")),
-            Set.of(),
-            "another manifest");
+            "feature", Map.of("unsigned/concat.yaml", another), Set.of(), "another manifest");
 
     CliRun run = checkMergeOf("feature", head);
 

@@ -324,7 +324,9 @@ class RealWorldFixturesTest {
     copy(
         "/verification/k8s-manifest-sigstore/sample-configmap-multi-signed.yaml",
         "repo/signed/b.yaml");
-    copy("/manifest/k8s-manifest-sigstore/sample-configmap-concat.yaml", "repo/unsigned/c.yaml");
+    // The source of signed/b.yaml's sample-cm, changed: at any other path the ConfigMap would be
+    // in signed/ twice after the next run.
+    copy("/manifest/k8s-manifest-sigstore/sample-configmap-concat.yaml", "repo/unsigned/b.yaml");
     copy("/keys/key-" + key + "/testpub", "repo/keys/signer.pub");
     Files.createDirectories(repo.resolve(".countersign"));
     Files.writeString(

@@ -113,6 +113,38 @@ class ScheduledRefreshGateTest {
   }
 
   @Test
+  void generatedObjectMainHoldsSignedAtAnotherPath_stopsTheRefreshBeforeAnythingIsSigned()
+      throws Exception {
+    // Signed into signed/app/zz-config.yaml beside main's signed/app/config.yaml, the one
+    // ConfigMap would be in signed/ twice: Flux's build fails, Argo CD applies the later file.
+    String generated = "unsigned/app/zz-config.yaml";
+    assertRefusedBeforeSigning(
+        keylessRefresh(
+            Map.of(
+                generated,
+                GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: replaced"))),
+        "::error file="
+            + generated
+            + ",line=1,title=countersign manifest::ConfigMap/shop/app-config: is also in"
+            + " signed/app/config.yaml (line "
+            + gate.seed().lineOf("signed/app/config.yaml", "apiVersion: ")
+            + ")");
+  }
+
+  @Test
+  void control_generatedChangeOfAnObjectAtItsOwnPath_isSignedAndProposed() throws Exception {
+    CliRun refresh =
+        keylessRefresh(
+            Map.of(
+                "unsigned/app/config.yaml",
+                GateRepository.CONFIG_MAP.replace("greeting: hello", "greeting: refreshed")));
+
+    assertThat(refresh.exitCode()).as(refresh.all()).isZero();
+    assertThat(stack.stats().certificates()).isEqualTo(1);
+    assertThat(gate.git().originFiles(BOT)).containsKey("signed/app/config.yaml");
+  }
+
+  @Test
   void control_refreshedNetworkPolicyTheGovernancePoliciesAccept_passesTheGate() throws Exception {
     CliRun refresh = keyedRefresh(FRONTEND_INGRESS);
     assertThat(refresh.exitCode()).as(refresh.all()).isZero();
