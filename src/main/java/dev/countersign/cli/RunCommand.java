@@ -8,6 +8,7 @@ import dev.countersign.action.RunTrigger;
 import dev.countersign.gate.BaseCommit;
 import dev.countersign.gate.GateReport;
 import dev.countersign.gate.GeneratedManifestCheck;
+import dev.countersign.gate.JudgedDirectories;
 import dev.countersign.git.JGitWorkspace;
 import dev.countersign.github.GitHubApi;
 import dev.countersign.github.GitHubPullRequestHost;
@@ -164,6 +165,10 @@ final class RunCommand extends Subcommand {
                 dirPairs());
         OwnedWorkspace owned = git.open(runtime)) {
       JGitWorkspace workspace = owned.git();
+      // Before anything is planned or signed, in every mode: the checked-out commit's trust policy
+      // must judge every pair this run signs from (see JudgedDirectories).
+      JudgedDirectories.require(
+          new BaseCommit(workspace, workspace.headCommitId()), policy.file, dirPairs());
       String target = targetBranch(trigger.get(), workspace);
       SigningRun.Result result =
           signingRun(runtime, reporter, workspace, signing, inFlight)

@@ -43,6 +43,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Use case behind {@code countersign doctor}: reads a repository's workflows, trust policy, Kyverno
@@ -57,7 +59,9 @@ import java.util.regex.Pattern;
  *   <li>jobs running countersign have the token permissions their command (and its protected-branch
  *       fallback) needs;
  *   <li>third-party actions are pinned by commit SHA;
- *   <li>the signers of the signed files are still accepted (after a workflow rename, say).
+ *   <li>the signers of the signed files are still accepted (after a workflow rename, say);
+ *   <li>every directory pair a signing step signs from is one the trust policy names, so {@code
+ *       check} judges what it signs.
  * </ol>
  *
  * One {@link GateFinding} (check {@code chain}) per broken joint, located where the fix goes. Reads
@@ -78,6 +82,8 @@ public final class ChainDoctor {
   public static final String RULE_UNREADABLE = "chain/readable-file";
   public static final String RULE_TRUST_REGEXP = "chain/trust-policy-regexp";
   public static final String RULE_TRUSTED_BRANCH = "chain/trusted-branch";
+  public static final String RULE_UNGATED_DIRECTORIES = "chain/ungated-directories";
+  public static final String RULE_UNSIGNED_DIRECTORIES = "chain/unsigned-directories";
 
   /** Stands in for a branch, workflow or repository nobody reviewed, in {@link #broadSigners}. */
   private static final String PROBE = "countersign-doctor-probe";
@@ -138,6 +144,7 @@ public final class ChainDoctor {
     }
 
     broadSigners(policy, identities, findings);
+    signingDirectories(policy, workflows.workflows(), findings);
 
     for (Identity identity : identities) {
       boolean trusted =
@@ -809,6 +816,172 @@ public final class ChainDoctor {
                 GateFinding.Severity.WARNING));
       }
     }
+  }
+
+  /** A directory pair a signing step signs from, and the workflow line that says so. */
+  private record SigningPair(String unsigned, String signed, WorkflowFile workflow, int line) {
+
+    String spelled() {
+      return unsigned + ":" + signed;
+    }
+  }
+
+  /**
+   * The pairs every signing step ({@code run}, by the Action or in a {@code run:} script) signs
+   * from, against the trust policy's: a pair the policy does not judge is an error at the step
+   * (check judges no pull request there, and {@code run} refuses it); with some signing step found,
+   * a policy pair none of them signs from is a warning (what is merged there stays unsigned).
+   */
+  private void signingDirectories(
+      PolicyFile policy, List<WorkflowFile> workflows, List<GateFinding> findings) {
+    List<SigningPair> signing = new ArrayList<>();
+    for (WorkflowFile workflow : workflows) {
+      for (WorkflowFile.CountersignStep step : workflow.countersignSteps()) {
+        if (step.command().equals("run")) {
+          Map<String, String> with = step.with();
+          int line =
+              Stream.of("dirs", "unsigned_dir", "signed_dir")
+                  .filter(with::containsKey)
+                  .findFirst()
+                  .map(
+                      input ->
+                          workflow.lineOf(
+                              "jobs." + step.job() + ".steps." + step.index() + ".with." + input))
+                  .orElse(step.line());
+          signing.addAll(
+              signingPairs(
+                  workflow,
+                  with.getOrDefault("dirs", "").lines().toList(),
+                  Optional.ofNullable(with.get("unsigned_dir")),
+                  Optional.ofNullable(with.get("signed_dir")),
+                  line));
+        }
+      }
+      for (WorkflowFile.ScriptedRun run : workflow.scriptedRuns()) {
+        signing.addAll(
+            signingPairs(
+                workflow,
+                optionValues(run.arguments(), "--dir"),
+                optionValues(run.arguments(), "--unsigned-dir").stream().reduce((a, b) -> b),
+                optionValues(run.arguments(), "--signed-dir").stream().reduce((a, b) -> b),
+                run.line()));
+      }
+    }
+    String policyPairs =
+        policy.directories().stream()
+            .map(PolicyFile.DirectoryPair::spelled)
+            .collect(Collectors.joining(", "));
+    Path policyFile = policy.source();
+    for (SigningPair pair : signing) {
+      if (!policy.judges(pair.unsigned(), pair.signed())) {
+        findings.add(
+            finding(
+                pair.workflow().file(),
+                pair.line(),
+                RULE_UNGATED_DIRECTORIES,
+                "",
+                "signs from "
+                    + pair.spelled()
+                    + ", which is not a directory pair of the trust policy ("
+                    + policyPairs
+                    + "), so check judges no pull request that changes it and countersign run"
+                    + " refuses to sign from it",
+                "perhaps you should sign from the policy's pairs, or add \"- unsigned: "
+                    + pair.unsigned()
+                    + "\" with \"signed: "
+                    + pair.signed()
+                    + "\" under directories in "
+                    + RepositoryPaths.slashed(policyFile)));
+      }
+    }
+    if (signing.isEmpty()) {
+      return; // signed some other way: nothing to compare the policy's pairs with
+    }
+    for (PolicyFile.DirectoryPair pair : policy.directories()) {
+      if (signing.stream().noneMatch(s -> pair.judges(s.unsigned(), s.signed()))) {
+        findings.add(
+            new GateFinding(
+                policyFile,
+                lineOf(policyFile, "directories:"),
+                GateFinding.Check.CHAIN,
+                RULE_UNSIGNED_DIRECTORIES,
+                "",
+                Hints.append(
+                    "the trust policy's directory pair "
+                        + pair.spelled()
+                        + " is one no signing workflow signs from (they sign from "
+                        + signing.stream()
+                            .map(SigningPair::spelled)
+                            .distinct()
+                            .collect(Collectors.joining(", "))
+                        + "), so manifests merged into "
+                        + RepositoryPaths.slashed(pair.unsigned())
+                        + "/ are never signed",
+                    "perhaps you should add it to the signing workflow's dirs input, or remove it"
+                        + " from the policy"),
+                GateFinding.Severity.WARNING));
+      }
+    }
+  }
+
+  /**
+   * The pairs a run signs from, as {@code run} decides: every {@code --dir} ({@code dirs}) given,
+   * else {@code --unsigned-dir}/{@code --signed-dir} with their defaults; none when a value is a
+   * GitHub expression (not known before the run) or not a pair.
+   */
+  private static List<SigningPair> signingPairs(
+      WorkflowFile workflow,
+      List<String> dirs,
+      Optional<String> unsigned,
+      Optional<String> signed,
+      int line) {
+    List<SigningPair> pairs = new ArrayList<>();
+    List<String> given = dirs.stream().filter(spec -> !spec.isBlank()).toList();
+    for (String spec : given) {
+      int colon = spec.indexOf(':');
+      if (colon >= 0) {
+        signingPair(spec.substring(0, colon), spec.substring(colon + 1), workflow, line)
+            .ifPresent(pairs::add);
+      }
+    }
+    if (given.isEmpty()) {
+      // An input left empty is unset, as the Action reads it.
+      signingPair(
+              unsigned.filter(dir -> !dir.isBlank()).orElse("unsigned"),
+              signed.filter(dir -> !dir.isBlank()).orElse("signed"),
+              workflow,
+              line)
+          .ifPresent(pairs::add);
+    }
+    return pairs;
+  }
+
+  /**
+   * {@code from} and {@code to} as run reads them; empty when either is empty or a GitHub
+   * expression, known only when the workflow runs (run itself refuses a broken pair).
+   */
+  private static Optional<SigningPair> signingPair(
+      String from, String to, WorkflowFile workflow, int line) {
+    String unsigned = RepositoryPaths.directory(from.strip());
+    String signed = RepositoryPaths.directory(to.strip());
+    if (unsigned.isEmpty() || signed.isEmpty() || (unsigned + signed).contains("${{")) {
+      return Optional.empty();
+    }
+    return Optional.of(new SigningPair(unsigned, signed, workflow, line));
+  }
+
+  /** The values of {@code option} in {@code arguments}, as {@code --option VALUE} or {@code =}. */
+  private static List<String> optionValues(List<String> arguments, String option) {
+    List<String> values = new ArrayList<>();
+    for (int i = 0; i < arguments.size(); i++) {
+      String argument = arguments.get(i);
+      if (argument.equals(option) && i + 1 < arguments.size()) {
+        values.add(arguments.get(++i));
+      } else if (argument.startsWith(option + "=")) {
+        values.add(argument.substring(option.length() + 1));
+      }
+    }
+    return values;
   }
 
   private static GateFinding finding(

@@ -3,6 +3,7 @@ package dev.countersign.policy;
 import dev.countersign.keys.PublicKeys;
 import dev.countersign.manifest.AnnotationDomain;
 import dev.countersign.support.Records;
+import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.InputProblem;
 import dev.countersign.verification.IdentityRule;
 import dev.countersign.verification.TrustPolicy;
@@ -71,7 +72,37 @@ public record PolicyFile(
   public record KeySource(Optional<Path> path, Optional<String> pem, int line) {}
 
   /** Manifests are written to {@code unsigned} and the signer moves them to {@code signed}. */
-  public record DirectoryPair(Path unsigned, Path signed) {}
+  public record DirectoryPair(Path unsigned, Path signed) {
+
+    /** {@code unsigned:signed}, as run's {@code --dir} and the Action's {@code dirs} spell it. */
+    public String spelled() {
+      return RepositoryPaths.slashed(unsigned) + ":" + RepositoryPaths.slashed(signed);
+    }
+
+    /**
+     * Whether {@code check}, judging this pair, judges what a signing run moves from {@code from}
+     * to {@code to} (repository-relative, {@code /}-separated, no trailing slash): this pair, or a
+     * subdirectory of its unsigned directory moved to the same subdirectory of its signed one,
+     * which is the mapping check applies to the files there already.
+     */
+    public boolean judges(String from, String to) {
+      String unsignedDir = RepositoryPaths.slashed(unsigned);
+      String signedDir = RepositoryPaths.slashed(signed);
+      return from.equals(unsignedDir) && to.equals(signedDir)
+          || from.startsWith(unsignedDir + "/")
+              && to.equals(signedDir + from.substring(unsignedDir.length()));
+    }
+  }
+
+  /**
+   * Whether {@code check} judges what a signing run moves from {@code unsigned} to {@code signed}:
+   * one of the {@link #directories} does ({@link DirectoryPair#judges}). check judges pull requests
+   * under these pairs only, so a run signing from any other pair signs content no gate judged, into
+   * a directory where no gate verifies a later change.
+   */
+  public boolean judges(String unsigned, String signed) {
+    return directories.stream().anyMatch(pair -> pair.judges(unsigned, signed));
+  }
 
   /**
    * @param policies files or directories of ValidatingAdmissionPolicy documents, relative to the

@@ -22,6 +22,9 @@ import java.util.Optional;
  */
 public record WorkflowFile(Path file, Map<String, Object> root, Map<String, Integer> lines) {
 
+  /** Words that end a shell command. */
+  private static final List<String> COMMAND_ENDS = List.of(";", "&&", "||", "|");
+
   /** A step that uses the countersign action. */
   public record CountersignStep(
       String job, int index, String uses, Map<String, String> with, int line) {
@@ -158,6 +161,68 @@ public record WorkflowFile(Path file, Map<String, Object> root, Map<String, Inte
       }
     }
     return found;
+  }
+
+  /**
+   * A call of {@code countersign run} in a step's {@code run:} script: the command line's words
+   * after {@code run} up to the end of the command ({@code ;}, {@code &&}, {@code ||}, {@code |}),
+   * quotes removed, lines ending in a backslash joined.
+   *
+   * @param line the line of the step's {@code run} key
+   */
+  public record ScriptedRun(String job, int index, List<String> arguments, int line) {}
+
+  /**
+   * The steps whose {@code run:} script calls countersign's {@code run} command: the program {@code
+   * countersign} (any directory), {@code countersign.jar} or the countersign image, followed by the
+   * word {@code run}.
+   */
+  public List<ScriptedRun> scriptedRuns() {
+    List<ScriptedRun> found = new ArrayList<>();
+    for (String job : jobs()) {
+      List<Object> steps = list(job(job).get("steps"));
+      for (int i = 0; i < steps.size(); i++) {
+        if (!(map(steps.get(i)).get("run") instanceof String script)) {
+          continue;
+        }
+        for (String command : script.replaceAll("\\\\\\R", " ").split("\\R")) {
+          List<String> words = List.of(command.strip().split("\\s+"));
+          for (int w = 0; w + 1 < words.size(); w++) {
+            if (isCountersignProgram(unquoted(words.get(w))) && words.get(w + 1).equals("run")) {
+              List<String> arguments = new ArrayList<>();
+              for (int a = w + 2; a < words.size() && !COMMAND_ENDS.contains(words.get(a)); a++) {
+                String word = words.get(a);
+                boolean last = word.endsWith(";");
+                arguments.add(unquoted(last ? word.substring(0, word.length() - 1) : word));
+                if (last) {
+                  break;
+                }
+              }
+              found.add(
+                  new ScriptedRun(
+                      job, i, arguments, lineOf("jobs." + job + ".steps." + i + ".run")));
+            }
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  /**
+   * {@code countersign}, {@code /usr/local/bin/countersign}, {@code countersign.jar}, its image.
+   */
+  private static boolean isCountersignProgram(String word) {
+    String name = word.substring(word.lastIndexOf('/') + 1).split("[:@]", 2)[0];
+    return name.equals("countersign") || name.equals("countersign.jar");
+  }
+
+  private static String unquoted(String word) {
+    boolean quoted =
+        word.length() >= 2
+            && (word.startsWith("\"") && word.endsWith("\"")
+                || word.startsWith("'") && word.endsWith("'"));
+    return quoted ? word.substring(1, word.length() - 1) : word;
   }
 
   /** The countersign action by repository or by image, whatever version. */

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.support.Env;
+import dev.countersign.workflow.WorkflowFile;
+import dev.countersign.workflow.Workflows;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -368,8 +370,18 @@ class InitCommandTest {
     assertThat(repo.resolve(".countersign")).doesNotExist();
 
     assertThat(run(Env.empty(), custom)).as(err.toString()).isEqualTo(0);
-    String workflow = Files.readString(repo.resolve(".github/workflows/sign-on-merge.yml"));
-    assertThat(workflow).contains("envs/prod/in").contains("envs/prod/out").doesNotContain("in/:");
+    // The signing step signs from the pair the policy names, or run refuses it.
+    Path signing = Path.of(".github/workflows/sign-on-merge.yml");
+    WorkflowFile workflow = Workflows.readOne(repo.resolve(signing), signing);
+    assertThat(workflow.countersignSteps())
+        .singleElement()
+        .satisfies(
+            step ->
+                assertThat(step.with())
+                    .containsEntry("unsigned_dir", "envs/prod/in")
+                    .containsEntry("signed_dir", "envs/prod/out"));
+    assertThat(Files.readString(repo.resolve(".countersign/policy.yaml")))
+        .contains("  - unsigned: envs/prod/in\n    signed: envs/prod/out\n");
   }
 
   private static String[] append(String[] args, String... more) {

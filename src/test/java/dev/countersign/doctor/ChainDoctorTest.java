@@ -42,6 +42,16 @@ class ChainDoctorTest {
       new SignedManifestFormat(AnnotationDomain.DEFAULT, READER);
   private static final Path NAME = Path.of("bombs.yaml");
 
+  /** The signing step's directory inputs as init writes them. */
+  private static final String SINGLE_PAIR =
+      "          unsigned_dir: unsigned\n          signed_dir: signed\n";
+
+  /** The signing step's dirs input: the policy's pair and one for apps/. */
+  private static final String DIRS_WITH_APPS =
+      "          dirs: |\n            unsigned:signed\n            apps/unsigned:apps/signed\n";
+
+  private static final String APPS_PAIR = "  - unsigned: apps/unsigned\n    signed: apps/signed\n";
+
   @TempDir Path repo;
 
   @BeforeEach
@@ -441,6 +451,117 @@ class ChainDoctorTest {
             + "x".repeat(dataLength)
             + "\n";
     return READER.parse(yaml.getBytes(StandardCharsets.UTF_8), NAME).get(0);
+  }
+
+  @Test
+  void signingStepWithADirectoryPairThePolicyDoesNotName_isAnErrorAtItsDirsInput()
+      throws IOException {
+    replace(SIGN, SINGLE_PAIR, DIRS_WITH_APPS);
+
+    GateFinding finding = single(ChainDoctor.RULE_UNGATED_DIRECTORIES);
+
+    assertThat(finding.location()).isEqualTo(SIGN + ":" + lineOf(SIGN, "dirs: |"));
+    assertThat(finding.severity()).isEqualTo(GateFinding.Severity.ERROR);
+    assertThat(finding.message())
+        .startsWith(
+            "signs from apps/unsigned:apps/signed, which is not a directory pair of the trust"
+                + " policy (unsigned:signed), so check judges no pull request that changes it")
+        .contains("\"- unsigned: apps/unsigned\" with \"signed: apps/signed\"");
+  }
+
+  @Test
+  void control_signingStepWithSeveralPairsThePolicyNames_isNotReported() throws IOException {
+    replace(SIGN, SINGLE_PAIR, DIRS_WITH_APPS);
+    replace(".countersign/policy.yaml", "    signed: signed\n", "    signed: signed\n" + APPS_PAIR);
+
+    assertThat(examine().findings()).isEmpty();
+  }
+
+  @Test
+  void signingStepWhoseSignedDirInputIsAnotherPairs_isAnErrorAtThatInput() throws IOException {
+    replace(SIGN, "          signed_dir: signed\n", "          signed_dir: apps/signed\n");
+
+    // No step signs from the policy's own pair any more: a warning beside the error.
+    List<GateFinding> findings = examine().findings();
+    assertThat(findings)
+        .extracting(GateFinding::rule)
+        .containsExactlyInAnyOrder(
+            ChainDoctor.RULE_UNGATED_DIRECTORIES, ChainDoctor.RULE_UNSIGNED_DIRECTORIES);
+    GateFinding finding =
+        findings.stream()
+            .filter(f -> f.rule().equals(ChainDoctor.RULE_UNGATED_DIRECTORIES))
+            .findFirst()
+            .orElseThrow();
+
+    assertThat(finding.location()).isEqualTo(SIGN + ":" + lineOf(SIGN, "signed_dir:"));
+    assertThat(finding.message()).startsWith("signs from unsigned:apps/signed, which is not");
+  }
+
+  @Test
+  void runScriptCallingCountersignRunWithAPairThePolicyDoesNotName_isAnErrorAtItsRunLine()
+      throws IOException {
+    replace(
+        SIGN,
+        "    steps:\n",
+        "    steps:\n"
+            + "      - run: |\n"
+            + "          echo preparing\n"
+            + "          java -jar countersign.jar run --key k.pem \\\n"
+            + "            --unsigned-dir \"apps/unsigned/\" --signed-dir=apps/signed && echo"
+            + " done\n");
+
+    GateFinding finding = single(ChainDoctor.RULE_UNGATED_DIRECTORIES);
+
+    assertThat(finding.location()).isEqualTo(SIGN + ":" + lineOf(SIGN, "- run: |"));
+    assertThat(finding.message()).startsWith("signs from apps/unsigned:apps/signed, which is not");
+  }
+
+  @Test
+  void control_runScriptCallingCountersignRunWithThePolicysPair_isNotReported() throws IOException {
+    replace(
+        SIGN,
+        "    steps:\n",
+        "    steps:\n      - run: countersign run --dir ./unsigned:signed/ --no-push\n");
+
+    assertThat(examine().findings()).isEmpty();
+  }
+
+  @Test
+  void policyPairNoSigningWorkflowSignsFrom_isAWarningAtItsDirectories() throws IOException {
+    replace(".countersign/policy.yaml", "    signed: signed\n", "    signed: signed\n" + APPS_PAIR);
+
+    GateFinding finding = single(ChainDoctor.RULE_UNSIGNED_DIRECTORIES);
+
+    assertThat(finding.location())
+        .isEqualTo(
+            ".countersign/policy.yaml:" + lineOf(".countersign/policy.yaml", "directories:"));
+    assertThat(finding.severity()).isEqualTo(GateFinding.Severity.WARNING);
+    assertThat(finding.message())
+        .startsWith(
+            "the trust policy's directory pair apps/unsigned:apps/signed is one no signing"
+                + " workflow signs from (they sign from unsigned:signed)");
+  }
+
+  @Test
+  void initOutputForOtherDirectories_signsFromThePolicysPair_andReportsNothing()
+      throws IOException {
+    Path other = repo.resolve("other");
+    new RepositoryInitializer()
+        .write(
+            other,
+            InitOptions.of("acme", "deploy", "main")
+                .withDirectories(Path.of("envs/prod/in"), Path.of("envs/prod/out")));
+
+    GateReport report =
+        new ChainDoctor(
+                other,
+                Path.of(".countersign/policy.yaml"),
+                Optional.of(new GitHubRepository("acme", "deploy")),
+                "main",
+                new ManifestReader())
+            .examine();
+
+    assertThat(report.findings()).isEmpty();
   }
 
   @Test

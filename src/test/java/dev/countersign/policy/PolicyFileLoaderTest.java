@@ -104,6 +104,34 @@ class PolicyFileLoaderTest {
   }
 
   @Test
+  void judges_thePolicysPairsAndTheirSubdirectoriesMovedAlike_only() {
+    PolicyFile file =
+        loader.parse(
+            SOURCE,
+            HEADER
+                + SIGNER
+                + "directories:\n"
+                + "  - unsigned: ./unsigned/\n    signed: signed\n"
+                + "  - unsigned: apps/in\n    signed: apps/out\n");
+
+    assertThat(file.judges("unsigned", "signed")).isTrue();
+    assertThat(file.judges("apps/in", "apps/out")).isTrue();
+    assertThat(file.judges("unsigned/team", "signed/team")).isTrue();
+    assertThat(file.judges("apps/in/a/b", "apps/out/a/b")).isTrue();
+    // Another pair, the sides of two pairs mixed, a subdirectory moved elsewhere, a mere prefix.
+    assertThat(file.judges("apps/unsigned", "apps/signed")).isFalse();
+    assertThat(file.judges("unsigned", "apps/out")).isFalse();
+    assertThat(file.judges("unsigned/team", "signed/other")).isFalse();
+    assertThat(file.judges("unsigned/team", "signed")).isFalse();
+    assertThat(file.judges("unsigned-old", "signed-old")).isFalse();
+    assertThat(file.judges("unsigned", "signed/team")).isFalse();
+    assertThat(file.judges("Unsigned", "signed")).isFalse();
+    assertThat(file.directories())
+        .extracting(PolicyFile.DirectoryPair::spelled)
+        .containsExactly("unsigned:signed", "apps/in:apps/out");
+  }
+
+  @Test
   void parse_inlinePemKey_isAccepted() throws Exception {
     PublicKey key = newEcKey();
     String inline = pem(key).replace("\n", "\n      ");
