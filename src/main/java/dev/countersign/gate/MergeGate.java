@@ -128,18 +128,22 @@ public final class MergeGate {
     // Signed side. The key files are read first, so a broken policy fails before any verdict.
     TrustPolicy trustPolicy = policy.toTrustPolicy(rulesFrom);
     RepositoryFiles workTree = RepositoryFiles.workTree(repositoryRoot);
-    if (!(rulesFrom instanceof RepositoryFiles.WorkTree) && base.isPresent()) {
-      findings.addAll(RuleChanges.between(policy, base.get(), workTree));
-    }
+    Optional<RuleChanges.Report> ruleChanges =
+        !(rulesFrom instanceof RepositoryFiles.WorkTree) && base.isPresent()
+            ? Optional.of(RuleChanges.between(policy, base.get(), workTree))
+            : Optional.empty();
+    ruleChanges.ifPresent(changes -> findings.addAll(changes.findings()));
+    List<PolicyFile.DirectoryPair> directories =
+        judgedDirectories(ruleChanges.flatMap(RuleChanges.Report::proposed));
     // The file set first, both sides: a link, an unusable name or an oversized file under a
     // managed directory is not a finding to weigh but input the gate refuses to judge (exit 6).
     List<InputProblem> refused = new ArrayList<>();
     // Every file under a signed directory, manifest or not, with its size: GitOps tools read more.
     Map<Path, Long> signedDirectoryFiles = new TreeMap<>();
     Map<Path, PolicyFile.DirectoryPair> signedFiles =
-        manifestsUnder(true, refused, signedDirectoryFiles);
+        manifestsUnder(directories, true, refused, signedDirectoryFiles);
     Map<Path, PolicyFile.DirectoryPair> unsignedFiles =
-        manifestsUnder(false, refused, new TreeMap<>());
+        manifestsUnder(directories, false, refused, new TreeMap<>());
     if (refused.isEmpty()) {
       // What the signing workflow would refuse before signing: nothing may pass here and stop it.
       refused.addAll(unwritableTargets(unsignedFiles));
@@ -147,14 +151,14 @@ public final class MergeGate {
     if (refused.isEmpty() && base.isPresent()) {
       // What the commit holds under a signed directory is what Argo CD or Flux will read, whether
       // or not the checkout wrote it.
-      committedSignedDirectoryFiles().forEach(signedDirectoryFiles::putIfAbsent);
+      committedSignedDirectoryFiles(directories).forEach(signedDirectoryFiles::putIfAbsent);
       // The signing workflow signs the commit's bytes; the gate reads git's rendering of them. The
       // sidecars' bytes are judged too.
       List<Path> judged = new ArrayList<>(signedFiles.keySet());
       signedDirectoryFiles.keySet().stream()
           .filter(file -> file.getFileName().toString().endsWith(".json"))
           .forEach(judged::add);
-      refused.addAll(checkedOutCommitDifferences(judged, unsignedFiles.keySet()));
+      refused.addAll(checkedOutCommitDifferences(directories, judged, unsignedFiles.keySet()));
     }
     if (!refused.isEmpty()) {
       throw InputProblem.combine(refused);
@@ -194,16 +198,11 @@ public final class MergeGate {
           new SourceIgnoreChanges(
                   base.get().git(), base.get().commitId(), base.get().git().headCommitId())
               .check(
-                  policy.directories().stream().map(PolicyFile.DirectoryPair::signed).toList(),
+                  directories.stream().map(PolicyFile.DirectoryPair::signed).toList(),
                   signedFiles.keySet()));
       SignedChangeRules.Judged judged =
           new SignedChangeRules(
-                  base.get(),
-                  workTree,
-                  policy.directories(),
-                  reader,
-                  format,
-                  new LogTimes(trustedRoot))
+                  base.get(), workTree, directories, reader, format, new LogTimes(trustedRoot))
               .check(signedFiles);
       findings.addAll(judged.findings());
       signedBrought = judged.brought();
@@ -233,10 +232,8 @@ public final class MergeGate {
 
     findings.addAll(
         DuplicateObjects.check(
-            afterMerge(signedFiles, unsignedFiles, readable),
-            () ->
-                base.map(
-                    b -> DuplicateObjects.AfterMerge.of(b.files(), policy.directories(), reader))));
+            afterMerge(directories, signedFiles, unsignedFiles, readable),
+            () -> base.map(b -> DuplicateObjects.AfterMerge.of(b.files(), directories, reader))));
 
     int policies = 0;
     if (!policy.governance().policies().isEmpty()) {
@@ -272,10 +269,11 @@ public final class MergeGate {
    * @param unsignedRead the unsigned files that read as manifests
    */
   private DuplicateObjects.AfterMerge afterMerge(
+      List<PolicyFile.DirectoryPair> directories,
       Map<Path, PolicyFile.DirectoryPair> signedFiles,
       Map<Path, PolicyFile.DirectoryPair> unsignedFiles,
       List<ManifestFile> unsignedRead) {
-    DuplicateObjects.AfterMerge after = new DuplicateObjects.AfterMerge(policy.directories());
+    DuplicateObjects.AfterMerge after = new DuplicateObjects.AfterMerge(directories);
     signedFiles.forEach(
         (file, pair) -> {
           try {
@@ -288,6 +286,26 @@ public final class MergeGate {
       after.unsigned(unsignedFiles.get(file.displayPath()), file.displayPath(), file.documents());
     }
     return after;
+  }
+
+  /**
+   * The directory pairs the change is judged in: the base's, and the pairs the change's own trust
+   * policy adds, judged by the base's rules. After the merge the policy names them, so the signing
+   * workflow may sign from them ({@code run} refuses only pairs the policy of its commit does not
+   * name): a pull request that adds a pair and content under it in one change would otherwise get
+   * that content signed without any rule having judged it.
+   */
+  private List<PolicyFile.DirectoryPair> judgedDirectories(Optional<PolicyFile> proposed) {
+    List<PolicyFile.DirectoryPair> directories = new ArrayList<>(policy.directories());
+    proposed.stream()
+        .flatMap(p -> p.directories().stream())
+        .filter(
+            pair ->
+                !policy.judges(
+                    RepositoryPaths.slashed(pair.unsigned()),
+                    RepositoryPaths.slashed(pair.signed())))
+        .forEach(directories::add);
+    return directories;
   }
 
   /**
@@ -307,10 +325,13 @@ public final class MergeGate {
    * @param allFiles receives every regular file found there, manifest or not, with its size
    */
   private Map<Path, PolicyFile.DirectoryPair> manifestsUnder(
-      boolean signed, List<InputProblem> refused, Map<Path, Long> allFiles) {
+      List<PolicyFile.DirectoryPair> directories,
+      boolean signed,
+      List<InputProblem> refused,
+      Map<Path, Long> allFiles) {
     Map<Path, PolicyFile.DirectoryPair> files = new LinkedHashMap<>();
     ManifestTree tree = ManifestTree.of(reader);
-    for (PolicyFile.DirectoryPair pair : policy.directories()) {
+    for (PolicyFile.DirectoryPair pair : directories) {
       String dir = RepositoryPaths.slashed(signed ? pair.signed() : pair.unsigned());
       try {
         for (ManifestTree.Entry entry : tree.walkFiles(repositoryRoot, dir)) {
@@ -330,11 +351,12 @@ public final class MergeGate {
    * The regular files under every signed directory in the checked-out commit, with their sizes
    * (from the object headers; nothing is read).
    */
-  private Map<Path, Long> committedSignedDirectoryFiles() {
+  private Map<Path, Long> committedSignedDirectoryFiles(
+      List<PolicyFile.DirectoryPair> directories) {
     GitWorkspace git = base.orElseThrow().git();
     String head = git.headCommitId();
     Map<Path, Long> files = new TreeMap<>();
-    for (PolicyFile.DirectoryPair pair : policy.directories()) {
+    for (PolicyFile.DirectoryPair pair : directories) {
       for (GitWorkspace.TreeEntry entry :
           git.entries(head, RepositoryPaths.slashed(pair.signed()))) {
         if (entry.kind() == GitWorkspace.TreeEntry.Kind.FILE) {
@@ -376,9 +398,11 @@ public final class MergeGate {
    * unsigned directory ({@link CheckedOutCommit}).
    */
   private List<InputProblem> checkedOutCommitDifferences(
-      Collection<Path> signedFiles, Collection<Path> unsignedFiles) {
+      List<PolicyFile.DirectoryPair> pairs,
+      Collection<Path> signedFiles,
+      Collection<Path> unsignedFiles) {
     List<Path> directories = new ArrayList<>();
-    for (PolicyFile.DirectoryPair pair : policy.directories()) {
+    for (PolicyFile.DirectoryPair pair : pairs) {
       directories.add(pair.signed());
       directories.add(pair.unsigned());
     }

@@ -29,11 +29,19 @@ final class RuleChanges {
   private RuleChanges() {}
 
   /**
+   * What the change does to the rules.
+   *
+   * @param findings the proposed rules' problems (errors) and every changed rule file (warnings)
+   * @param proposed the change's trust policy, when it loads and its keys and governance policies
+   *     do too
+   */
+  record Report(List<GateFinding> findings, Optional<PolicyFile> proposed) {}
+
+  /**
    * @param basePolicy the trust policy read from {@code baseCommit}, whose rules judge the change
    * @param workTree the change's files, as checked out
    */
-  static List<GateFinding> between(
-      PolicyFile basePolicy, BaseCommit baseCommit, RepositoryFiles workTree) {
+  static Report between(PolicyFile basePolicy, BaseCommit baseCommit, RepositoryFiles workTree) {
     RepositoryFiles base = baseCommit.files();
     List<GateFinding> findings = new ArrayList<>();
     Path policyPath = basePolicy.source();
@@ -91,7 +99,7 @@ final class RuleChanges {
                   + " version, and the change takes effect after the merge",
               GateFinding.Severity.WARNING));
     }
-    return findings;
+    return new Report(findings, proposed);
   }
 
   private static List<Path> locations(PolicyFile policy) {

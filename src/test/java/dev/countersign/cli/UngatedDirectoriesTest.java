@@ -184,6 +184,44 @@ class UngatedDirectoriesTest {
   }
 
   @Test
+  void pullRequestAddingAPairAndContentUnderIt_isJudgedThereByTheBasesRules() throws Exception {
+    // main's rules judge the change, but after the merge its policy names apps/, and run signs
+    // from it: the content it brings there is judged now, by main's governance policies.
+    CliRun check =
+        gate.check(
+            gate.pullRequest(
+                Map.of(
+                    ".countersign/policy.yaml",
+                    POLICY_WITH_APPS,
+                    APPS_ALLOW_ALL,
+                    GateRepository.ALLOW_ALL_INGRESS),
+                Set.of(),
+                0),
+            Map.of());
+
+    assertThat(check.exitCode()).as(check.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(check.out())
+        .contains("file=" + APPS_ALLOW_ALL)
+        .contains("must not allow ingress from everywhere");
+  }
+
+  @Test
+  void control_pullRequestAddingAPairAndContentTheRulesAccept_passesWithTheRuleChangeReported()
+      throws Exception {
+    CliRun check =
+        gate.check(
+            gate.pullRequest(
+                Map.of(
+                    ".countersign/policy.yaml", POLICY_WITH_APPS, APPS_ALLOW_ALL, FRONTEND_INGRESS),
+                Set.of(),
+                0),
+            Map.of());
+
+    assertThat(check.exitCode()).as(check.all()).isZero();
+    assertThat(check.out()).contains("countersign/rules-changed");
+  }
+
+  @Test
   void control_aSubdirectoryOfAPolicyPairMovedToTheSameSubdirectory_isGated_andSigned()
       throws Exception {
     git.commitToOrigin(
