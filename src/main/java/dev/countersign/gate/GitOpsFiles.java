@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -55,13 +56,23 @@ import java.util.function.Function;
  * would sign them into the signed directory. Other files there are never moved, so they are left
  * alone. Names are compared exactly as the tools compare them (case matters to them).
  *
- * <p>An Argo CD directory application also skips every file whose bytes hold {@value
- * #SKIP_RENDERING_MARKER}, anywhere: a comment, a value (argo-cd {@code
- * getPotentiallyValidManifestFile}, since v3.1); with prune the cluster then deletes what it held
- * while the signed directory still holds it. A manifest {@code run} would sign with it in its
- * content, and a signed file a change adds or modifies with it in its bytes, is an error: no signed
- * manifest needs it, and a comment is no part of the signed message, so one added to a deployed
- * signed file leaves it verifying.
+ * <p>The tools also leave out signed manifests that countersign verifies:
+ *
+ * <ul>
+ *   <li>an Argo CD directory application skips every file whose bytes hold {@value
+ *       #SKIP_RENDERING_MARKER}, anywhere: a comment, a value (argo-cd {@code
+ *       getPotentiallyValidManifestFile}, since v3.1); with prune the cluster then deletes what it
+ *       held while the signed directory still holds it. A manifest {@code run} would sign with it
+ *       in its content, and a signed file a change adds or modifies with it in its bytes, is an
+ *       error: no signed manifest needs it, and a comment is no part of the signed message, so one
+ *       added to a deployed signed file leaves it verifying;
+ *   <li>Argo CD reads only names matching {@code ^.*\.(yaml|yml|json|jsonnet)$} (argo-cd {@code
+ *       manifestFile}) and Flux only those whose {@code filepath.Ext} is {@code .yaml} or {@code
+ *       .yml} (fluxcd/pkg {@code kustomize.scanManifests}), case-sensitively, while countersign
+ *       signs {@code .YAML} too (one file set in every command). Such a manifest, to be signed or
+ *       brought signed, is a warning: nothing leaves the cluster, the name shows in the change, but
+ *       the reviewed object never reaches it.
+ * </ul>
  */
 final class GitOpsFiles {
 
@@ -188,9 +199,9 @@ final class GitOpsFiles {
   /**
    * The findings for a manifest the signing workflow will sign (one under an unsigned directory, or
    * the refresh's generated content): an error when what {@code run} writes would hold {@value
-   * #SKIP_RENDERING_MARKER}. The content is judged as {@code run} writes it, each document in
-   * canonical YAML: a comment is not written (and so not judged), and an escaped value is written
-   * as the text it stands for.
+   * #SKIP_RENDERING_MARKER}, a warning when its name is one the tools do not deploy. The content is
+   * judged as {@code run} writes it, each document in canonical YAML: a comment is not written (and
+   * so not judged), and an escaped value is written as the text it stands for.
    */
   static List<GateFinding> toBeSigned(ManifestFile file, SignedManifestFormat format) {
     List<GateFinding> findings = new ArrayList<>();
@@ -220,13 +231,18 @@ final class GitOpsFiles {
                 "once signed, the file would hold "));
       }
     }
+    undeployedName(
+            file.displayPath(),
+            GateFinding.Check.MANIFEST,
+            "once signed, it would verify but never reach the cluster")
+        .ifPresent(findings::add);
     return findings;
   }
 
   /**
    * The findings for a signed file that a change adds or modifies (every one, without a base
    * commit): an error when its bytes hold {@value #SKIP_RENDERING_MARKER}, comments included (they
-   * are not signed).
+   * are not signed), a warning when its name is one the tools do not deploy.
    */
   static List<GateFinding> signedBrought(Path file, byte[] bytes) {
     List<GateFinding> findings = new ArrayList<>();
@@ -236,6 +252,8 @@ final class GitOpsFiles {
       int line = (int) text.substring(0, at).chars().filter(c -> c == '\n').count() + 1;
       findings.add(skipMarker(file, line, GateFinding.Check.SIGNATURE, "", "holds "));
     }
+    undeployedName(file, GateFinding.Check.SIGNATURE, "it verifies but never reaches the cluster")
+        .ifPresent(findings::add);
     return findings;
   }
 
@@ -282,6 +300,33 @@ final class GitOpsFiles {
                 + " the signed directory still holds them",
             "perhaps you should remove it: no signed manifest needs Argo CD to skip it"),
         GateFinding.Severity.ERROR);
+  }
+
+  /**
+   * A warning when the name of {@code file} does not end in {@code .yaml} or {@code .yml} as
+   * written: countersign signs and verifies it, Argo CD and Flux never read it.
+   */
+  private static Optional<GateFinding> undeployedName(
+      Path file, GateFinding.Check check, String outcome) {
+    String name = file.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    if (name.endsWith(".yaml") || name.endsWith(".yml") || dot < 0) {
+      return Optional.empty();
+    }
+    String lowerCased = name.substring(0, dot) + name.substring(dot).toLowerCase(Locale.ROOT);
+    return Optional.of(
+        new GateFinding(
+            ManifestTree.displayPath(RepositoryPaths.slashed(file)),
+            0,
+            check,
+            RULE_FILE,
+            "",
+            Hints.append(
+                outcome
+                    + ": Argo CD and Flux deploy only files whose names end in .yaml or .yml in"
+                    + " lower case",
+                "perhaps you should rename it to " + ManifestTree.escaped(lowerCased)),
+            GateFinding.Severity.WARNING));
   }
 
   /** Why {@code path}, named like a bundle sidecar, is not one a GitOps tool leaves alone. */

@@ -463,7 +463,8 @@ class GitOpsFilesTest {
   // --- signed files Argo CD or Flux leave out ---------------------------------------------------
   // Argo CD's directory source skips every file whose bytes hold +argocd:skip-file-rendering
   // (argo-cd getPotentiallyValidManifestFile, since v3.1); with prune it deletes what the file
-  // held.
+  // held. Argo CD keeps only names matching ^.*\.(yaml|yml|json|jsonnet)$ and Flux only
+  // filepath.Ext .yaml or .yml, both case-sensitive, while countersign signs .YAML too.
 
   @Test
   void skipMarkerCommentAddedToADeployedSignedFile_fails() throws Exception {
@@ -544,6 +545,49 @@ class GitOpsFilesTest {
         .contains("::error file=signed/app/config.yaml,")
         .contains("(countersign/gitops-file)")
         .doesNotContain("does not verify");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"unsigned/app/policy.YAML", "unsigned/app/policy.Yml"})
+  void unsignedManifestWhoseExtensionIsNotLowerCase_isAWarning(String path) throws Exception {
+    CliRun run = check(Map.of(path, ActionPipelineTest.configMap("policy", "v1")));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out())
+        .contains("::warning file=" + path + ",")
+        .contains("Argo CD and Flux")
+        .contains("(countersign/gitops-file)")
+        .contains("check passed: 0 errors, 1 warning");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"unsigned/app/policy.yaml", "unsigned/app/policy.yml"})
+  void control_unsignedManifestWithALowerCaseExtension_passes(String path) throws Exception {
+    CliRun run = check(Map.of(path, ActionPipelineTest.configMap("policy", "v1")));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  @Test
+  void signedFileWhoseExtensionIsNotLowerCase_brought_isAWarning_andOneTheBaseHas_isNot()
+      throws Exception {
+    baseWith(null, null, "kept.YAML");
+
+    CliRun run =
+        check(
+            Map.of(
+                "signed/app/policy.YAML",
+                signed("app/policy.YAML", ActionPipelineTest.configMap("policy", "v1")),
+                "signed/app/other.yml",
+                signed("app/other.yml", ActionPipelineTest.configMap("other", "v1"))));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out())
+        .contains("::warning file=signed/app/policy.YAML,")
+        .doesNotContain("file=signed/kept.YAML")
+        .doesNotContain("file=signed/app/other.yml")
+        .contains("check passed: 0 errors, 1 warning");
   }
 
   // --- helpers -------------------------------------------------------------------------------
