@@ -16,12 +16,13 @@ import java.util.Optional;
 /**
  * Judges manifests that are signed before any pull request shows them under an unsigned directory
  * (the scheduled refresh's generated content) as {@link MergeGate} judges an unsigned manifest:
- * {@link UnsignedManifestRules}, the governance policies ({@link GovernanceCheck}) and, for those
- * under an unsigned directory of the trust policy, one object per signed directory once they are
- * signed over their targets ({@link DuplicateObjects}, the base's own duplicates a warning), with
- * the same findings. The trust policy and its governance policies are read from {@code rules}, the
- * commit the content will be proposed to, never from the work tree the generator wrote (it could
- * have rewritten them). Without a trust policy there are no governance policies to apply.
+ * {@link UnsignedManifestRules}, what Argo CD or Flux would leave out once it is signed ({@link
+ * GitOpsFiles#toBeSigned}), the governance policies ({@link GovernanceCheck}) and, for those under
+ * an unsigned directory of the trust policy, one object per signed directory once they are signed
+ * over their targets ({@link DuplicateObjects}, the base's own duplicates a warning), with the same
+ * findings. The trust policy and its governance policies are read from {@code rules}, the commit
+ * the content will be proposed to, never from the work tree the generator wrote (it could have
+ * rewritten them). Without a trust policy there are no governance policies to apply.
  */
 public final class GeneratedManifestCheck {
 
@@ -54,6 +55,7 @@ public final class GeneratedManifestCheck {
     for (ManifestFile file : files) {
       documents += file.documents().size();
       findings.addAll(manifestRules.check(file));
+      findings.addAll(GitOpsFiles.toBeSigned(file, format));
     }
     int policies = 0;
     if (rules.read(policyFile).isPresent()) {

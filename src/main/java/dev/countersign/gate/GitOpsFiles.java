@@ -2,14 +2,19 @@ package dev.countersign.gate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.countersign.manifest.ManifestDocument;
+import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestTree;
+import dev.countersign.manifest.SignedManifestFormat;
 import dev.countersign.support.RepositoryPaths;
 import dev.countersign.support.problems.Hints;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -50,6 +55,24 @@ import java.util.function.Function;
  * <p>Under an unsigned directory the same names are an error when they are manifests: {@code run}
  * would sign them into the signed directory. Other files there are never moved, so they are left
  * alone. Names are compared exactly as the tools compare them (case matters to them).
+ *
+ * <p>The tools also leave out signed manifests that countersign verifies:
+ *
+ * <ul>
+ *   <li>an Argo CD directory application skips every file whose bytes hold {@value
+ *       #SKIP_RENDERING_MARKER}, anywhere: a comment, a value (argo-cd {@code
+ *       getPotentiallyValidManifestFile}, since v3.1); with prune the cluster then deletes what it
+ *       held while the signed directory still holds it. A manifest {@code run} would sign with it
+ *       in its content, and a signed file a change adds or modifies with it in its bytes, is an
+ *       error: no signed manifest needs it, and a comment is no part of the signed message, so one
+ *       added to a deployed signed file leaves it verifying;
+ *   <li>Argo CD reads only names matching {@code ^.*\.(yaml|yml|json|jsonnet)$} (argo-cd {@code
+ *       manifestFile}) and Flux only those whose {@code filepath.Ext} is {@code .yaml} or {@code
+ *       .yml} (fluxcd/pkg {@code kustomize.scanManifests}), case-sensitively, while countersign
+ *       signs {@code .YAML} too (one file set in every command). Such a manifest, to be signed or
+ *       brought signed, is a warning: nothing leaves the cluster, the name shows in the change, but
+ *       the reviewed object never reaches it.
+ * </ul>
  */
 final class GitOpsFiles {
 
@@ -58,6 +81,12 @@ final class GitOpsFiles {
   /** kustomize's {@code konfig.RecognizedKustomizationFileNames()}. */
   private static final Set<String> KUSTOMIZATION_NAMES =
       Set.of("kustomization.yaml", "kustomization.yml", "Kustomization");
+
+  /**
+   * Argo CD's repo-server leaves out of a directory application every file whose bytes hold this
+   * (argo-cd {@code skipFileRenderingMarker}).
+   */
+  static final String SKIP_RENDERING_MARKER = "+argocd:skip-file-rendering";
 
   private static final String BUNDLE_MEDIA_TYPE = "application/vnd.dev.sigstore.bundle";
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -165,6 +194,139 @@ final class GitOpsFiles {
                               + " signing workflow signs objects, not build instructions")));
     }
     return findings;
+  }
+
+  /**
+   * The findings for a manifest the signing workflow will sign (one under an unsigned directory, or
+   * the refresh's generated content): an error when what {@code run} writes would hold {@value
+   * #SKIP_RENDERING_MARKER}, a warning when its name is one the tools do not deploy. The content is
+   * judged as {@code run} writes it, each document in canonical YAML: a comment is not written (and
+   * so not judged), and an escaped value is written as the text it stands for.
+   */
+  static List<GateFinding> toBeSigned(ManifestFile file, SignedManifestFormat format) {
+    List<GateFinding> findings = new ArrayList<>();
+    String written = new String(format.message(file.documents()), StandardCharsets.UTF_8);
+    if (written.contains(SKIP_RENDERING_MARKER)) {
+      for (ManifestDocument document : file.documents()) {
+        // Where the document holds it, for the line; canonical YAML writes the marker only from a
+        // key or a string that holds it (it has no space, line break or escape in it).
+        markerField(document.content(), "")
+            .ifPresent(
+                field ->
+                    findings.add(
+                        skipMarker(
+                            file.displayPath(),
+                            document.lineOf(field),
+                            GateFinding.Check.MANIFEST,
+                            document.describe(),
+                            "once signed, the file would hold ")));
+      }
+      if (findings.isEmpty()) {
+        findings.add(
+            skipMarker(
+                file.displayPath(),
+                file.documents().get(0).line(),
+                GateFinding.Check.MANIFEST,
+                "",
+                "once signed, the file would hold "));
+      }
+    }
+    undeployedName(
+            file.displayPath(),
+            GateFinding.Check.MANIFEST,
+            "once signed, it would verify but never reach the cluster")
+        .ifPresent(findings::add);
+    return findings;
+  }
+
+  /**
+   * The findings for a signed file that a change adds or modifies (every one, without a base
+   * commit): an error when its bytes hold {@value #SKIP_RENDERING_MARKER}, comments included (they
+   * are not signed), a warning when its name is one the tools do not deploy.
+   */
+  static List<GateFinding> signedBrought(Path file, byte[] bytes) {
+    List<GateFinding> findings = new ArrayList<>();
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    int at = text.indexOf(SKIP_RENDERING_MARKER);
+    if (at >= 0) {
+      int line = (int) text.substring(0, at).chars().filter(c -> c == '\n').count() + 1;
+      findings.add(skipMarker(file, line, GateFinding.Check.SIGNATURE, "", "holds "));
+    }
+    undeployedName(file, GateFinding.Check.SIGNATURE, "it verifies but never reaches the cluster")
+        .ifPresent(findings::add);
+    return findings;
+  }
+
+  /** The dotted path of the first key or string under {@code node} holding the marker. */
+  private static Optional<String> markerField(Object node, String path) {
+    String prefix = path.isEmpty() ? "" : path + ".";
+    if (node instanceof Map<?, ?> map) {
+      for (Map.Entry<?, ?> entry : map.entrySet()) {
+        String key = String.valueOf(entry.getKey());
+        if (key.contains(SKIP_RENDERING_MARKER)) {
+          return Optional.of(prefix + key);
+        }
+        Optional<String> below = markerField(entry.getValue(), prefix + key);
+        if (below.isPresent()) {
+          return below;
+        }
+      }
+    } else if (node instanceof List<?> list) {
+      for (int i = 0; i < list.size(); i++) {
+        Optional<String> below = markerField(list.get(i), prefix + i);
+        if (below.isPresent()) {
+          return below;
+        }
+      }
+    } else if (node instanceof String string && string.contains(SKIP_RENDERING_MARKER)) {
+      return Optional.of(path);
+    }
+    return Optional.empty();
+  }
+
+  private static GateFinding skipMarker(
+      Path file, int line, GateFinding.Check check, String object, String holds) {
+    return new GateFinding(
+        ManifestTree.displayPath(RepositoryPaths.slashed(file)),
+        line,
+        check,
+        RULE_FILE,
+        object,
+        Hints.append(
+            holds
+                + SKIP_RENDERING_MARKER
+                + ": Argo CD skips every file whose bytes hold it, so it would not deploy the"
+                + " signed file and, with prune, would delete its objects from the cluster while"
+                + " the signed directory still holds them",
+            "perhaps you should remove it: no signed manifest needs Argo CD to skip it"),
+        GateFinding.Severity.ERROR);
+  }
+
+  /**
+   * A warning when the name of {@code file} does not end in {@code .yaml} or {@code .yml} as
+   * written: countersign signs and verifies it, Argo CD and Flux never read it.
+   */
+  private static Optional<GateFinding> undeployedName(
+      Path file, GateFinding.Check check, String outcome) {
+    String name = file.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    if (name.endsWith(".yaml") || name.endsWith(".yml") || dot < 0) {
+      return Optional.empty();
+    }
+    String lowerCased = name.substring(0, dot) + name.substring(dot).toLowerCase(Locale.ROOT);
+    return Optional.of(
+        new GateFinding(
+            ManifestTree.displayPath(RepositoryPaths.slashed(file)),
+            0,
+            check,
+            RULE_FILE,
+            "",
+            Hints.append(
+                outcome
+                    + ": Argo CD and Flux deploy only files whose names end in .yaml or .yml in"
+                    + " lower case",
+                "perhaps you should rename it to " + ManifestTree.escaped(lowerCased)),
+            GateFinding.Severity.WARNING));
   }
 
   /** Why {@code path}, named like a bundle sidecar, is not one a GitOps tool leaves alone. */

@@ -43,8 +43,9 @@ import java.util.function.Supplier;
  *       {@link SignedChangeRules} (not older, no replay, at its own path), and deletions are
  *       reported;
  *   <li>nothing else under a signed directory makes Argo CD or Flux build, apply or leave out
- *       something other than its verified manifests ({@link GitOpsFiles}), and with a base commit
- *       no changed {@code .sourceignore} above one leaves out a signed file ({@link
+ *       something other than its verified manifests, no signed file the change brings and no
+ *       manifest to be signed makes them leave itself out ({@link GitOpsFiles}), and with a base
+ *       commit no changed {@code .sourceignore} above one leaves out a signed file ({@link
  *       SourceIgnoreChanges});
  *   <li>every manifest under an unsigned directory reads cleanly and obeys {@link
  *       UnsignedManifestRules};
@@ -207,6 +208,12 @@ public final class MergeGate {
       findings.addAll(judged.findings());
       signedBrought = judged.brought();
     }
+    // What Argo CD or Flux would leave out; without a base commit every signed file is new here.
+    for (Path file : base.isPresent() ? signedBrought : signedFiles.keySet()) {
+      workTree
+          .read(file)
+          .ifPresent(bytes -> findings.addAll(GitOpsFiles.signedBrought(file, bytes)));
+    }
 
     // Unsigned side.
     UnsignedManifestRules rules = new UnsignedManifestRules(format, reader.maxBytes());
@@ -225,6 +232,7 @@ public final class MergeGate {
         unsignedDocuments += file.documents().size();
         findings.addAll(rules.check(file));
         findings.addAll(defaulting.check(file));
+        findings.addAll(GitOpsFiles.toBeSigned(file, format));
       } catch (InputProblem problem) {
         findings.add(unreadable(problem, GateFinding.Check.MANIFEST));
       }

@@ -460,6 +460,136 @@ class GitOpsFilesTest {
     assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
   }
 
+  // --- signed files Argo CD or Flux leave out ---------------------------------------------------
+  // Argo CD's directory source skips every file whose bytes hold +argocd:skip-file-rendering
+  // (argo-cd getPotentiallyValidManifestFile, since v3.1); with prune it deletes what the file
+  // held. Argo CD keeps only names matching ^.*\.(yaml|yml|json|jsonnet)$ and Flux only
+  // filepath.Ext .yaml or .yml, both case-sensitive, while countersign signs .YAML too.
+
+  @Test
+  void skipMarkerCommentAddedToADeployedSignedFile_fails() throws Exception {
+    // The comment is no part of the signed message, so the file still verifies and the change
+    // passes every signed-directory rule; Argo CD stops rendering it and prunes the Deployment.
+    String deployed = seed.read("signed/app/deployment.yaml");
+
+    CliRun run =
+        check(Map.of("signed/app/deployment.yaml", deployed + "# +argocd:skip-file-rendering\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/deployment.yaml,")
+        .contains("+argocd:skip-file-rendering")
+        .contains("(countersign/gitops-file)");
+  }
+
+  @Test
+  void control_commentWithoutTheMarkerAddedToADeployedSignedFile_passes() throws Exception {
+    String deployed = seed.read("signed/app/deployment.yaml");
+
+    CliRun run =
+        check(Map.of("signed/app/deployment.yaml", deployed + "# argocd: rendered as usual\n"));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "    note: +argocd:skip-file-rendering\n",
+        "    note: \"see \\x2bargocd:skip-file-rendering\"\n"
+      })
+  void skipMarkerInAValueOfAnUnsignedManifest_fails(String annotation) throws Exception {
+    // run writes the value into the signed file (the second as the plain text its escape stands
+    // for), so Argo CD would skip the signed ConfigMap and prune it.
+    String source =
+        GateRepository.CONFIG_MAP.replace(
+            "  namespace: shop\n", "  namespace: shop\n  annotations:\n" + annotation);
+
+    CliRun run = check(Map.of("unsigned/app/config.yaml", source));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=unsigned/app/config.yaml,")
+        .contains("+argocd:skip-file-rendering")
+        .contains("(countersign/gitops-file)");
+  }
+
+  @Test
+  void control_skipMarkerInACommentOfAnUnsignedManifest_passes() throws Exception {
+    // Comments are not signed: the signed file run writes holds no marker.
+    CliRun run =
+        check(
+            Map.of(
+                "unsigned/app/config.yaml",
+                "# +argocd:skip-file-rendering\n"
+                    + GateRepository.CONFIG_MAP.replace("hello", "hello again")));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  @Test
+  void signedFileWithTheSkipMarkerInAValue_brought_fails() throws Exception {
+    // Validly signed (the refresh proposed it, say), and carried into a pull request.
+    String signed =
+        signed(
+            "app/config.yaml",
+            GateRepository.CONFIG_MAP.replace(
+                "mode: production", "mode: +argocd:skip-file-rendering"));
+
+    CliRun run = check(Map.of("signed/app/config.yaml", signed));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains("::error file=signed/app/config.yaml,")
+        .contains("(countersign/gitops-file)")
+        .doesNotContain("does not verify");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"unsigned/app/policy.YAML", "unsigned/app/policy.Yml"})
+  void unsignedManifestWhoseExtensionIsNotLowerCase_isAWarning(String path) throws Exception {
+    CliRun run = check(Map.of(path, ActionPipelineTest.configMap("policy", "v1")));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out())
+        .contains("::warning file=" + path + ",")
+        .contains("Argo CD and Flux")
+        .contains("(countersign/gitops-file)")
+        .contains("check passed: 0 errors, 1 warning");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"unsigned/app/policy.yaml", "unsigned/app/policy.yml"})
+  void control_unsignedManifestWithALowerCaseExtension_passes(String path) throws Exception {
+    CliRun run = check(Map.of(path, ActionPipelineTest.configMap("policy", "v1")));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out()).contains("check passed: 0 errors, 0 warnings");
+  }
+
+  @Test
+  void signedFileWhoseExtensionIsNotLowerCase_brought_isAWarning_andOneTheBaseHas_isNot()
+      throws Exception {
+    baseWith(null, null, "kept.YAML");
+
+    CliRun run =
+        check(
+            Map.of(
+                "signed/app/policy.YAML",
+                signed("app/policy.YAML", ActionPipelineTest.configMap("policy", "v1")),
+                "signed/app/other.yml",
+                signed("app/other.yml", ActionPipelineTest.configMap("other", "v1"))));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.OK.code());
+    assertThat(run.out())
+        .contains("::warning file=signed/app/policy.YAML,")
+        .doesNotContain("file=signed/kept.YAML")
+        .doesNotContain("file=signed/app/other.yml")
+        .contains("check passed: 0 errors, 1 warning");
+  }
+
   // --- helpers -------------------------------------------------------------------------------
 
   private CliRun check(Map<String, String> writes) throws Exception {

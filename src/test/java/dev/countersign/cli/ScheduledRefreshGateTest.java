@@ -132,6 +132,22 @@ class ScheduledRefreshGateTest {
   }
 
   @Test
+  void generatedChangeHoldingArgoCdsSkipMarker_stopsTheRefreshBeforeAnythingIsSigned()
+      throws Exception {
+    // Signed and merged, signed/app/config.yaml would verify, and Argo CD would skip the file and
+    // prune the ConfigMap it deployed.
+    assertRefusedBeforeSigning(
+        keylessRefresh(
+            Map.of(
+                "unsigned/app/config.yaml",
+                GateRepository.CONFIG_MAP.replace(
+                    "greeting: hello", "greeting: \"\\x2bargocd:skip-file-rendering\""))),
+        "::error file=unsigned/app/config.yaml,line=7,title=countersign manifest::"
+            + "ConfigMap/shop/app-config: once signed, the file would hold"
+            + " +argocd:skip-file-rendering");
+  }
+
+  @Test
   void control_generatedChangeOfAnObjectAtItsOwnPath_isSignedAndProposed() throws Exception {
     CliRun refresh =
         keylessRefresh(

@@ -81,6 +81,28 @@ class MergeGateTest {
   }
 
   @Test
+  void check_withoutABaseCommit_everySignedFileHoldingArgoCdsSkipMarkerFails() {
+    // No base to compare with, so every signed file is judged: a comment is not signed, so this
+    // one verifies, and Argo CD would never deploy it.
+    String signed = repo.read("signed/app/config.yaml");
+    repo.write("signed/app/config.yaml", signed + "# +argocd:skip-file-rendering\n");
+
+    GateReport report = check();
+
+    assertThat(report.verifiedDocuments()).isEqualTo(2);
+    assertThat(report.passed()).isFalse();
+    assertThat(report.findings())
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.location())
+                  .isEqualTo("signed/app/config.yaml:" + (signed.split("\n").length + 1));
+              assertThat(f.rule()).isEqualTo(GitOpsFiles.RULE_FILE);
+              assertThat(f.message()).startsWith("holds +argocd:skip-file-rendering: Argo CD");
+            });
+  }
+
+  @Test
   void check_unsignedFileAddedUnderSigned_failsAsNotSigned() {
     repo.write("signed/app/extra.yaml", GateRepository.CONFIG_MAP.replace("app-config", "extra"));
 
