@@ -199,6 +199,23 @@ class DuplicateObjectGateTest {
   }
 
   @Test
+  void duplicateInsideASignedDirectoryThatLiesInAnother_isReportedOnce() throws Exception {
+    addProdPairSigningInto("signed/prod");
+    String object = DEFAULT_DENY.replace("default-deny", "deny-payments");
+
+    CliRun run =
+        checkPullRequest(
+            Map.of("prod/unsigned/net/a.yaml", object, "prod/unsigned/net/b.yaml", object));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=prod/unsigned/net/b.yaml,line=1,title=countersign manifest::"
+                + "NetworkPolicy/shop/deny-payments: is also in prod/unsigned/net/a.yaml (line 1)")
+        .contains("check failed: 1 error, 0 warnings");
+  }
+
+  @Test
   void control_theSameAdditionThroughAPairWhoseSignedDirectoryIsBesideIt_passes() throws Exception {
     addProdPairSigningInto("prod/signed");
 
