@@ -11,7 +11,9 @@ import dev.countersign.support.problems.Hints;
 import dev.countersign.support.problems.InputProblem;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +40,9 @@ import java.util.function.Supplier;
  * A duplicate the change brings is an error at the later of its two places, naming the other; one
  * the base branch already holds at the same two paths is a warning, so it does not block unrelated
  * changes. The same object in the signed directories of two pairs (staging and production) is not a
- * duplicate: each is deployed on its own. Stateless apart from its inputs.
+ * duplicate: each is deployed on its own, unless one directory lies inside the other, which then
+ * holds both (Flux builds a directory with every manifest below it). Stateless apart from its
+ * inputs.
  */
 final class DuplicateObjects {
 
@@ -70,8 +74,10 @@ final class DuplicateObjects {
     }
 
     private final List<PolicyFile.DirectoryPair> pairs;
-    private final Map<Path, Map<Path, List<Placed>>> signed = new LinkedHashMap<>();
-    private final Map<Path, Map<Path, List<Placed>>> unsigned = new LinkedHashMap<>();
+    // By target, whichever pair put it there: a signed directory holds every target below it, those
+    // of a pair whose signed directory lies inside it too (Flux builds a directory recursively).
+    private final Map<Path, List<Placed>> signed = new TreeMap<>();
+    private final Map<Path, List<Placed>> unsigned = new TreeMap<>();
 
     AfterMerge(List<PolicyFile.DirectoryPair> pairs) {
       this.pairs = List.copyOf(pairs);
@@ -85,12 +91,23 @@ final class DuplicateObjects {
         RepositoryFiles files, List<PolicyFile.DirectoryPair> pairs, ManifestReader reader) {
       AfterMerge after = new AfterMerge(pairs);
       for (PolicyFile.DirectoryPair pair : pairs) {
+        // A file under the directories of two pairs belongs to the first, as the gate assigns it.
         files
             .filesUnder(pair.signed())
-            .forEach((path, bytes) -> after.signed(pair, path, parse(reader, path, bytes)));
+            .forEach(
+                (path, bytes) -> {
+                  if (after.pairOfSigned(path).equals(Optional.of(pair))) {
+                    after.signed(pair, path, parse(reader, path, bytes));
+                  }
+                });
         files
             .filesUnder(pair.unsigned())
-            .forEach((path, bytes) -> after.unsigned(pair, path, parse(reader, path, bytes)));
+            .forEach(
+                (path, bytes) -> {
+                  if (after.pairOfUnsigned(path).equals(Optional.of(pair))) {
+                    after.unsigned(pair, path, parse(reader, path, bytes));
+                  }
+                });
       }
       return after;
     }
@@ -109,15 +126,15 @@ final class DuplicateObjects {
     /** What this holds now, to be changed without changing this. */
     AfterMerge copy() {
       AfterMerge copy = new AfterMerge(pairs);
-      signed.forEach((dir, targets) -> copy.signed.put(dir, new TreeMap<>(targets)));
-      unsigned.forEach((dir, targets) -> copy.unsigned.put(dir, new TreeMap<>(targets)));
+      copy.signed.putAll(signed);
+      copy.unsigned.putAll(unsigned);
       return copy;
     }
 
     /** {@code file}, under {@code pair}'s signed directory, is deployed as it is. */
     AfterMerge signed(PolicyFile.DirectoryPair pair, Path file, List<ManifestDocument> documents) {
       Path source = pair.unsigned().resolve(pair.signed().relativize(file));
-      add(signed, pair, file, file, source, GateFinding.Check.SIGNATURE, documents);
+      add(signed, file, file, source, GateFinding.Check.SIGNATURE, documents);
       return this;
     }
 
@@ -128,7 +145,7 @@ final class DuplicateObjects {
     AfterMerge unsigned(
         PolicyFile.DirectoryPair pair, Path file, List<ManifestDocument> documents) {
       Path target = pair.signed().resolve(pair.unsigned().relativize(file));
-      add(unsigned, pair, target, file, file, GateFinding.Check.MANIFEST, documents);
+      add(unsigned, target, file, file, GateFinding.Check.MANIFEST, documents);
       return this;
     }
 
@@ -137,9 +154,12 @@ final class DuplicateObjects {
       return pairs.stream().filter(p -> file.startsWith(p.unsigned())).findFirst();
     }
 
+    private Optional<PolicyFile.DirectoryPair> pairOfSigned(Path file) {
+      return pairs.stream().filter(p -> file.startsWith(p.signed())).findFirst();
+    }
+
     private static void add(
-        Map<Path, Map<Path, List<Placed>>> side,
-        PolicyFile.DirectoryPair pair,
+        Map<Path, List<Placed>> side,
         Path target,
         Path source,
         Path changedIn,
@@ -152,17 +172,26 @@ final class DuplicateObjects {
           placed.add(new Placed(target, source, changedIn, check, document.withoutFieldLines()));
         }
       }
-      side.computeIfAbsent(pair.signed(), d -> new TreeMap<>()).put(target, placed);
+      side.put(target, placed);
     }
 
     /**
-     * What {@code directory} holds after the merge, in target order and document order: the
-     * unsigned files' content where they have a target, the signed files' elsewhere.
+     * What {@code directory} holds after the merge, below it at any depth, in target order and
+     * document order: the unsigned files' content where they have a target, the signed files'
+     * elsewhere.
      */
     private List<Placed> deployed(Path directory) {
-      Map<Path, List<Placed>> targets = new TreeMap<>(signed.getOrDefault(directory, Map.of()));
-      targets.putAll(unsigned.getOrDefault(directory, Map.of()));
+      Map<Path, List<Placed>> targets = new TreeMap<>();
+      signed.forEach((target, placed) -> putIfUnder(directory, targets, target, placed));
+      unsigned.forEach((target, placed) -> putIfUnder(directory, targets, target, placed));
       return targets.values().stream().flatMap(List::stream).toList();
+    }
+
+    private static void putIfUnder(
+        Path directory, Map<Path, List<Placed>> targets, Path target, List<Placed> placed) {
+      if (target.startsWith(directory)) {
+        targets.put(target, placed);
+      }
     }
 
     /** Whether {@code directory} holds, at the target of {@code placed}, an object it may be. */
@@ -230,8 +259,11 @@ final class DuplicateObjects {
   static List<GateFinding> check(AfterMerge after, Supplier<Optional<AfterMerge>> lazyBefore) {
     Supplier<Optional<AfterMerge>> before = Memoized.of(lazyBefore);
     List<GateFinding> findings = new ArrayList<>();
+    // A place in a signed directory that lies inside another is reported once, in the first.
+    Set<Object> reported = Collections.newSetFromMap(new IdentityHashMap<>());
     for (Path directory : after.directories()) {
-      List<AfterMerge.Duplicate> duplicates = after.duplicates(directory, false);
+      List<AfterMerge.Duplicate> duplicates =
+          after.duplicates(directory, false).stream().filter(d -> reported.add(d.later())).toList();
       if (duplicates.isEmpty()) {
         continue;
       }

@@ -4,6 +4,7 @@ import dev.countersign.admission.KyvernoPolicies;
 import dev.countersign.git.GitWorkspace;
 import dev.countersign.governance.GovernanceCheck;
 import dev.countersign.governance.GovernanceReport;
+import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.manifest.ManifestTree;
@@ -166,6 +167,8 @@ public final class MergeGate {
     }
     int signedDocuments = 0;
     int verified = 0;
+    // The documents of each signed file that reads, as verification read them.
+    Map<Path, List<ManifestDocument>> signedRead = new LinkedHashMap<>();
     if (!signedFiles.isEmpty()) {
       TrustedRoot root = trustPolicy.identities().isEmpty() ? null : trustedRoot.get();
       ManifestVerifier verifier = new ManifestVerifier(root, trustPolicy, format);
@@ -176,6 +179,7 @@ public final class MergeGate {
           findings.add(unreadable(outcome.unreadable(), GateFinding.Check.SIGNATURE));
           continue;
         }
+        signedRead.put(entry.getKey(), outcome.documents());
         Supplier<Boolean> asInBase = Memoized.of(() -> asInBase(entry.getKey(), workTree));
         for (DocumentVerdict verdict : outcome.verdicts()) {
           signedDocuments++;
@@ -240,7 +244,7 @@ public final class MergeGate {
 
     findings.addAll(
         DuplicateObjects.check(
-            afterMerge(directories, signedFiles, unsignedFiles, readable),
+            afterMerge(directories, signedFiles, signedRead, unsignedFiles, readable),
             () -> base.map(b -> DuplicateObjects.AfterMerge.of(b.files(), directories, reader))));
 
     int policies = 0;
@@ -274,22 +278,18 @@ public final class MergeGate {
    * The signed directories after the merge and the signing run it triggers: the work tree's signed
    * files, each unsigned file signed over its target.
    *
+   * @param signedRead the documents of the signed files that read as manifests (the others are
+   *     reported by the signature check)
    * @param unsignedRead the unsigned files that read as manifests
    */
   private DuplicateObjects.AfterMerge afterMerge(
       List<PolicyFile.DirectoryPair> directories,
       Map<Path, PolicyFile.DirectoryPair> signedFiles,
+      Map<Path, List<ManifestDocument>> signedRead,
       Map<Path, PolicyFile.DirectoryPair> unsignedFiles,
       List<ManifestFile> unsignedRead) {
     DuplicateObjects.AfterMerge after = new DuplicateObjects.AfterMerge(directories);
-    signedFiles.forEach(
-        (file, pair) -> {
-          try {
-            after.signed(pair, file, reader.read(repositoryRoot.resolve(file), file).documents());
-          } catch (InputProblem unreadable) {
-            // Reported by the signature check.
-          }
-        });
+    signedRead.forEach((file, documents) -> after.signed(signedFiles.get(file), file, documents));
     for (ManifestFile file : unsignedRead) {
       after.unsigned(unsignedFiles.get(file.displayPath()), file.displayPath(), file.documents());
     }

@@ -1,5 +1,6 @@
 package dev.countersign.verification;
 
+import dev.countersign.manifest.ManifestDocument;
 import dev.countersign.manifest.ManifestFile;
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.support.problems.CountersignException;
@@ -61,9 +62,12 @@ public final class VerificationRun {
   /**
    * One file's result: its verdicts, or (with no verdicts) why it is not a readable manifest.
    *
+   * @param documents the documents read, without field lines, for callers that judge more than the
+   *     signatures (so that they need not read every file again); empty when unreadable
    * @param unreadable null when the file was read
    */
-  public record FileOutcome(List<DocumentVerdict> verdicts, InputProblem unreadable) {}
+  public record FileOutcome(
+      List<DocumentVerdict> verdicts, List<ManifestDocument> documents, InputProblem unreadable) {}
 
   /**
    * Reads and verifies every file in parallel (one task per file, one daemon thread per core) and
@@ -101,9 +105,12 @@ public final class VerificationRun {
     try {
       manifest = reader.read(file, name);
     } catch (InputProblem problem) {
-      return new FileOutcome(List.of(), problem);
+      return new FileOutcome(List.of(), List.of(), problem);
     }
-    return new FileOutcome(verifier.verify(manifest), null);
+    return new FileOutcome(
+        verifier.verify(manifest),
+        manifest.documents().stream().map(ManifestDocument::withoutFieldLines).toList(),
+        null);
   }
 
   private static FileOutcome await(Future<FileOutcome> future) {

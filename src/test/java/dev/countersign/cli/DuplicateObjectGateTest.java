@@ -168,22 +168,59 @@ class DuplicateObjectGateTest {
   void control_oneObjectInTheSignedDirectoriesOfTwoPairs_passes() throws Exception {
     // Staging and production each deploy their own signed directory: one object in both is
     // what promotion does.
-    gate.git()
-        .commitToOrigin(
-            "main",
-            Map.of(
-                ".countersign/policy.yaml",
-                GateRepository.POLICY.replace(
-                    "  - unsigned: unsigned\n    signed: signed\n",
-                    "  - unsigned: unsigned\n    signed: signed\n"
-                        + "  - unsigned: prod/unsigned\n    signed: prod/signed\n")),
-            Set.of(),
-            "a prod environment");
-    gate.baseIsMain();
+    addProdPairSigningInto("prod/signed");
     String object = DEFAULT_DENY.replace("default-deny", "deny-payments");
 
     CliRun run =
         checkPullRequest(Map.of("unsigned/net/a.yaml", object, "prod/unsigned/net/a.yaml", object));
+
+    assertPassedWithoutAFinding(run);
+  }
+
+  @Test
+  void objectOfTheBaseAddedThroughAPairWhoseSignedDirectoryIsInsideAnother_fails()
+      throws Exception {
+    // Flux builds signed/ with every manifest below it, signed/prod/ included, and Argo CD with
+    // directory.recurse does too: the object is there twice whichever pair signs it.
+    addProdPairSigningInto("signed/prod");
+
+    CliRun run =
+        checkPullRequest(Map.of("prod/unsigned/zz-allow.yaml", ALLOW_FROM_EVERY_NAMESPACE));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=prod/unsigned/zz-allow.yaml,line=1,title=countersign manifest::"
+                + "NetworkPolicy/shop/default-deny: is also in signed/net/default-deny.yaml"
+                + " (line "
+                + firstLine("signed/net/default-deny.yaml")
+                + ")")
+        .contains("check failed: 1 error, 0 warnings");
+  }
+
+  @Test
+  void duplicateInsideASignedDirectoryThatLiesInAnother_isReportedOnce() throws Exception {
+    addProdPairSigningInto("signed/prod");
+    String object = DEFAULT_DENY.replace("default-deny", "deny-payments");
+
+    CliRun run =
+        checkPullRequest(
+            Map.of("prod/unsigned/net/a.yaml", object, "prod/unsigned/net/b.yaml", object));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.REJECTED.code());
+    assertThat(run.out())
+        .contains(
+            "::error file=prod/unsigned/net/b.yaml,line=1,title=countersign manifest::"
+                + "NetworkPolicy/shop/deny-payments: is also in prod/unsigned/net/a.yaml (line 1)")
+        .contains("check failed: 1 error, 0 warnings");
+  }
+
+  @Test
+  void control_theSameAdditionThroughAPairWhoseSignedDirectoryIsBesideIt_passes() throws Exception {
+    addProdPairSigningInto("prod/signed");
+
+    CliRun run =
+        checkPullRequest(Map.of("prod/unsigned/zz-allow.yaml", ALLOW_FROM_EVERY_NAMESPACE));
 
     assertPassedWithoutAFinding(run);
   }
@@ -290,6 +327,24 @@ class DuplicateObjectGateTest {
   }
 
   // --- helpers -------------------------------------------------------------------------------
+
+  /** Main's trust policy gains a second pair, prod/unsigned to {@code signed}, after the first. */
+  private void addProdPairSigningInto(String signed) throws Exception {
+    gate.git()
+        .commitToOrigin(
+            "main",
+            Map.of(
+                ".countersign/policy.yaml",
+                GateRepository.POLICY.replace(
+                    "  - unsigned: unsigned\n    signed: signed\n",
+                    "  - unsigned: unsigned\n    signed: signed\n"
+                        + "  - unsigned: prod/unsigned\n    signed: "
+                        + signed
+                        + "\n")),
+            Set.of(),
+            "a prod environment");
+    gate.baseIsMain();
+  }
 
   private CliRun checkPullRequest(Map<String, String> writes) throws Exception {
     return check(writes, Set.of());
