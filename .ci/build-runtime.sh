@@ -125,8 +125,9 @@ EOF
 #                used instead. `--update-class-list` rewrites that file from a fresh keyless run
 #                (class names and the @lambda-proxy/@lambda-form-invoker lines).
 #      action    the Action's no-op step (`countersign action`, a merged pull request, nothing in
-#                unsigned/): INPUT_* mapping, the event, workspace hand-back and jgit's fetch from
-#                a bare origin, which `run --no-push` never loads (~220 jgit transport classes).
+#                unsigned/, a trust policy as `init` writes one): INPUT_* mapping, the event, the
+#                policy's directory pairs, workspace hand-back and jgit's fetch from a bare origin,
+#                which `run --no-push` never loads (~220 jgit transport classes).
 #                It needs git; `--update-class-list` adds its classes to the committed list.
 #    A list entry that no longer exists is skipped with a warning: a stale list costs start
 #    time, never correctness.
@@ -150,6 +151,12 @@ if command -v git >/dev/null; then
   git_q init --bare "$action_dir/origin.git"
   git_q clone "$action_dir/origin.git" "$action_dir/repo"
   echo "countersign training repository" >"$action_dir/repo/README"
+  # A trust policy, as `init` writes one: run reads it from the commit before anything else
+  # (the directory pairs it judges), so its loader and YAML classes are on the no-op path too.
+  mkdir -p "$action_dir/repo/.countersign"
+  cp "$repo_root/docs/example/demo.pub" "$action_dir/repo/.countersign/demo.pub"
+  printf 'apiVersion: countersign.dev/v1alpha1\nkind: TrustPolicy\nkeys:\n  - path: .countersign/demo.pub\n' \
+    >"$action_dir/repo/.countersign/policy.yaml"
   git_q -C "$action_dir/repo" add -A
   git_q -C "$action_dir/repo" commit -m "nothing to sign"
   git_q -C "$action_dir/repo" push origin HEAD:main
