@@ -232,17 +232,18 @@ final class RunCommand extends Subcommand {
   }
 
   /**
-   * The refresh's gate: the base commit's trust policy names the governance policies, and its
+   * The refresh's gate: the base commit's trust policy must name the run's pairs, as the
+   * checked-out commit's must ({@link JudgedDirectories}), and names the governance policies; its
    * findings are reported as {@code check} reports them.
    */
   private GeneratedContentGate refreshGate(Reporter reporter) {
     return (git, baseCommit, generated) -> {
+      BaseCommit base = new BaseCommit(git, baseCommit);
+      // The content is signed for the base branch, whose tip may have dropped a pair since the
+      // checkout: check verifies nothing there on the refresh's pull request or after it.
+      JudgedDirectories.require(base, policy.file, dirPairs());
       GateReport report =
-          new GeneratedManifestCheck(
-                  new BaseCommit(git, baseCommit).files(),
-                  policy.file,
-                  format.format(),
-                  format.reader())
+          new GeneratedManifestCheck(base.files(), policy.file, format.format(), format.reader())
               .check(generated);
       FindingOutput.annotate(reporter, report);
       return report.passed();

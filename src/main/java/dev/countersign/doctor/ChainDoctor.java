@@ -957,14 +957,16 @@ public final class ChainDoctor {
   }
 
   /**
-   * {@code from} and {@code to} as run reads them; empty when either is empty or a GitHub
-   * expression, known only when the workflow runs (run itself refuses a broken pair).
+   * {@code from} and {@code to} as run reads them; empty when either is empty or holds a GitHub
+   * expression or a shell expansion ({@code $IN}, {@code $(...)}, a backquote), known only when the
+   * workflow runs (run itself refuses a pair the policy does not name).
    */
   private static Optional<SigningPair> signingPair(
       String from, String to, WorkflowFile workflow, int line) {
     String unsigned = RepositoryPaths.directory(from.strip());
     String signed = RepositoryPaths.directory(to.strip());
-    if (unsigned.isEmpty() || signed.isEmpty() || (unsigned + signed).contains("${{")) {
+    String both = unsigned + signed;
+    if (unsigned.isEmpty() || signed.isEmpty() || both.contains("$") || both.contains("`")) {
       return Optional.empty();
     }
     return Optional.of(new SigningPair(unsigned, signed, workflow, line));

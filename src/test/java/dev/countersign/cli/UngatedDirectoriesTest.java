@@ -5,6 +5,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.countersign.gate.GateRepository;
+import dev.countersign.git.CommitIds;
 import dev.countersign.git.GitFixture;
 import dev.countersign.github.FakeGitHub;
 import dev.countersign.support.ExitCode;
@@ -142,6 +143,51 @@ class UngatedDirectoriesTest {
     assertRefusedBeforeSigning(
         run, ws, "apps/unsigned:apps/signed", APPS_ALLOW_ALL, "apps/signed/allow-all.yaml");
     assertThat(git.originHead(BOT)).isNull();
+  }
+
+  @Test
+  void scheduledRefresh_refusesAPairTheBaseTipsPolicyNoLongerNames_thoughTheCheckoutsDoes()
+      throws Exception {
+    // The checkout names apps/; while the generator ran, main stopped gating it. The generated
+    // content is signed for main and judged by main's rules, so main's policy must name the pair:
+    // check verifies nothing under apps/signed/ on the refresh's pull request or any later one.
+    git.commitToOrigin(
+        "main", Map.of(".countersign/policy.yaml", POLICY_WITH_APPS), Set.of(), "gate apps/");
+    Path ws = git.clone("ws-refresh", 1, true);
+    git.commitToOrigin(
+        "main", Map.of(".countersign/policy.yaml", GateRepository.POLICY), Set.of(), "drop apps/");
+    Files.createDirectories(ws.resolve("apps/unsigned"));
+    Files.writeString(ws.resolve(APPS_ALLOW_ALL), FRONTEND_INGRESS);
+
+    CliRun run = refresh(ws, APPS);
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.out())
+        .contains(
+            "apps/unsigned:apps/signed is not a directory pair of the trust policy"
+                + " .countersign/policy.yaml in commit "
+                + CommitIds.abbreviate(git.originHead("main")))
+        .contains("(unsigned:signed)");
+    assertThat(stack.stats().certificates()).as("no certificate: %s", run.all()).isZero();
+    assertThat(stack.stats().logEntries()).as("no log entry").isZero();
+    assertThat(git.originHead(BOT)).isNull();
+    github.server().verify(0, postRequestedFor(anyUrl()));
+  }
+
+  @Test
+  void control_scheduledRefresh_signsAndProposesFromAPairTheBaseTipsPolicyNames() throws Exception {
+    git.commitToOrigin(
+        "main", Map.of(".countersign/policy.yaml", POLICY_WITH_APPS), Set.of(), "gate apps/");
+    Path ws = git.clone("ws-refresh", 1, true);
+    git.commitToOrigin("main", Map.of("unsigned/app/flags.yaml", flags()), Set.of(), "other work");
+    Files.createDirectories(ws.resolve("apps/unsigned"));
+    Files.writeString(ws.resolve(APPS_ALLOW_ALL), FRONTEND_INGRESS);
+
+    CliRun run = refresh(ws, APPS);
+
+    assertThat(run.exitCode()).as(run.all()).isZero();
+    assertThat(stack.stats().logEntries()).isEqualTo(1);
+    assertThat(git.originFiles(BOT)).containsKey("apps/signed/allow-all.yaml");
   }
 
   @Test
@@ -304,6 +350,15 @@ class UngatedDirectoriesTest {
     env.putAll(inputs);
     stack.resetStats();
     return CliRun.run(env, "action");
+  }
+
+  /** The scheduled refresh: signs what the generator wrote under {@code dirs}, proposes it. */
+  private CliRun refresh(Path ws, String dirs) throws Exception {
+    return run(
+        ws,
+        Map.of("INPUT_DIRS", dirs, "INPUT_MODE", "pull-request", "INPUT_FROM_WORKTREE", "true"),
+        "schedule",
+        scheduleEvent());
   }
 
   private static String flags() {

@@ -527,6 +527,38 @@ class ChainDoctorTest {
   }
 
   @Test
+  void runScriptTakingItsPairFromShellVariables_isNotReported_asItsValueIsKnownOnlyWhenItRuns()
+      throws IOException {
+    // The shell expands these when the step runs, as the runner expands ${{ }}: doctor cannot
+    // know the pair, and run itself refuses one the policy does not name.
+    replace(
+        SIGN,
+        "    steps:\n",
+        "    steps:\n"
+            + "      - run: countersign run --unsigned-dir \"$IN\" --signed-dir ${OUT}\n"
+            + "      - run: java -jar countersign.jar run --dir \"$(cat dirs.txt)\" --no-push\n"
+            + "      - run: countersign run --dir `cat dirs.txt`:signed --no-push\n");
+
+    assertThat(examine().findings()).isEmpty();
+  }
+
+  @Test
+  void control_runScriptWithALiteralPairBesideAShellVariable_isStillAnErrorAtItsRunLine()
+      throws IOException {
+    replace(
+        SIGN,
+        "    steps:\n",
+        "    steps:\n"
+            + "      - run: countersign run --key \"$KEY\" --unsigned-dir apps/unsigned"
+            + " --signed-dir apps/signed\n");
+
+    GateFinding finding = single(ChainDoctor.RULE_UNGATED_DIRECTORIES);
+
+    assertThat(finding.location()).isEqualTo(SIGN + ":" + lineOf(SIGN, "- run: countersign"));
+    assertThat(finding.message()).startsWith("signs from apps/unsigned:apps/signed, which is not");
+  }
+
+  @Test
   void policyPairNoSigningWorkflowSignsFrom_isAWarningAtItsDirectories() throws IOException {
     replace(".countersign/policy.yaml", "    signed: signed\n", "    signed: signed\n" + APPS_PAIR);
 
