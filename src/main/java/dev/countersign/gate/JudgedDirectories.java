@@ -2,6 +2,7 @@ package dev.countersign.gate;
 
 import static dev.countersign.git.CommitIds.abbreviate;
 
+import dev.countersign.git.GitWorkspace;
 import dev.countersign.pipeline.DirPair;
 import dev.countersign.policy.PolicyFile;
 import dev.countersign.policy.PolicyFileLoader;
@@ -30,14 +31,27 @@ public final class JudgedDirectories {
    * step of the job could have edited.
    *
    * @throws UsageProblem naming the pairs the policy does not judge, the policy file, the commit
-   *     and the policy's own pairs; or when the commit holds something other than a file there
+   *     and the policy's own pairs; or when the commit holds something other than a file there, or
+   *     a parent of it that is not a directory (a link: check finds no policy behind it)
    * @throws dev.countersign.support.problems.InputProblem when the policy cannot be read
    */
   public static void require(BaseCommit commit, Path policyFile, List<DirPair> dirs) {
     String path = RepositoryPaths.slashed(RepositoryFiles.insideRepository(policyFile));
-    boolean present =
-        commit.git().entries(commit.commitId(), path).stream()
-            .anyMatch(entry -> entry.path().equals(path));
+    List<GitWorkspace.TreeEntry> at = commit.git().entries(commit.commitId(), path);
+    boolean present = at.stream().anyMatch(entry -> entry.path().equals(path));
+    if (!present && !at.isEmpty()) {
+      // A parent that is a link or a file: the commit holds no readable policy there, and check
+      // finds none either (it fails closed), so this is not "no gate", it is a broken one.
+      throw new UsageProblem(
+          "No trust policy found at "
+              + path
+              + " in commit "
+              + abbreviate(commit.commitId())
+              + ": "
+              + at.get(0).path()
+              + " is not a directory",
+          "perhaps you should make " + at.get(0).path() + " a plain directory again");
+    }
     if (!present) {
       return;
     }

@@ -300,6 +300,27 @@ class UngatedDirectoriesTest {
   }
 
   @Test
+  void policyDirectoryTurnedIntoALink_isNoPolicyThatLetsAnyPairBeSigned() throws Exception {
+    // check finds no policy behind the link and fails; a run must not take it for a repository
+    // without a gate and sign from any pair.
+    git.commitToOrigin(
+        "main",
+        Map.of(APPS_ALLOW_ALL, FRONTEND_INGRESS),
+        Set.of(".countersign/policy.yaml", ".countersign/cosign.pub"),
+        "remove the policy directory");
+    git.commitSymlinkToOrigin("main", ".countersign", "docs");
+    Path ws = git.clone("ws-run", 1, true);
+
+    CliRun run = run(ws, Map.of("INPUT_DIRS", APPS));
+
+    assertThat(run.exitCode()).as(run.all()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.err()).contains(".countersign is not a directory");
+    assertThat(stack.stats().certificates()).isZero();
+    assertThat(stack.stats().logEntries()).isZero();
+    assertThat(git.originFiles("main")).containsKey(APPS_ALLOW_ALL);
+  }
+
+  @Test
   void control_withoutATrustPolicyFile_runSignsFromThePairsItIsGiven() throws Exception {
     git.commitToOrigin(
         "main",
