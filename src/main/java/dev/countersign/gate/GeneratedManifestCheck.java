@@ -17,12 +17,13 @@ import java.util.Optional;
  * Judges manifests that are signed before any pull request shows them under an unsigned directory
  * (the scheduled refresh's generated content) as {@link MergeGate} judges an unsigned manifest:
  * {@link UnsignedManifestRules}, what Argo CD or Flux would leave out once it is signed ({@link
- * GitOpsFiles#toBeSigned}), the governance policies ({@link GovernanceCheck}) and, for those under
- * an unsigned directory of the trust policy, one object per signed directory once they are signed
- * over their targets ({@link DuplicateObjects}, the base's own duplicates a warning), with the same
- * findings. The trust policy and its governance policies are read from {@code rules}, the commit
- * the content will be proposed to, never from the work tree the generator wrote (it could have
- * rewritten them). Without a trust policy there are no governance policies to apply.
+ * GitOpsFiles#toBeSigned}, and {@link GitOpsAnnotations} against the base's signed file it
+ * replaces), the governance policies ({@link GovernanceCheck}) and, for those under an unsigned
+ * directory of the trust policy, one object per signed directory once they are signed over their
+ * targets ({@link DuplicateObjects}, the base's own duplicates a warning), with the same findings.
+ * The trust policy and its governance policies are read from {@code rules}, the commit the content
+ * will be proposed to, never from the work tree the generator wrote (it could have rewritten them).
+ * Without a trust policy there are no governance policies to apply.
  */
 public final class GeneratedManifestCheck {
 
@@ -64,15 +65,24 @@ public final class GeneratedManifestCheck {
           DuplicateObjects.AfterMerge.of(rules, policy.directories(), reader);
       DuplicateObjects.AfterMerge refreshed = base.copy();
       for (ManifestFile file : files) {
-        refreshed
-            .pairOfUnsigned(file.displayPath())
-            .ifPresent(pair -> refreshed.unsigned(pair, file.displayPath(), file.documents()));
+        Optional<PolicyFile.DirectoryPair> pair = refreshed.pairOfUnsigned(file.displayPath());
+        pair.ifPresent(p -> refreshed.unsigned(p, file.displayPath(), file.documents()));
+        // Against what the base deploys from the signed file the content will replace.
+        Path target =
+            pair.map(p -> p.signed().resolve(p.unsigned().relativize(file.displayPath())))
+                .orElse(file.displayPath());
+        findings.addAll(GitOpsAnnotations.toBeSigned(file, target, rules, reader));
       }
       findings.addAll(DuplicateObjects.check(refreshed, () -> Optional.of(base)));
       if (!policy.governance().policies().isEmpty()) {
         GovernanceReport governance = new GovernanceCheck(rules, policy).check(files);
         policies = governance.policiesApplied();
         governance.findings().stream().map(GateFinding::governance).forEach(findings::add);
+      }
+    } else {
+      // No pair to map the content to a signed file: what it would deploy is judged on its own.
+      for (ManifestFile file : files) {
+        findings.addAll(GitOpsAnnotations.toBeSigned(file, file.displayPath(), rules, reader));
       }
     }
     return new GateReport(findings, 0, 0, 0, files.size(), documents, policies);

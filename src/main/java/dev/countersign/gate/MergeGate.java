@@ -45,9 +45,10 @@ import java.util.function.Supplier;
  *       reported;
  *   <li>nothing else under a signed directory makes Argo CD or Flux build, apply or leave out
  *       something other than its verified manifests, no signed file the change brings and no
- *       manifest to be signed makes them leave itself out ({@link GitOpsFiles}), and with a base
- *       commit no changed {@code .sourceignore} above one leaves out a signed file ({@link
- *       SourceIgnoreChanges});
+ *       manifest to be signed makes them leave itself out ({@link GitOpsFiles}) or carries an
+ *       annotation that takes an object they deploy out of the cluster ({@link GitOpsAnnotations}),
+ *       and with a base commit no changed {@code .sourceignore} above one leaves out a signed file
+ *       ({@link SourceIgnoreChanges});
  *   <li>every manifest under an unsigned directory reads cleanly and obeys {@link
  *       UnsignedManifestRules};
  *   <li>after the merge, and the signing run it triggers, each pair's signed directory holds every
@@ -212,11 +213,23 @@ public final class MergeGate {
       findings.addAll(judged.findings());
       signedBrought = judged.brought();
     }
-    // What Argo CD or Flux would leave out; without a base commit every signed file is new here.
+    // What Argo CD or Flux would leave out; without a base commit every signed file is new here,
+    // and what the work tree's signed files hold is what is deployed.
+    RepositoryFiles deployed = base.map(BaseCommit::files).orElse(workTree);
     for (Path file : base.isPresent() ? signedBrought : signedFiles.keySet()) {
       workTree
           .read(file)
-          .ifPresent(bytes -> findings.addAll(GitOpsFiles.signedBrought(file, bytes)));
+          .ifPresent(
+              bytes -> {
+                findings.addAll(GitOpsFiles.signedBrought(file, bytes));
+                // Verified documents only: one that does not read is the signature check's.
+                Optional.ofNullable(signedRead.get(file))
+                    .ifPresent(
+                        documents ->
+                            findings.addAll(
+                                GitOpsAnnotations.signedBrought(
+                                    file, documents, bytes, deployed, reader)));
+              });
     }
 
     // Unsigned side.
@@ -229,6 +242,7 @@ public final class MergeGate {
                 ? List.of()
                 : new KyvernoPolicies(reader).discover(repositoryRoot));
     int unsignedDocuments = 0;
+    Map<Path, Path> targets = signedTargets(unsignedFiles);
     for (Path relative : unsignedFiles.keySet()) {
       try {
         ManifestFile file = reader.read(repositoryRoot.resolve(relative), relative);
@@ -237,6 +251,8 @@ public final class MergeGate {
         findings.addAll(rules.check(file));
         findings.addAll(defaulting.check(file));
         findings.addAll(GitOpsFiles.toBeSigned(file, format));
+        findings.addAll(
+            GitOpsAnnotations.toBeSigned(file, targets.get(relative), deployed, reader));
       } catch (InputProblem problem) {
         findings.add(unreadable(problem, GateFinding.Check.MANIFEST));
       }

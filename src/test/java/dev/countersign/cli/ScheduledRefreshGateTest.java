@@ -148,6 +148,24 @@ class ScheduledRefreshGateTest {
   }
 
   @Test
+  void generatedChangeMakingADeployedObjectAHook_stopsTheRefreshBeforeAnythingIsSigned()
+      throws Exception {
+    // Signed and merged, Argo CD would prune the ConfigMap main deploys from
+    // signed/app/config.yaml and keep it only as a hook, deleted after each sync.
+    assertRefusedBeforeSigning(
+        keylessRefresh(
+            Map.of(
+                "unsigned/app/config.yaml",
+                GateRepository.CONFIG_MAP.replace(
+                    "  namespace: shop\n",
+                    "  namespace: shop\n  annotations:\n    argocd.argoproj.io/hook: PostSync\n"
+                        + "    argocd.argoproj.io/hook-delete-policy: HookSucceeded\n"))),
+        "::error file=unsigned/app/config.yaml,line=7,title=countersign manifest::"
+            + "ConfigMap/shop/app-config: argocd.argoproj.io/hook: PostSync makes the object an"
+            + " Argo CD PostSync hook");
+  }
+
+  @Test
   void control_generatedChangeOfAnObjectAtItsOwnPath_isSignedAndProposed() throws Exception {
     CliRun refresh =
         keylessRefresh(
