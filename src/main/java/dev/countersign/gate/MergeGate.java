@@ -31,6 +31,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -170,11 +172,28 @@ public final class MergeGate {
     int verified = 0;
     // The documents of each signed file that reads, as verification read them.
     Map<Path, List<ManifestDocument>> signedRead = new LinkedHashMap<>();
+    // Without a base commit every signed file is one the change brings, judged as verification
+    // reads it (its bytes and documents), so that none is read a second time.
+    Map<Path, List<GateFinding>> broughtWhileVerifying = new ConcurrentHashMap<>();
     if (!signedFiles.isEmpty()) {
       TrustedRoot root = trustPolicy.identities().isEmpty() ? null : trustedRoot.get();
       ManifestVerifier verifier = new ManifestVerifier(root, trustPolicy, format);
+      BiConsumer<Path, ManifestFile> judgeBrought =
+          base.isPresent()
+              ? (file, manifest) -> {}
+              : (file, manifest) ->
+                  broughtWhileVerifying.put(
+                      file,
+                      brought(
+                          file,
+                          manifest.bytes(),
+                          Optional.of(
+                              manifest.documents().stream()
+                                  .map(ManifestDocument::withoutFieldLines)
+                                  .toList()),
+                          workTree));
       for (Map.Entry<Path, FileOutcome> entry :
-          verifyAll(verifier, signedFiles.keySet()).entrySet()) {
+          verifyAll(verifier, signedFiles.keySet(), judgeBrought).entrySet()) {
         FileOutcome outcome = entry.getValue();
         if (outcome.unreadable() != null) {
           findings.add(unreadable(outcome.unreadable(), GateFinding.Check.SIGNATURE));
@@ -217,19 +236,18 @@ public final class MergeGate {
     // and what the work tree's signed files hold is what is deployed.
     RepositoryFiles deployed = base.map(BaseCommit::files).orElse(workTree);
     for (Path file : base.isPresent() ? signedBrought : signedFiles.keySet()) {
-      workTree
-          .read(file)
-          .ifPresent(
-              bytes -> {
-                findings.addAll(GitOpsFiles.signedBrought(file, bytes));
-                // Verified documents only: one that does not read is the signature check's.
-                Optional.ofNullable(signedRead.get(file))
-                    .ifPresent(
-                        documents ->
-                            findings.addAll(
-                                GitOpsAnnotations.signedBrought(
-                                    file, documents, bytes, deployed, reader)));
-              });
+      List<GateFinding> judged = broughtWhileVerifying.get(file);
+      if (judged != null) {
+        findings.addAll(judged);
+      } else {
+        // Brought by the change (known only now), or not a readable manifest: read it again.
+        workTree
+            .read(file)
+            .ifPresent(
+                bytes ->
+                    findings.addAll(
+                        brought(file, bytes, Optional.ofNullable(signedRead.get(file)), deployed)));
+      }
     }
 
     // Unsigned side.
@@ -333,12 +351,35 @@ public final class MergeGate {
   }
 
   /**
+   * What Argo CD or Flux would leave out of a signed file the change brings ({@link
+   * GitOpsFiles#signedBrought}, {@link GitOpsAnnotations#signedBrought}). Called on the verifying
+   * threads without a base commit, so it must stay free of shared state.
+   *
+   * @param verified its documents as verification read them, without field lines; empty when it
+   *     does not read (the signature check reports it)
+   */
+  private List<GateFinding> brought(
+      Path file,
+      byte[] bytes,
+      Optional<List<ManifestDocument>> verified,
+      RepositoryFiles deployed) {
+    List<GateFinding> findings = new ArrayList<>(GitOpsFiles.signedBrought(file, bytes));
+    verified.ifPresent(
+        documents ->
+            findings.addAll(
+                GitOpsAnnotations.signedBrought(file, documents, bytes, deployed, reader)));
+    return findings;
+  }
+
+  /**
    * Reads and verifies the signed files in parallel (verification is CPU-bound: signature, chain
    * and log-entry checks), one task per file, and returns the outcomes in input order. Files are
-   * named by their repository-relative path, also in reader messages.
+   * named by their repository-relative path, also in reader messages. Each file that reads goes to
+   * {@code alsoRead} as well, on the verifying threads.
    */
-  private Map<Path, FileOutcome> verifyAll(ManifestVerifier verifier, Collection<Path> files) {
-    return new VerificationRun(reader, verifier).verifyEach(files, repositoryRoot);
+  private Map<Path, FileOutcome> verifyAll(
+      ManifestVerifier verifier, Collection<Path> files, BiConsumer<Path, ManifestFile> alsoRead) {
+    return new VerificationRun(reader, verifier).verifyEach(files, repositoryRoot, alsoRead);
   }
 
   /**

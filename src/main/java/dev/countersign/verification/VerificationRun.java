@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
 
 /**
  * Verifies many files: reads and checks them in parallel (one task per file, one thread per core;
@@ -75,6 +76,19 @@ public final class VerificationRun {
    * named {@code name} in messages. A problem other than an unreadable file is rethrown as it is.
    */
   public Map<Path, FileOutcome> verifyEach(Collection<Path> names, Path root) {
+    return verifyEach(names, root, (name, manifest) -> {});
+  }
+
+  /**
+   * As {@link #verifyEach(Collection, Path)}, and hands each file that reads as a manifest, exactly
+   * as it was read and verified (bytes and documents), to {@code alsoRead} with the file's name:
+   * for a caller that judges every file in more ways, so that it need not read each one a second
+   * time.
+   *
+   * @param alsoRead called on the verifying threads, at most once per file
+   */
+  public Map<Path, FileOutcome> verifyEach(
+      Collection<Path> names, Path root, BiConsumer<Path, ManifestFile> alsoRead) {
     int threads =
         Math.max(1, Math.min(names.size(), java.lang.Runtime.getRuntime().availableProcessors()));
     ExecutorService pool =
@@ -88,7 +102,7 @@ public final class VerificationRun {
     try {
       Map<Path, Future<FileOutcome>> futures = new LinkedHashMap<>();
       for (Path name : names) {
-        futures.put(name, pool.submit(() -> verifyOne(root.resolve(name), name)));
+        futures.put(name, pool.submit(() -> verifyOne(root.resolve(name), name, alsoRead)));
       }
       Map<Path, FileOutcome> outcomes = new LinkedHashMap<>();
       for (Map.Entry<Path, Future<FileOutcome>> future : futures.entrySet()) {
@@ -100,13 +114,14 @@ public final class VerificationRun {
     }
   }
 
-  private FileOutcome verifyOne(Path file, Path name) {
+  private FileOutcome verifyOne(Path file, Path name, BiConsumer<Path, ManifestFile> alsoRead) {
     ManifestFile manifest;
     try {
       manifest = reader.read(file, name);
     } catch (InputProblem problem) {
       return new FileOutcome(List.of(), List.of(), problem);
     }
+    alsoRead.accept(name, manifest);
     return new FileOutcome(
         verifier.verify(manifest),
         manifest.documents().stream().map(ManifestDocument::withoutFieldLines).toList(),

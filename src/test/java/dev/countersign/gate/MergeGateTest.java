@@ -2,6 +2,7 @@ package dev.countersign.gate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.countersign.manifest.ManifestReader;
 import dev.countersign.policy.PolicyFile;
@@ -99,6 +100,54 @@ class MergeGateTest {
                   .isEqualTo("signed/app/config.yaml:" + (signed.split("\n").length + 1));
               assertThat(f.rule()).isEqualTo(GitOpsFiles.RULE_FILE);
               assertThat(f.message()).startsWith("holds +argocd:skip-file-rendering: Argo CD");
+            });
+  }
+
+  @Test
+  void check_withoutABaseCommit_anUnreadableSignedFileHoldingTheSkipMarkerFailsForBoth() {
+    // Verification hands the gate the bytes of each file that reads; this one does not, and its
+    // bytes are judged all the same.
+    String signed = repo.read("signed/app/config.yaml");
+    repo.write(
+        "signed/app/config.yaml",
+        (signed + "# +argocd:skip-file-rendering\n").replace("\n", "\r\n"));
+
+    GateReport report = check();
+
+    assertThat(report.verifiedDocuments()).isEqualTo(1);
+    assertThat(report.findings())
+        .extracting(GateFinding::location, GateFinding::rule)
+        .containsExactly(
+            tuple("signed/app/config.yaml:1", MergeGate.RULE_UNREADABLE),
+            tuple(
+                "signed/app/config.yaml:" + (signed.split("\n").length + 1),
+                GitOpsFiles.RULE_FILE));
+  }
+
+  @Test
+  void check_withoutABaseCommit_everySignedFileIsJudgedByTheAnnotationRulesToo() {
+    // Judged as verification reads it, on its verifying thread: a hook with a delete policy
+    // verifies, and Argo CD deletes the object again after the sync.
+    repo.sign(
+        "app/hook.yaml",
+        GateRepository.CONFIG_MAP
+            .replace("app-config", "hook")
+            .replace(
+                "  namespace: shop\n",
+                "  namespace: shop\n  annotations:\n    argocd.argoproj.io/hook: PostSync\n"
+                    + "    argocd.argoproj.io/hook-delete-policy: HookSucceeded\n"));
+
+    GateReport report = check();
+
+    assertThat(report.verifiedDocuments()).isEqualTo(3);
+    assertThat(report.findings())
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.file()).isEqualTo(Path.of("signed/app/hook.yaml"));
+              assertThat(f.rule()).isEqualTo(GitOpsFiles.RULE_FILE);
+              assertThat(f.object()).isEqualTo("ConfigMap/shop/hook");
+              assertThat(f.message()).contains("argocd.argoproj.io/hook");
             });
   }
 
@@ -398,10 +447,8 @@ class MergeGateTest {
     assertThat(report.findings())
         .extracting(GateFinding::location, GateFinding::rule)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(
-                "unsigned/broken.yaml:5", MergeGate.RULE_UNREADABLE),
-            org.assertj.core.groups.Tuple.tuple(
-                "unsigned/list.yaml:1", UnsignedManifestRules.RULE_LIST));
+            tuple("unsigned/broken.yaml:5", MergeGate.RULE_UNREADABLE),
+            tuple("unsigned/list.yaml:1", UnsignedManifestRules.RULE_LIST));
     assertThat(report.findings().get(0).message()).startsWith("is not valid YAML: ");
   }
 
