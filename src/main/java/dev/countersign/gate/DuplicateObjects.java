@@ -60,18 +60,18 @@ final class DuplicateObjects {
     /**
      * A document in a signed directory after the merge, the file of the tree it is read in, and the
      * unsigned file where a change to it is made.
+     *
+     * @param document only what names the object and its line ({@link
+     *     ManifestDocument#withOnlyObjectNames}): a tree's every document is held at once
+     * @param object the object {@code document} stands for, worked out once
      */
     private record Placed(
         Path target,
         Path source,
         Path changedIn,
         GateFinding.Check check,
-        ManifestDocument document) {
-
-      ObjectIdentity object() {
-        return ObjectIdentity.of(document);
-      }
-    }
+        ManifestDocument document,
+        ObjectIdentity object) {}
 
     private final List<PolicyFile.DirectoryPair> pairs;
     // By target, whichever pair put it there: a signed directory holds every target below it, those
@@ -169,7 +169,8 @@ final class DuplicateObjects {
       for (ManifestDocument document : documents) {
         // An object without a kind or name is the object-name rule's (and the reader's) to report.
         if (!document.kind().isEmpty() && !document.name().isEmpty()) {
-          placed.add(new Placed(target, source, changedIn, check, document.withoutFieldLines()));
+          ManifestDocument names = document.withOnlyObjectNames();
+          placed.add(new Placed(target, source, changedIn, check, names, ObjectIdentity.of(names)));
         }
       }
       side.put(target, placed);

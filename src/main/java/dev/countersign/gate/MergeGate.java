@@ -170,10 +170,11 @@ public final class MergeGate {
     }
     int signedDocuments = 0;
     int verified = 0;
-    // The documents of each signed file that reads, as verification read them.
+    // The documents of each signed file that reads, as verification read them: only what names
+    // each object (VerificationRun.FileOutcome), for the duplicate-object rule.
     Map<Path, List<ManifestDocument>> signedRead = new LinkedHashMap<>();
     // Without a base commit every signed file is one the change brings, judged as verification
-    // reads it (its bytes and documents), so that none is read a second time.
+    // reads it (its bytes and documents), so that none is read twice or held whole till the end.
     Map<Path, List<GateFinding>> broughtWhileVerifying = new ConcurrentHashMap<>();
     if (!signedFiles.isEmpty()) {
       TrustedRoot root = trustPolicy.identities().isEmpty() ? null : trustedRoot.get();
@@ -246,7 +247,7 @@ public final class MergeGate {
             .ifPresent(
                 bytes ->
                     findings.addAll(
-                        brought(file, bytes, Optional.ofNullable(signedRead.get(file)), deployed)));
+                        brought(file, bytes, verifiedAgain(file, bytes, signedRead), deployed)));
       }
     }
 
@@ -369,6 +370,25 @@ public final class MergeGate {
             findings.addAll(
                 GitOpsAnnotations.signedBrought(file, documents, bytes, deployed, reader)));
     return findings;
+  }
+
+  /**
+   * The documents of a signed file that verification read, parsed again from {@code bytes}: only
+   * what names each object was kept ({@link ManifestDocument#withOnlyObjectNames}), and a pull
+   * request brings few files.
+   */
+  private Optional<List<ManifestDocument>> verifiedAgain(
+      Path file, byte[] bytes, Map<Path, List<ManifestDocument>> signedRead) {
+    if (!signedRead.containsKey(file)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(
+          reader.parse(bytes, file).stream().map(ManifestDocument::withoutFieldLines).toList());
+    } catch (InputProblem unreadable) {
+      // Read differently from what verified (changed since): judged as verification left it.
+      return Optional.empty();
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One parsed YAML document of a manifest file: a Kubernetes object as plain Java values.
@@ -21,6 +22,11 @@ import java.util.Optional;
  */
 public record ManifestDocument(
     Map<String, Object> content, int line, Map<String, Integer> fieldLines) {
+
+  /** What {@link #withOnlyObjectNames} keeps: at the top, and in {@code metadata}. */
+  private static final Set<String> OBJECT_NAMES = Set.of("apiVersion", "kind", "metadata");
+
+  private static final Set<String> METADATA_NAMES = Set.of("name", "namespace");
 
   public ManifestDocument {
     content = Collections.unmodifiableMap(new LinkedHashMap<>(content));
@@ -39,6 +45,39 @@ public record ManifestDocument(
    */
   public ManifestDocument withoutFieldLines() {
     return fieldLines.isEmpty() ? this : new ManifestDocument(content, line, Map.of());
+  }
+
+  /**
+   * This document with only its own line and what names its object: {@code apiVersion}, {@code
+   * kind}, {@code metadata.name} and {@code metadata.namespace}, each as it is (so {@link #kind},
+   * {@link #group}, {@link #name}, {@link #namespace} and {@link #describe} answer as for the whole
+   * document). For holding every document of a tree to tell its objects apart: the rest, a signed
+   * document's signature annotations above all (a keyless one's certificate and log entry), is most
+   * of its size, and held for all of them it is copied by every young collection
+   * (docs/performance.md, the gate's cost).
+   */
+  public ManifestDocument withOnlyObjectNames() {
+    if (fieldLines.isEmpty()
+        && OBJECT_NAMES.containsAll(content.keySet())
+        && METADATA_NAMES.containsAll(metadata().keySet())) {
+      return this;
+    }
+    Map<String, Object> names = new LinkedHashMap<>();
+    copyIfPresent(content, names, "apiVersion");
+    copyIfPresent(content, names, "kind");
+    if (content.get("metadata") instanceof Map<?, ?> metadata) {
+      Map<String, Object> kept = new LinkedHashMap<>();
+      copyIfPresent(metadata, kept, "name");
+      copyIfPresent(metadata, kept, "namespace");
+      names.put("metadata", Collections.unmodifiableMap(kept));
+    }
+    return new ManifestDocument(names, line, Map.of());
+  }
+
+  private static void copyIfPresent(Map<?, ?> from, Map<String, Object> to, String key) {
+    if (from.containsKey(key)) {
+      to.put(key, from.get(key));
+    }
   }
 
   /** The line of {@code dottedPath}, else of its nearest ancestor, else the document's line. */

@@ -63,8 +63,9 @@ public final class VerificationRun {
   /**
    * One file's result: its verdicts, or (with no verdicts) why it is not a readable manifest.
    *
-   * @param documents the documents read, without field lines, for callers that judge more than the
-   *     signatures (so that they need not read every file again); empty when unreadable
+   * @param documents the documents read, each with only its line and what names its object ({@link
+   *     ManifestDocument#withOnlyObjectNames}), for callers that tell the objects apart (so that
+   *     they need not read every file again); empty when unreadable
    * @param unreadable null when the file was read
    */
   public record FileOutcome(
@@ -124,7 +125,7 @@ public final class VerificationRun {
     alsoRead.accept(name, manifest);
     return new FileOutcome(
         verifier.verify(manifest),
-        manifest.documents().stream().map(ManifestDocument::withoutFieldLines).toList(),
+        manifest.documents().stream().map(ManifestDocument::withOnlyObjectNames).toList(),
         null);
   }
 

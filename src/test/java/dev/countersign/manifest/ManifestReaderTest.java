@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -190,6 +191,39 @@ class ManifestReaderTest {
     assertThat(held.line()).isEqualTo(2);
     assertThat(held.fieldLines()).isEmpty();
     assertThat(held.lineOf("spec.ingress.0.ports.0.port")).isEqualTo(2);
+  }
+
+  @Test
+  void withOnlyObjectNames_keepsWhatNamesTheObjectAndItsLine_andAnswersAsTheWholeDocument() {
+    ManifestDocument whole =
+        parseOne(
+            """
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata:
+              name: deny
+              namespace: shop
+              labels: {app: shop}
+              annotations:
+                cosign.sigstore.dev/signature: MEUCIQ
+            spec:
+              podSelector: {}
+            """);
+
+    ManifestDocument names = whole.withOnlyObjectNames();
+
+    assertThat(names.content()).containsOnlyKeys("apiVersion", "kind", "metadata");
+    assertThat(names.metadata()).containsOnlyKeys("name", "namespace");
+    assertThat(names.line()).isEqualTo(whole.line());
+    assertThat(names.fieldLines()).isEmpty();
+    assertThat(List.of(names.group(), names.kind(), names.name(), names.namespace()))
+        .isEqualTo(List.of("networking.k8s.io", "NetworkPolicy", "deny", Optional.of("shop")));
+    assertThat(names.describe()).isEqualTo(whole.describe()).isEqualTo("NetworkPolicy/shop/deny");
+    assertThat(names.withOnlyObjectNames()).isSameAs(names);
+    // A document without a namespace stays without one.
+    ManifestDocument bare = parseOne("apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n");
+    assertThat(bare.withOnlyObjectNames().content()).isEqualTo(bare.content());
+    assertThat(bare.withOnlyObjectNames().describe()).isEqualTo("Namespace/shop");
   }
 
   @Test
