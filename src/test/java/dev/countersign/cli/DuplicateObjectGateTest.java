@@ -22,17 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DuplicateObjectGateTest {
 
   /** The reviewed, signed policy on main: no ingress at all to the shop namespace. */
-  private static final String DEFAULT_DENY =
-      """
-      apiVersion: networking.k8s.io/v1
-      kind: NetworkPolicy
-      metadata:
-        name: default-deny
-        namespace: shop
-      spec:
-        podSelector: {}
-        policyTypes: [Ingress]
-      """;
+  private static final String DEFAULT_DENY = GateRepository.DEFAULT_DENY;
 
   /**
    * The same object letting in every pod of every namespace: the governance policies accept it (its

@@ -25,18 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class GitOpsAnnotationsTest {
 
   /** The deployed policy: no ingress to any pod of the namespace. */
-  private static final String DENY_ALL =
-      """
-      apiVersion: networking.k8s.io/v1
-      kind: NetworkPolicy
-      metadata:
-        name: default-deny
-        namespace: shop
-      spec:
-        podSelector: {}
-        policyTypes:
-        - Ingress
-      """;
+  private static final String DENY_ALL = GateRepository.DEFAULT_DENY;
 
   /** A migration Job run before each sync: the normal use of a hook. */
   private static final String MIGRATION_JOB =

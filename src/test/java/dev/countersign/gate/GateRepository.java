@@ -57,6 +57,19 @@ public final class GateRepository {
         mode: production
       """;
 
+  /** A reviewed deny-all policy: no ingress to any pod of the shop namespace. */
+  public static final String DEFAULT_DENY =
+      """
+      apiVersion: networking.k8s.io/v1
+      kind: NetworkPolicy
+      metadata:
+        name: default-deny
+        namespace: shop
+      spec:
+        podSelector: {}
+        policyTypes: [Ingress]
+      """;
+
   /** Violates the repository's deny-allow-all-ingress governance rule. */
   public static final String ALLOW_ALL_INGRESS =
       """
