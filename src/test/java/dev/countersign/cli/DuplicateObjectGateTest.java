@@ -29,18 +29,8 @@ class DuplicateObjectGateTest {
    * one ingress rule has a {@code from}), and in a file of its own the diff shows an addition.
    */
   private static final String ALLOW_FROM_EVERY_NAMESPACE =
-      """
-      apiVersion: networking.k8s.io/v1
-      kind: NetworkPolicy
-      metadata:
-        name: default-deny
-        namespace: shop
-      spec:
-        podSelector: {}
-        ingress:
-        - from:
-          - namespaceSelector: {}
-      """;
+      DEFAULT_DENY.replace(
+          "  policyTypes: [Ingress]\n", "  ingress:\n  - from:\n    - namespaceSelector: {}\n");
 
   @TempDir java.nio.file.Path tmp;
   private PullRequestGate gate;
