@@ -133,7 +133,7 @@ final class DuplicateObjects {
 
     /** {@code file}, under {@code pair}'s signed directory, is deployed as it is. */
     AfterMerge signed(PolicyFile.DirectoryPair pair, Path file, List<ManifestDocument> documents) {
-      Path source = pair.unsigned().resolve(pair.signed().relativize(file));
+      Path source = pair.unsignedFileOf(file);
       add(signed, file, file, source, GateFinding.Check.SIGNATURE, documents);
       return this;
     }
@@ -144,7 +144,7 @@ final class DuplicateObjects {
      */
     AfterMerge unsigned(
         PolicyFile.DirectoryPair pair, Path file, List<ManifestDocument> documents) {
-      Path target = pair.signed().resolve(pair.unsigned().relativize(file));
+      Path target = pair.signedFileOf(file);
       add(unsigned, target, file, file, GateFinding.Check.MANIFEST, documents);
       return this;
     }

@@ -68,9 +68,7 @@ public final class GeneratedManifestCheck {
         Optional<PolicyFile.DirectoryPair> pair = refreshed.pairOfUnsigned(file.displayPath());
         pair.ifPresent(p -> refreshed.unsigned(p, file.displayPath(), file.documents()));
         // Against what the base deploys from the signed file the content will replace.
-        Path target =
-            pair.map(p -> p.signed().resolve(p.unsigned().relativize(file.displayPath())))
-                .orElse(file.displayPath());
+        Path target = pair.map(p -> p.signedFileOf(file.displayPath())).orElse(file.displayPath());
         findings.addAll(GitOpsAnnotations.toBeSigned(file, target, rules, reader));
       }
       findings.addAll(DuplicateObjects.check(refreshed, () -> Optional.of(base)));

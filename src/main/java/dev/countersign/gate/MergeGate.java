@@ -455,8 +455,7 @@ public final class MergeGate {
   /** Where {@code run} writes the signed file of each unsigned manifest. */
   private static Map<Path, Path> signedTargets(Map<Path, PolicyFile.DirectoryPair> unsignedFiles) {
     Map<Path, Path> targets = new LinkedHashMap<>();
-    unsignedFiles.forEach(
-        (file, pair) -> targets.put(file, pair.signed().resolve(pair.unsigned().relativize(file))));
+    unsignedFiles.forEach((file, pair) -> targets.put(file, pair.signedFileOf(file)));
     return targets;
   }
 
@@ -513,7 +512,7 @@ public final class MergeGate {
    */
   private GateFinding rejected(
       DocumentVerdict verdict, PolicyFile.DirectoryPair pair, boolean asInBase) {
-    Path source = pair.unsigned().resolve(pair.signed().relativize(verdict.file()));
+    Path source = pair.unsignedFileOf(verdict.file());
     String hint =
         asInBase
             ? "perhaps you should sign it again on the base branch (move it to "

@@ -74,6 +74,16 @@ public record PolicyFile(
   /** Manifests are written to {@code unsigned} and the signer moves them to {@code signed}. */
   public record DirectoryPair(Path unsigned, Path signed) {
 
+    /** Where the signing run writes the signed file of {@code unsignedFile}, a file under it. */
+    public Path signedFileOf(Path unsignedFile) {
+      return signed.resolve(unsigned.relativize(unsignedFile));
+    }
+
+    /** The unsigned source a signed file under this pair's signed directory is signed from. */
+    public Path unsignedFileOf(Path signedFile) {
+      return unsigned.resolve(signed.relativize(signedFile));
+    }
+
     /** {@code unsigned:signed}, as run's {@code --dir} and the Action's {@code dirs} spell it. */
     public String spelled() {
       return RepositoryPaths.slashed(unsigned) + ":" + RepositoryPaths.slashed(signed);
